@@ -1,0 +1,111 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Verdict is a checker's conclusion over a whole history.
+type Verdict string
+
+const (
+	// Pass: every documented rule the checker knows held.
+	Pass Verdict = "pass"
+	// Fail: at least one violation, each with the operations that show it.
+	Fail Verdict = "fail"
+	// Undecided: the checker could not decide (budget exhausted, or the
+	// history does not hold enough to judge). Never a pass.
+	Undecided Verdict = "undecided"
+)
+
+// Violation is one broken rule with the smallest excerpt of the history that
+// shows it.
+type Violation struct {
+	// Key is the resource the violation is about.
+	Key string `json:"key"`
+	// Message says what rule broke, in one sentence.
+	Message string `json:"message"`
+	// Ops are the operations that show it, in Seq order.
+	Ops []Op `json:"ops"`
+}
+
+// Result is what a checker concludes.
+type Result struct {
+	Check   string  `json:"check"`
+	Verdict Verdict `json:"verdict"`
+	// Summary is one line for the terminal: what was checked and found.
+	Summary string `json:"summary"`
+	// Violations, at most MaxViolations of them; Total counts them all.
+	Violations []Violation `json:"violations,omitempty"`
+	Total      int         `json:"violations_total"`
+}
+
+// MaxViolations bounds how many violations a result carries in full.
+const MaxViolations = 20
+
+// Checker consumes a history one operation at a time, in Seq order, and
+// then concludes. Implementations keep per-key state only, so a history far
+// larger than memory can be checked from its file.
+type Checker interface {
+	// Name is the check's name as scenarios spell it.
+	Name() string
+	// Observe takes the next operation.
+	Observe(op *Op)
+	// Finish concludes; it is called once, after the last Observe.
+	Finish() Result
+}
+
+// Factory makes a fresh checker for one workload's history.
+type Factory func() Checker
+
+var registry = map[string]Factory{}
+
+// Register makes a checker available by name. It panics on a duplicate,
+// which is a programming error.
+func Register(name string, f Factory) {
+	if _, dup := registry[name]; dup {
+		panic("checks: duplicate checker " + name)
+	}
+	registry[name] = f
+}
+
+// New returns a fresh checker by name.
+func New(name string) (Checker, error) {
+	f, ok := registry[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown check %q (known: %v)", name, Names())
+	}
+	return f(), nil
+}
+
+// Names lists the registered checkers, sorted.
+func Names() []string {
+	out := make([]string, 0, len(registry))
+	for n := range registry {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// violations collects violations up to MaxViolations and counts the rest.
+type violations struct {
+	list  []Violation
+	total int
+}
+
+func (v *violations) add(key, msg string, ops ...Op) {
+	v.total++
+	if len(v.list) < MaxViolations {
+		sort.Slice(ops, func(i, j int) bool { return ops[i].Seq < ops[j].Seq })
+		v.list = append(v.list, Violation{Key: key, Message: msg, Ops: ops})
+	}
+}
+
+func (v *violations) result(name, summary string) Result {
+	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.total}
+	if v.total > 0 {
+		r.Verdict = Fail
+	}
+	return r
+}

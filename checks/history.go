@@ -1,0 +1,187 @@
+// Package checks holds the history types every part of stormcheck shares and
+// the checkers that decide, from a recorded history alone, whether the service
+// kept its documented promises. It is pure: no network, no clock, no SDK.
+package checks
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Outcome classifies one attempt the way a checker needs it: a lost race is
+// not an error, and a timed-out write may or may not have been applied.
+type Outcome uint8
+
+const (
+	// OK: the service answered with success.
+	OK Outcome = iota
+	// Conflict: the race was lost as documented (412 on a stale If-Match,
+	// 409 BlobAlreadyExists or a lease conflict, 404 on a stale pop receipt).
+	Conflict
+	// Throttled: 503 ServerBusy or 500 OperationTimeout.
+	Throttled
+	// Error: any other failure that certainly did not apply the operation
+	// (a 4xx the workload did not expect, a refused connection).
+	Error
+	// Unknown: the request may have been applied (timeout or connection
+	// lost after sending). Checkers must treat it as "maybe".
+	Unknown
+	numOutcomes
+)
+
+// Outcomes lists every outcome in display order.
+var Outcomes = []Outcome{OK, Conflict, Throttled, Error, Unknown}
+
+var outcomeNames = [...]string{"ok", "conflict", "throttled", "error", "unknown"}
+
+// String returns the lower-case name used in files and reports.
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", uint8(o))
+}
+
+// ParseOutcome is the inverse of String.
+func ParseOutcome(s string) (Outcome, error) {
+	for i, n := range outcomeNames {
+		if n == s {
+			return Outcome(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown outcome %q (allowed: ok, conflict, throttled, error, unknown)", s)
+}
+
+// MarshalText writes the outcome's name.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads an outcome's name.
+func (o *Outcome) UnmarshalText(b []byte) error {
+	v, err := ParseOutcome(string(b))
+	if err != nil {
+		return err
+	}
+	*o = v
+	return nil
+}
+
+// Actor ids below zero are the harness itself, not a workload actor.
+const (
+	// ActorSetup marks operations that prepare keys before the load starts.
+	ActorSetup = -1
+	// ActorFinal marks the quiet read of every key after the load stops.
+	ActorFinal = -2
+)
+
+// Input is what one attempt asked for. Fields that do not apply stay empty.
+type Input struct {
+	// IfMatch is the ETag condition sent ("*" for any), empty for none.
+	IfMatch string `json:"if_match,omitempty"`
+	// IfNoneMatch is the negative ETag condition ("*" means "must not exist").
+	IfNoneMatch string `json:"if_none_match,omitempty"`
+	// LeaseID is the lease id sent with the request.
+	LeaseID string `json:"lease_id,omitempty"`
+	// Value is what a write tried to store. Every write stores a value no
+	// other write stores, so a read maps to exactly one write.
+	Value string `json:"value,omitempty"`
+}
+
+// Output is what the service answered. Empty for an attempt with no response.
+type Output struct {
+	Status    int    `json:"status,omitempty"`
+	ErrorCode string `json:"error_code,omitempty"`
+	ETag      string `json:"etag,omitempty"`
+	RequestID string `json:"request_id,omitempty"`
+	// Value is what a read returned.
+	Value string `json:"value,omitempty"`
+	// Err is the client-side error text for attempts without a response.
+	Err string `json:"err,omitempty"`
+}
+
+// Op is one recorded attempt: one call to the service, with its timing and
+// outcome. Times are nanoseconds since the run started, from a monotonic
+// clock. Retries are separate Ops with Attempt > 1.
+type Op struct {
+	// Seq orders records as they were written; unique within a history.
+	Seq uint64 `json:"seq"`
+	// Actor is the workload actor (0..N-1), or ActorSetup / ActorFinal.
+	Actor int `json:"actor"`
+	// Workload names the scenario workload that issued the call.
+	Workload string `json:"workload"`
+	// Kind is the operation, e.g. "blob.get", "blob.put", "blob.create".
+	Kind string `json:"op"`
+	// Key is the resource the call addressed (a blob name, an entity key).
+	Key string `json:"key"`
+	// Attempt counts tries of one logical operation, from 1.
+	Attempt int `json:"attempt"`
+	// Intended is when the operation was scheduled to start; for a closed
+	// loop it equals the first attempt's Call.
+	Intended int64 `json:"intended_ns"`
+	// Call is when the request was handed to the client.
+	Call int64 `json:"call_ns"`
+	// Return is when the response (or the error) came back.
+	Return  int64   `json:"return_ns"`
+	Outcome Outcome `json:"outcome"`
+	In      Input   `json:"in"`
+	Out     Output  `json:"out"`
+}
+
+// Latency is the time from call to return (the uncorrected figure).
+func (o *Op) Latency() int64 { return o.Return - o.Call }
+
+// CorrectedLatency is the time from the intended start to return, which
+// counts the time an operation waited because the harness fell behind.
+func (o *Op) CorrectedLatency() int64 { return o.Return - o.Intended }
+
+// IsHarness reports whether the harness itself issued the call.
+func (o *Op) IsHarness() bool { return o.Actor < 0 }
+
+// String renders one line for reports and violation excerpts.
+func (o *Op) String() string {
+	who := fmt.Sprintf("actor %d", o.Actor)
+	switch o.Actor {
+	case ActorSetup:
+		who = "setup"
+	case ActorFinal:
+		who = "final"
+	}
+	s := fmt.Sprintf("#%d %s %s %s", o.Seq, who, o.Kind, o.Key)
+	if o.In.IfMatch != "" {
+		s += " if-match=" + o.In.IfMatch
+	}
+	if o.In.IfNoneMatch != "" {
+		s += " if-none-match=" + o.In.IfNoneMatch
+	}
+	if o.In.LeaseID != "" {
+		s += " lease=" + o.In.LeaseID
+	}
+	if o.In.Value != "" {
+		s += fmt.Sprintf(" write=%q", o.In.Value)
+	}
+	s += " -> " + o.Outcome.String()
+	if o.Out.Status != 0 {
+		s += fmt.Sprintf(" %d", o.Out.Status)
+	}
+	if o.Out.ErrorCode != "" {
+		s += " " + o.Out.ErrorCode
+	}
+	if o.Out.ETag != "" {
+		s += " etag=" + o.Out.ETag
+	}
+	if o.Out.Value != "" {
+		s += fmt.Sprintf(" read=%q", o.Out.Value)
+	}
+	if o.Out.Err != "" {
+		s += " (" + o.Out.Err + ")"
+	}
+	return s + fmt.Sprintf(" [%.3fms..%.3fms]", float64(o.Call)/1e6, float64(o.Return)/1e6)
+}
+
+// MarshalJSONLine encodes the op as one line of a history file.
+func (o *Op) MarshalJSONLine() ([]byte, error) {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}

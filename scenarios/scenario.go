@@ -1,0 +1,169 @@
+// Package scenarios loads and validates stormcheck scenario files (YAML).
+//
+// A scenario is loaded strictly: an unknown field, a wrong type or a value
+// out of range is an error naming the file, line, column, field and what is
+// allowed. Defaults are applied after validation, so the runner receives a
+// complete, typed Scenario.
+package scenarios
+
+import "time"
+
+// Scenario is one validated scenario file with every default applied.
+type Scenario struct {
+	// File is the path the scenario was loaded from ("" when from bytes).
+	File        string
+	Name        string
+	Description string
+	// Seed drives every random choice of the run; same seed, same choices.
+	Seed   int64
+	Target Target
+	// Duration bounds the load phase of every workload (0: no time bound,
+	// then every workload has an iteration bound).
+	Duration time.Duration
+	// Timeout bounds each attempt; past it the outcome is "unknown".
+	Timeout time.Duration
+	Retry   Retry
+	// Workloads run side by side, each with its own actors.
+	Workloads []Workload
+	// Checks run over the recorded history, each on every workload whose
+	// kind it applies to.
+	Checks []string
+}
+
+// Target says what service the run talks to.
+type Target struct {
+	// Kind is one of TargetAzurite (default), TargetConnectionString,
+	// TargetAccountKey, TargetEntraID.
+	Kind string
+	// ConnectionStringEnv names the environment variable holding the
+	// connection string (kind connection-string). Default
+	// AZURE_STORAGE_CONNECTION_STRING. Secrets never live in scenario files.
+	ConnectionStringEnv string
+	// Account is the storage account name (kinds account-key, entra-id).
+	Account string
+	// KeyEnv names the environment variable holding the account key (kind
+	// account-key). Default AZURE_STORAGE_KEY.
+	KeyEnv string
+	// BlobURL, QueueURL, TableURL are the service endpoints (kinds
+	// account-key, entra-id). Default https://ACCOUNT.blob.core.windows.net
+	// and so on.
+	BlobURL, QueueURL, TableURL string
+	// AzuriteVersion is the npm version of Azurite to run (kind azurite).
+	AzuriteVersion string
+}
+
+// Target kinds.
+const (
+	TargetAzurite          = "azurite"
+	TargetConnectionString = "connection-string"
+	TargetAccountKey       = "account-key"
+	TargetEntraID          = "entra-id"
+)
+
+// DefaultAzuriteVersion is the pinned Azurite the harness installs and runs.
+const DefaultAzuriteVersion = "3.37.0"
+
+// Retry is the harness's retry policy. Every attempt is recorded; the SDK's
+// own retries are disabled.
+type Retry struct {
+	// MaxAttempts counts the first try (1 = never retry). Default 4.
+	MaxAttempts int
+	// Base is the first back-off; each retry doubles it, up to Max, with
+	// full jitter. Defaults 200ms and 5s.
+	Base, Max time.Duration
+	// On lists which outcomes are retried: any of "throttled", "unknown",
+	// "error". Default [throttled, unknown]: 503/500 and timeouts, never a
+	// 400 (the seeds' checklist).
+	On []string
+}
+
+// Executor kinds.
+const (
+	// ExecutorClosed: N actors, each starts its next operation when the
+	// last returns.
+	ExecutorClosed = "closed"
+	// ExecutorOpen: operations arrive at a rate on an absolute schedule,
+	// served by a bounded pool of actors; latency counts from the
+	// intended start.
+	ExecutorOpen = "open"
+)
+
+// Workload is one group of actors doing one kind of work.
+type Workload struct {
+	// Name is unique within the scenario; it labels history and reports.
+	Name string
+	// Kind is the workload's behaviour, one of Kinds (e.g. blob.etag-counter).
+	Kind string
+	// Executor is ExecutorClosed (default) or ExecutorOpen.
+	Executor string
+	// Actors is the number of actors (closed), or the most actors serving
+	// arrivals at once (open). Default 1 (closed), 64 (open).
+	Actors int
+	// Rate is the starting arrival rate per second (open only).
+	Rate float64
+	// Keys is how many distinct keys (blobs) the actors share. Default 1.
+	Keys int
+	// Duration overrides the scenario's duration for this workload.
+	Duration time.Duration
+	// Iterations bounds the operations of the workload (0: none).
+	Iterations int64
+	// Stages ramp the actor count (closed) or the rate (open) linearly
+	// from the previous target to each stage's target over its duration.
+	// When set, the load phase lasts the sum of the stage durations.
+	Stages []Stage
+	// Params are the kind's parameters, validated per kind.
+	Params Params
+	// Line is where the workload is defined, for runtime messages.
+	Line int
+}
+
+// Stage is one ramp step.
+type Stage struct {
+	Duration time.Duration
+	// Target is the actor count (closed) or arrivals per second (open)
+	// reached at the end of the stage.
+	Target float64
+}
+
+// Params are the kind-specific settings of a workload. Each kind accepts
+// only the fields KindSpec.Params names.
+type Params struct {
+	// PayloadBytes pads every written value to at least this many bytes.
+	PayloadBytes int
+	// LeaseDuration is a blob lease's duration: 15s to 60s, or Infinite.
+	LeaseDuration time.Duration
+	// Hold is how long a lease holder keeps the lease before releasing.
+	Hold time.Duration
+}
+
+// Infinite is the LeaseDuration of an infinite lease ("infinite" in YAML).
+const Infinite time.Duration = -1
+
+// KindSpec describes one workload kind for validation.
+type KindSpec struct {
+	// Summary says in one line what the actors do.
+	Summary string
+	// Params lists the YAML names of the params the kind accepts.
+	Params []string
+	// Checks lists the checks that apply to the kind.
+	Checks []string
+}
+
+// Kinds are the workload kinds the runner implements.
+var Kinds = map[string]KindSpec{
+	"blob.etag-counter": {
+		Summary: "read a counter blob, add one, write it back with If-Match; re-read on 412",
+		Params:  []string{"payload_bytes"},
+		Checks:  []string{"no-lost-updates"},
+	},
+	"blob.create-once": {
+		Summary: "race to create the same blob with If-None-Match: *, round after round",
+		Params:  []string{"payload_bytes"},
+		Checks:  []string{"single-winner"},
+	},
+	"blob.lease-mutex": {
+		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it",
+		Params:  []string{"payload_bytes", "lease_duration", "hold"},
+		Checks:  []string{"no-lost-updates"},
+	},
+}
