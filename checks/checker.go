@@ -31,8 +31,10 @@ type Violation struct {
 
 // Result is what a checker concludes.
 type Result struct {
-	Check   string  `json:"check"`
-	Verdict Verdict `json:"verdict"`
+	Check string `json:"check"`
+	// Workload is the scenario workload the check ran on (set by the runner).
+	Workload string  `json:"workload,omitempty"`
+	Verdict  Verdict `json:"verdict"`
 	// Summary is one line for the terminal: what was checked and found.
 	Summary string `json:"summary"`
 	// Violations, at most MaxViolations of them; Total counts them all.

@@ -1,0 +1,105 @@
+package checks
+
+import (
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Operation kinds the blob checkers read.
+const (
+	kindBlobGet    = "blob.get"
+	kindBlobPut    = "blob.put"
+	kindBlobCreate = "blob.create"
+)
+
+// maxExcerpt bounds the operations one violation carries.
+const maxExcerpt = 6
+
+// mayHaveApplied reports whether a write attempt that was not acknowledged
+// may still have taken effect: an unknown outcome, or a 500 answer. The
+// runner files 500 OperationTimedOut under Throttled, but the service
+// documents it as "the operation may or may not have succeeded on the server
+// side", so a checker must treat it as unknown, never as refused.
+func mayHaveApplied(op *Op) bool {
+	switch op.Outcome {
+	case Unknown:
+		return true
+	case OK:
+		return false
+	}
+	return op.Out.Status == http.StatusInternalServerError || op.Out.ErrorCode == "OperationTimedOut"
+}
+
+// refused reports whether a write attempt certainly did not take effect: a
+// documented conflict, a throttle (503) or an error that was not a 500.
+func refused(op *Op) bool { return op.Outcome != OK && !mayHaveApplied(op) }
+
+// isNotFound reports whether a read found no blob (404 BlobNotFound).
+func isNotFound(op *Op) bool {
+	return op.Outcome != OK && (op.Out.Status == http.StatusNotFound || op.Out.ErrorCode == "BlobNotFound")
+}
+
+// shortValue drops a counter value's padding so that a stored excerpt does
+// not keep payload_bytes of dots alive per operation. The result still parses
+// with ParseCounterValue.
+func shortValue(s string) string {
+	if len(s) <= 48 {
+		return s
+	}
+	// "<n> <tag>" then padding: keep the first two fields.
+	i := strings.IndexByte(s, ' ')
+	if i < 0 {
+		return strings.Clone(s[:40]) + "..."
+	}
+	j := strings.IndexByte(s[i+1:], ' ')
+	if j < 0 {
+		return strings.Clone(s)
+	}
+	return strings.Clone(s[:i+1+j]) + " ..."
+}
+
+// compactOp copies op for keeping in memory until Finish: the padding of
+// values is dropped, and the workload, kind and key strings are shared with
+// the caller's copies instead of each op holding its own.
+func compactOp(op *Op, workload, kind, key string) Op {
+	c := *op
+	if c.Workload == workload {
+		c.Workload = workload
+	}
+	if c.Kind == kind {
+		c.Kind = kind
+	}
+	if c.Key == key {
+		c.Key = key
+	}
+	c.In.Value = shortValue(c.In.Value)
+	c.Out.Value = shortValue(c.Out.Value)
+	return c
+}
+
+// excerpt builds a violation's operations: nil entries and repeats are
+// dropped, at most maxExcerpt are kept (the first ones given, which callers
+// order by importance), and the result is in Seq order.
+func excerpt(ops ...*Op) []Op {
+	out := make([]Op, 0, min(len(ops), maxExcerpt))
+	seen := make(map[uint64]bool, len(ops))
+	for _, o := range ops {
+		if o == nil || seen[o.Seq] || len(out) == maxExcerpt {
+			continue
+		}
+		seen[o.Seq] = true
+		out = append(out, *o)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out
+}
+
+// plural renders "1 key", "2 keys".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,555 @@
+package checks
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// NoLostUpdatesName is the name scenarios use for the no-lost-updates check.
+const NoLostUpdatesName = "no-lost-updates"
+
+func init() {
+	Register(NoLostUpdatesName, func() Checker { return NewNoLostUpdates() })
+}
+
+// NoLostUpdates checks a read-modify-write counter (blob.etag-counter,
+// blob.lease-mutex): every acknowledged increment must survive. It reads only
+// "blob.get" and "blob.put" operations and judges each key (blob) on its own:
+//
+//   - fork: two applied puts with If-Match on the same ETag (one overwrote
+//     the other: a lost update by definition);
+//   - duplicate increment: two applied puts of different logical operations
+//     stored the same counter value (both read the same n: two lease holders
+//     at once, or a fork without If-Match);
+//   - count: the final quiet read F must satisfy
+//     initial + acknowledged + proven ≤ F ≤ initial + acknowledged + proven + maybe,
+//     and no applied write may have stored a counter above F;
+//   - a read of a value no write attempt stored, or of a value whose write
+//     was refused (412, 409, 503, 4xx).
+//
+// Unknown outcomes are resolved as CHECKERS.md says: a write whose value was
+// read took effect; an If-Match write whose base ETag another applied write
+// consumed did not; the rest are "maybe" and only widen the upper bound.
+// Attempts of one logical operation (a retry: same actor, Attempt > 1, same
+// counter value) count as one increment.
+type NoLostUpdates struct {
+	keys  map[string]*nluKey
+	order []*nluKey
+}
+
+// NewNoLostUpdates returns a fresh checker.
+func NewNoLostUpdates() *NoLostUpdates {
+	return &NoLostUpdates{keys: map[string]*nluKey{}}
+}
+
+// Name implements Checker.
+func (c *NoLostUpdates) Name() string { return NoLostUpdatesName }
+
+// wstate is what the checker concludes about one write attempt.
+type wstate uint8
+
+const (
+	wRefused wstate = iota // certainly not applied: conflict, throttle, error
+	wLost                  // may have applied, but its base ETag was consumed by another applied write
+	wMaybe                 // may have applied; nothing decides it
+	wProven                // may have applied, and its value was read: it did
+	wAcked                 // the service acknowledged it
+)
+
+func (s wstate) applied() bool { return s >= wProven }
+
+type nluWrite struct {
+	op      Op
+	n       int64
+	tag     string
+	logical int32 // logical operation (retries share it); -1 for setup writes
+	baseGet int32 // index in nluKey.gets of the read this write was based on, or -1
+	read    int32 // index in nluKey.reads of the first read of this value, or -1
+	state   wstate
+	setup   bool
+}
+
+type nluRead struct {
+	op  Op
+	n   int64
+	tag string
+}
+
+type nluBadRead struct {
+	op  Op
+	why string
+}
+
+type nluActor struct {
+	lastGet     Op // the actor's last successful read of the key, uncompacted
+	hasGet      bool
+	getStored   int32 // its index in nluKey.gets once an applied write used it, else -1
+	lastLogical int32
+	lastN       int64
+}
+
+type nluKey struct {
+	key, workload string
+
+	writes   []nluWrite
+	byTag    map[string]int32 // value tag -> first write attempt that stored it
+	reads    []nluRead        // the first read of each tag (and of each other counter seen with it)
+	byRead   map[string]int32 // value tag -> index in reads of its first read
+	variants map[string]bool  // "tag\x00counter" pairs read besides a tag's first read
+	gets     []Op             // reads that applied writes were based on (excerpts)
+	actors   []*nluActor
+
+	badReads     []nluBadRead // reads that match no write (first MaxViolations)
+	badReadTotal int
+
+	final    *Op // the last final read that answered (a value or 404)
+	logicals int32
+
+	hasSetup, setupOK bool
+	setupN            int64
+	malformed         int             // puts whose value is not a counter value
+	dupTags           int             // write attempts reusing another attempt's tag
+	reused            map[string]bool // the tags those attempts reused
+}
+
+func (c *NoLostUpdates) key(op *Op) *nluKey {
+	k := c.keys[op.Key]
+	if k == nil {
+		k = &nluKey{
+			key: op.Key, workload: op.Workload,
+			byTag: map[string]int32{}, byRead: map[string]int32{},
+		}
+		c.keys[op.Key] = k
+		c.order = append(c.order, k)
+	}
+	return k
+}
+
+// Observe implements Checker.
+func (c *NoLostUpdates) Observe(op *Op) {
+	switch op.Kind {
+	case kindBlobGet:
+		c.key(op).observeGet(op)
+	case kindBlobPut:
+		c.key(op).observePut(op)
+	}
+}
+
+func (k *nluKey) compact(op *Op) Op { return compactOp(op, k.workload, op.Kind, k.key) }
+
+func (k *nluKey) actor(id int) *nluActor {
+	if id < 0 {
+		return nil
+	}
+	for len(k.actors) <= id {
+		k.actors = append(k.actors, nil)
+	}
+	a := k.actors[id]
+	if a == nil {
+		a = &nluActor{getStored: -1, lastLogical: -1}
+		k.actors[id] = a
+	}
+	return a
+}
+
+func (k *nluKey) observeGet(op *Op) {
+	if op.Actor == ActorFinal && (op.Outcome == OK || isNotFound(op)) {
+		f := k.compact(op)
+		k.final = &f
+	}
+	if op.Outcome != OK {
+		return // a failed or timed-out read says nothing (CHECKERS.md, unknown outcomes, rule 2)
+	}
+	v, err := ParseCounterValue(op.Out.Value)
+	if err != nil {
+		k.badRead(op, fmt.Sprintf("%q is not a counter value", trim(op.Out.Value)))
+		return
+	}
+	if i, seen := k.byRead[v.Tag]; !seen {
+		k.byRead[v.Tag] = int32(len(k.reads))
+		k.reads = append(k.reads, nluRead{op: k.compact(op), n: v.N, tag: v.Tag})
+	} else if k.reads[i].n != v.N {
+		// The same tag with another counter: at most one of them is what
+		// the writer stored. Keep the first read of each variant; Finish
+		// compares every kept read with the writer.
+		variant := v.Tag + "\x00" + strconv.FormatInt(v.N, 10)
+		if k.variants == nil {
+			k.variants = map[string]bool{}
+		}
+		if !k.variants[variant] {
+			k.variants[variant] = true
+			k.reads = append(k.reads, nluRead{op: k.compact(op), n: v.N, tag: v.Tag})
+		}
+	}
+	if a := k.actor(op.Actor); a != nil {
+		a.lastGet, a.hasGet, a.getStored = *op, true, -1
+	}
+}
+
+func (k *nluKey) badRead(op *Op, why string) {
+	k.badReadTotal++
+	if len(k.badReads) < MaxViolations {
+		k.badReads = append(k.badReads, nluBadRead{op: k.compact(op), why: why})
+	}
+}
+
+func (k *nluKey) observePut(op *Op) {
+	v, err := ParseCounterValue(op.In.Value)
+	if err != nil {
+		k.malformed++
+		return
+	}
+	w := nluWrite{n: v.N, tag: v.Tag, logical: -1, baseGet: -1, read: -1, setup: op.Actor == ActorSetup}
+	if w.setup {
+		k.hasSetup = true
+		if op.Outcome == OK {
+			k.setupOK, k.setupN = true, v.N
+		} else if !k.setupOK {
+			k.setupN = v.N
+		}
+	} else if a := k.actor(op.Actor); a == nil {
+		w.logical = k.logicals
+		k.logicals++
+	} else {
+		if op.Attempt > 1 && a.lastLogical >= 0 && a.lastN == v.N {
+			w.logical = a.lastLogical // a retry of the same increment
+		} else {
+			w.logical = k.logicals
+			k.logicals++
+		}
+		a.lastLogical, a.lastN = w.logical, v.N
+		if (op.Outcome == OK || mayHaveApplied(op)) && a.hasGet &&
+			(op.In.IfMatch == "" || op.In.IfMatch == a.lastGet.Out.ETag) {
+			if a.getStored < 0 {
+				a.getStored = int32(len(k.gets))
+				k.gets = append(k.gets, k.compact(&a.lastGet))
+			}
+			w.baseGet = a.getStored
+		}
+	}
+	if _, dup := k.byTag[v.Tag]; dup {
+		k.dupTags++
+		if k.reused == nil {
+			k.reused = map[string]bool{}
+		}
+		k.reused[v.Tag] = true
+	} else {
+		k.byTag[v.Tag] = int32(len(k.writes))
+	}
+	w.op = k.compact(op)
+	k.writes = append(k.writes, w)
+}
+
+// realBase reports whether an If-Match value names one version.
+func realBase(ifMatch string) bool { return ifMatch != "" && ifMatch != "*" }
+
+// nluTotals accumulates the summary over keys.
+type nluTotals struct {
+	keys, acked, unknown, resolved int
+	finals, withFinal              int
+	finalSum                       int64
+	noSetup, noFinal, unattributed int
+	malformed, dupTags             int
+}
+
+// Finish implements Checker.
+func (c *NoLostUpdates) Finish() Result {
+	var v violations
+	var t nluTotals
+	for _, k := range c.order {
+		k.finish(&v, &t)
+	}
+	return t.result(&v)
+}
+
+func (k *nluKey) get(i int32) *Op {
+	if i < 0 {
+		return nil
+	}
+	return &k.gets[i]
+}
+
+func (k *nluKey) finish(v *violations, t *nluTotals) {
+	t.keys++
+	t.malformed += k.malformed
+	t.dupTags += k.dupTags
+	if !k.hasSetup {
+		t.noSetup++
+	}
+
+	// Every read must be of a value some write attempt stored, and not of a
+	// refused one. A read proves an unknown write took effect (rule 3).
+	for ri := range k.reads {
+		r := &k.reads[ri]
+		if k.reused[r.tag] {
+			continue // which attempt stored it is ambiguous: the history is undecided
+		}
+		wi, ok := k.byTag[r.tag]
+		if !ok {
+			if k.final == nil {
+				// Without a final read the run was cut short: the writer's
+				// record may be missing, so this decides nothing.
+				t.unattributed++
+				continue
+			}
+			v.add(k.key, fmt.Sprintf("read a value nobody wrote: %q", r.op.Out.Value), excerpt(&r.op)...)
+			continue
+		}
+		w := &k.writes[wi]
+		switch {
+		case w.n != r.n:
+			v.add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.Seq, w.n),
+				excerpt(&r.op, &w.op)...)
+		case refused(&w.op):
+			v.add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.Seq, w.op.Seq, answer(&w.op)),
+				excerpt(&r.op, &w.op, k.get(w.baseGet))...)
+		case w.read < 0:
+			w.read = int32(ri)
+		}
+	}
+	for _, b := range k.badReads {
+		v.add(k.key, "read a value nobody wrote: "+b.why, excerpt(&b.op)...)
+	}
+	v.total += k.badReadTotal - len(k.badReads)
+
+	// Classify the write attempts.
+	for i := range k.writes {
+		w := &k.writes[i]
+		switch {
+		case w.op.Outcome == OK:
+			w.state = wAcked
+		case !mayHaveApplied(&w.op):
+			w.state = wRefused
+		case w.read >= 0:
+			w.state = wProven
+		default:
+			w.state = wMaybe
+		}
+	}
+
+	// Forks: two applied writes on the same base ETag. The first applied
+	// write of each base also "consumes" it (rule 4).
+	var evidence [2]*nluWrite
+	consumed := map[string]int32{}
+	for i := range k.writes {
+		w := &k.writes[i]
+		if w.setup || !w.state.applied() || !realBase(w.op.In.IfMatch) {
+			continue
+		}
+		j, seen := consumed[w.op.In.IfMatch]
+		if !seen {
+			consumed[w.op.In.IfMatch] = int32(i)
+			continue
+		}
+		first := &k.writes[j]
+		if evidence[0] == nil {
+			evidence = [2]*nluWrite{first, w}
+		}
+		v.add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
+			first.op.Seq, w.op.Seq, w.op.In.IfMatch, first.state.word(), w.state.word()),
+			excerpt(&first.op, &w.op, k.get(first.baseGet), k.get(w.baseGet))...)
+	}
+	for i := range k.writes {
+		w := &k.writes[i]
+		if w.state == wMaybe && !w.setup && realBase(w.op.In.IfMatch) {
+			if _, taken := consumed[w.op.In.IfMatch]; taken {
+				w.state = wLost
+			}
+		}
+	}
+
+	// Logical increments: acknowledged if any attempt was, else proven, else maybe.
+	best := make([]wstate, k.logicals)
+	for i := range k.writes {
+		if w := &k.writes[i]; !w.setup && w.state > best[w.logical] {
+			best[w.logical] = w.state
+		}
+	}
+	var acked, proven, maybe int64
+	for _, s := range best {
+		switch s {
+		case wAcked:
+			acked++
+		case wProven:
+			proven++
+		case wMaybe:
+			maybe++
+		}
+	}
+	t.acked += int(acked)
+	for i := range k.writes {
+		w := &k.writes[i]
+		if w.setup || w.op.Outcome == OK || !mayHaveApplied(&w.op) {
+			continue
+		}
+		t.unknown++
+		if w.state != wMaybe || best[w.logical] >= wProven {
+			t.resolved++
+		}
+	}
+
+	// Duplicate increments: two applied writes of different logical
+	// operations stored the same counter.
+	byN := make(map[int64]int32, acked+proven)
+	var top *nluWrite
+	for i := range k.writes {
+		w := &k.writes[i]
+		if w.setup || !w.state.applied() {
+			continue
+		}
+		if top == nil || w.n > top.n {
+			top = w
+		}
+		j, seen := byN[w.n]
+		if !seen {
+			byN[w.n] = int32(i)
+			continue
+		}
+		first := &k.writes[j]
+		if first.logical == w.logical || realBase(w.op.In.IfMatch) && w.op.In.IfMatch == first.op.In.IfMatch {
+			continue // a retry of one increment, or a fork reported above
+		}
+		if evidence[0] == nil {
+			evidence = [2]*nluWrite{first, w}
+		}
+		v.add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
+			first.op.Seq, w.op.Seq, w.n, first.state.word(), w.state.word()),
+			excerpt(&first.op, &w.op, k.get(first.baseGet), k.get(w.baseGet))...)
+	}
+
+	// The count, against the final quiet read.
+	if k.final == nil {
+		t.noFinal++
+		return
+	}
+	initial := k.setupN
+	ev := func(extra ...*Op) []Op {
+		ops := extra
+		if evidence[0] != nil {
+			ops = append(ops, &evidence[0].op, &evidence[1].op)
+		}
+		return excerpt(ops...)
+	}
+	if isNotFound(k.final) {
+		if acked+proven > 0 || k.setupOK {
+			var last *Op
+			if top != nil {
+				last = &top.op
+			}
+			v.add(k.key, fmt.Sprintf("the counter blob vanished: the final read found no blob after %d acknowledged increments", acked),
+				ev(k.final, last)...)
+		}
+		return
+	}
+	fv, err := ParseCounterValue(k.final.Out.Value)
+	if err != nil {
+		return // reported above as a read of a value nobody wrote
+	}
+	t.withFinal++
+	t.finalSum += fv.N
+	f := fv.N
+	var writer *Op
+	if wi, ok := k.byTag[fv.Tag]; ok {
+		writer = &k.writes[wi].op
+	}
+	lower := initial + acked + proven
+	switch {
+	case f < lower:
+		msg := fmt.Sprintf("lost update: %d increments acknowledged", acked)
+		if proven > 0 {
+			msg += fmt.Sprintf(" and %d more proven applied", proven)
+		}
+		if initial != 0 {
+			msg += fmt.Sprintf(" over initial %d", initial)
+		}
+		msg += fmt.Sprintf(", final value %d", f)
+		var high *Op
+		if top != nil && top.n > f {
+			high = &top.op
+		}
+		v.add(k.key, msg, ev(k.final, writer, high)...)
+	case top != nil && top.n > f:
+		v.add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.Seq, top.state.word()),
+			ev(k.final, writer, &top.op)...)
+	}
+	if upper := lower + maybe; f > upper {
+		v.add(k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
+			f, initial, acked, proven, maybe), excerpt(k.final, writer)...)
+	}
+}
+
+// word names a write's state in a message.
+func (s wstate) word() string {
+	switch s {
+	case wAcked:
+		return "acknowledged"
+	case wProven:
+		return "unknown outcome, read later"
+	case wMaybe:
+		return "unknown outcome"
+	case wLost:
+		return "unknown outcome, lost the race"
+	}
+	return "refused"
+}
+
+// answer renders an outcome with its status and code: "conflict 412 ConditionNotMet".
+func answer(op *Op) string {
+	s := op.Outcome.String()
+	if op.Out.Status != 0 {
+		s += fmt.Sprintf(" %d", op.Out.Status)
+	}
+	if op.Out.ErrorCode != "" {
+		s += " " + op.Out.ErrorCode
+	}
+	return s
+}
+
+func (t *nluTotals) result(v *violations) Result {
+	var b strings.Builder
+	if t.keys == 0 {
+		b.WriteString("no counter reads or writes in the history")
+	} else {
+		fmt.Fprintf(&b, "%s, %d acknowledged increments, %d unknown (%d resolved)", plural(t.keys, "key", "keys"), t.acked, t.unknown, t.resolved)
+		switch {
+		case t.withFinal == 0:
+		case t.keys == 1:
+			fmt.Fprintf(&b, ", final %d", t.finalSum)
+		default:
+			fmt.Fprintf(&b, ", finals sum to %d", t.finalSum)
+		}
+	}
+	var undecided []string
+	if t.keys == 0 {
+		undecided = append(undecided, "nothing to check")
+	}
+	if t.noFinal > 0 {
+		undecided = append(undecided, fmt.Sprintf("no final read of %s", plural(t.noFinal, "key", "keys")))
+	}
+	if t.unattributed > 0 {
+		undecided = append(undecided, fmt.Sprintf("%s of values with no recorded write (history cut short?)", plural(t.unattributed, "read", "reads")))
+	}
+	if t.malformed > 0 {
+		undecided = append(undecided, fmt.Sprintf("%s with no counter value", plural(t.malformed, "put", "puts")))
+	}
+	if t.dupTags > 0 {
+		undecided = append(undecided, fmt.Sprintf("%s reusing a tag", plural(t.dupTags, "write attempt", "write attempts")))
+	}
+	switch {
+	case v.total > 0:
+		fmt.Fprintf(&b, ": %s", plural(v.total, "violation", "violations"))
+	case len(undecided) > 0:
+		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
+	default:
+		b.WriteString(": no update lost")
+	}
+	if t.noSetup > 0 {
+		fmt.Fprintf(&b, " (no setup write for %s: initial 0 assumed)", plural(t.noSetup, "key", "keys"))
+	}
+	r := v.result(NoLostUpdatesName, b.String())
+	if r.Verdict == Pass && len(undecided) > 0 {
+		r.Verdict = Undecided
+	}
+	return r
+}

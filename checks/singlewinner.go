@@ -1,0 +1,224 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SingleWinnerName is the name scenarios use for the single-winner check.
+const SingleWinnerName = "single-winner"
+
+func init() {
+	Register(SingleWinnerName, func() Checker { return NewSingleWinner() })
+}
+
+// SingleWinner checks blob.create-once: per round key, "blob.create" with
+// If-None-Match: * must let at most one attempt create the blob, and the
+// final quiet read ("blob.get" by ActorFinal) must hold the creator's value.
+//
+//   - two attempts answered 201;
+//   - the final value is not the 201 attempt's, belongs to no attempt of the
+//     round, or belongs to a refused attempt;
+//   - 409 BlobAlreadyExists while no attempt could have created the blob: no
+//     201 and no unknown attempt, or every candidate creator was sent after
+//     the 409 came back (times are from one monotonic clock);
+//   - the final read finds no blob although an attempt got 201 or 409.
+//
+// An unknown attempt (timeout, 500) may be the creator; it never has to be.
+type SingleWinner struct {
+	rounds map[string]*swRound
+	order  []*swRound
+}
+
+// NewSingleWinner returns a fresh checker.
+func NewSingleWinner() *SingleWinner {
+	return &SingleWinner{rounds: map[string]*swRound{}}
+}
+
+// Name implements Checker.
+func (c *SingleWinner) Name() string { return SingleWinnerName }
+
+type swRound struct {
+	key, workload string
+	attempts      []Op
+	final         *Op // the last final read that answered (a value or 404)
+}
+
+// Observe implements Checker.
+func (c *SingleWinner) Observe(op *Op) {
+	isCreate := op.Kind == kindBlobCreate
+	isFinal := op.Kind == kindBlobGet && op.Actor == ActorFinal
+	if !isCreate && !isFinal {
+		return
+	}
+	r := c.rounds[op.Key]
+	if r == nil {
+		r = &swRound{key: op.Key, workload: op.Workload}
+		c.rounds[op.Key] = r
+		c.order = append(c.order, r)
+	}
+	switch {
+	case isCreate:
+		r.attempts = append(r.attempts, compactOp(op, r.workload, kindBlobCreate, r.key))
+	case op.Outcome == OK || isNotFound(op):
+		f := compactOp(op, r.workload, kindBlobGet, r.key)
+		r.final = &f
+	}
+}
+
+type swTotals struct {
+	rounds, attempts, unknown, created, noFinal, malformed int
+}
+
+// Finish implements Checker.
+func (c *SingleWinner) Finish() Result {
+	var v violations
+	var t swTotals
+	for _, r := range c.order {
+		r.finish(&v, &t)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %s, %d unknown", plural(t.rounds, "round", "rounds"), plural(t.attempts, "attempt", "attempts"), t.unknown)
+	var undecided []string
+	if t.rounds == 0 {
+		undecided = append(undecided, "nothing to check")
+	}
+	if t.noFinal > 0 {
+		undecided = append(undecided, "no final read of "+plural(t.noFinal, "round", "rounds"))
+	}
+	if t.malformed > 0 {
+		undecided = append(undecided, plural(t.malformed, "attempt", "attempts")+" with no counter value or a reused tag")
+	}
+	switch {
+	case v.total > 0:
+		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case len(undecided) > 0:
+		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
+	case t.created == t.rounds:
+		b.WriteString(": exactly one creator per round")
+	default:
+		fmt.Fprintf(&b, ": at most one creator per round (%d never created)", t.rounds-t.created)
+	}
+	r := v.result(SingleWinnerName, b.String())
+	if r.Verdict == Pass && len(undecided) > 0 {
+		r.Verdict = Undecided
+	}
+	return r
+}
+
+func (r *swRound) finish(v *violations, t *swTotals) {
+	t.rounds++
+	t.attempts += len(r.attempts)
+	before := v.total
+
+	var oks, maybes, conflicts []*Op
+	type written struct {
+		n int64
+		i int
+	}
+	byTag := make(map[string]written, len(r.attempts))
+	for i := range r.attempts {
+		a := &r.attempts[i]
+		cv, err := ParseCounterValue(a.In.Value)
+		if _, dup := byTag[cv.Tag]; err != nil || dup {
+			t.malformed++
+		} else {
+			byTag[cv.Tag] = written{cv.N, i}
+		}
+		switch {
+		case a.Outcome == OK:
+			oks = append(oks, a)
+		case mayHaveApplied(a):
+			maybes = append(maybes, a)
+		case a.Outcome == Conflict:
+			conflicts = append(conflicts, a)
+		}
+	}
+	t.unknown += len(maybes)
+
+	if len(oks) > 1 {
+		v.add(r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
+			excerpt(oks...)...)
+	}
+
+	// The attempt whose value the blob holds.
+	var creator *Op
+	if len(oks) == 1 {
+		creator = oks[0]
+	}
+	if r.final != nil && r.final.Outcome == OK {
+		fv, err := ParseCounterValue(r.final.Out.Value)
+		w, found := byTag[fv.Tag]
+		switch {
+		case err != nil || !found || w.n != fv.N:
+			v.add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), excerpt(r.final)...)
+			creator = nil
+		default:
+			a := &r.attempts[w.i]
+			switch {
+			case len(oks) == 1 && a != oks[0]:
+				v.add(r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, answer(a), oks[0].Seq),
+					excerpt(oks[0], a, r.final)...)
+				creator = nil
+			case len(oks) == 0 && refused(a):
+				v.add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, answer(a)),
+					excerpt(a, r.final)...)
+				creator = nil
+			case len(oks) <= 1:
+				creator = a
+			}
+		}
+	}
+
+	first := func(ops []*Op, n int) []*Op { return ops[:min(n, len(ops))] }
+	if len(oks) == 0 && len(conflicts) > 0 && len(maybes) == 0 {
+		v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: no 201 and no attempt with an unknown outcome among %d", len(r.attempts)),
+			excerpt(append(first(conflicts, 2), r.final)...)...)
+	}
+	if r.final != nil && isNotFound(r.final) && v.total == before {
+		switch {
+		case len(oks) > 0:
+			v.add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
+				excerpt(oks[0], r.final)...)
+		case len(conflicts) > 0:
+			v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
+				excerpt(conflicts[0], r.final)...)
+		}
+	}
+
+	// Real time: the blob existed when a 409 was answered, so its creator
+	// must have been sent before that 409 returned.
+	if len(conflicts) > 0 && v.total == before {
+		c0 := conflicts[0]
+		for _, c := range conflicts[1:] {
+			if c.Return < c0.Return {
+				c0 = c
+			}
+		}
+		switch {
+		case creator != nil:
+			if c0.Return < creator.Call {
+				v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
+					excerpt(c0, creator)...)
+			}
+		case len(oks) == 0:
+			m0 := maybes[0]
+			for _, m := range maybes[1:] {
+				if m.Call < m0.Call {
+					m0 = m
+				}
+			}
+			if c0.Return < m0.Call {
+				v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: #%d returned before any attempt that could have created the blob was sent (first: #%d)", c0.Seq, m0.Seq),
+					excerpt(c0, m0)...)
+			}
+		}
+	}
+
+	switch {
+	case r.final == nil:
+		t.noFinal++
+	case len(oks) > 0 || len(conflicts) > 0 || r.final.Outcome == OK:
+		t.created++
+	}
+}

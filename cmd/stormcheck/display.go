@@ -1,0 +1,165 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// display shows a run's progress: mpb bars on a terminal, a plain line every
+// few seconds otherwise (CI logs, pipes), or nothing.
+type display struct {
+	mode string // bars, lines, none
+	w    io.Writer
+
+	mu       sync.Mutex
+	p        *mpb.Progress
+	bars     map[string]*mpb.Bar
+	last     map[string]runner.WorkloadProgress
+	finished bool
+}
+
+func newDisplay(mode string, w io.Writer) *display {
+	if mode == "auto" || mode == "" {
+		mode = "lines"
+		if isTerminal(w) {
+			mode = "bars"
+		}
+	}
+	return &display{mode: mode, w: w, bars: map[string]*mpb.Bar{}, last: map[string]runner.WorkloadProgress{}}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0 && os.Getenv("TERM") != "dumb"
+}
+
+func (d *display) every() time.Duration {
+	if d.mode == "bars" {
+		return 200 * time.Millisecond
+	}
+	return 5 * time.Second
+}
+
+// logWriter is where phase lines go; while bars are drawn they go above them.
+func (d *display) logWriter() io.Writer { return logSink{d} }
+
+type logSink struct{ d *display }
+
+func (l logSink) Write(b []byte) (int, error) {
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	if l.d.mode == "none" {
+		return len(b), nil
+	}
+	if l.d.p != nil && !l.d.finished {
+		return l.d.p.Write(b)
+	}
+	return fmt.Fprintf(l.d.w, "stormcheck: %s", b)
+}
+
+func (d *display) update(p runner.Progress) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch d.mode {
+	case "lines":
+		wp := make([]reports.WorkloadProgress, len(p.Workloads))
+		for i, w := range p.Workloads {
+			wp[i] = w.WorkloadProgress
+		}
+		fmt.Fprintln(d.w, reports.FormatProgressLine(p.Elapsed, wp))
+	case "bars":
+		d.drawBars(p)
+	}
+}
+
+func (d *display) drawBars(p runner.Progress) {
+	if d.finished {
+		return
+	}
+	if d.p == nil {
+		d.p = mpb.New(mpb.WithOutput(d.w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+	}
+	allDone := true
+	for _, w := range p.Workloads {
+		d.last[w.Workload] = w
+		b := d.bars[w.Workload]
+		if b == nil {
+			name := w.Workload
+			b = d.p.New(barTotal(w), mpb.BarStyle().Lbound("[").Rbound("]"),
+				mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
+				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
+					d.mu.Lock()
+					defer d.mu.Unlock()
+					return barText(d.last[name], p.Elapsed)
+				})))
+			d.bars[w.Workload] = b
+		}
+		b.SetCurrent(barCurrent(w, p.Elapsed))
+		if w.Done {
+			b.SetTotal(-1, true)
+		} else {
+			allDone = false
+		}
+	}
+	if allDone {
+		d.finished = true
+		pp := d.p
+		d.mu.Unlock()
+		pp.Wait()
+		d.mu.Lock()
+	}
+}
+
+// barTotal is the bar's length: the load phase in milliseconds, or the
+// iteration bound when there is no time limit.
+func barTotal(w runner.WorkloadProgress) int64 {
+	if w.Limit > 0 {
+		return w.Limit.Milliseconds()
+	}
+	return max(w.Bound, 1)
+}
+
+func barCurrent(w runner.WorkloadProgress, elapsed time.Duration) int64 {
+	if w.Limit > 0 {
+		return min(elapsed.Milliseconds(), w.Limit.Milliseconds())
+	}
+	return w.Iterations
+}
+
+func barText(w runner.WorkloadProgress, elapsed time.Duration) string {
+	s := fmt.Sprintf("%7d ops %6.0f/s  ok %d  conflict %d", w.Ops, w.Rate, w.OK, w.Conflicts)
+	if w.Throttled > 0 {
+		s += fmt.Sprintf("  throttled %d", w.Throttled)
+	}
+	s += fmt.Sprintf("  err %d  unknown %d", w.Errors, w.Unknown)
+	if w.Limit > 0 && !w.Done {
+		left := max(w.Limit-elapsed, 0).Round(time.Second)
+		s += fmt.Sprintf("  %s left", left)
+	}
+	return s
+}
+
+func (d *display) close() {
+	d.mu.Lock()
+	pp, fin := d.p, d.finished
+	d.finished = true
+	d.mu.Unlock()
+	if pp != nil && !fin {
+		for _, b := range d.bars {
+			b.Abort(false)
+		}
+		pp.Wait()
+	}
+}

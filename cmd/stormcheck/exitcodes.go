@@ -1,0 +1,39 @@
+package main
+
+import (
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// Exit codes, as the usage text documents them.
+const (
+	exitOK          = 0
+	exitViolation   = 1
+	exitUsage       = 2
+	exitHarness     = 3
+	exitUndecided   = 4
+	exitInterrupted = 130
+)
+
+// exitCode derives the exit code from a finished run: a violation wins over
+// everything, then a harness error, an interrupt, an undecided check.
+func exitCode(s *reports.Summary, runErr error) int {
+	undecided := false
+	for _, r := range s.Checks {
+		switch r.Verdict {
+		case checks.Fail:
+			return exitViolation
+		case checks.Undecided:
+			undecided = true
+		}
+	}
+	switch {
+	case runErr != nil:
+		return exitHarness
+	case s.Interrupted:
+		return exitInterrupted
+	case undecided:
+		return exitUndecided
+	}
+	return exitOK
+}

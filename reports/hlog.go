@@ -1,0 +1,338 @@
+package reports
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// This file streams one HdrHistogram log (.hlog) per (workload, op): an
+// interval histogram of uncorrected latency in microseconds for every
+// second of the run that saw operations of that series.
+//
+// An interval is complete once an operation two seconds later arrives: one
+// second of grace, because ops are recorded by many goroutines after they
+// return, so an op that returned at 4.999s may be recorded after one that
+// returned at 5.001s. An op whose interval was already completed is logged
+// in the oldest open interval instead (counted, and noted at the end of
+// the file), so the log's total count always equals the summary's. Seconds
+// without operations have no interval line. Completed intervals go to a
+// background writer; Close writes the rest.
+
+// interval is one second's histogram.
+type interval struct {
+	sec int64
+	h   *hdrhistogram.Histogram
+}
+
+// histPool recycles interval histograms (about 190 KB each).
+var histPool = sync.Pool{New: func() any { return newHistogram() }}
+
+// intervals is one series' log state. The fields above the line are
+// guarded by the series mutex; the ones below by hlogs.wmu.
+type intervals struct {
+	open    []interval // ascending by second, at most two between records
+	pending []interval // completed, waiting for the writer, ascending
+	flushed int64      // highest completed second, -1 before any
+	moved   int64      // ops logged in a later interval than their own
+	closed  bool
+
+	workload, kind string
+	name           string // file name inside the log directory
+	f              *os.File
+	bw             *bufio.Writer
+	lw             *hdrhistogram.HistogramLogWriter
+	failed         bool
+}
+
+// record adds one latency to the interval of second sec and completes the
+// intervals older than the newest minus one. It reports whether some
+// interval was completed (the writer should be woken).
+func (iv *intervals) record(sec, us int64) bool {
+	if iv.closed {
+		return false
+	}
+	if sec <= iv.flushed {
+		iv.moved++
+		if len(iv.open) > 0 {
+			sec = iv.open[0].sec
+		} else {
+			sec = iv.flushed + 1
+		}
+	}
+	i := 0
+	for i < len(iv.open) && iv.open[i].sec < sec {
+		i++
+	}
+	if i == len(iv.open) || iv.open[i].sec != sec {
+		h := histPool.Get().(*hdrhistogram.Histogram)
+		h.SetStartTimeMs(sec * 1000)
+		h.SetEndTimeMs((sec + 1) * 1000)
+		iv.open = slices.Insert(iv.open, i, interval{sec: sec, h: h})
+	}
+	_ = iv.open[i].h.RecordValue(us)
+
+	newest := iv.open[len(iv.open)-1].sec
+	n := 0
+	for n < len(iv.open) && iv.open[n].sec < newest-1 {
+		n++
+	}
+	if n == 0 {
+		return false
+	}
+	iv.pending = append(iv.pending, iv.open[:n]...)
+	iv.flushed = iv.open[n-1].sec
+	iv.open = append(iv.open[:0], iv.open[n:]...)
+	return true
+}
+
+// hlogs is the log side of a Metrics: naming, the background writer, errors.
+type hlogs struct {
+	dir     string
+	startMs int64 // the run's start, Unix milliseconds, for StartTime
+	wakeCh  chan struct{}
+	done    chan struct{}
+	exited  chan struct{}
+	names   map[string]bool // file names taken; guarded by Metrics.mu
+	closed  bool            // guarded by Metrics.mu
+
+	wmu       sync.Mutex // serialises writing (writer goroutine, Close)
+	dirMade   bool
+	err       error
+	closeOnce sync.Once
+}
+
+func newHlogs(dir string, start time.Time) *hlogs {
+	return &hlogs{
+		dir:     dir,
+		startMs: start.UnixMilli(),
+		wakeCh:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		exited:  make(chan struct{}),
+		names:   map[string]bool{},
+	}
+}
+
+// wake tells the writer there is work, without ever blocking.
+func (h *hlogs) wake() {
+	select {
+	case h.wakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// newIntervals sets up a series' log state with a unique file name. The
+// caller holds Metrics.mu.
+func (h *hlogs) newIntervals(k seriesKey) *intervals {
+	base := safeName(k.workload) + "." + safeName(k.kind)
+	name := base + ".hlog"
+	for i := 2; h.names[name]; i++ {
+		name = base + "-" + strconv.Itoa(i) + ".hlog"
+	}
+	h.names[name] = true
+	return &intervals{flushed: -1, workload: k.workload, kind: k.kind, name: name}
+}
+
+// safeName keeps letters, digits, '.', '-' and '_' and replaces the rest.
+func safeName(s string) string {
+	if s == "" {
+		return "_"
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func (m *Metrics) hlogLoop() {
+	defer close(m.hl.exited)
+	for {
+		select {
+		case <-m.hl.wakeCh:
+			m.drainHlogs()
+		case <-m.hl.done:
+			return
+		}
+	}
+}
+
+// drainHlogs writes every completed interval, series by series, in order.
+func (m *Metrics) drainHlogs() {
+	h := m.hl
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	for _, s := range m.allSeries() {
+		iv := s.iv
+		if iv == nil {
+			continue
+		}
+		s.mu.Lock()
+		batch := iv.pending
+		iv.pending = nil
+		s.mu.Unlock()
+		if len(batch) == 0 {
+			continue
+		}
+		for _, it := range batch {
+			h.write(iv, it.h)
+			it.h.Reset()
+			histPool.Put(it.h)
+		}
+		if iv.bw != nil && !iv.failed {
+			if err := iv.bw.Flush(); err != nil {
+				h.fail(iv, err)
+			}
+		}
+	}
+}
+
+// fail records the first error and stops writing this series' log.
+func (h *hlogs) fail(iv *intervals, err error) {
+	iv.failed = true
+	h.err = errors.Join(h.err, fmt.Errorf("hlog %s: %w", filepath.Join(h.dir, iv.name), err))
+}
+
+// write logs one interval, opening the file and writing its header first
+// if needed. The caller holds wmu.
+func (h *hlogs) write(iv *intervals, hist *hdrhistogram.Histogram) {
+	if iv.failed {
+		return
+	}
+	if iv.lw == nil {
+		if err := h.open(iv); err != nil {
+			h.fail(iv, err)
+			return
+		}
+	}
+	if err := iv.lw.OutputIntervalHistogram(hist); err != nil {
+		h.fail(iv, err)
+	}
+}
+
+func (h *hlogs) open(iv *intervals) error {
+	if !h.dirMade {
+		if err := os.MkdirAll(h.dir, 0o755); err != nil {
+			return err
+		}
+		h.dirMade = true
+	}
+	f, err := os.Create(filepath.Join(h.dir, iv.name))
+	if err != nil {
+		return err
+	}
+	iv.f = f
+	iv.bw = bufio.NewWriter(f)
+	lw := hdrhistogram.NewHistogramLogWriter(iv.bw)
+	for _, c := range []string{
+		fmt.Sprintf("[stormcheck latency log: workload %q, op %q]", iv.workload, iv.kind),
+		"[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]",
+		"[the Interval_Max column is microseconds / 1e6 (the writer's fixed ratio): read it as seconds]",
+	} {
+		if err := lw.OutputComment(c); err != nil {
+			return err
+		}
+	}
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return err
+	}
+	if err := lw.OutputStartTime(h.startMs); err != nil {
+		return err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return err
+	}
+	iv.lw = lw
+	return nil
+}
+
+// Close completes every open interval, writes them, ends each log with a
+// note of ops logged in a later interval than their own (if any), syncs
+// and closes the files. It returns the errors met while writing the logs
+// (a failed log stops, the others go on). Operations recorded after Close
+// still count in the summary but not in the logs. Close is idempotent and
+// a no-op without HlogDir.
+func (m *Metrics) Close() error {
+	h := m.hl
+	if h == nil {
+		return nil
+	}
+	h.closeOnce.Do(func() {
+		m.mu.Lock()
+		h.closed = true
+		m.mu.Unlock()
+		close(h.done)
+		<-h.exited
+		for _, s := range m.allSeries() {
+			if s.iv == nil {
+				continue
+			}
+			s.mu.Lock()
+			s.iv.pending = append(s.iv.pending, s.iv.open...)
+			s.iv.open = nil
+			s.iv.closed = true
+			s.mu.Unlock()
+		}
+		m.drainHlogs()
+		h.wmu.Lock()
+		defer h.wmu.Unlock()
+		for _, s := range m.allSeries() {
+			iv := s.iv
+			if iv == nil || iv.f == nil {
+				continue
+			}
+			if !iv.failed {
+				s.mu.Lock()
+				moved := iv.moved
+				s.mu.Unlock()
+				var err error
+				if moved > 0 {
+					err = iv.lw.OutputComment(fmt.Sprintf("[%d ops returned in a second whose interval was already written; they are logged in a later interval]", moved))
+				}
+				if err == nil {
+					err = iv.bw.Flush()
+				}
+				if err == nil {
+					err = iv.f.Sync()
+				}
+				if err != nil {
+					h.fail(iv, err)
+				}
+			}
+			if err := iv.f.Close(); err != nil && !iv.failed {
+				h.fail(iv, err)
+			}
+		}
+	})
+	h.wmu.Lock()
+	defer h.wmu.Unlock()
+	return h.err
+}
+
+// HlogFiles maps a label ("hlog WORKLOAD OP") to each log file written, as
+// a name inside HlogDir; for Summary.Files. Call it after Close.
+func (m *Metrics) HlogFiles() map[string]string {
+	out := map[string]string{}
+	if m.hl == nil {
+		return out
+	}
+	m.hl.wmu.Lock()
+	defer m.hl.wmu.Unlock()
+	for _, s := range m.allSeries() {
+		if s.iv != nil && s.iv.f != nil {
+			out["hlog "+s.iv.workload+" "+s.iv.kind] = s.iv.name
+		}
+	}
+	return out
+}

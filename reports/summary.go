@@ -1,0 +1,210 @@
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// Summary is a run's result document: what summary.json holds and what the
+// reports render.
+type Summary struct {
+	// Scenario is the scenario's name; File the path it was loaded from.
+	Scenario string `json:"scenario"`
+	File     string `json:"file"`
+	// Seed is the seed the run used; the same seed makes the same choices.
+	Seed int64 `json:"seed"`
+	// Target describes the service, e.g. "managed Azurite 3.37.0
+	// (127.0.0.1)". Never a key or a connection string.
+	Target string `json:"target"`
+	// Started is the wall-clock start of the run; Elapsed its length.
+	Started time.Time     `json:"started"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Interrupted is set when the run was stopped before its end.
+	Interrupted bool `json:"interrupted"`
+	// Error is why the run failed, if it did.
+	Error string `json:"error,omitempty"`
+	// Workloads are the load figures, in scenario order.
+	Workloads []WorkloadSummary `json:"workloads"`
+	// Checks are the checkers' verdicts.
+	Checks []checks.Result `json:"checks"`
+	// Harness are the harness's own operations (setup, final reads), per
+	// op kind, kept out of the load figures.
+	Harness []OpSummary `json:"harness"`
+	// Files maps a label to a path relative to the results directory
+	// (history, hlogs, azurite log).
+	Files map[string]string `json:"files"`
+	// ExitCode is the process exit code the run ended with.
+	ExitCode int `json:"exit_code"`
+}
+
+// WorkloadSummary is one workload's load figures.
+type WorkloadSummary struct {
+	// Name, Kind, Executor and Actors come from the scenario (set by the
+	// caller; Metrics knows only the name).
+	Name     string `json:"name"`
+	Kind     string `json:"kind"`
+	Executor string `json:"executor"`
+	Actors   int    `json:"actors"`
+	// Ops has one entry per op kind, sorted by op name.
+	Ops []OpSummary `json:"ops"`
+	// Late counts starts behind their intended time and Dropped arrivals
+	// never started (open-loop executors; set by the caller).
+	Late    int64 `json:"late"`
+	Dropped int64 `json:"dropped"`
+}
+
+// OpSummary is the figures of one op kind.
+type OpSummary struct {
+	// Op is the op kind, e.g. "blob.put".
+	Op string `json:"op"`
+	// Count is every attempt; Outcomes splits it by outcome name (every
+	// outcome present, zeros included).
+	Count    int64            `json:"count"`
+	Outcomes map[string]int64 `json:"outcomes"`
+	// Rate is ok+conflict attempts per second over the active period: from
+	// the workload's first intended start to its last return (for harness
+	// ops, this op kind's).
+	Rate float64 `json:"rate_per_s"`
+	// Latency is call to return (uncorrected, service time); Corrected is
+	// intended start to return (counts the wait when the harness fell
+	// behind, and retries' back-off).
+	Latency   Percentiles `json:"latency"`
+	Corrected Percentiles `json:"corrected"`
+}
+
+// Percentiles summarises a latency distribution in milliseconds.
+// Percentiles come from an HdrHistogram (3 significant digits, 1µs
+// resolution); Max and Mean are exact.
+type Percentiles struct {
+	// P50, P90, P99 and P999 are the 50th, 90th, 99th and 99.9th
+	// percentiles; Max the largest value and Mean the average.
+	P50  float64 `json:"p50_ms"`
+	P90  float64 `json:"p90_ms"`
+	P99  float64 `json:"p99_ms"`
+	P999 float64 `json:"p999_ms"`
+	Max  float64 `json:"max_ms"`
+	Mean float64 `json:"mean_ms"`
+	// Count is how many latencies the figures are over.
+	Count int64 `json:"count"`
+}
+
+// Summary returns the load figures per workload (Ops filled and sorted by
+// op; Kind, Executor, Actors, Late and Dropped are the caller's to set) and
+// the harness figures per op kind. elapsed is the run's length, used as the
+// rate's period when a workload's active period cannot be measured (a
+// single instant) and as its upper bound.
+func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary) {
+	names, groups := m.workloadSeries()
+	ws := make([]WorkloadSummary, 0, len(names))
+	for _, w := range names {
+		g := groups[w]
+		first, last := int64(-1), int64(0)
+		for _, s := range g {
+			s.mu.Lock()
+			if s.first >= 0 && (first < 0 || s.first < first) {
+				first = s.first
+			}
+			last = max(last, s.last)
+			s.mu.Unlock()
+		}
+		period := activePeriod(first, last, elapsed)
+		wsum := WorkloadSummary{Name: w, Ops: make([]OpSummary, 0, len(g))}
+		for _, s := range g {
+			wsum.Ops = append(wsum.Ops, s.summary(period))
+		}
+		ws = append(ws, wsum)
+	}
+
+	var harness []OpSummary
+	var hs []*series
+	for _, s := range m.allSeries() {
+		if s.key.harness {
+			hs = append(hs, s)
+		}
+	}
+	sort.Slice(hs, func(i, j int) bool { return hs[i].key.kind < hs[j].key.kind })
+	for _, s := range hs {
+		s.mu.Lock()
+		first, last := s.first, s.last
+		s.mu.Unlock()
+		harness = append(harness, s.summary(activePeriod(first, last, elapsed)))
+	}
+	return ws, harness
+}
+
+// activePeriod is last-first, bounded by elapsed, or elapsed when it is
+// not positive.
+func activePeriod(first, last int64, elapsed time.Duration) time.Duration {
+	p := time.Duration(last - first)
+	if first < 0 || p <= 0 {
+		return elapsed
+	}
+	if elapsed > 0 && p > elapsed {
+		return elapsed
+	}
+	return p
+}
+
+func (s *series) summary(period time.Duration) OpSummary {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.counts.Total()
+	o := OpSummary{
+		Op:        s.key.kind,
+		Count:     n,
+		Outcomes:  make(map[string]int64, numOutcomes),
+		Latency:   percentiles(s.lat, n, s.latSum, s.latMax),
+		Corrected: percentiles(s.cor, n, s.corSum, s.corMax),
+	}
+	for _, oc := range checks.Outcomes {
+		o.Outcomes[oc.String()] = s.counts[oc]
+	}
+	if period > 0 {
+		o.Rate = float64(s.counts[checks.OK]+s.counts[checks.Conflict]) / period.Seconds()
+	}
+	return o
+}
+
+var summaryQuantiles = []float64{50, 90, 99, 99.9}
+
+// percentiles reads a microsecond histogram into milliseconds. Percentiles
+// are capped at the exact maximum (the histogram reports the top of a
+// value's bucket, which can lie above it).
+func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
+	if n == 0 {
+		return Percentiles{}
+	}
+	maxMs := float64(maxNs) / 1e6
+	v := h.ValueAtPercentilesSlice(summaryQuantiles)
+	ms := func(us int64) float64 { return min(float64(us)/1e3, maxMs) }
+	return Percentiles{
+		P50:   ms(v[0]),
+		P90:   ms(v[1]),
+		P99:   ms(v[2]),
+		P999:  ms(v[3]),
+		Max:   maxMs,
+		Mean:  math.Round(float64(sumNs)/float64(n)) / 1e6,
+		Count: n,
+	}
+}
+
+// ReadSummary reads a summary.json written by WriteSummaryJSON. Unknown
+// fields are ignored, so newer files still read.
+func ReadSummary(path string) (*Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &s, nil
+}

@@ -1,0 +1,259 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// maxTextViolations bounds the violations the text report shows per check.
+const maxTextViolations = 3
+
+// uncorrectedLabel names the second row of an op whose uncorrected
+// (call-to-return) latencies differ from the corrected ones.
+const uncorrectedLabel = "  uncorrected"
+
+// WriteText writes the end-of-run report for the terminal: the header, a
+// table per workload, the harness ops, the checks (verdict, name, workload,
+// summary line, and for failures the first violations with their ops) and
+// the files.
+//
+// Latency cells are milliseconds from the intended start (corrected for
+// coordinated omission, as wrk2 reports by default). Where the uncorrected
+// (call-to-return, service-time) figures differ, they follow on an
+// "uncorrected" row beneath, so both read in the same columns.
+func WriteText(w io.Writer, s *Summary) error {
+	ew := &errWriter{w: w}
+	writeHeader(ew, s)
+	for i := range s.Workloads {
+		writeWorkload(ew, &s.Workloads[i])
+	}
+	writeHarness(ew, s.Harness)
+	writeChecks(ew, s.Checks)
+	writeFiles(ew, s.Files)
+	return ew.err
+}
+
+// errWriter keeps the first write error so the report code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+
+func writeHeader(w *errWriter, s *Summary) {
+	name := s.Scenario
+	if name == "" {
+		name = "(unnamed scenario)"
+	}
+	var meta []string
+	if s.File != "" {
+		meta = append(meta, s.File)
+	}
+	meta = append(meta, "seed "+strconv.FormatInt(s.Seed, 10))
+	w.printf("scenario  %s (%s)\n", name, strings.Join(meta, ", "))
+	if s.Target != "" {
+		w.printf("target    %s\n", s.Target)
+	}
+	when := ""
+	if !s.Started.IsZero() {
+		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
+	}
+	w.printf("run       %selapsed %s\n", when, s.Elapsed.Round(100*time.Millisecond))
+	if s.Interrupted {
+		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
+	}
+	if s.Error != "" {
+		w.printf("ERROR: %s\n", s.Error)
+	}
+	if len(s.Workloads) > 0 {
+		w.printf("\nrate/s: ok+conflict per second over the workload's active period\n")
+		w.printf("p50..max: latency in ms from the intended start (corrected); \"uncorrected\" rows, where they differ: call to return\n")
+	}
+}
+
+func writeWorkload(w *errWriter, ws *WorkloadSummary) {
+	var desc []string
+	if ws.Kind != "" {
+		desc = append(desc, ws.Kind)
+	}
+	switch ws.Executor {
+	case "":
+	case "closed", "open":
+		desc = append(desc, ws.Executor+" loop")
+	default:
+		desc = append(desc, ws.Executor)
+	}
+	if ws.Actors > 0 {
+		desc = append(desc, plural(int64(ws.Actors), "actor"))
+	}
+	w.printf("\nworkload %s", ws.Name)
+	if len(desc) > 0 {
+		w.printf(" (%s)", strings.Join(desc, ", "))
+	}
+	w.printf("\n")
+
+	if len(ws.Ops) == 0 {
+		w.printf("  no operations recorded\n")
+	} else {
+		writeOpTable(w, ws.Ops)
+	}
+	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
+		w.printf("  late starts %d, dropped starts %d\n", ws.Late, ws.Dropped)
+	}
+}
+
+// writeOpTable aligns the op table with a right-aligning tabwriter; the op
+// column is padded by hand so it reads left-aligned.
+func writeOpTable(w *errWriter, ops []OpSummary) {
+	width := max(len("op"), len(uncorrectedLabel))
+	for _, o := range ops {
+		width = max(width, len(o.Op))
+	}
+	// The tabwriter's padding gives the table its two-space indent.
+	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	cells := func(c ...string) { fmt.Fprint(tw, strings.Join(c, "\t")+"\t\n") }
+	cells(left("op"), "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s",
+		"p50", "p90", "p99", "p99.9", "max")
+	for _, o := range ops {
+		row := []string{left(o.Op), itoa(o.Count)}
+		for _, oc := range checks.Outcomes {
+			row = append(row, itoa(o.Outcomes[oc.String()]))
+		}
+		row = append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))
+		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
+		cells(append(row, cor...)...)
+		if strings.Join(cor, " ") != strings.Join(unc, " ") {
+			blank := make([]string, len(row)-1)
+			cells(append(append([]string{left(uncorrectedLabel)}, blank...), unc...)...)
+		}
+	}
+	tw.Flush()
+}
+
+func latencyCells(p Percentiles) []string {
+	if p.Count == 0 {
+		return []string{"-", "-", "-", "-", "-"}
+	}
+	return []string{ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max)}
+}
+
+// ms formats milliseconds with about three significant digits.
+func ms(v float64) string {
+	switch {
+	case v < 1:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	case v < 100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func plural(n int64, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return itoa(n) + " " + word + "s"
+}
+
+// writeHarness writes the harness ops on one line: count per op, with the
+// outcomes other than ok when there are any.
+func writeHarness(w *errWriter, ops []OpSummary) {
+	if len(ops) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(ops))
+	for _, o := range ops {
+		p := o.Op + " " + itoa(o.Count)
+		var bad []string
+		for _, oc := range checks.Outcomes[1:] {
+			if n := o.Outcomes[oc.String()]; n > 0 {
+				bad = append(bad, itoa(n)+" "+oc.String())
+			}
+		}
+		if len(bad) > 0 {
+			p += " (" + strings.Join(bad, ", ") + ")"
+		}
+		parts = append(parts, p)
+	}
+	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", strings.Join(parts, ", "))
+}
+
+func writeChecks(w *errWriter, rs []checks.Result) {
+	if len(rs) == 0 {
+		w.printf("\nchecks: none\n")
+		return
+	}
+	n := map[checks.Verdict]int{}
+	width, wwidth := 0, 0
+	for _, r := range rs {
+		n[r.Verdict]++
+		width = max(width, len(r.Check))
+		wwidth = max(wwidth, len(r.Workload))
+	}
+	w.printf("\nchecks: %d pass, %d fail, %d undecided\n", n[checks.Pass], n[checks.Fail], n[checks.Undecided])
+	for _, r := range rs {
+		w.printf("  %-9s  %-*s  ", strings.ToUpper(string(r.Verdict)), width, r.Check)
+		if wwidth > 0 { // a workload column only when some result names one
+			w.printf("%-*s  ", wwidth, r.Workload)
+		}
+		w.printf("%s\n", r.Summary)
+		if r.Verdict != checks.Fail {
+			continue
+		}
+		shown := min(len(r.Violations), maxTextViolations)
+		for _, v := range r.Violations[:shown] {
+			if v.Key != "" {
+				w.printf("    - %s: %s\n", v.Key, v.Message)
+			} else {
+				w.printf("    - %s\n", v.Message)
+			}
+			for i := range v.Ops {
+				w.printf("        %s\n", v.Ops[i].String())
+			}
+		}
+		if more := max(r.Total, len(r.Violations)) - shown; more > 0 {
+			w.printf("    ... and %s\n", plural(int64(more), "more violation"))
+		}
+	}
+}
+
+func writeFiles(w *errWriter, files map[string]string) {
+	if len(files) == 0 {
+		return
+	}
+	labels := make([]string, 0, len(files))
+	width := 0
+	for l := range files {
+		labels = append(labels, l)
+		width = max(width, len(l))
+	}
+	sort.Strings(labels)
+	w.printf("\nfiles\n")
+	for _, l := range labels {
+		w.printf("  %-*s  %s\n", width, l, files[l])
+	}
+}

@@ -1,0 +1,167 @@
+package reports
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// fields collapses runs of spaces so assertions do not depend on padding.
+func fields(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestWriteText(t *testing.T) {
+	var b strings.Builder
+	if err := WriteText(&b, sampleSummary()); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lines := strings.Split(out, "\n")
+	norm := make([]string, len(lines))
+	for i, l := range lines {
+		norm[i] = fields(l)
+	}
+	has := func(want string) int {
+		t.Helper()
+		for i, l := range norm {
+			if l == want {
+				return i
+			}
+		}
+		t.Errorf("no line %q in:\n%s", want, out)
+		return -1
+	}
+	tests := []string{
+		"scenario mixed (scenarios/mixed.yaml, seed 42)",
+		"target managed Azurite 3.37.0 (127.0.0.1)",
+		"run started 2025-01-02 15:04:05 UTC, elapsed 1m0.2s",
+		"INTERRUPTED: stopped before the end; the figures and checks cover what ran",
+		"workload counter (blob.etag-counter, closed loop, 8 actors)",
+		"op count ok conflict throttled error unknown rate/s p50 p90 p99 p99.9 max",
+		"blob.get 12000 12000 0 0 0 0 200.0 1.21 2.30 4.50 9.10 12.0",
+		"blob.put 3000 2766 234 0 0 0 50.0 1.50 3.00 7.25 210 1450",
+		"uncorrected 1.50 3.00 6.00 11.0 15.0",
+		"workload create (blob.create-once, open loop, 64 actors)",
+		"blob.create 80 16 63 0 0 1 16.0 0.600 1.10 1.50 1.50 1.50",
+		"uncorrected 0.512 0.900 1.00 1.00 1.00",
+		"late starts 12, dropped starts 3",
+		"harness (setup, final reads; not in the figures above): blob.get 16 (1 error), blob.put 16",
+		"checks: 1 pass, 1 fail, 1 undecided",
+		"PASS no-lost-updates counter counter: 2766 acknowledged writes, final value 2766",
+		"FAIL single-winner create create: 2 rounds with more than one winner",
+		"- k1: two creates with If-None-Match: * succeeded",
+		"#12 actor 0 blob.create k1 -> ok [10.000ms..12.000ms]",
+		"- k3: third",
+		"... and 2 more violations",
+		"UNDECIDED linearizable create create: search budget exhausted",
+		"history history.jsonl",
+		"hlog counter blob.put hlog/counter.blob.put.hlog",
+	}
+	for _, want := range tests {
+		has(want)
+	}
+	if strings.Contains(out, "k4") {
+		t.Errorf("more than %d violations shown:\n%s", maxTextViolations, out)
+	}
+	// blob.get's corrected and uncorrected figures agree: no second row.
+	if i := has("blob.get 12000 12000 0 0 0 0 200.0 1.21 2.30 4.50 9.10 12.0"); i >= 0 && strings.HasPrefix(norm[i+1], "uncorrected") {
+		t.Errorf("uncorrected row for identical figures")
+	}
+	// A closed-loop workload without late/dropped has no late line.
+	if strings.Count(out, "late starts") != 1 {
+		t.Errorf("late line count %d", strings.Count(out, "late starts"))
+	}
+	// Columns line up: each header title ends where its figures end.
+	hdr := lines[has("op count ok conflict throttled error unknown rate/s p50 p90 p99 p99.9 max")]
+	row := lines[has("blob.put 3000 2766 234 0 0 0 50.0 1.50 3.00 7.25 210 1450")]
+	unc := lines[has("blob.put 3000 2766 234 0 0 0 50.0 1.50 3.00 7.25 210 1450")+1]
+	if len(hdr) != len(row) || len(row) != len(unc) || !strings.HasPrefix(row, "  blob.put ") || !strings.HasPrefix(hdr, "  op ") {
+		t.Errorf("table not aligned:\n%q\n%q\n%q", hdr, row, unc)
+	}
+	for _, col := range []string{"conflict", "p99.9"} {
+		end := strings.Index(hdr, col) + len(col)
+		if end > len(row) || row[end-1] == ' ' || (end < len(row) && row[end] != ' ') {
+			t.Errorf("column %s does not end where its figure does:\n%s\n%s", col, hdr, row)
+		}
+	}
+}
+
+func TestWriteTextMinimal(t *testing.T) {
+	tests := []struct {
+		name   string
+		s      *Summary
+		want   []string
+		absent []string
+	}{
+		{
+			name:   "empty run",
+			s:      &Summary{Scenario: "s", Error: "target unreachable"},
+			want:   []string{"ERROR: target unreachable", "checks: none"},
+			absent: []string{"INTERRUPTED", "latency in ms", "rate/s", "harness", "files"},
+		},
+		{
+			name: "workload without ops",
+			s: &Summary{Scenario: "s", Workloads: []WorkloadSummary{{Name: "w", Executor: "open"}},
+				Checks: []checks.Result{{Check: "c", Verdict: checks.Fail, Summary: "1 violation", Total: 1}}},
+			want: []string{"workload w (open loop)", "no operations recorded", "late starts 0, dropped starts 0", "FAIL c 1 violation"},
+		},
+		{
+			name: "op with no latencies",
+			s: &Summary{Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get",
+				Outcomes: map[string]int64{}}}}}},
+			want: []string{"blob.get 0 0 0 0 0 0 0.0 - - - - -"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var b strings.Builder
+			if err := WriteText(&b, tc.s); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			norm := fields(strings.ReplaceAll(out, "\n", " | "))
+			for _, w := range tc.want {
+				if !strings.Contains(norm, w) {
+					t.Errorf("lacks %q:\n%s", w, out)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(out, a) {
+					t.Errorf("has %q:\n%s", a, out)
+				}
+			}
+		})
+	}
+}
+
+type failWriter struct{ n int }
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if f.n == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.n--
+	return len(p), nil
+}
+
+func TestWriteTextReportsWriteError(t *testing.T) {
+	if err := WriteText(&failWriter{n: 3}, sampleSummary()); err == nil || err.Error() != "disk full" {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestMs(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.000"}, {0.0414, "0.041"}, {0.999, "0.999"}, {1, "1.00"}, {9.994, "9.99"},
+		{12.34, "12.3"}, {99.9, "99.9"}, {123.4, "123"}, {61234.5, "61234"},
+	}
+	for _, tc := range tests {
+		if got := ms(tc.in); got != tc.want {
+			t.Errorf("ms(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

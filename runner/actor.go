@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// Actor is one concurrent client of a workload. Its random source is derived
+// from the scenario seed, the workload and the actor id, so a run's choices
+// are reproducible. An Actor is used by one goroutine at a time.
+type Actor struct {
+	ID   int
+	Rand *rand.Rand
+	env  *Env
+	// intended is the scheduled start of the current logical operation.
+	intended int64
+	writes   int
+}
+
+// Call describes one logical operation for Do.
+type Call struct {
+	Kind string
+	Key  string
+	// Conflicts are the answers that mean the race was lost as documented.
+	Conflicts []Expect
+}
+
+// Attempt performs one try of a call. It returns what it sent (recorded as
+// the op's input) and, for reads, the value it got. ctx carries the attempt
+// timeout and captures the raw response for the record.
+type Attempt func(ctx context.Context, try int) (in checks.Input, value string, err error)
+
+// Do runs a logical operation with the scenario's retry policy, recording
+// every attempt, and returns the last attempt's record.
+func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
+	e := a.env
+	intended := a.intended
+	if a.ID < 0 || intended == 0 {
+		intended = e.Rec.Now()
+	}
+	for try := 1; ; try++ {
+		var resp *http.Response
+		actx, cancel := context.WithTimeout(policy.WithCaptureResponse(ctx, &resp), e.Timeout)
+		call := e.Rec.Now()
+		if try > 1 {
+			intended = call // a retry is scheduled by the back-off, not the pacer
+		}
+		in, value, err := fn(actx, try)
+		ret := e.Rec.Now()
+		cancel()
+		outcome, out := classify(resp, err, c.Conflicts)
+		if err == nil {
+			out.Value = value
+		}
+		op := checks.Op{
+			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
+			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
+		}
+		e.Rec.Record(&op)
+		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() {
+			return op
+		}
+		t := time.NewTimer(backoff(a.Rand, e.Retry.Base, e.Retry.Max, try))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return op
+		case <-t.C:
+		}
+	}
+}
+
+// Tag returns a tag no other write attempt of the run carries.
+func (a *Actor) Tag() string {
+	a.writes++
+	switch a.ID {
+	case checks.ActorSetup:
+		return fmt.Sprintf("setup-%d", a.writes)
+	case checks.ActorFinal:
+		return fmt.Sprintf("final-%d", a.writes)
+	}
+	return fmt.Sprintf("a%d-%d", a.ID, a.writes)
+}
+
+// Key picks one of the workload's keys uniformly.
+func (a *Actor) Key() int { return a.Rand.IntN(a.env.Keys) }

@@ -1,0 +1,128 @@
+package azurite
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestEnsureInstallsIntoEmptyCache runs a real npm install (~20-40 s) into
+// an empty cache, from two goroutines at once: the lock must make exactly
+// one of them install, and the result must be a complete, working cache
+// with no temporary leftovers.
+func TestEnsureInstallsIntoEmptyCache(t *testing.T) {
+	parent := t.TempDir()
+	cache := filepath.Join(parent, "azurite-"+DefaultVersion)
+	t.Setenv(EnvAzurite, "")
+	// Only node and npm: an azurite elsewhere on PATH must not satisfy Ensure.
+	t.Setenv("PATH", pathWith(t, "node", "npm"))
+	ctx := testCtx(t, installTimeout)
+
+	var progress syncBuffer
+	var wg sync.WaitGroup
+	bins, errs := make([]string, 2), make([]error, 2)
+	t0 := time.Now()
+	for i := range 2 {
+		wg.Go(func() {
+			bins[i], errs[i] = Ensure(ctx, Options{CacheDir: cache, Progress: &progress})
+		})
+	}
+	wg.Wait()
+	t.Logf("install took %s; progress:\n%s", time.Since(t0).Round(time.Millisecond), progress.String())
+	want := filepath.Join(cache, "node_modules", ".bin", "azurite")
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("Ensure #%d: %v", i, errs[i])
+		}
+		if bins[i] != want {
+			t.Errorf("Ensure #%d = %q, want %q", i, bins[i], want)
+		}
+	}
+	if n := strings.Count(progress.String(), "installing azurite"); n != 1 {
+		t.Errorf("%d installs announced, want exactly 1", n)
+	}
+	if _, err := os.Stat(filepath.Join(cache, ownerMark)); err != nil {
+		t.Errorf("owner mark missing: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(parent, ".*tmp-*"))
+	if len(left) != 0 {
+		t.Errorf("temporary install dirs left behind: %v", left)
+	}
+	// The renamed tree must still run (relative .bin symlink, no absolute paths).
+	out, err := exec.CommandContext(ctx, want, "--version").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != DefaultVersion {
+		t.Fatalf("%s --version = %q, %v; want %s", want, out, err, DefaultVersion)
+	}
+	// A second Ensure is a cache hit: fast and silent.
+	var again syncBuffer
+	t1 := time.Now()
+	if bin, err := Ensure(ctx, Options{CacheDir: cache, Progress: &again}); err != nil || bin != want {
+		t.Fatalf("cached Ensure = %q, %v", bin, err)
+	}
+	if d := time.Since(t1); d > time.Second || again.String() != "" {
+		t.Errorf("cached Ensure took %s and said %q; want instant and silent", d, again.String())
+	}
+}
+
+// TestEnsureWithoutNodeOrNpm: with an empty PATH and an empty cache, Ensure
+// and Start fail with the one-line ErrNoNode message.
+func TestEnsureWithoutNodeOrNpm(t *testing.T) {
+	t.Setenv(EnvAzurite, "")
+	t.Setenv("PATH", t.TempDir())
+	opts := Options{CacheDir: filepath.Join(t.TempDir(), "azurite")}
+	_, err := Ensure(testCtx(t, time.Minute), opts)
+	if !errors.Is(err, ErrNoNode) {
+		t.Fatalf("Ensure err = %v, want ErrNoNode", err)
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, "Node.js") || !strings.Contains(msg, "STORMCHECK_AZURITE") || !strings.Contains(msg, "--target") {
+		t.Errorf("message not the one-line hint: %q", msg)
+	}
+	if _, err := Start(testCtx(t, time.Minute), opts); !errors.Is(err, ErrNoNode) {
+		t.Fatalf("Start err = %v, want ErrNoNode", err)
+	}
+}
+
+// TestEnsureEnvOverride: $STORMCHECK_AZURITE wins over an empty cache, and a
+// version mismatch is an error rather than a silent install.
+func TestEnsureEnvOverride(t *testing.T) {
+	bin := sharedBin(t)
+	t.Setenv(EnvAzurite, bin)
+	t.Setenv("PATH", t.TempDir()) // no npm: any install attempt would fail loudly
+	ctx := testCtx(t, time.Minute)
+	empty := filepath.Join(t.TempDir(), "azurite")
+	got, err := Ensure(ctx, Options{CacheDir: empty})
+	if err != nil || got != bin {
+		t.Fatalf("Ensure = %q, %v; want %q", got, err, bin)
+	}
+	_, err = Ensure(ctx, Options{CacheDir: empty, Version: "3.0.0"})
+	if err == nil || !strings.Contains(err.Error(), "want 3.0.0") {
+		t.Fatalf("version mismatch: err = %v", err)
+	}
+}
+
+// TestEnsureFindsAzuriteOnPath: with an empty cache, an azurite of the right
+// version on PATH is used; of another version, it is not.
+func TestEnsureFindsAzuriteOnPath(t *testing.T) {
+	bin := sharedBin(t)
+	dir := t.TempDir()
+	if err := os.Symlink(bin, filepath.Join(dir, "azurite")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvAzurite, "")
+	t.Setenv("PATH", dir)
+	ctx := testCtx(t, time.Minute)
+	empty := filepath.Join(t.TempDir(), "azurite")
+	got, err := Ensure(ctx, Options{CacheDir: empty})
+	if err != nil || got != filepath.Join(dir, "azurite") {
+		t.Fatalf("Ensure = %q, %v; want the PATH azurite", got, err)
+	}
+	if _, err := Ensure(ctx, Options{CacheDir: empty, Version: "3.0.0"}); !errors.Is(err, ErrNoNode) {
+		t.Fatalf("other version on PATH: err = %v, want ErrNoNode (would install, no npm)", err)
+	}
+}

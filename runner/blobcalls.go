@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// The documented answers that mean a race was lost.
+var (
+	conflictPrecondition = []Expect{{Status: 412}}
+	conflictExists       = []Expect{{Status: 409, Code: "BlobAlreadyExists"}}
+	conflictLease        = []Expect{{Status: 409, Code: "LeaseAlreadyPresent"}}
+)
+
+// blobs holds one workload's container and its blob clients.
+type blobs struct {
+	c *container.Client
+}
+
+func newBlobs(e *Env) *blobs {
+	return &blobs{c: e.Target.Blob.NewContainerClient(e.Prefix)}
+}
+
+func (b *blobs) block(key string) *blockblob.Client { return b.c.NewBlockBlobClient(key) }
+
+// createContainer creates the workload's container, recorded as setup.
+func (b *blobs) createContainer(ctx context.Context, a *Actor, name string) checks.Op {
+	return a.Do(ctx, Call{Kind: "container.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+		_, err := b.c.Create(ctx, nil)
+		return checks.Input{}, "", err
+	})
+}
+
+// get reads a blob (with the lease id, if any) and returns its content.
+func (b *blobs) get(ctx context.Context, a *Actor, key, leaseID string) checks.Op {
+	return a.Do(ctx, Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+		in := checks.Input{LeaseID: leaseID}
+		var o *blob.DownloadStreamOptions
+		if leaseID != "" {
+			o = &blob.DownloadStreamOptions{AccessConditions: leaseCond(leaseID)}
+		}
+		r, err := b.block(key).DownloadStream(ctx, o)
+		if err != nil {
+			return in, "", err
+		}
+		defer r.Body.Close()
+		data, err := io.ReadAll(r.Body)
+		return in, string(data), err
+	})
+}
+
+// put writes value; with ifMatch it is conditional, with leaseID it is a
+// leased write. kind names the recorded operation.
+func (b *blobs) put(ctx context.Context, a *Actor, kind, key string, in func() checks.Input, conflicts []Expect) checks.Op {
+	return a.Do(ctx, Call{Kind: kind, Key: key, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+		i := in() // a fresh value per attempt: every write attempt is unique
+		o := &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{}}
+		mac := &blob.ModifiedAccessConditions{}
+		if i.IfMatch != "" {
+			et := azcore.ETag(i.IfMatch)
+			mac.IfMatch = &et
+		}
+		if i.IfNoneMatch != "" {
+			et := azcore.ETag(i.IfNoneMatch)
+			mac.IfNoneMatch = &et
+		}
+		o.AccessConditions.ModifiedAccessConditions = mac
+		if i.LeaseID != "" {
+			o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &i.LeaseID}
+		}
+		_, err := b.block(key).Upload(ctx, streaming.NopCloser(strings.NewReader(i.Value)), o)
+		return i, "", err
+	})
+}
+
+func leaseCond(id string) *blob.AccessConditions {
+	return &blob.AccessConditions{LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: &id}}
+}
+
+// counterSetup creates the container and every key with the value 0.
+func counterSetup(ctx context.Context, e *Env, b *blobs) error {
+	a := e.Actor(checks.ActorSetup)
+	if op := b.createContainer(ctx, a, e.Prefix); op.Outcome != checks.OK {
+		return opError("create container", &op)
+	}
+	for i := 0; i < e.Keys; i++ {
+		op := b.put(ctx, a, "blob.put", KeyName(i), func() checks.Input {
+			return checks.Input{Value: checks.CounterValue{N: 0, Tag: a.Tag()}.Format(e.Params.PayloadBytes)}
+		}, nil)
+		if op.Outcome != checks.OK {
+			return opError("create "+KeyName(i), &op)
+		}
+	}
+	return nil
+}
+
+// finalReads reads every key as the final actor, a few at a time.
+func finalReads(ctx context.Context, e *Env, keys []string, read func(ctx context.Context, a *Actor, key string)) {
+	const par = 8
+	ch := make(chan string)
+	done := make(chan struct{})
+	for w := 0; w < par; w++ {
+		go func() {
+			a := e.Actor(checks.ActorFinal)
+			for k := range ch {
+				read(ctx, a, k)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- k
+	}
+	close(ch)
+	for w := 0; w < par; w++ {
+		<-done
+	}
+}

@@ -1,0 +1,99 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// classify turns the result of one attempt into an outcome and the recorded
+// output. conflicts lists the (status, error code) pairs that mean "the race
+// was lost as documented" for this call; an empty code matches any code.
+func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
+	var out checks.Output
+	if resp != nil {
+		out.Status = resp.StatusCode
+		out.RequestID = resp.Header.Get("x-ms-request-id")
+		out.ErrorCode = resp.Header.Get("x-ms-error-code")
+		if et := resp.Header.Get("ETag"); et != "" {
+			out.ETag = et
+		}
+	}
+	if err == nil {
+		return checks.OK, out
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		out.Status = re.StatusCode
+		if re.ErrorCode != "" {
+			out.ErrorCode = re.ErrorCode
+		}
+		if re.RawResponse != nil && out.RequestID == "" {
+			out.RequestID = re.RawResponse.Header.Get("x-ms-request-id")
+		}
+		for _, c := range conflicts {
+			if c.Status == re.StatusCode && (c.Code == "" || c.Code == out.ErrorCode) {
+				return checks.Conflict, out
+			}
+		}
+		switch {
+		case re.StatusCode == http.StatusServiceUnavailable:
+			return checks.Throttled, out
+		case re.StatusCode == http.StatusInternalServerError && out.ErrorCode == "OperationTimedOut":
+			return checks.Throttled, out
+		case re.StatusCode >= 500:
+			// A 5xx other than throttling may or may not have been applied.
+			return checks.Unknown, out
+		}
+		return checks.Error, out
+	}
+	out.Err = Redact(shortErr(err))
+	if notSent(err) {
+		return checks.Error, out
+	}
+	return checks.Unknown, out
+}
+
+// Expect names a status and, optionally, an x-ms-error-code.
+type Expect struct {
+	Status int
+	Code   string
+}
+
+// notSent reports whether err certainly happened before the request reached
+// the service: a refused or failed dial. Anything else (a timeout, a reset,
+// an EOF) may have happened after the service applied the request.
+func notSent(err error) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+func shortErr(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i > 0 && len(s) > 200 {
+		s = s[i+2:]
+	}
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}

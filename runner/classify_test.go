@@ -1,0 +1,65 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"syscall"
+	"testing"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+func respErr(status int, code string) error {
+	h := http.Header{}
+	h.Set("x-ms-error-code", code)
+	h.Set("x-ms-request-id", "req-1")
+	return &azcore.ResponseError{StatusCode: status, ErrorCode: code, RawResponse: &http.Response{StatusCode: status, Header: h}}
+}
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		name      string
+		err       error
+		conflicts []Expect
+		want      checks.Outcome
+	}{
+		{"success", nil, nil, checks.OK},
+		{"stale if-match", respErr(412, "ConditionNotMet"), conflictPrecondition, checks.Conflict},
+		{"412 not expected", respErr(412, "ConditionNotMet"), nil, checks.Error},
+		{"blob exists", respErr(409, "BlobAlreadyExists"), conflictExists, checks.Conflict},
+		{"other 409 is not the documented loss", respErr(409, "LeaseAlreadyPresent"), conflictExists, checks.Error},
+		{"server busy", respErr(503, "ServerBusy"), nil, checks.Throttled},
+		{"operation timed out", respErr(500, "OperationTimedOut"), nil, checks.Throttled},
+		{"internal error may have applied", respErr(500, "InternalError"), nil, checks.Unknown},
+		{"bad request", respErr(400, "InvalidHeaderValue"), nil, checks.Error},
+		{"attempt timeout", fmt.Errorf("wrapped: %w", context.DeadlineExceeded), nil, checks.Unknown},
+		{"interrupted", context.Canceled, nil, checks.Unknown},
+		{"connection reset after send", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, nil, checks.Unknown},
+		{"refused: never sent", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, nil, checks.Error},
+		{"eof", errors.New("unexpected EOF"), nil, checks.Unknown},
+	}
+	for _, c := range cases {
+		got, out := classify(nil, c.err, c.conflicts)
+		if got != c.want {
+			t.Errorf("%s: outcome %v, want %v", c.name, got, c.want)
+		}
+		var re *azcore.ResponseError
+		if errors.As(c.err, &re) && (out.Status != re.StatusCode || out.ErrorCode != re.ErrorCode || out.RequestID != "req-1") {
+			t.Errorf("%s: output %+v lost the status, code or request id", c.name, out)
+		}
+	}
+}
+
+func TestClassifyReadsResponseHeaders(t *testing.T) {
+	h := http.Header{}
+	h.Set("ETag", `"0x8D1"`)
+	h.Set("x-ms-request-id", "abc")
+	o, out := classify(&http.Response{StatusCode: 201, Header: h}, nil, nil)
+	if o != checks.OK || out.Status != 201 || out.ETag != `"0x8D1"` || out.RequestID != "abc" {
+		t.Errorf("got %v %+v", o, out)
+	}
+}

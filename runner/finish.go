@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// finishRun closes the history, checks it and writes the summary. It runs on
+// every path out of Run, so a failed or interrupted run keeps what it has.
+func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Recorder, m *reports.Metrics,
+	runs []*running, runErr error, logf func(string, ...any)) (*reports.Summary, error) {
+	sum.Elapsed = time.Since(sum.Started)
+	if err := rec.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("history: %w", err)
+	}
+	if err := m.Close(); err != nil && runErr == nil {
+		runErr = fmt.Errorf("hlog: %w", err)
+	}
+	ws, harness := m.Summary(sum.Elapsed)
+	byName := map[string]*running{}
+	for _, r := range runs {
+		byName[r.env.Name] = r
+	}
+	for i := range ws {
+		if r := byName[ws[i].Name]; r != nil {
+			fillWorkload(&ws[i], r)
+		}
+	}
+	for _, r := range runs { // workloads that recorded nothing still appear
+		if !hasWorkload(ws, r.env.Name) {
+			w := reports.WorkloadSummary{Name: r.env.Name}
+			fillWorkload(&w, r)
+			ws = append(ws, w)
+		}
+	}
+	sum.Workloads, sum.Harness = ws, harness
+	if len(m.HlogFiles()) > 0 {
+		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
+	}
+	if runErr == nil || len(runs) > 0 && rec.Count() > 0 {
+		logf("checking %d operations", rec.Count())
+		results, err := CheckHistory(filepath.Join(o.ResultsDir, HistoryFile), sc)
+		if err != nil && runErr == nil {
+			runErr = err
+		}
+		sum.Checks = results
+	}
+	if runErr != nil {
+		sum.Error = Redact(runErr.Error())
+	}
+	if err := reports.WriteSummaryJSON(filepath.Join(o.ResultsDir, SummaryFile), sum); err != nil && runErr == nil {
+		runErr = err
+	}
+	return sum, runErr
+}
+
+func fillWorkload(w *reports.WorkloadSummary, r *running) {
+	w.Name, w.Kind, w.Executor, w.Actors = r.env.Name, r.env.Kind, r.plan.w.Executor, r.plan.w.Actors
+	w.Late, w.Dropped = r.stats.Late.Load(), r.stats.Dropped.Load()
+}
+
+func hasWorkload(ws []reports.WorkloadSummary, name string) bool {
+	for _, w := range ws {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckHistory runs the scenario's checks over a history file, each on every
+// workload whose kind it applies to, streaming the file once.
+func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) {
+	type bound struct {
+		workload string
+		c        checks.Checker
+	}
+	var all []bound
+	by := map[string][]checks.Checker{}
+	for _, name := range sc.Checks {
+		for _, w := range sc.Workloads {
+			if !applies(name, w.Kind) {
+				continue
+			}
+			c, err := checks.New(name)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, bound{w.Name, c})
+			by[w.Name] = append(by[w.Name], c)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("checks: %w", err)
+	}
+	defer f.Close()
+	err = checks.ReadHistory(f, func(op *checks.Op) error {
+		for _, c := range by[op.Workload] {
+			c.Observe(op)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("checks: %w", err)
+	}
+	out := make([]checks.Result, len(all))
+	for i, b := range all {
+		out[i] = b.c.Finish()
+		out[i].Workload = b.workload
+	}
+	return out, nil
+}
+
+func applies(check, kind string) bool {
+	for _, c := range scenarios.Kinds[kind].Checks {
+		if c == check {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// Recorder streams every attempt to the history file, in Seq order, and to
+// the live metrics. The history is never held in memory: a run of any length
+// costs the buffer and the metrics' histograms.
+type Recorder struct {
+	start   time.Time // monotonic base of every recorded time
+	metrics *reports.Metrics
+
+	mu   sync.Mutex
+	seq  uint64
+	f    *os.File
+	w    *bufio.Writer
+	enc  *json.Encoder
+	err  error
+	done chan struct{}
+	wg   sync.WaitGroup
+}
+
+// NewRecorder creates the history file at path; recorded times count from
+// start.
+func NewRecorder(path string, start time.Time, m *reports.Metrics) (*Recorder, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 256*1024)
+	r := &Recorder{start: start, metrics: m, f: f, w: w, enc: json.NewEncoder(w), done: make(chan struct{})}
+	r.wg.Add(1)
+	go r.flushEvery(time.Second)
+	return r, nil
+}
+
+// Now is the time since the recorder started, from the monotonic clock.
+func (r *Recorder) Now() int64 { return int64(time.Since(r.start)) }
+
+// Start is the wall-clock time the run's clock counts from.
+func (r *Recorder) Start() time.Time { return r.start }
+
+// Record assigns the op its sequence number and writes it out.
+func (r *Recorder) Record(op *checks.Op) {
+	r.mu.Lock()
+	r.seq++
+	op.Seq = r.seq
+	if r.err == nil {
+		r.err = r.enc.Encode(op)
+	}
+	r.mu.Unlock()
+	if r.metrics != nil {
+		r.metrics.Record(op)
+	}
+}
+
+// Count is how many ops were recorded so far.
+func (r *Recorder) Count() uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.seq
+}
+
+// flushEvery pushes buffered records to the file, so an interrupted run
+// loses at most the last second.
+func (r *Recorder) flushEvery(d time.Duration) {
+	defer r.wg.Done()
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+			r.mu.Lock()
+			if r.err == nil {
+				r.err = r.w.Flush()
+			}
+			r.mu.Unlock()
+		}
+	}
+}
+
+// Close flushes, syncs and closes the history file. Safe to call twice.
+func (r *Recorder) Close() error {
+	r.mu.Lock()
+	if r.f == nil {
+		r.mu.Unlock()
+		return r.err
+	}
+	close(r.done)
+	r.mu.Unlock()
+	r.wg.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err == nil {
+		r.err = r.w.Flush()
+	}
+	if err := r.f.Sync(); err != nil && r.err == nil {
+		r.err = err
+	}
+	if err := r.f.Close(); err != nil && r.err == nil {
+		r.err = err
+	}
+	r.f = nil
+	return r.err
+}

@@ -1,0 +1,293 @@
+package runner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// Options are how the command line runs a scenario.
+type Options struct {
+	// ResultsDir receives every file of the run; it is created and must not
+	// hold an earlier run's results.
+	ResultsDir string
+	Target     TargetOptions
+	// Log receives one line per phase ("starting Azurite", "final reads").
+	Log io.Writer
+	// Progress, if set, is called about every ProgressEvery with live figures.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+	// Abort cancels what remains after an interrupt: the final reads and the
+	// cleanup. The run's ctx is the first interrupt (stop the load).
+	Abort context.Context
+}
+
+// Progress is a live snapshot for progress bars.
+type Progress struct {
+	Elapsed   time.Duration
+	Workloads []WorkloadProgress
+}
+
+// WorkloadProgress is one workload's live figures and its bounds.
+type WorkloadProgress struct {
+	reports.WorkloadProgress
+	// Limit is the load phase's length (0: iterations only).
+	Limit time.Duration
+	// Bound is the iteration bound (0: none); Iterations the started ones.
+	Bound, Iterations int64
+	Done              bool
+}
+
+// File names inside a results directory.
+const (
+	HistoryFile  = "history.jsonl"
+	SummaryFile  = "summary.json"
+	ScenarioFile = "scenario.yaml"
+	AzuriteLog   = "azurite.log"
+	HlogDir      = "hlog"
+)
+
+type running struct {
+	plan  loadPlan
+	env   *Env
+	wl    Workload
+	stats ExecStats
+	done  bool
+}
+
+// Run runs a scenario end to end: open the target, set up, load, final
+// reads, checks, cleanup. Whatever happens, the results directory receives
+// the history recorded so far and a summary (written atomically); the error
+// is a harness or target error, never a check verdict.
+func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summary, error) {
+	if o.Abort == nil {
+		o.Abort = context.Background()
+	}
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", a...)
+		}
+	}
+	sum := &reports.Summary{Scenario: sc.Name, File: sc.File, Seed: sc.Seed, Started: time.Now(), Files: map[string]string{}}
+	if err := prepareResults(o.ResultsDir, sc); err != nil {
+		return sum, err
+	}
+	sum.Files["scenario"] = ScenarioFile
+
+	names := make([]string, len(sc.Workloads))
+	for i, w := range sc.Workloads {
+		names[i] = w.Name
+	}
+	start := time.Now()
+	metrics := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(o.ResultsDir, HlogDir), Start: start, Workloads: names})
+	rec, err := NewRecorder(filepath.Join(o.ResultsDir, HistoryFile), start, metrics)
+	if err != nil {
+		return sum, err
+	}
+	sum.Started = rec.Start()
+	sum.Files["history"] = HistoryFile
+
+	var runs []*running
+	finish := func(runErr error) (*reports.Summary, error) {
+		return finishRun(sc, o, sum, rec, metrics, runs, runErr, logf)
+	}
+
+	totalActors := 0
+	for _, w := range sc.Workloads {
+		totalActors += w.Actors
+	}
+	to := o.Target
+	to.WorkDir = o.ResultsDir
+	to.MaxConns = totalActors + 16
+	if to.Progress == nil {
+		to.Progress = o.Log
+	}
+	if sc.Target.Kind == scenarios.TargetAzurite && to.ConnectionString == "" {
+		logf("starting Azurite %s", sc.Target.AzuriteVersion)
+	}
+	target, err := OpenTarget(ctx, sc.Target, to)
+	if err != nil {
+		return finish(fmt.Errorf("target: %w", err))
+	}
+	sum.Target = target.Desc
+	defer target.Close()
+	if target.AzuriteLog != "" {
+		if rel, err := filepath.Rel(o.ResultsDir, target.AzuriteLog); err == nil {
+			sum.Files["azurite log"] = rel
+		}
+	}
+
+	runID := newRunID()
+	for _, w := range sc.Workloads {
+		f, ok := workloads[w.Kind]
+		if !ok {
+			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, WorkloadKinds()))
+		}
+		wl, err := f(w, target)
+		if err != nil {
+			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
+		}
+		runs = append(runs, &running{plan: planFor(w, sc), env: newEnv(w, sc, rec, target, runID), wl: wl})
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(o.Abort, time.Minute)
+		defer cancel()
+		if err := cleanup(cctx, target, "sc"+runID+"-"); err != nil {
+			logf("cleanup: %v", err)
+		}
+	}()
+
+	logf("setting up %d workload(s)", len(runs))
+	for _, r := range runs {
+		if err := r.wl.Setup(ctx, r.env); err != nil {
+			return finish(fmt.Errorf("setup of workload %s: %w", r.env.Name, err))
+		}
+	}
+
+	logf("load: %s", describeLoad(runs))
+	load(ctx, runs, rec, metrics, o)
+	if ctx.Err() != nil {
+		sum.Interrupted = true
+		logf("interrupted: stopping the load, then final reads and checks (interrupt again to skip them)")
+	}
+
+	logf("final reads")
+	fctx, cancel := context.WithTimeout(o.Abort, 2*time.Minute)
+	for _, r := range runs {
+		if err := r.wl.Final(fctx, r.env); err != nil {
+			logf("final reads of %s: %v", r.env.Name, err)
+		}
+	}
+	cancel()
+	return finish(nil)
+}
+
+// load runs every workload's executor side by side and reports progress.
+func load(ctx context.Context, runs []*running, rec *Recorder, m *reports.Metrics, o Options) {
+	start := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for _, r := range runs {
+		wg.Add(1)
+		go func(r *running) {
+			defer wg.Done()
+			if r.plan.limit > 0 {
+				t := time.AfterFunc(r.plan.limit, func() { r.env.stop.Store(true) })
+				defer t.Stop()
+			}
+			if r.plan.w.Executor == scenarios.ExecutorOpen {
+				runOpen(ctx, r.env, r.wl, r.plan, &r.stats)
+			} else {
+				runClosed(ctx, r.env, r.wl, r.plan, &r.stats)
+			}
+			r.env.stop.Store(true)
+			mu.Lock()
+			r.done = true
+			mu.Unlock()
+		}(r)
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	every := o.ProgressEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	report := func() {
+		if o.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		o.Progress(snapshot(time.Since(start), runs, m))
+	}
+	for {
+		select {
+		case <-finished:
+			report()
+			return
+		case <-tick.C:
+			report()
+		}
+	}
+}
+
+func snapshot(elapsed time.Duration, runs []*running, m *reports.Metrics) Progress {
+	live := map[string]reports.WorkloadProgress{}
+	for _, p := range m.Progress() {
+		live[p.Workload] = p
+	}
+	p := Progress{Elapsed: elapsed}
+	for _, r := range runs {
+		wp := live[r.env.Name]
+		wp.Workload = r.env.Name
+		p.Workloads = append(p.Workloads, WorkloadProgress{
+			WorkloadProgress: wp, Limit: r.plan.limit, Bound: r.plan.w.Iterations,
+			Iterations: r.stats.Iterations.Load(), Done: r.done,
+		})
+	}
+	return p
+}
+
+func describeLoad(runs []*running) string {
+	s := ""
+	for i, r := range runs {
+		if i > 0 {
+			s += "; "
+		}
+		w := r.plan.w
+		if w.Executor == scenarios.ExecutorOpen {
+			s += fmt.Sprintf("%s (%s, open loop from %.0f/s, up to %d actors", w.Name, w.Kind, w.Rate, w.Actors)
+		} else {
+			s += fmt.Sprintf("%s (%s, %d actors", w.Name, w.Kind, w.Actors)
+		}
+		if r.plan.limit > 0 {
+			s += fmt.Sprintf(", %s", r.plan.limit)
+		}
+		if w.Iterations > 0 {
+			s += fmt.Sprintf(", at most %d iterations", w.Iterations)
+		}
+		s += ")"
+	}
+	return s
+}
+
+// prepareResults creates the results directory and keeps a copy of the
+// scenario beside the results, so a run can be re-read and re-checked.
+func prepareResults(dir string, sc *scenarios.Scenario) error {
+	if dir == "" {
+		return errors.New("no results directory")
+	}
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
+		return fmt.Errorf("results directory %s is not empty: choose another with --out", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results directory: %w", err)
+	}
+	if sc.File != "" {
+		if data, err := os.ReadFile(sc.File); err == nil {
+			return reports.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
+				_, err := w.Write(data)
+				return err
+			})
+		}
+	}
+	return nil
+}
+
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

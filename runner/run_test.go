@@ -1,0 +1,244 @@
+package runner
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// azuriteKey is the public Azurite development key: even a public key must
+// never appear in results, because the same code handles real keys.
+const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFMrbikTQ="
+
+const raceScenario = `
+name: race
+seed: 7
+duration: 3s
+timeout: 5s
+workloads:
+  - name: counter
+    kind: blob.etag-counter
+    actors: 8
+    keys: 2
+  - name: create
+    kind: blob.create-once
+    actors: 4
+  - name: mutex
+    kind: blob.lease-mutex
+    actors: 4
+    params: {lease_duration: 15s}
+  - name: paced
+    kind: blob.etag-counter
+    executor: open
+    rate: 50
+    actors: 8
+    stages: [{duration: 1s, target: 100}, {duration: 1s, target: 100}]
+`
+
+func parse(t *testing.T, src string) *scenarios.Scenario {
+	t.Helper()
+	sc, err := scenarios.Parse("test.yaml", []byte(src))
+	if err != nil {
+		t.Fatalf("scenario: %v", err)
+	}
+	return sc
+}
+
+func TestRunAgainstManagedAzurite(t *testing.T) {
+	sc := parse(t, raceScenario)
+	dir := filepath.Join(t.TempDir(), "results")
+	var progressCalls int
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Progress: func(Progress) { progressCalls++ }, ProgressEvery: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if sum.Interrupted || sum.Error != "" {
+		t.Fatalf("summary says interrupted=%v error=%q", sum.Interrupted, sum.Error)
+	}
+	if progressCalls == 0 {
+		t.Error("no progress reported")
+	}
+	wantChecks := map[string]bool{"no-lost-updates/counter": true, "single-winner/create": true, "no-lost-updates/mutex": true, "no-lost-updates/paced": true}
+	for _, r := range sum.Checks {
+		delete(wantChecks, r.Check+"/"+r.Workload)
+		if r.Verdict != checks.Pass {
+			t.Errorf("check %s on %s: %s: %s %+v", r.Check, r.Workload, r.Verdict, r.Summary, r.Violations)
+		}
+	}
+	if len(wantChecks) > 0 {
+		t.Errorf("checks not run: %v", wantChecks)
+	}
+	perOp := map[string]reports.OpSummary{}
+	for _, w := range sum.Workloads {
+		for _, o := range w.Ops {
+			perOp[w.Name+"/"+o.Op] = o
+		}
+	}
+	for _, k := range []string{"counter/blob.get", "counter/blob.put", "create/blob.create", "mutex/blob.lease.acquire", "mutex/blob.put", "paced/blob.put"} {
+		if perOp[k].Count == 0 {
+			t.Errorf("no %s operations recorded (have %v)", k, keys(perOp))
+		}
+	}
+	if perOp["counter/blob.put"].Outcomes["conflict"] == 0 {
+		t.Error("8 actors on 2 blobs never lost an If-Match race: the race is not a race")
+	}
+	if perOp["create/blob.create"].Outcomes["conflict"] == 0 {
+		t.Error("create-once saw no 409: actors did not contend")
+	}
+	// The open-loop workload ran about 50→100/s for 1s then 100/s for 1s: ~175 iterations.
+	for _, w := range sum.Workloads {
+		if w.Name == "paced" {
+			if n := perOp["paced/blob.get"].Count; n < 120 || n > 230 {
+				t.Errorf("open loop made %d reads, want about 175", n)
+			}
+		}
+	}
+	for _, f := range []string{HistoryFile, SummaryFile, ScenarioFile, AzuriteLog} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("results: %v", err)
+		}
+	}
+	hl, _ := filepath.Glob(filepath.Join(dir, HlogDir, "*.hlog"))
+	if len(hl) < 5 {
+		t.Errorf("want an hlog per operation, got %v", hl)
+	}
+	assertNoSecrets(t, dir)
+	back, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
+	if err != nil || len(back.Checks) != len(sum.Checks) {
+		t.Fatalf("summary.json does not round-trip: %v", err)
+	}
+}
+
+// TestInjectedViolationInRealHistory takes a history Azurite produced and
+// plants one lost update in it: the same checks that passed must now fail.
+func TestInjectedViolationInRealHistory(t *testing.T) {
+	sc := parse(t, `
+name: inject
+duration: 2s
+workloads:
+  - {name: counter, kind: blob.etag-counter, actors: 4}
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := Run(context.Background(), sc, Options{ResultsDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, HistoryFile)
+	res, err := CheckHistory(path, sc)
+	if err != nil || len(res) != 1 || res[0].Verdict != checks.Pass {
+		t.Fatalf("clean history: %v %+v", err, res)
+	}
+	// Duplicate one acknowledged put: a second writer "succeeded" on the same base ETag.
+	var ops []checks.Op
+	f, _ := os.Open(path)
+	_ = checks.ReadHistory(f, func(op *checks.Op) error { ops = append(ops, *op); return nil })
+	f.Close()
+	var planted bool
+	out, _ := os.Create(path)
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	for _, op := range ops {
+		_ = enc.Encode(op)
+		if !planted && op.Kind == "blob.put" && op.Outcome == checks.OK && op.Actor >= 0 {
+			dup := op
+			dup.Seq += 1_000_000
+			dup.Actor = 99
+			dup.In.Value = strings.Replace(op.In.Value, " a", " z", 1)
+			_ = enc.Encode(dup)
+			planted = true
+		}
+	}
+	w.Flush()
+	out.Close()
+	res, err = CheckHistory(path, sc)
+	if err != nil || res[0].Verdict != checks.Fail {
+		t.Fatalf("planted lost update not found: %v %+v", err, res)
+	}
+}
+
+func TestRunInterruptedStillWritesResults(t *testing.T) {
+	sc := parse(t, `
+name: interrupted
+duration: 1m
+workloads:
+  - {name: counter, kind: blob.etag-counter, actors: 4}
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	ctx, cancel := context.WithCancel(context.Background())
+	var once bool
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, ProgressEvery: 200 * time.Millisecond, Progress: func(p Progress) {
+		if !once && p.Elapsed > time.Second {
+			once = true
+			cancel() // Ctrl-C
+		}
+	}})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if !sum.Interrupted || sum.Elapsed > 40*time.Second {
+		t.Fatalf("interrupted=%v after %v", sum.Interrupted, sum.Elapsed)
+	}
+	back, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
+	if err != nil || !back.Interrupted {
+		t.Fatalf("summary after interrupt: %v", err)
+	}
+	if len(sum.Checks) != 1 || sum.Checks[0].Verdict != checks.Pass {
+		t.Errorf("after an interrupt the final reads still run and the check decides: %+v", sum.Checks)
+	}
+}
+
+func TestRunReportsTargetFailure(t *testing.T) {
+	sc := parse(t, `
+name: unreachable
+duration: 1s
+target: {kind: connection-string}
+workloads:
+  - {name: counter, kind: blob.etag-counter}
+`)
+	// A closed loopback port: the setup fails fast and the error says so.
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey="+azuriteKey+";BlobEndpoint=http://127.0.0.1:9/devstoreaccount1;")
+	dir := filepath.Join(t.TempDir(), "results")
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "setup") {
+		t.Fatalf("want a setup error, got %v", err)
+	}
+	if strings.Contains(err.Error(), azuriteKey) || strings.Contains(sum.Error, azuriteKey) {
+		t.Fatal("the error leaks the account key")
+	}
+	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err != nil {
+		t.Errorf("a failed run must still write its summary: %v", err)
+	}
+	assertNoSecrets(t, dir)
+}
+
+func assertNoSecrets(t *testing.T, dir string) {
+	t.Helper()
+	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(p)
+		for _, s := range []string{azuriteKey, "AccountKey=", "sig="} {
+			if strings.Contains(string(b), s) {
+				t.Errorf("%s contains %q", p, s[:min(len(s), 12)])
+			}
+		}
+		return nil
+	})
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// Target is an opened storage endpoint: the SDK clients a run uses and what
+// must happen when the run is over.
+type Target struct {
+	// Desc describes the target for reports. It never holds a secret.
+	Desc string
+	Blob *service.Client
+	// AzuriteLog is the managed Azurite's log file ("" for other targets).
+	AzuriteLog string
+	http       *http.Client
+	azurite    *azurite.Instance
+}
+
+// TargetOptions are the command line's overrides of a scenario's target.
+type TargetOptions struct {
+	// ConnectionString, when set, wins over the scenario's target. Never
+	// printed.
+	ConnectionString string
+	// Credential overrides the Entra ID credential (tests use a token
+	// credential against Azurite's OAuth mode).
+	Credential azcore.TokenCredential
+	// HTTPClient overrides the HTTP client (tests trust a test certificate).
+	HTTPClient *http.Client
+	// WorkDir holds the managed Azurite's workspace and log.
+	WorkDir string
+	// Progress receives "installing azurite..." and similar lines.
+	Progress io.Writer
+	// MaxConns sizes the connection pool (the run's total actors).
+	MaxConns int
+}
+
+// OpenTarget connects to the scenario's target, starting a managed Azurite
+// when that is the target.
+func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Target, error) {
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = newHTTPClient(max(o.MaxConns, 16))
+	}
+	opts := &service.ClientOptions{ClientOptions: clientOptions(hc)}
+	t := &Target{http: hc}
+	var err error
+	kind := st.Kind
+	if o.ConnectionString != "" {
+		kind = scenarios.TargetConnectionString
+	}
+	switch kind {
+	case scenarios.TargetAzurite, "":
+		inst, serr := azurite.Start(ctx, azurite.Options{Version: st.AzuriteVersion, WorkDir: o.WorkDir, Progress: o.Progress})
+		if serr != nil {
+			return nil, serr
+		}
+		t.azurite, t.AzuriteLog = inst, inst.LogPath
+		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
+		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
+		if cerr != nil {
+			t.Close()
+			return nil, cerr
+		}
+		t.Blob, err = service.NewClientWithSharedKeyCredential(inst.BlobURL, cred, opts)
+	case scenarios.TargetConnectionString:
+		cs := o.ConnectionString
+		if cs == "" {
+			env := st.ConnectionStringEnv
+			if env == "" {
+				env = "AZURE_STORAGE_CONNECTION_STRING"
+			}
+			cs = os.Getenv(env)
+			if cs == "" {
+				return nil, fmt.Errorf("target connection-string: environment variable %s is empty (set it, or pass --connection-string)", env)
+			}
+		}
+		t.Blob, err = service.NewClientFromConnectionString(cs, opts)
+		if err == nil {
+			t.Desc = "connection string (" + hostOf(t.Blob.URL()) + ")"
+		}
+	case scenarios.TargetAccountKey:
+		key := os.Getenv(st.KeyEnv)
+		if key == "" {
+			return nil, fmt.Errorf("target account-key: environment variable %s is empty", st.KeyEnv)
+		}
+		cred, cerr := service.NewSharedKeyCredential(st.Account, key)
+		if cerr != nil {
+			return nil, fmt.Errorf("target account-key: %s", Redact(cerr.Error()))
+		}
+		t.Blob, err = service.NewClientWithSharedKeyCredential(st.BlobURL, cred, opts)
+		t.Desc = "account " + st.Account + " (shared key, " + hostOf(st.BlobURL) + ")"
+	case scenarios.TargetEntraID:
+		cred := o.Credential
+		if cred == nil {
+			cred, err = azidentity.NewDefaultAzureCredential(nil)
+			if err != nil {
+				return nil, fmt.Errorf("target entra-id: %w", err)
+			}
+		}
+		t.Blob, err = service.NewClient(st.BlobURL, cred, opts)
+		t.Desc = "account " + st.Account + " (Entra ID, " + hostOf(st.BlobURL) + ")"
+	default:
+		return nil, fmt.Errorf("unknown target kind %q", kind)
+	}
+	if err != nil {
+		t.Close()
+		return nil, fmt.Errorf("target: %s", Redact(err.Error()))
+	}
+	return t, nil
+}
+
+// Close stops a managed Azurite and releases connections. Safe to call twice.
+func (t *Target) Close() error {
+	if t.http != nil {
+		t.http.CloseIdleConnections()
+	}
+	if t.azurite != nil {
+		err := t.azurite.Stop()
+		t.azurite = nil
+		return err
+	}
+	return nil
+}
+
+func hostOf(u string) string {
+	s := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
+	if i := strings.IndexAny(s, "/?"); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

@@ -1,0 +1,92 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// Workload is what the actors of one scenario workload do.
+type Workload interface {
+	// Setup creates the workload's resources and initial values; the calls
+	// it makes are recorded as the setup actor's.
+	Setup(ctx context.Context, e *Env) error
+	// Iterate performs one logical operation (for a counter: read, add one,
+	// write back).
+	Iterate(ctx context.Context, a *Actor)
+	// Final reads every key once the load has stopped (the quiet read that
+	// lets checkers see the last versions).
+	Final(ctx context.Context, e *Env) error
+}
+
+// WorkloadFactory makes a workload for one scenario workload.
+type WorkloadFactory func(w scenarios.Workload, t *Target) (Workload, error)
+
+var workloads = map[string]WorkloadFactory{}
+
+func registerWorkload(kind string, f WorkloadFactory) { workloads[kind] = f }
+
+// WorkloadKinds lists the kinds the runner implements.
+func WorkloadKinds() []string {
+	out := make([]string, 0, len(workloads))
+	for k := range workloads {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Env is what a running workload shares among its actors: the recorder, the
+// policy, the resource names and the stop signal.
+type Env struct {
+	Name    string
+	Kind    string
+	Keys    int
+	Params  scenarios.Params
+	Timeout time.Duration
+	Retry   scenarios.Retry
+	Rec     *Recorder
+	Target  *Target
+	// Prefix is the run-unique name every resource of this workload starts
+	// with; cleanup deletes what carries it and nothing else.
+	Prefix string
+	seed   int64
+	retryOn [checks.Unknown + 1]bool
+	stop   atomic.Bool
+}
+
+func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *Target, runID string) *Env {
+	e := &Env{
+		Name: w.Name, Kind: w.Kind, Keys: w.Keys, Params: w.Params, Timeout: sc.Timeout,
+		Retry: sc.Retry, Rec: rec, Target: t, Prefix: "sc" + runID + "-" + w.Name, seed: sc.Seed,
+	}
+	for _, s := range sc.Retry.On {
+		if o, err := checks.ParseOutcome(s); err == nil {
+			e.retryOn[o] = true
+		}
+	}
+	return e
+}
+
+func (e *Env) retryable(o checks.Outcome) bool { return o != checks.OK && e.retryOn[o] }
+
+// stopping reports whether the load phase is over: no new operations, no
+// further retries.
+func (e *Env) stopping() bool { return e.stop.Load() }
+
+// Actor makes actor id with its reproducible random source.
+func (e *Env) Actor(id int) *Actor {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", e.Name, id)
+	return &Actor{ID: id, env: e, Rand: rand.New(rand.NewPCG(uint64(e.seed), h.Sum64()))}
+}
+
+// KeyName is the name of key i of this workload.
+func KeyName(i int) string { return fmt.Sprintf("k%d", i) }

@@ -1,0 +1,97 @@
+package scenarios
+
+import (
+	"strings"
+)
+
+// The fields each mapping of a scenario file accepts, in the order the
+// documentation presents them.
+var (
+	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks"}
+	targetFields   = []string{"kind", "connection_string_env", "account", "key_env", "blob_url", "queue_url", "table_url", "azurite_version"}
+	retryFields    = []string{"max_attempts", "base", "max", "on"}
+	workloadFields = []string{"name", "kind", "executor", "actors", "rate", "keys", "duration", "iterations", "stages", "params"}
+	stageFields    = []string{"duration", "target"}
+)
+
+// targetKinds are the target kinds, in the order messages list them.
+var targetKinds = []string{TargetAzurite, TargetConnectionString, TargetAccountKey, TargetEntraID}
+
+// targetFieldKinds says which target kinds each kind-specific target field
+// belongs to.
+var targetFieldKinds = map[string][]string{
+	"connection_string_env": {TargetConnectionString},
+	"account":               {TargetAccountKey, TargetEntraID},
+	"key_env":               {TargetAccountKey},
+	"blob_url":              {TargetAccountKey, TargetEntraID},
+	"queue_url":             {TargetAccountKey, TargetEntraID},
+	"table_url":             {TargetAccountKey, TargetEntraID},
+	"azurite_version":       {TargetAzurite},
+}
+
+// retryOutcomes are the outcomes retry.on may name.
+var retryOutcomes = []string{"throttled", "unknown", "error"}
+
+// executors are the executor kinds.
+var executors = []string{ExecutorClosed, ExecutorOpen}
+
+// keyLike are spellings of an account key without an underscore.
+var keyLike = []string{"accountkey", "storagekey", "accesskey", "sharedkey", "primarykey", "secondarykey"}
+
+// secretHint returns the message for a field that looks like it holds a
+// secret (connection_string, key, account_key, sas, ...), or "". Secrets
+// never go in scenario files, which get committed and shared; the message
+// never repeats the value.
+func secretHint(name string) string {
+	n := strings.ToLower(strings.ReplaceAll(name, "-", "_"))
+	if strings.HasSuffix(n, "_env") {
+		return ""
+	}
+	const never = "secrets never go in scenario files: "
+	switch {
+	case strings.Contains(n, "connection") || n == "conn_str" || n == "conn_string":
+		return never + "put the connection string in an environment variable and name the variable with target.connection_string_env (target kind connection-string)"
+	case n == "key" || strings.HasSuffix(n, "_key") || contains(keyLike, n):
+		return never + "put the account key in an environment variable and name the variable with target.key_env (target kind account-key)"
+	case strings.Contains(n, "sas") || strings.Contains(n, "token") || strings.Contains(n, "secret") ||
+		strings.Contains(n, "password") || strings.Contains(n, "credential"):
+		return never + "name an environment variable instead: target.connection_string_env (kind connection-string; the connection string may carry a SAS) or target.key_env (kind account-key), or use kind entra-id"
+	}
+	return ""
+}
+
+// didYouMean suggests the allowed name closest to a misspelt one (at most
+// two edits away), as ` (did you mean "actors"?)`, or "".
+func didYouMean(name string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		if dist := editDistance(name, a); dist < bestDist {
+			best, bestDist = a, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,59 @@
+package scenarios
+
+import (
+	"sort"
+	"strings"
+)
+
+// KindNames returns the names of the workload kinds in Kinds, sorted.
+func KindNames() []string {
+	names := make([]string, 0, len(Kinds))
+	for name := range Kinds {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// checkKinds maps every check named in Kinds to the kinds it applies to,
+// each list sorted.
+func checkKinds() map[string][]string {
+	m := map[string][]string{}
+	for _, kind := range KindNames() {
+		for _, c := range Kinds[kind].Checks {
+			if !contains(m[c], kind) {
+				m[c] = append(m[c], kind)
+			}
+		}
+	}
+	return m
+}
+
+// checkNames returns every check named in Kinds, sorted.
+func checkNames() []string {
+	var names []string
+	for c := range checkKinds() {
+		names = append(names, c)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// describeKinds lists the kinds with their summaries, for messages.
+func describeKinds() string {
+	var parts []string
+	for _, name := range KindNames() {
+		parts = append(parts, name+" ("+Kinds[name].Summary+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// describeChecks lists the checks with the kinds they apply to.
+func describeChecks() string {
+	ck := checkKinds()
+	var parts []string
+	for _, c := range checkNames() {
+		parts = append(parts, c+" (kinds "+strings.Join(ck[c], ", ")+")")
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,446 @@
+package scenarios
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// invalidCases holds, for every file in testdata/invalid, the one error it
+// must produce. Col 0: a YAML syntax error, whose column is unknown.
+var invalidCases = map[string]struct {
+	line, col int
+	field     string
+	msg       string
+}{
+	"account-missing.yaml":          {4, 3, "target.account", "required for target kind entra-id"},
+	"actors-list.yaml":              {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got a list"},
+	"actors-negative.yaml":          {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got -3"},
+	"actors-overflow.yaml":          {6, 13, "workloads[0].actors", "got 99999999999999999999"},
+	"actors-wrong-type.yaml":        {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
+	"check-duplicate.yaml":          {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
+	"check-no-workload.yaml":        {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
+	"check-unknown.yaml":            {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: no-lost-updates`},
+	"duplicate-key.yaml":            {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
+	"duplicate-workload-name.yaml":  {6, 11, "workloads[1].name", `duplicate workload name "counter" (first at line 4)`},
+	"duration-and-stages.yaml":      {5, 5, "workloads[0].duration", "set duration or stages, not both"},
+	"duration-bad-unit.yaml":        {2, 11, "duration", `must be a duration such as 30s, 2m or 500ms (units ns, us, ms, s, m, h), got "20 sec"`},
+	"duration-no-unit.yaml":         {2, 11, "duration", "durations need a unit, e.g. 30s, got 20"},
+	"empty.yaml":                    {1, 1, "", "empty scenario"},
+	"env-holds-secret.yaml":         {5, 26, "target.connection_string_env", "must name an environment variable"},
+	"executor-unknown.yaml":         {6, 15, "workloads[0].executor", `must be one of closed (`},
+	"iterations-zero.yaml":          {5, 17, "workloads[0].iterations", "must be a whole number ≥ 1"},
+	"kind-missing.yaml":             {4, 5, "workloads[0].kind", "required: one of blob.create-once (race to create"},
+	"kind-unknown.yaml":             {5, 11, "workloads[0].kind", `unknown kind "blob.etag-countr" (did you mean "blob.etag-counter"?); known kinds: blob.create-once (`},
+	"lease-10s.yaml":                {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 10s"},
+	"lease-90s.yaml":                {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 90s"},
+	"lease-bare-number.yaml":        {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
+	"name-missing.yaml":             {1, 1, "name", "required: the scenario's name"},
+	"no-bound.yaml":                 {3, 5, "workloads[0]", "no bound: set duration, stages or iterations here or a top-level duration"},
+	"not-a-mapping.yaml":            {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks), got a list"},
+	"open-without-rate.yaml":        {4, 5, "workloads[0].rate", "required for executor: open"},
+	"param-not-for-kind.yaml":       {7, 7, "workloads[0].params.hold", `kind blob.etag-counter has no param "hold"; it takes only payload_bytes`},
+	"payload-too-big.yaml":          {7, 22, "workloads[0].params.payload_bytes", "must be a whole number ≥ 0 and ≤ 4194304, got 5000000"},
+	"rate-nan.yaml":                 {7, 11, "workloads[0].rate", "must be a number > 0, got .nan"},
+	"rate-negative.yaml":            {7, 11, "workloads[0].rate", "must be a number > 0, got -5"},
+	"rate-on-closed.yaml":           {6, 5, "workloads[0].rate", "rate applies to executor: open (this workload's executor is closed, the default)"},
+	"retry-max-attempts.yaml":       {4, 17, "retry.max_attempts", "must be a whole number ≥ 1 and ≤ 20, got 21"},
+	"retry-max-below-base.yaml":     {5, 8, "retry.max", "must be a duration ≥ retry.base (2s), got 1s"},
+	"retry-on-unknown.yaml":         {4, 19, "retry.on[1]", `must be one of throttled, unknown, error, got "timeout"`},
+	"secret-account-key.yaml":       {6, 3, "target.account_key", "secrets never go in scenario files: put the account key in an environment variable and name the variable with target.key_env"},
+	"secret-connection-string.yaml": {5, 3, "target.connection_string", "secrets never go in scenario files: put the connection string in an environment variable and name the variable with target.connection_string_env"},
+	"seed-fraction.yaml":            {2, 7, "seed", "must be a whole number from -9223372036854775808 to 9223372036854775807, got 1.5"},
+	"stage-missing-duration.yaml":   {6, 9, "workloads[0].stages[0].duration", "required: how long the stage ramps"},
+	"stage-target-fraction.yaml":    {7, 17, "workloads[0].stages[0].target", "must be a whole number of actors ≥ 0 and ≤ 10000 (executor closed ramps actors), got 2.5"},
+	"target-field-wrong-kind.yaml":  {4, 3, "target.connection_string_env", "applies to target kind: connection-string (this target's kind is azurite, the default)"},
+	"target-kind-unknown.yaml":      {4, 9, "target.kind", `must be one of azurite, connection-string, account-key, entra-id, got "sas"`},
+	"unknown-top-field.yaml":        {3, 1, "timout", `unknown field "timout" (did you mean "timeout"?); allowed fields: name, description, seed, target, duration, timeout, retry, workloads, checks`},
+	"unknown-workload-field.yaml":   {6, 5, "workloads[0].actrs", `unknown field "actrs" (did you mean "actors"?); allowed fields: name, kind, executor, actors, rate, keys, duration, iterations, stages, params`},
+	"url-with-sas.yaml":             {6, 13, "target.blob_url", "with no user, query or fragment: secrets (such as a SAS token) never go in scenario files"},
+	"workload-field-at-top.yaml":    {3, 1, "actors", "it is a workload field; put it in an item of workloads"},
+	"workload-name-invalid.yaml":    {4, 11, "workloads[0].name", `must be 1 to 40 lowercase letters, digits and -, starting with a letter or digit (it becomes part of Azure resource names), got "Counter_1"`},
+	"workloads-not-list.yaml":       {4, 3, "workloads", "must be a list of workloads (mappings with name, kind, ...), got a mapping"},
+	"yaml-syntax.yaml":              {6, 0, "", "YAML syntax: did not find expected '-' indicator"},
+	"yaml-tab.yaml":                 {5, 0, "", "YAML syntax: found a tab character that violates indentation (this line holds a tab"},
+	"yaml-two-documents.yaml":       {6, 1, "", "a second YAML document starts here"},
+}
+
+// secretMarker is in every secret written into testdata; no message may
+// repeat it.
+const secretMarker = "c2VjcmV0"
+
+func TestInvalidFiles(t *testing.T) {
+	files, err := filepath.Glob("testdata/invalid/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, path := range files {
+		name := filepath.Base(path)
+		seen[name] = true
+		t.Run(name, func(t *testing.T) {
+			want, ok := invalidCases[name]
+			if !ok {
+				t.Fatalf("no expectation for %s in invalidCases", path)
+			}
+			sc, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load succeeded: %+v", sc)
+			}
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("error %T is not an ErrorList: %v", err, err)
+			}
+			if len(list) != 1 {
+				t.Fatalf("want exactly 1 error, got %d:\n%v", len(list), err)
+			}
+			e := list[0]
+			if e.File != path || e.Line != want.line || e.Col != want.col || e.Field != want.field {
+				t.Errorf("got %s:%d:%d field %q, want %s:%d:%d field %q\n%v",
+					e.File, e.Line, e.Col, e.Field, path, want.line, want.col, want.field, e)
+			}
+			if !strings.Contains(e.Msg, want.msg) {
+				t.Errorf("message %q\ndoes not contain %q", e.Msg, want.msg)
+			}
+			if strings.Contains(err.Error(), secretMarker) {
+				t.Errorf("the message repeats a secret: %v", err)
+			}
+		})
+	}
+	for name := range invalidCases {
+		if !seen[name] {
+			t.Errorf("invalidCases has %s but testdata/invalid has no such file", name)
+		}
+	}
+}
+
+func TestCollectsAllErrorsInFileOrder(t *testing.T) {
+	src := `name: many
+seed: x
+workloads:
+  - name: a
+    kind: nope
+    actors: 0
+  - kind: blob.etag-counter
+    rate: 10
+checks: [bogus]
+retry:
+  max_attempts: 0
+`
+	_, err := Parse("many.yaml", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want an ErrorList, got %v", err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Field)
+	}
+	want := []string{
+		"seed",                // 2
+		"workloads[0]",        // 4: no bound
+		"workloads[0].kind",   // 5
+		"workloads[0].actors", // 6
+		"workloads[1].name",   // 7: required
+		"workloads[1]",        // 7: no bound
+		"workloads[1].rate",   // 8
+		"checks[0]",           // 9
+		"retry.max_attempts",  // 11
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("fields\n got %q\nwant %q\n%v", got, want, err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != len(want) || !strings.HasPrefix(lines[0], "many.yaml:2:7: seed: must be a whole number") {
+		t.Errorf("Error() = %q", err.Error())
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	src := `name: minimal
+duration: 30s
+workloads:
+  - name: counter
+    kind: blob.etag-counter
+`
+	got, err := Parse("min.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Scenario{
+		File:     "min.yaml",
+		Name:     "minimal",
+		Seed:     1,
+		Target:   Target{Kind: TargetAzurite, AzuriteVersion: DefaultAzuriteVersion},
+		Duration: 30 * time.Second,
+		Timeout:  10 * time.Second,
+		Retry:    Retry{MaxAttempts: 4, Base: 200 * time.Millisecond, Max: 5 * time.Second, On: []string{"throttled", "unknown"}},
+		Workloads: []Workload{{
+			Name: "counter", Kind: "blob.etag-counter", Executor: ExecutorClosed,
+			Actors: 1, Keys: 1, Line: 4,
+		}},
+		Checks: []string{"no-lost-updates"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestDefaultsPerKindAndExecutor(t *testing.T) {
+	src := `name: kinds
+seed: 0
+target:
+  kind: account-key
+  account: myaccount
+  queue_url: http://127.0.0.1:10001/myaccount
+retry:
+  base: 8s
+workloads:
+  - name: open
+    kind: blob.create-once
+    executor: open
+    rate: 12.5
+    iterations: 100
+  - name: mutex
+    kind: blob.lease-mutex
+    iterations: 10
+    params: {hold: 1s}
+  - name: forever
+    kind: blob.lease-mutex
+    iterations: 10
+    params: {lease_duration: infinite, payload_bytes: 4194304}
+`
+	s, err := Parse("kinds.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTarget := Target{
+		Kind: TargetAccountKey, Account: "myaccount", KeyEnv: "AZURE_STORAGE_KEY",
+		BlobURL:  "https://myaccount.blob.core.windows.net",
+		QueueURL: "http://127.0.0.1:10001/myaccount",
+		TableURL: "https://myaccount.table.core.windows.net",
+	}
+	if s.Target != wantTarget {
+		t.Errorf("target %+v, want %+v", s.Target, wantTarget)
+	}
+	if s.Seed != 0 {
+		t.Errorf("explicit seed 0 became %d", s.Seed)
+	}
+	if s.Retry.Base != 8*time.Second || s.Retry.Max != 8*time.Second {
+		t.Errorf("retry base %v max %v: max must default to at least base", s.Retry.Base, s.Retry.Max)
+	}
+	if w := s.Workloads[0]; w.Actors != 64 || w.Rate != 12.5 || w.Iterations != 100 || w.Params != (Params{}) {
+		t.Errorf("open workload %+v", w)
+	}
+	if p := s.Workloads[1].Params; p != (Params{LeaseDuration: 15 * time.Second, Hold: time.Second}) {
+		t.Errorf("lease-mutex params %+v", p)
+	}
+	if p := s.Workloads[2].Params; p != (Params{LeaseDuration: Infinite, PayloadBytes: 4194304}) {
+		t.Errorf("infinite lease params %+v", p)
+	}
+	if want := []string{"no-lost-updates", "single-winner"}; !reflect.DeepEqual(s.Checks, want) {
+		t.Errorf("default checks %q, want %q", s.Checks, want)
+	}
+}
+
+func TestTargetDefaults(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		want   Target
+	}{
+		{"{kind: connection-string}", Target{Kind: TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}},
+		{"{kind: connection-string, connection_string_env: MY_CS}", Target{Kind: TargetConnectionString, ConnectionStringEnv: "MY_CS"}},
+		{"{kind: entra-id, account: acct123}", Target{Kind: TargetEntraID, Account: "acct123",
+			BlobURL: "https://acct123.blob.core.windows.net", QueueURL: "https://acct123.queue.core.windows.net", TableURL: "https://acct123.table.core.windows.net"}},
+		{"{azurite_version: 3.30.0}", Target{Kind: TargetAzurite, AzuriteVersion: "3.30.0"}},
+	} {
+		src := "name: t\nduration: 1s\ntarget: " + tc.target + "\nworkloads: [{name: a, kind: blob.etag-counter}]\n"
+		s, err := Parse("", []byte(src))
+		if err != nil {
+			t.Errorf("%s: %v", tc.target, err)
+			continue
+		}
+		if s.Target != tc.want {
+			t.Errorf("%s: got %+v, want %+v", tc.target, s.Target, tc.want)
+		}
+	}
+}
+
+func TestExplicitValuesKept(t *testing.T) {
+	src := `name: explicit
+timeout: 2s
+retry: {max_attempts: 1, base: 50ms, max: 1s, on: [error]}
+checks: []
+workloads:
+  - name: ramp
+    kind: blob.etag-counter
+    actors: 2
+    keys: 100000
+    stages:
+      - {duration: 5s, target: 10}
+      - {duration: 1m, target: 0}
+`
+	s, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Timeout != 2*time.Second || s.Duration != 0 {
+		t.Errorf("timeout %v duration %v", s.Timeout, s.Duration)
+	}
+	if want := (Retry{MaxAttempts: 1, Base: 50 * time.Millisecond, Max: time.Second, On: []string{"error"}}); !reflect.DeepEqual(s.Retry, want) {
+		t.Errorf("retry %+v", s.Retry)
+	}
+	if s.Checks == nil || len(s.Checks) != 0 {
+		t.Errorf("explicit empty checks became %q", s.Checks)
+	}
+	w := s.Workloads[0]
+	if want := []Stage{{5 * time.Second, 10}, {time.Minute, 0}}; !reflect.DeepEqual(w.Stages, want) || w.Actors != 2 || w.Keys != 100000 {
+		t.Errorf("workload %+v", w)
+	}
+}
+
+// TestExamples loads every scenario shipped in this directory.
+func TestExamples(t *testing.T) {
+	files, err := filepath.Glob("*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 3 {
+		t.Fatalf("found only %q", files)
+	}
+	for _, f := range files {
+		if _, err := Load(f); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+}
+
+func TestQuickstart(t *testing.T) {
+	s, err := Load("quickstart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "quickstart" || s.Duration != 20*time.Second || len(s.Workloads) != 2 {
+		t.Fatalf("%+v", s)
+	}
+	c, w := s.Workloads[0], s.Workloads[1]
+	if c.Name != "counter" || c.Kind != "blob.etag-counter" || c.Executor != ExecutorClosed || c.Actors != 32 || c.Keys != 1 || c.Duration != 20*time.Second {
+		t.Errorf("counter %+v", c)
+	}
+	if w.Name != "create" || w.Kind != "blob.create-once" || w.Actors != 8 || w.Duration != 20*time.Second {
+		t.Errorf("create %+v", w)
+	}
+	if want := []string{"no-lost-updates", "single-winner"}; !reflect.DeepEqual(s.Checks, want) {
+		t.Errorf("checks %q", s.Checks)
+	}
+}
+
+func TestOpenLoopAndLeaseExamples(t *testing.T) {
+	s, err := Load("open-loop.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := s.Workloads[0]
+	want := []Stage{{10 * time.Second, 400}, {10 * time.Second, 400}}
+	if w.Executor != ExecutorOpen || w.Rate != 50 || w.Actors != 64 || w.Keys != 4 || !reflect.DeepEqual(w.Stages, want) {
+		t.Errorf("open-loop %+v", w)
+	}
+	s, err = Load("lease-mutex.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w = s.Workloads[0]
+	if w.Kind != "blob.lease-mutex" || w.Actors != 8 || w.Params.LeaseDuration != 15*time.Second || w.Params.Hold != 0 || w.Duration != 15*time.Second {
+		t.Errorf("lease-mutex %+v", w)
+	}
+}
+
+func TestMergeKeysAndAliases(t *testing.T) {
+	src := `name: merged
+duration: 5s
+workloads:
+  - &base {name: one, kind: blob.etag-counter, actors: 3}
+  - <<: *base
+    name: two
+`
+	s, err := Parse("m.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Workloads[1]; w.Name != "two" || w.Kind != "blob.etag-counter" || w.Actors != 3 {
+		t.Errorf("merged workload %+v", w)
+	}
+}
+
+func TestNumberForms(t *testing.T) {
+	src := "name: n\nduration: 1s\nworkloads: [{name: a, kind: blob.etag-counter, actors: 1e3, keys: 0x10, iterations: 1_000}]\n"
+	s, err := Parse("", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := s.Workloads[0]; w.Actors != 1000 || w.Keys != 16 || w.Iterations != 1000 {
+		t.Errorf("%+v", w)
+	}
+}
+
+func TestErrorFormat(t *testing.T) {
+	for _, tc := range []struct {
+		e    Error
+		want string
+	}{
+		{Error{"f.yaml", 12, 14, "workloads[0].actors", "bad"}, "f.yaml:12:14: workloads[0].actors: bad"},
+		{Error{"f.yaml", 3, 0, "", "YAML syntax: x"}, "f.yaml:3: YAML syntax: x"},
+		{Error{"", 1, 1, "name", "bad"}, "1:1: name: bad"},
+		{Error{"f.yaml", 0, 0, "", "bad"}, "f.yaml: bad"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+	l := ErrorList{{File: "a", Line: 1, Col: 2, Msg: "x"}, {File: "a", Line: 3, Col: 4, Msg: "y"}}
+	if got := l.Error(); got != "a:1:2: x\na:3:4: y" {
+		t.Errorf("ErrorList = %q", got)
+	}
+	var e *Error
+	if !errors.As(error(l), &e) || e != l[0] {
+		t.Errorf("errors.As does not find the first *Error")
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	_, err := Load("testdata/no-such-file.yaml")
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want a not-exist error", err)
+	}
+}
+
+func TestKindNames(t *testing.T) {
+	names := KindNames()
+	if len(names) != len(Kinds) || !sort.StringsAreSorted(names) {
+		t.Errorf("KindNames() = %q", names)
+	}
+}
+
+// TestKindsParamsReadable keeps Kinds and the param decoders in step.
+func TestKindsParamsReadable(t *testing.T) {
+	for name, k := range Kinds {
+		for _, p := range k.Params {
+			if !contains(paramNames, p) {
+				t.Errorf("kind %s lists param %q, which the loader cannot read", name, p)
+			}
+		}
+	}
+}
+
+func TestSelfMergeIsAnError(t *testing.T) {
+	src := "name: x\nduration: 1s\nworkloads:\n  - &w\n    name: a\n    kind: blob.etag-counter\n    <<: *w\n"
+	_, err := Parse("t.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "cannot take the mapping it is part of") {
+		t.Errorf("got %v", err)
+	}
+}
