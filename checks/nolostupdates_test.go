@@ -2,6 +2,8 @@ package checks
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -396,4 +398,64 @@ func TestNoLostUpdatesExcerptSmall(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Random valid executions of both counter workloads against a correct
+// service (interleaved actors, 412s, lease conflicts, throttles, unknown
+// writes applied early, late or never, retries) always pass; the same
+// executions with the effect of one acknowledged put dropped always fail.
+func TestNoLostUpdatesProperty(t *testing.T) {
+	seeds := uint64(400)
+	if testing.Short() {
+		seeds = 50
+	}
+	var unknowns, injected int
+	for seed := range seeds {
+		cfg := randomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+		ops := simulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+		unknowns += cfg.unknownRecords
+		if r := Run(ops, NewNoLostUpdates())[0]; r.Verdict != Pass {
+			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		}
+
+		cfg.inject = true
+		s := &counterSim{}
+		ops = simulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
+		if !s.injected {
+			continue // fewer acknowledged puts than injectAfter
+		}
+		injected++
+		if r := Run(ops, NewNoLostUpdates())[0]; r.Verdict != Fail {
+			t.Fatalf("seed %d (%v): history with a lost update judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		}
+	}
+	if unknowns == 0 || injected < int(seeds)*9/10 {
+		t.Fatalf("generator too tame: %d unknown records, %d/%d histories injected", unknowns, injected, seeds)
+	}
+	t.Logf("%d histories, %d unknown records, %d with an injected lost update", seeds, unknowns, injected)
+}
+
+var benchHistory = sync.OnceValue(func() []Op {
+	cfg := counterConfig{actors: 32, keys: 4, iters: 1 << 30, pad: 64, probs: simProbs{
+		throttle: 0.02, err: 0.005, lost: 0.002, applied: 0.002, late: 0.002, t500: 0.001, retry: 0.5, badGet: 0.01}}
+	const n = 1_000_000
+	s := &counterSim{}
+	s.stopAt = n
+	return simulateCounterWith(rand.New(rand.NewPCG(7, 7)), &cfg, s)
+})
+
+// BenchmarkNoLostUpdates checks a generated 1M-operation etag-counter
+// history (32 actors on 4 keys, mostly 412s, some unknowns).
+func BenchmarkNoLostUpdates(b *testing.B) {
+	ops := benchHistory()
+	b.ReportAllocs()
+	var r Result
+	for b.Loop() {
+		r = Run(ops, NewNoLostUpdates())[0]
+	}
+	if r.Verdict != Pass {
+		b.Fatalf("benchmark history judged %s: %s", r.Verdict, r.Summary)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ops)), "ns/histop")
+	b.ReportMetric(float64(len(ops)), "histops")
 }

@@ -1,6 +1,9 @@
 package checks
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 const sw = SingleWinnerName
 
@@ -183,4 +186,34 @@ func TestSingleWinnerRegistered(t *testing.T) {
 	if c.Name() != SingleWinnerName {
 		t.Fatalf("name %q", c.Name())
 	}
+}
+
+// Random valid create-once executions pass; with one 409 turned into a
+// second 201 they fail.
+func TestSingleWinnerProperty(t *testing.T) {
+	seeds := uint64(400)
+	if testing.Short() {
+		seeds = 50
+	}
+	injected := 0
+	for seed := range seeds {
+		cfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ops, _ := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
+		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Pass {
+			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		}
+		cfg.inject = true
+		ops, ok := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
+		if !ok {
+			continue
+		}
+		injected++
+		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Fail {
+			t.Fatalf("seed %d (%v): history with two creators judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		}
+	}
+	if injected < int(seeds)/2 {
+		t.Fatalf("only %d/%d histories injected", injected, seeds)
+	}
+	t.Logf("%d histories, %d with a second creator", seeds, injected)
 }

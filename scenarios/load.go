@@ -123,9 +123,9 @@ var unknownAnchor = regexp.MustCompile(`^yaml: unknown anchor '(.*)' referenced$
 
 // syntaxError turns a yaml.v3 syntax error into an Error with its line.
 // yaml.v3 gives no column, so Col stays 0; and the line it gives is often
-// that of the enclosing construct (the list, the quoted string), so when it
-// can syntaxError finds the first line at which the file, cut there, fails
-// with the same message.
+// that of the enclosing construct (the list, the quoted string), so
+// syntaxError looks for the line at which the file, cut there, starts to
+// fail with the same message.
 func syntaxError(file string, data []byte, err error) *Error {
 	msg := err.Error()
 	line := 0
@@ -140,7 +140,9 @@ func syntaxError(file string, data []byte, err error) *Error {
 	if line == 0 || contains(parserProblems, msg) {
 		line++
 	}
-	if l := failingLine(data, msg); l > 0 {
+	// yaml.v3's line is where the enclosing construct starts, so the
+	// problem is never before it.
+	if l := failingLine(data, msg); l >= line {
 		line = l
 	}
 	msg = "YAML syntax: " + msg
@@ -150,35 +152,35 @@ func syntaxError(file string, data []byte, err error) *Error {
 	return &Error{File: file, Line: line, Msg: msg}
 }
 
-// maxRefineLines bounds the work failingLine does (a parse per line).
-const maxRefineLines = 2000
-
-// failingLine returns the smallest n such that the first n lines of data
-// fail to parse with the YAML problem msg (without its "line N:" part), or
-// 0 if none does or the file is too long to try.
+// failingLine returns a line n such that the first n lines of data fail
+// to parse with the YAML problem msg (without its "line N:" part) and the
+// first n-1 lines do not, found by bisection; 0 if the whole file does not
+// fail that way.
 func failingLine(data []byte, msg string) int {
 	lines := bytes.SplitAfter(data, []byte("\n"))
-	if len(lines) > maxRefineLines {
-		return 0
-	}
-	var prefix []byte
-	for i, l := range lines {
-		prefix = append(prefix, l...)
-		err := firstSyntaxError(prefix)
+	fails := func(n int) bool {
+		err := firstSyntaxError(bytes.Join(lines[:n], nil))
 		if err == nil {
-			continue
+			return false
 		}
 		got := err.Error()
 		if m := yamlLine.FindStringSubmatch(got); m != nil {
-			got = got[len(m[0]):]
-		} else {
-			got = strings.TrimPrefix(got, "yaml: ")
+			return got[len(m[0]):] == msg
 		}
-		if got == msg {
-			return i + 1
+		return strings.TrimPrefix(got, "yaml: ") == msg
+	}
+	lo, hi := 0, len(lines) // fails(lo) is false: no lines parse fine
+	if !fails(hi) {
+		return 0
+	}
+	for hi-lo > 1 {
+		if mid := (lo + hi) / 2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid
 		}
 	}
-	return 0
+	return hi
 }
 
 // lineOf returns the 1-based line of the first occurrence of s, or 1.

@@ -444,3 +444,28 @@ func TestSelfMergeIsAnError(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestSyntaxErrorLines(t *testing.T) {
+	for _, tc := range []struct {
+		src       string
+		line, col int
+		msg       string
+	}{
+		{"name: x\nduration: 2s\nworkloads: a: b\n", 3, 0, "mapping values are not allowed"},
+		{"name: x\nworkloads:\n  - name: a\n    kind: 'abc\n    actors: 2\n", 4, 0, "found unexpected end of stream"},
+		{"name: x\nduration: *nope\n", 2, 0, "alias *nope names no anchor"},
+		{"name: x\nchecks: [a, b\nduration: 2s\n", 2, 0, "did not find expected ',' or ']'"},
+		{"name: x\nworkloads:\n  - name: a\n    kind: b\n  oops\n", 5, 0, "YAML syntax"},
+		{"name: x\n\xff: 1\n", 2, 1, "not UTF-8"},
+	} {
+		_, err := Parse("s.yaml", []byte(tc.src))
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 {
+			t.Errorf("%q: want one error, got %v", tc.src, err)
+			continue
+		}
+		if e := list[0]; e.Line != tc.line || e.Col != tc.col || !strings.Contains(e.Msg, tc.msg) {
+			t.Errorf("%q: got %v, want line %d col %d containing %q", tc.src, e, tc.line, tc.col, tc.msg)
+		}
+	}
+}

@@ -46,7 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "", "override the scenario's target kind: azurite or connection-string")
 	connStr := fs.String("connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	progress := fs.String("progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none")
-	duration := fs.Duration("duration", 0, "override the scenario's duration (workloads without their own duration or stages)")
+	duration := fs.Duration("duration", 0, "override every workload's load duration (workloads with stages keep them)")
 	seed := fs.Int64("seed", 0, "override the scenario's seed")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -68,6 +68,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	}
 	if *duration > 0 {
 		sc.Duration = *duration
+		for i := range sc.Workloads {
+			sc.Workloads[i].Duration = *duration
+		}
 	}
 	to := runner.TargetOptions{ConnectionString: *connStr}
 	switch *target {

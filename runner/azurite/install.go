@@ -35,7 +35,7 @@ func install(ctx context.Context, o Options) (string, error) {
 		return "", fmt.Errorf("azurite: cache: %w", err)
 	}
 	unlock, err := lockFile(ctx, o.CacheDir+".lock", func() {
-		o.progressf("waiting for another process installing azurite into %s", o.CacheDir)
+		o.progressf("waiting for another process to finish installing into %s", o.CacheDir)
 	})
 	if err != nil {
 		return "", fmt.Errorf("azurite: lock %s.lock: %w", o.CacheDir, err)

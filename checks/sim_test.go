@@ -1,0 +1,543 @@
+package checks
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+)
+
+// A simulated service and workload, to generate valid histories (and
+// histories with one injected fault) for the property tests and benchmarks.
+//
+// Every request goes through three steps picked in a random interleaving of
+// all actors: it is sent (Call), it takes effect on the simulated blobs or
+// not (according to its fate), and its answer comes back (Return, and the
+// record, so Seq is record order as in the runner). A "late" request returns
+// unknown while still in flight and lands at a random later step, or never.
+
+type simFate uint8
+
+const (
+	fNormal   simFate = iota
+	fThrottle         // 503 ServerBusy, no effect
+	fError            // refused before sending, no effect
+	fLost             // timed out, never reached the service
+	fApplied          // timed out after the service applied it
+	fLate             // timed out, still in flight: lands later or never
+	f500              // 500 OperationTimedOut, applied or not
+)
+
+// simProbs are the chances of each fate of a write (the rest is normal).
+type simProbs struct {
+	throttle, err, lost, applied, late, t500 float64
+	retry                                    float64 // retry a throttled/unknown write (same value, new tag)
+	badGet                                   float64 // a read times out or is throttled
+}
+
+func randomProbs(r *rand.Rand) simProbs {
+	u := func(max float64) float64 { return r.Float64() * max }
+	return simProbs{throttle: u(0.1), err: u(0.05), lost: u(0.08), applied: u(0.08), late: u(0.08), t500: u(0.04),
+		retry: u(1), badGet: u(0.1)}
+}
+
+func (p simProbs) writeFate(r *rand.Rand) simFate {
+	x := r.Float64()
+	for _, f := range []struct {
+		p    float64
+		fate simFate
+	}{{p.throttle, fThrottle}, {p.err, fError}, {p.lost, fLost}, {p.applied, fApplied}, {p.late, fLate}, {p.t500, f500}} {
+		if x < f.p {
+			return f.fate
+		}
+		x -= f.p
+	}
+	return fNormal
+}
+
+func (p simProbs) readFate(r *rand.Rand) simFate {
+	if r.Float64() < p.badGet {
+		if r.IntN(2) == 0 {
+			return fThrottle
+		}
+		return fLost
+	}
+	return fNormal
+}
+
+// simReq is one request in flight. effect applies it to the simulated
+// service and fills the answer; acked says whether that answer will reach
+// the client.
+type simReq struct {
+	op      Op
+	fate    simFate
+	applied bool
+	effect  func(op *Op, acked bool)
+}
+
+type simActor interface {
+	next() *simReq // the next request, or nil when the actor is done
+	result(op *Op) // the recorded answer
+}
+
+type simEngine struct {
+	stopAt  int // if > 0, actors issue nothing new once this many ops are recorded
+	r       *rand.Rand
+	ops     []Op
+	clock   int64
+	orphans []*simReq
+}
+
+func (e *simEngine) record(op *Op) *Op {
+	op.Seq = uint64(len(e.ops) + 1)
+	op.Workload = "sim"
+	if op.Attempt == 0 {
+		op.Attempt = 1
+	}
+	if op.Call == 0 {
+		e.clock++
+		op.Call = e.clock
+		e.clock++
+	}
+	op.Intended = op.Call
+	op.Return = e.clock
+	e.ops = append(e.ops, *op)
+	return &e.ops[len(e.ops)-1]
+}
+
+// run drives the actors until all are done and no request is in flight.
+func (e *simEngine) run(actors []simActor) {
+	type slot struct {
+		a     simActor
+		cur   *simReq
+		phase int
+	}
+	live := make([]*slot, len(actors))
+	for i, a := range actors {
+		live[i] = &slot{a: a}
+	}
+	for len(live) > 0 || len(e.orphans) > 0 {
+		e.clock++
+		if i := e.r.IntN(len(live) + len(e.orphans)); i >= len(live) {
+			o := e.orphans[i-len(live)]
+			e.orphans = append(e.orphans[:i-len(live)], e.orphans[i-len(live)+1:]...)
+			if e.r.IntN(3) > 0 { // lands; otherwise it never does (or after the final read)
+				tmp := o.op
+				o.effect(&tmp, false)
+			}
+			continue
+		} else {
+			s := live[i]
+			switch {
+			case s.cur == nil:
+				if e.stopAt > 0 && len(e.ops) >= e.stopAt {
+					s.cur = nil
+				} else {
+					s.cur = s.a.next()
+				}
+				if s.cur == nil {
+					live = append(live[:i], live[i+1:]...)
+					continue
+				}
+				s.cur.op.Call, s.phase = e.clock, 0
+			case s.phase == 0:
+				e.decide(s.cur)
+				s.phase = 1
+			default:
+				op := e.record(&s.cur.op)
+				if s.cur.fate == fLate {
+					e.orphans = append(e.orphans, s.cur)
+				}
+				s.cur = nil
+				s.a.result(op)
+			}
+		}
+	}
+}
+
+// decide is the step where the request reaches the service or not.
+func (e *simEngine) decide(q *simReq) {
+	op := &q.op
+	timeout := Output{Err: "timeout"}
+	switch q.fate {
+	case fNormal:
+		q.effect(op, true)
+	case fThrottle:
+		op.Outcome, op.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+	case fError:
+		op.Outcome, op.Out = Error, Output{Err: "connection refused"}
+	case fLost:
+		op.Outcome, op.Out = Unknown, timeout
+	case fApplied:
+		tmp := *op
+		q.effect(&tmp, false)
+		op.Outcome, op.Out = Unknown, timeout
+	case fLate:
+		op.Outcome, op.Out = Unknown, timeout
+	case f500:
+		if e.r.IntN(2) == 0 {
+			tmp := *op
+			q.effect(&tmp, false)
+		}
+		op.Outcome, op.Out = Throttled, Output{Status: 500, ErrorCode: "OperationTimedOut"}
+	}
+}
+
+// --- counters: blob.etag-counter and blob.lease-mutex ---
+
+type simBlob struct {
+	key    string
+	exists bool
+	value  string
+	n      int64
+	etag   string
+	ver    int
+	lease  string
+	acked  bool // created by an acknowledged create (create-once)
+}
+
+func (b *simBlob) bump() {
+	b.ver++
+	b.etag = "0x" + b.key + "-" + strconv.Itoa(b.ver)
+}
+
+type counterConfig struct {
+	lease          bool
+	actors, keys   int
+	iters          int // increments each actor tries
+	pad            int
+	probs          simProbs
+	inject         bool // drop the effect of one acknowledged first-attempt put
+	injectAfter    int  // ... the first such put after this many acknowledged puts
+	injectedSeq    uint64
+	unknownRecords int
+}
+
+func (c counterConfig) String() string {
+	mode := "etag"
+	if c.lease {
+		mode = "lease"
+	}
+	return fmt.Sprintf("%s actors=%d keys=%d iters=%d inject=%v probs=%+v", mode, c.actors, c.keys, c.iters, c.inject, c.probs)
+}
+
+func randomCounterConfig(r *rand.Rand) counterConfig {
+	return counterConfig{
+		lease: r.IntN(2) == 0, actors: 1 + r.IntN(8), keys: 1 + r.IntN(3), iters: 5 + r.IntN(30),
+		pad: r.IntN(80), probs: randomProbs(r), injectAfter: r.IntN(6),
+	}
+}
+
+type counterSim struct {
+	stopAt   int
+	e        *simEngine
+	cfg      *counterConfig
+	blobs    []*simBlob
+	okPuts   int
+	injected bool
+}
+
+// simulateCounter generates one history of a counter workload against a
+// correct service (except for the injected fault, if asked).
+func simulateCounter(r *rand.Rand, cfg *counterConfig) []Op {
+	return simulateCounterWith(r, cfg, &counterSim{})
+}
+
+// simulateCounterWith runs the simulation on s, which the caller may inspect
+// afterwards (injected) or bound (stopAt: stop issuing after that many ops).
+func simulateCounterWith(r *rand.Rand, cfg *counterConfig, s *counterSim) []Op {
+	s.e, s.cfg = &simEngine{r: r, stopAt: s.stopAt}, cfg
+	for i := range cfg.keys {
+		b := &simBlob{key: "k" + strconv.Itoa(i), exists: true}
+		b.value = CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.pad)
+		b.bump()
+		s.blobs = append(s.blobs, b)
+		s.e.record(&Op{Actor: ActorSetup, Kind: kindBlobPut, Key: b.key, In: Input{Value: b.value}, Out: Output{Status: 201, ETag: b.etag}})
+	}
+	actors := make([]simActor, cfg.actors)
+	for i := range actors {
+		actors[i] = &counterActor{s: s, id: i, left: cfg.iters}
+	}
+	s.e.run(actors)
+	for _, b := range s.blobs {
+		s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: b.key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+	}
+	for i := range s.e.ops {
+		if s.e.ops[i].Outcome == Unknown {
+			cfg.unknownRecords++
+		}
+	}
+	return s.e.ops
+}
+
+func (s *counterSim) blob(key string) *simBlob {
+	for _, b := range s.blobs {
+		if b.key == key {
+			return b
+		}
+	}
+	panic("no blob " + key)
+}
+
+func (s *counterSim) getReq(actor int, key, lease string) *simReq {
+	b := s.blob(key)
+	return &simReq{
+		op:   Op{Actor: actor, Kind: kindBlobGet, Key: key, In: Input{LeaseID: lease}},
+		fate: s.cfg.probs.readFate(s.e.r),
+		effect: func(op *Op, _ bool) {
+			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.etag, Value: b.value}
+		},
+	}
+}
+
+func (s *counterSim) putReq(actor int, key string, in Input, attempt int) *simReq {
+	b := s.blob(key)
+	return &simReq{
+		op:   Op{Actor: actor, Kind: kindBlobPut, Key: key, In: in, Attempt: attempt},
+		fate: s.cfg.probs.writeFate(s.e.r),
+		effect: func(op *Op, acked bool) {
+			if in.IfMatch != "" && in.IfMatch != b.etag {
+				op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+				return
+			}
+			if in.LeaseID != b.lease {
+				op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}
+				return
+			}
+			if acked {
+				s.okPuts++
+				if s.cfg.inject && !s.injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
+					// The fault: acknowledge with a fresh ETag, store nothing.
+					s.injected = true
+					op.Outcome, op.Out = OK, Output{Status: 201, ETag: "0xlost-" + b.key}
+					return
+				}
+			}
+			v, _ := ParseCounterValue(in.Value)
+			b.value, b.n = in.Value, v.N
+			b.bump()
+			op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+		},
+	}
+}
+
+func (s *counterSim) leaseReq(actor int, kind, key, id string) *simReq {
+	b := s.blob(key)
+	fate := fNormal
+	if s.e.r.Float64() < s.cfg.probs.throttle {
+		fate = fThrottle
+	}
+	return &simReq{
+		op:   Op{Actor: actor, Kind: kind, Key: key, In: Input{LeaseID: id}},
+		fate: fate,
+		effect: func(op *Op, _ bool) {
+			switch {
+			case kind == "blob.lease.acquire" && b.lease == "":
+				b.lease = id
+				op.Outcome, op.Out = OK, Output{Status: 201, Value: id}
+			case kind == "blob.lease.release" && b.lease == id:
+				b.lease = ""
+				op.Outcome, op.Out = OK, Output{Status: 200}
+			default:
+				op.Outcome, op.Out = Conflict, Output{Status: 409, ErrorCode: "LeaseAlreadyPresent"}
+			}
+		},
+	}
+}
+
+// counterActor is one actor of either counter workload, as the runner's
+// workloads behave: read, write n+1 (retrying a throttled or unknown write
+// with the same counter and a new tag), and under a lease for lease-mutex.
+type counterActor struct {
+	s       *counterSim
+	id      int
+	left    int
+	state   int // 0 acquire, 1 get, 2 put, 3 release
+	key     string
+	leaseID string
+	base    Input // the write to retry
+	attempt int
+	writes  int
+	leases  int
+}
+
+func (a *counterActor) tag() string {
+	a.writes++
+	return "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)
+}
+
+func (a *counterActor) next() *simReq {
+	s := a.s
+	switch a.state {
+	case 0, 1:
+		if a.left == 0 {
+			return nil
+		}
+		if a.state == 1 && a.leaseID != "" {
+			return s.getReq(a.id, a.key, a.leaseID)
+		}
+		a.key = s.blobs[s.e.r.IntN(len(s.blobs))].key
+		if s.cfg.lease {
+			a.leases++
+			a.leaseID = "L" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.leases)
+			return s.leaseReq(a.id, "blob.lease.acquire", a.key, a.leaseID)
+		}
+		return s.getReq(a.id, a.key, "")
+	case 2:
+		in := a.base
+		v, _ := ParseCounterValue(in.Value)
+		in.Value = CounterValue{N: v.N, Tag: a.tag()}.Format(s.cfg.pad)
+		return s.putReq(a.id, a.key, in, a.attempt)
+	default:
+		return s.leaseReq(a.id, "blob.lease.release", a.key, a.leaseID)
+	}
+}
+
+func (a *counterActor) done() {
+	a.left--
+	a.state, a.leaseID = 0, ""
+	if !a.s.cfg.lease {
+		a.state = 1
+	}
+}
+
+func (a *counterActor) result(op *Op) {
+	switch op.Kind {
+	case "blob.lease.acquire":
+		if op.Outcome == OK {
+			a.state = 1
+		}
+	case "blob.lease.release":
+		if op.Outcome == OK {
+			a.done()
+		}
+	case kindBlobGet:
+		if op.Outcome != OK {
+			if a.s.cfg.lease {
+				a.state = 3 // the runner releases when the read fails
+			}
+			return
+		}
+		v, _ := ParseCounterValue(op.Out.Value)
+		a.base = Input{IfMatch: op.Out.ETag, LeaseID: a.leaseID, Value: CounterValue{N: v.N + 1, Tag: "x"}.Format(0)}
+		if a.s.cfg.lease {
+			a.base.IfMatch = ""
+		}
+		a.state, a.attempt = 2, 1
+	case kindBlobPut:
+		if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.retry {
+			a.attempt++
+			return
+		}
+		if a.s.cfg.lease {
+			a.state = 3
+		} else {
+			a.done()
+		}
+	}
+}
+
+// --- blob.create-once ---
+
+type createConfig struct {
+	actors, rounds int
+	pad            int
+	probs          simProbs
+	inject         bool // one 409 becomes a second 201 that overwrites an acknowledged creation
+	injectAfter    int
+}
+
+func (c createConfig) String() string {
+	return fmt.Sprintf("actors=%d rounds=%d inject=%v probs=%+v", c.actors, c.rounds, c.inject, c.probs)
+}
+
+func randomCreateConfig(r *rand.Rand) createConfig {
+	return createConfig{actors: 1 + r.IntN(8), rounds: 1 + r.IntN(20), pad: r.IntN(80), probs: randomProbs(r), injectAfter: r.IntN(4)}
+}
+
+type createSim struct {
+	e        *simEngine
+	cfg      *createConfig
+	blobs    map[string]*simBlob
+	conflict int
+	injected bool
+}
+
+func simulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected bool) {
+	s := &createSim{e: &simEngine{r: r}, cfg: cfg, blobs: map[string]*simBlob{}}
+	actors := make([]simActor, cfg.actors)
+	for i := range actors {
+		actors[i] = &createActor{s: s, id: i}
+	}
+	s.e.run(actors)
+	for round := 1; round <= cfg.rounds; round++ {
+		key := "c-r" + strconv.Itoa(round)
+		b := s.blobs[key]
+		if b == nil || !b.exists {
+			s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+			continue
+		}
+		s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+	}
+	return s.e.ops, s.injected
+}
+
+type createActor struct {
+	s       *createSim
+	id      int
+	round   int
+	attempt int
+	writes  int
+}
+
+func (a *createActor) next() *simReq {
+	s := a.s
+	if a.attempt == 0 { // a new round; some actors skip some rounds
+		a.round++
+		for a.round <= s.cfg.rounds && s.e.r.IntN(4) == 0 {
+			a.round++
+		}
+		a.attempt = 1
+	}
+	if a.round > s.cfg.rounds {
+		return nil
+	}
+	key := "c-r" + strconv.Itoa(a.round)
+	b := s.blobs[key]
+	if b == nil {
+		b = &simBlob{key: key}
+		s.blobs[key] = b
+	}
+	a.writes++
+	value := CounterValue{N: int64(a.round), Tag: "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)}.Format(s.cfg.pad)
+	return &simReq{
+		op:   Op{Actor: a.id, Kind: kindBlobCreate, Key: key, Attempt: a.attempt, In: Input{IfNoneMatch: "*", Value: value}},
+		fate: s.cfg.probs.writeFate(s.e.r),
+		effect: func(op *Op, acked bool) {
+			if b.exists {
+				if acked && b.acked {
+					s.conflict++
+					if s.cfg.inject && !s.injected && s.conflict > s.cfg.injectAfter {
+						s.injected = true // the fault: a second 201 that overwrites
+						b.value = value
+						b.bump()
+						op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+						return
+					}
+				}
+				op.Outcome, op.Out = Conflict, Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
+				return
+			}
+			b.exists, b.value, b.acked = true, value, acked
+			b.bump()
+			op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+		},
+	}
+}
+
+func (a *createActor) result(op *Op) {
+	if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.retry {
+		a.attempt++
+		return
+	}
+	a.attempt = 0
+}

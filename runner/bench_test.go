@@ -1,0 +1,134 @@
+package runner
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// BenchmarkHarnessVsPlainLoop measures what the harness costs: the same
+// read / If-Match write loop against one Azurite, at the same concurrency,
+// once as a bare loop of azblob calls and once through the harness (actors,
+// classification, retries, history file, HDR metrics). The two alternate in
+// slices of 3 s so both see the same machine; the ratio is reported.
+//
+//	go test -run x -bench HarnessVsPlain -benchtime 3x ./runner/
+func BenchmarkHarnessVsPlainLoop(b *testing.B) {
+	const actors, nkeys = 16, 16
+	const slice = 3 * time.Second
+	ctx := context.Background()
+	dir := b.TempDir()
+	sc, err := scenarios.Parse("bench.yaml", []byte(`
+name: bench
+duration: 1h
+workloads:
+  - {name: counter, kind: blob.etag-counter, actors: 16, keys: 16}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := OpenTarget(ctx, sc.Target, TargetOptions{WorkDir: dir, MaxConns: actors * 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer t.Close()
+	rec, err := NewRecorder(filepath.Join(dir, "history.jsonl"), time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rec.Close()
+	env := newEnv(sc.Workloads[0], sc, rec, t, "bench")
+	wl := &etagCounter{}
+	if err := wl.Setup(ctx, env); err != nil {
+		b.Fatal(err)
+	}
+	var plainOps, harnessOps int64
+	var plainTime, harnessTime time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		plain := func() {
+			n, d := plainLoop(ctx, wl.b, actors, nkeys, slice)
+			plainOps, plainTime = plainOps+n, plainTime+d
+		}
+		harness := func() {
+			n, d := harnessLoop(ctx, env, wl, actors, slice)
+			harnessOps, harnessTime = harnessOps+n, harnessTime+d
+		}
+		if i%2 == 0 { // alternate the order so warm-up and drift favour neither
+			plain()
+			harness()
+		} else {
+			harness()
+			plain()
+		}
+	}
+	b.StopTimer()
+	p := float64(plainOps) / plainTime.Seconds()
+	h := float64(harnessOps) / harnessTime.Seconds()
+	b.ReportMetric(p, "plain-calls/s")
+	b.ReportMetric(h, "harness-calls/s")
+	b.ReportMetric(h/p, "harness/plain")
+}
+
+// plainLoop is the bare azblob loop: read, then If-Match write.
+func plainLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration) (int64, time.Duration) {
+	var calls atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for a := 0; a < actors; a++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, 1))
+			for time.Now().Before(deadline) {
+				bb := bl.block(KeyName(r.IntN(nkeys)))
+				resp, err := bb.DownloadStream(ctx, nil)
+				calls.Add(1)
+				if err != nil {
+					continue
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				cur, err := checks.ParseCounterValue(string(data))
+				if err != nil || resp.ETag == nil {
+					continue
+				}
+				et := azcore.ETag(*resp.ETag)
+				v := checks.CounterValue{N: cur.N + 1, Tag: "p"}.Format(0)
+				_, _ = bb.Upload(ctx, streaming.NopCloser(strings.NewReader(v)), &blockblob.UploadOptions{
+					AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &et}}})
+				calls.Add(1)
+			}
+		}(uint64(a))
+	}
+	wg.Wait()
+	return calls.Load(), time.Since(start)
+}
+
+// harnessLoop runs the same workload through the closed-loop executor.
+func harnessLoop(ctx context.Context, env *Env, wl Workload, actors int, d time.Duration) (int64, time.Duration) {
+	before := env.Rec.Count()
+	env.stop.Store(false)
+	var st ExecStats
+	pl := loadPlan{w: scenarios.Workload{Actors: actors}, profile: NewProfile(float64(actors), nil, d), limit: d}
+	start := time.Now()
+	timer := time.AfterFunc(d, func() { env.stop.Store(true) })
+	defer timer.Stop()
+	runClosed(ctx, env, wl, pl, &st)
+	return int64(env.Rec.Count() - before), time.Since(start)
+}
