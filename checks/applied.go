@@ -57,7 +57,9 @@ func shortValue(s string) string {
 	if j < 0 {
 		return strings.Clone(s)
 	}
-	return strings.Clone(s[:i+1+j]) + " ..."
+	b := make([]byte, 0, i+1+j+4)
+	b = append(append(b, s[:i+1+j]...), " ..."...)
+	return string(b)
 }
 
 // compactOp copies op for keeping in memory until Finish: the padding of
@@ -103,3 +105,57 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// parseCounter is ParseCounterValue without allocating on the usual ASCII
+// value; the tag it returns is a substring of s. Any other input goes
+// through ParseCounterValue, so both accept exactly the same values.
+func parseCounter(s string) (CounterValue, bool) {
+	i := 0
+	field := func() string {
+		for i < len(s) && asciiSpace(s[i]) {
+			i++
+		}
+		start := i
+		for i < len(s) && s[i] < 0x80 && !asciiSpace(s[i]) {
+			i++
+		}
+		return s[start:i]
+	}
+	num, tag := field(), field()
+	if i < len(s) && s[i] >= 0x80 || num == "" || tag == "" {
+		v, err := ParseCounterValue(s)
+		return v, err == nil
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil {
+		return CounterValue{}, false
+	}
+	return CounterValue{N: n, Tag: tag}, true
+}
+
+func asciiSpace(b byte) bool {
+	return b == ' ' || b == '\t' || b == '\n' || b == '\v' || b == '\f' || b == '\r'
+}
+
+// chunked is an append-only list that never moves its elements: large
+// histories grow it without copying, and pointers into it stay valid.
+type chunked[T any] struct {
+	chunks [][]T
+	n      int32
+}
+
+const chunkLen = 1024
+
+func (c *chunked[T]) add(v T) int32 {
+	if int(c.n)%chunkLen == 0 {
+		c.chunks = append(c.chunks, make([]T, 0, chunkLen))
+	}
+	last := &c.chunks[len(c.chunks)-1]
+	*last = append(*last, v)
+	c.n++
+	return c.n - 1
+}
+
+func (c *chunked[T]) at(i int32) *T { return &c.chunks[i/chunkLen][i%chunkLen] }
+
+func (c *chunked[T]) len() int32 { return c.n }

@@ -62,7 +62,6 @@ func (s wstate) applied() bool { return s >= wProven }
 type nluWrite struct {
 	op      Op
 	n       int64
-	tag     string
 	logical int32 // logical operation (retries share it); -1 for setup writes
 	baseGet int32 // index in nluKey.gets of the read this write was based on, or -1
 	read    int32 // index in nluKey.reads of the first read of this value, or -1
@@ -92,12 +91,12 @@ type nluActor struct {
 type nluKey struct {
 	key, workload string
 
-	writes   []nluWrite
+	writes   chunked[nluWrite]
 	byTag    map[string]int32 // value tag -> first write attempt that stored it
-	reads    []nluRead        // the first read of each tag (and of each other counter seen with it)
+	reads    chunked[nluRead] // the first read of each tag (and of each other counter seen with it)
 	byRead   map[string]int32 // value tag -> index in reads of its first read
 	variants map[string]bool  // "tag\x00counter" pairs read besides a tag's first read
-	gets     []Op             // reads that applied writes were based on (excerpts)
+	gets     chunked[Op]      // reads that applied writes were based on (excerpts)
 	actors   []*nluActor
 
 	badReads     []nluBadRead // reads that match no write (first MaxViolations)
@@ -161,15 +160,15 @@ func (k *nluKey) observeGet(op *Op) {
 	if op.Outcome != OK {
 		return // a failed or timed-out read says nothing (CHECKERS.md, unknown outcomes, rule 2)
 	}
-	v, err := ParseCounterValue(op.Out.Value)
-	if err != nil {
+	v, ok := parseCounter(op.Out.Value)
+	if !ok {
 		k.badRead(op, fmt.Sprintf("%q is not a counter value", trim(op.Out.Value)))
 		return
 	}
 	if i, seen := k.byRead[v.Tag]; !seen {
-		k.byRead[v.Tag] = int32(len(k.reads))
-		k.reads = append(k.reads, nluRead{op: k.compact(op), n: v.N, tag: v.Tag})
-	} else if k.reads[i].n != v.N {
+		r := k.newRead(op)
+		k.byRead[r.tag] = k.reads.add(r)
+	} else if k.reads.at(i).n != v.N {
 		// The same tag with another counter: at most one of them is what
 		// the writer stored. Keep the first read of each variant; Finish
 		// compares every kept read with the writer.
@@ -179,12 +178,19 @@ func (k *nluKey) observeGet(op *Op) {
 		}
 		if !k.variants[variant] {
 			k.variants[variant] = true
-			k.reads = append(k.reads, nluRead{op: k.compact(op), n: v.N, tag: v.Tag})
+			k.reads.add(k.newRead(op))
 		}
 	}
 	if a := k.actor(op.Actor); a != nil {
 		a.lastGet, a.hasGet, a.getStored = *op, true, -1
 	}
+}
+
+// newRead keeps a read; its tag is a substring of the kept, unpadded value.
+func (k *nluKey) newRead(op *Op) nluRead {
+	c := k.compact(op)
+	v, _ := parseCounter(c.Out.Value)
+	return nluRead{op: c, n: v.N, tag: v.Tag}
 }
 
 func (k *nluKey) badRead(op *Op, why string) {
@@ -195,12 +201,15 @@ func (k *nluKey) badRead(op *Op, why string) {
 }
 
 func (k *nluKey) observePut(op *Op) {
-	v, err := ParseCounterValue(op.In.Value)
-	if err != nil {
+	if _, ok := parseCounter(op.In.Value); !ok {
 		k.malformed++
 		return
 	}
-	w := nluWrite{n: v.N, tag: v.Tag, logical: -1, baseGet: -1, read: -1, setup: op.Actor == ActorSetup}
+	// Parse the kept, unpadded value: the tag, a map key, must not pin the
+	// padded original.
+	kept := k.compact(op)
+	v, _ := parseCounter(kept.In.Value)
+	w := nluWrite{n: v.N, logical: -1, baseGet: -1, read: -1, setup: op.Actor == ActorSetup}
 	if w.setup {
 		k.hasSetup = true
 		if op.Outcome == OK {
@@ -222,8 +231,7 @@ func (k *nluKey) observePut(op *Op) {
 		if (op.Outcome == OK || mayHaveApplied(op)) && a.hasGet &&
 			(op.In.IfMatch == "" || op.In.IfMatch == a.lastGet.Out.ETag) {
 			if a.getStored < 0 {
-				a.getStored = int32(len(k.gets))
-				k.gets = append(k.gets, k.compact(&a.lastGet))
+				a.getStored = k.gets.add(k.compact(&a.lastGet))
 			}
 			w.baseGet = a.getStored
 		}
@@ -235,10 +243,10 @@ func (k *nluKey) observePut(op *Op) {
 		}
 		k.reused[v.Tag] = true
 	} else {
-		k.byTag[v.Tag] = int32(len(k.writes))
+		k.byTag[v.Tag] = k.writes.len()
 	}
-	w.op = k.compact(op)
-	k.writes = append(k.writes, w)
+	w.op = kept
+	k.writes.add(w)
 }
 
 // realBase reports whether an If-Match value names one version.
@@ -267,7 +275,7 @@ func (k *nluKey) get(i int32) *Op {
 	if i < 0 {
 		return nil
 	}
-	return &k.gets[i]
+	return k.gets.at(i)
 }
 
 func (k *nluKey) finish(v *violations, t *nluTotals) {
@@ -280,8 +288,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 
 	// Every read must be of a value some write attempt stored, and not of a
 	// refused one. A read proves an unknown write took effect (rule 3).
-	for ri := range k.reads {
-		r := &k.reads[ri]
+	for ri := range k.reads.len() {
+		r := k.reads.at(ri)
 		if k.reused[r.tag] {
 			continue // which attempt stored it is ambiguous: the history is undecided
 		}
@@ -296,7 +304,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			v.add(k.key, fmt.Sprintf("read a value nobody wrote: %q", r.op.Out.Value), excerpt(&r.op)...)
 			continue
 		}
-		w := &k.writes[wi]
+		w := k.writes.at(wi)
 		switch {
 		case w.n != r.n:
 			v.add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.Seq, w.n),
@@ -305,7 +313,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			v.add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.Seq, w.op.Seq, answer(&w.op)),
 				excerpt(&r.op, &w.op, k.get(w.baseGet))...)
 		case w.read < 0:
-			w.read = int32(ri)
+			w.read = ri
 		}
 	}
 	for _, b := range k.badReads {
@@ -314,8 +322,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	v.total += k.badReadTotal - len(k.badReads)
 
 	// Classify the write attempts.
-	for i := range k.writes {
-		w := &k.writes[i]
+	for i := range k.writes.len() {
+		w := k.writes.at(i)
 		switch {
 		case w.op.Outcome == OK:
 			w.state = wAcked
@@ -332,17 +340,17 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	// write of each base also "consumes" it (rule 4).
 	var evidence [2]*nluWrite
 	consumed := map[string]int32{}
-	for i := range k.writes {
-		w := &k.writes[i]
+	for i := range k.writes.len() {
+		w := k.writes.at(i)
 		if w.setup || !w.state.applied() || !realBase(w.op.In.IfMatch) {
 			continue
 		}
 		j, seen := consumed[w.op.In.IfMatch]
 		if !seen {
-			consumed[w.op.In.IfMatch] = int32(i)
+			consumed[w.op.In.IfMatch] = i
 			continue
 		}
-		first := &k.writes[j]
+		first := k.writes.at(j)
 		if evidence[0] == nil {
 			evidence = [2]*nluWrite{first, w}
 		}
@@ -350,8 +358,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			first.op.Seq, w.op.Seq, w.op.In.IfMatch, first.state.word(), w.state.word()),
 			excerpt(&first.op, &w.op, k.get(first.baseGet), k.get(w.baseGet))...)
 	}
-	for i := range k.writes {
-		w := &k.writes[i]
+	for i := range k.writes.len() {
+		w := k.writes.at(i)
 		if w.state == wMaybe && !w.setup && realBase(w.op.In.IfMatch) {
 			if _, taken := consumed[w.op.In.IfMatch]; taken {
 				w.state = wLost
@@ -361,8 +369,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 
 	// Logical increments: acknowledged if any attempt was, else proven, else maybe.
 	best := make([]wstate, k.logicals)
-	for i := range k.writes {
-		if w := &k.writes[i]; !w.setup && w.state > best[w.logical] {
+	for i := range k.writes.len() {
+		if w := k.writes.at(i); !w.setup && w.state > best[w.logical] {
 			best[w.logical] = w.state
 		}
 	}
@@ -378,8 +386,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		}
 	}
 	t.acked += int(acked)
-	for i := range k.writes {
-		w := &k.writes[i]
+	for i := range k.writes.len() {
+		w := k.writes.at(i)
 		if w.setup || w.op.Outcome == OK || !mayHaveApplied(&w.op) {
 			continue
 		}
@@ -393,8 +401,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	// operations stored the same counter.
 	byN := make(map[int64]int32, acked+proven)
 	var top *nluWrite
-	for i := range k.writes {
-		w := &k.writes[i]
+	for i := range k.writes.len() {
+		w := k.writes.at(i)
 		if w.setup || !w.state.applied() {
 			continue
 		}
@@ -403,10 +411,10 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		}
 		j, seen := byN[w.n]
 		if !seen {
-			byN[w.n] = int32(i)
+			byN[w.n] = i
 			continue
 		}
-		first := &k.writes[j]
+		first := k.writes.at(j)
 		if first.logical == w.logical || realBase(w.op.In.IfMatch) && w.op.In.IfMatch == first.op.In.IfMatch {
 			continue // a retry of one increment, or a fork reported above
 		}
@@ -451,7 +459,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	f := fv.N
 	var writer *Op
 	if wi, ok := k.byTag[fv.Tag]; ok {
-		writer = &k.writes[wi].op
+		writer = &k.writes.at(wi).op
 	}
 	lower := initial + acked + proven
 	switch {

@@ -277,6 +277,15 @@ func TestNoLostUpdates(t *testing.T) {
 			h.final(k, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("read a value nobody wrote: counter 5 with the tag of #3", g, p)}}
 		}},
+		{"a later read of the same tag with another counter", func(h *hist) want {
+			h.setup(k, "E0")
+			_, p := h.rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
+			h.get(1, k, 1, "a0-1", "E1")
+			g := h.get(2, k, 4, "a0-1", "E1")
+			h.get(2, k, 4, "a0-1", "E1") // the same wrong read again: reported once
+			h.final(k, 1, "a0-1", "E1")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("read a value nobody wrote: counter 4 with the tag of #3", g, p)}}
+		}},
 		{"read a value that is not a counter", func(h *hist) want {
 			h.setup(k, "E0")
 			g := h.get(1, k, 0, "setup-1", "E0")
@@ -290,6 +299,19 @@ func TestNoLostUpdates(t *testing.T) {
 			h.put(0, k, "E0", 5, "a0-1", OK, "E1")
 			f := h.final(k, 5, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("final value 5 exceeds initial 0 + 1 acknowledged", f)}}
+		}},
+		{"an unknown put that lost the race does not widen the upper bound", func(h *hist) want {
+			// a0-1 cannot have taken effect (E0 went to a1-1), so nothing
+			// explains the jump to 3.
+			h.setup(k, "E0")
+			h.get(0, k, 0, "setup-1", "E0")
+			h.get(1, k, 0, "setup-1", "E0")
+			h.put(0, k, "E0", 1, "a0-1", Unknown, "")
+			h.put(1, k, "E0", 1, "a1-1", OK, "E1")
+			h.get(1, k, 1, "a1-1", "E1")
+			h.put(1, k, "E1", 3, "a1-2", OK, "E2")
+			f := h.final(k, 3, "a1-2", "E2")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("final value 3 exceeds initial 0 + 2 acknowledged + 0 proven + 0 possible", f)}}
 		}},
 		{"the counter blob vanished", func(h *hist) want {
 			h.setup(k, "E0")

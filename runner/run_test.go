@@ -17,7 +17,7 @@ import (
 
 // azuriteKey is the public Azurite development key: even a public key must
 // never appear in results, because the same code handles real keys.
-const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFMrbikTQ="
+const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 const raceScenario = `
 name: race

@@ -9,7 +9,8 @@ import (
 )
 
 // workloadName is a workload name; it becomes part of Azure resource names.
-var workloadName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+// Container names forbid "--" and a trailing "-".
+var workloadName = regexp.MustCompile(`^[a-z0-9](-?[a-z0-9])*$`)
 
 // Limits on workload sizes.
 const (
@@ -52,8 +53,8 @@ func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
 
 	if p, ok := fs["name"]; ok {
 		if v, ok := d.str(p.val, at("name")); ok {
-			if !workloadName.MatchString(v) {
-				d.errorf(p.val, at("name"), "must be 1 to 40 lowercase letters, digits and -, starting with a letter or digit (it becomes part of Azure resource names), got %s", describe(p.val))
+			if len(v) > 40 || !workloadName.MatchString(v) {
+				d.errorf(p.val, at("name"), "must be 1 to 40 lowercase letters, digits and single hyphens, starting and ending with a letter or digit (it becomes part of Azure container names), got %s", describe(p.val))
 			} else {
 				w.Name = v
 			}

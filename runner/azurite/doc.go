@@ -25,6 +25,7 @@
 //	STORMCHECK_AZURITE  path to an azurite binary to use instead of installing one
 //	STORMCHECK_CACHE    root of the install cache (default os.UserCacheDir()/stormcheck)
 //
-// The package supports Unix-like systems (process groups, flock); it is
-// developed and tested on Linux.
+// The package targets Unix-like systems (process groups, flock) and is
+// tested on Linux; Pdeathsig is Linux-only. Elsewhere it compiles, but
+// cannot install Azurite and stops it by killing the process only.
 package azurite

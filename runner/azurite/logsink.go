@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -30,6 +31,9 @@ type logSink struct {
 // newLogSink creates the log file at path and a pipe whose write end is
 // for the child; the caller must close w after starting the child.
 func newLogSink(path string) (s *logSink, w *os.File, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, err
+	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, nil, err

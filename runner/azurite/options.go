@@ -100,6 +100,13 @@ func (o Options) withDefaults() (Options, error) {
 	if o.OAuth && (o.CertPEM == "" || o.KeyPEM == "") {
 		return o, fmt.Errorf("azurite: OAuth mode needs CertPEM and KeyPEM (HTTPS is required for bearer tokens)")
 	}
+	for _, p := range []*string{&o.CertPEM, &o.KeyPEM} { // Azurite runs in another directory
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return o, fmt.Errorf("azurite: %w", err)
+			}
+		}
+	}
 	return o, nil
 }
 

@@ -39,7 +39,7 @@ func waitListening(ctx context.Context, s *logSink, p *process) (map[string]list
 		case a := <-s.listen:
 			got[a.service] = a
 		case <-p.done:
-			return nil, fmt.Errorf("azurite exited before listening (%v)", p.err)
+			return nil, fmt.Errorf("process exited before listening (%v)", p.err)
 		case <-ctx.Done():
 			return nil, fmt.Errorf("azurite did not report its ports in time (%d of 3 services listening): %w", len(got), context.Cause(ctx))
 		}

@@ -2,11 +2,15 @@ package azurite
 
 import "regexp"
 
-// secretRE matches credential-bearing fragments that may appear in Azurite's
-// access log (SAS signatures in URLs) or tool output.
-var secretRE = regexp.MustCompile(`(?i)((?:^|[?&;\s])(?:sig|accountkey|_authtoken|authorization)[=:]\s*)[^&;\s"]+`)
+// Credential-bearing fragments that may appear in Azurite's access log (SAS
+// signatures in URLs) or in tool output.
+var (
+	secretKVRE  = regexp.MustCompile(`(?i)((?:^|[?&;\s"'])(?:sig|accountkey|_authtoken)=)[^&;\s"']+`)
+	secretTokRE = regexp.MustCompile(`(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+`)
+)
 
 // redact hides secret values in one line of text.
 func redact(line string) string {
-	return secretRE.ReplaceAllString(line, "${1}REDACTED")
+	line = secretKVRE.ReplaceAllString(line, "${1}REDACTED")
+	return secretTokRE.ReplaceAllString(line, "${1}REDACTED")
 }

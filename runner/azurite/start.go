@@ -98,7 +98,7 @@ func (i *Instance) await(ctx context.Context, o Options) error {
 	go func() {
 		select {
 		case <-i.proc.done:
-			cancelExit(fmt.Errorf("azurite exited during start (%v)", i.proc.err))
+			cancelExit(fmt.Errorf("process exited during start (%v)", i.proc.err))
 		case <-ctx.Done():
 		}
 	}()
