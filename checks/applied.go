@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"strings"
 )
 
 // Operation kinds the blob checkers read.
@@ -42,23 +41,18 @@ func isNotFound(op *Op) bool {
 }
 
 // shortValue drops a counter value's padding so that a stored excerpt does
-// not keep payload_bytes of dots alive per operation. The result still parses
-// with ParseCounterValue.
+// not keep payload_bytes of dots alive per operation. The result parses to
+// the same CounterValue; a value it cannot cut safely is kept whole.
 func shortValue(s string) string {
 	if len(s) <= 48 {
 		return s
 	}
-	// "<n> <tag>" then padding: keep the first two fields.
-	i := strings.IndexByte(s, ' ')
-	if i < 0 {
-		return strings.Clone(s[:40]) + "..."
+	_, _, end, ok := counterFields(s)
+	if !ok || end+4 >= len(s) {
+		return s
 	}
-	j := strings.IndexByte(s[i+1:], ' ')
-	if j < 0 {
-		return strings.Clone(s)
-	}
-	b := make([]byte, 0, i+1+j+4)
-	b = append(append(b, s[:i+1+j]...), " ..."...)
+	b := make([]byte, 0, end+4)
+	b = append(append(b, s[:end]...), " ..."...)
 	return string(b)
 }
 
@@ -110,19 +104,8 @@ func plural(n int, one, many string) string {
 // value; the tag it returns is a substring of s. Any other input goes
 // through ParseCounterValue, so both accept exactly the same values.
 func parseCounter(s string) (CounterValue, bool) {
-	i := 0
-	field := func() string {
-		for i < len(s) && asciiSpace(s[i]) {
-			i++
-		}
-		start := i
-		for i < len(s) && s[i] < 0x80 && !asciiSpace(s[i]) {
-			i++
-		}
-		return s[start:i]
-	}
-	num, tag := field(), field()
-	if i < len(s) && s[i] >= 0x80 || num == "" || tag == "" {
+	num, tag, _, ok := counterFields(s)
+	if !ok {
 		v, err := ParseCounterValue(s)
 		return v, err == nil
 	}
@@ -131,6 +114,36 @@ func parseCounter(s string) (CounterValue, bool) {
 		return CounterValue{}, false
 	}
 	return CounterValue{N: n, Tag: tag}, true
+}
+
+// counterFields finds the first two fields of an ASCII value as
+// strings.Fields would, and where the second ends. ok is false when either
+// is missing or a non-ASCII byte comes before the end of the second (the
+// caller then falls back to strings.Fields' Unicode rules).
+func counterFields(s string) (num, tag string, end int, ok bool) {
+	i := 0
+	field := func() (string, bool) {
+		for i < len(s) && asciiSpace(s[i]) {
+			i++
+		}
+		start := i
+		for i < len(s) && !asciiSpace(s[i]) {
+			if s[i] >= 0x80 {
+				return "", false
+			}
+			i++
+		}
+		return s[start:i], i > start
+	}
+	num, ok = field()
+	if !ok {
+		return "", "", 0, false
+	}
+	tag, ok = field()
+	if !ok || i < len(s) && s[i] >= 0x80 {
+		return "", "", 0, false
+	}
+	return num, tag, i, true
 }
 
 func asciiSpace(b byte) bool {

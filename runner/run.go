@@ -275,15 +275,10 @@ func prepareResults(dir string, sc *scenarios.Scenario) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("results directory: %w", err)
 	}
-	if sc.File != "" {
-		if data, err := os.ReadFile(sc.File); err == nil {
-			return reports.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
-				_, err := w.Write(data)
-				return err
-			})
-		}
-	}
-	return nil
+	return reports.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
+		_, err := w.Write(sc.Source)
+		return err
+	})
 }
 
 func newRunID() string {

@@ -39,7 +39,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		return nil, ErrorList{err}
 	}
 	d := &decoder{file: file, at: map[string]*yaml.Node{}}
-	s := &Scenario{File: file}
+	s := &Scenario{File: file, Source: append([]byte(nil), data...)}
 	d.scenario(root, s)
 	if len(d.errs) > 0 {
 		d.errs.sortByPosition()

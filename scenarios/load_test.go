@@ -187,6 +187,10 @@ workloads:
 		}},
 		Checks: []string{"no-lost-updates"},
 	}
+	if string(got.Source) != src {
+		t.Errorf("Source = %q, want the file's text", got.Source)
+	}
+	got.Source = nil
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%+v\nwant\n%+v", got, want)
 	}

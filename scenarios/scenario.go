@@ -11,7 +11,10 @@ import "time"
 // Scenario is one validated scenario file with every default applied.
 type Scenario struct {
 	// File is the path the scenario was loaded from ("" when from bytes).
-	File        string
+	File string
+	// Source is the file's text, kept so a run can store it beside its
+	// results and re-check them later.
+	Source      []byte
 	Name        string
 	Description string
 	// Seed drives every random choice of the run; same seed, same choices.
