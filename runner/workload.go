@@ -56,10 +56,10 @@ type Env struct {
 	Target  *Target
 	// Prefix is the run-unique name every resource of this workload starts
 	// with; cleanup deletes what carries it and nothing else.
-	Prefix string
-	seed   int64
+	Prefix  string
+	seed    int64
 	retryOn [checks.Unknown + 1]bool
-	stop   atomic.Bool
+	stop    atomic.Bool
 }
 
 func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *Target, runID string) *Env {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+func TestValidatePrintsOnePreciseErrorPerFile(t *testing.T) {
+	files, _ := filepath.Glob("../../scenarios/testdata/invalid/*.yaml")
+	if len(files) < 10 {
+		t.Fatalf("want at least 10 malformed scenarios, found %d", len(files))
+	}
+	var out, errOut bytes.Buffer
+	code := run(append([]string{"validate"}, files...), &out, &errOut)
+	if code != exitUsage {
+		t.Errorf("exit code %d, want %d", code, exitUsage)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(lines) != len(files) {
+		t.Fatalf("%d files, %d error lines:\n%s", len(files), len(lines), errOut.String())
+	}
+	for i, l := range lines {
+		// FILE:LINE[:COL]: ... naming the file it is about.
+		if !strings.HasPrefix(l, files[i]+":") {
+			t.Errorf("line %d does not start with its file %s: %q", i, files[i], l)
+		}
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run([]string{"validate", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "ok") {
+		t.Errorf("quickstart: exit %d, %q %q", code, out.String(), errOut.String())
+	}
+}
+
+func TestUsageAndUnknownCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run(nil, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "Exit codes") {
+		t.Errorf("no args: exit %d, %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"frobnicate"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), `unknown command "frobnicate"`) {
+		t.Errorf("unknown command: exit %d, %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"run", "-h"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "--connection-string") {
+		t.Errorf("run -h: exit %d, %q", code, errOut.String())
+	}
+	if code := run([]string{"run", "--target", "moon", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitUsage {
+		t.Errorf("bad --target: exit %d", code)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	pass := checks.Result{Verdict: checks.Pass}
+	fail := checks.Result{Verdict: checks.Fail}
+	und := checks.Result{Verdict: checks.Undecided}
+	cases := []struct {
+		s    reports.Summary
+		err  error
+		want int
+	}{
+		{reports.Summary{Checks: []checks.Result{pass}}, nil, exitOK},
+		{reports.Summary{Checks: []checks.Result{pass, fail}}, nil, exitViolation},
+		{reports.Summary{Checks: []checks.Result{fail}, Interrupted: true}, os.ErrClosed, exitViolation},
+		{reports.Summary{Checks: []checks.Result{pass}}, os.ErrClosed, exitHarness},
+		{reports.Summary{Checks: []checks.Result{pass}, Interrupted: true}, nil, exitInterrupted},
+		{reports.Summary{Checks: []checks.Result{pass, und}}, nil, exitUndecided},
+	}
+	for i, c := range cases {
+		if got := exitCode(&c.s, c.err); got != c.want {
+			t.Errorf("case %d: exit %d, want %d", i, got, c.want)
+		}
+	}
+}
+
+// TestCheckCommandFindsViolation re-checks a saved results directory whose
+// history holds a lost update: two writes succeeded on the same ETag.
+func TestCheckCommandFindsViolation(t *testing.T) {
+	dir := t.TempDir()
+	scenario := "name: saved\nduration: 1s\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2}\n"
+	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ops := []checks.Op{
+		{Actor: checks.ActorSetup, Kind: "blob.put", Key: "k0", In: checks.Input{Value: "0 setup-1"}, Out: checks.Output{Status: 201, ETag: `"e0"`}, Call: 1, Return: 2},
+		{Actor: 0, Kind: "blob.get", Key: "k0", Out: checks.Output{Status: 200, ETag: `"e0"`, Value: "0 setup-1"}, Call: 3, Return: 4},
+		{Actor: 1, Kind: "blob.get", Key: "k0", Out: checks.Output{Status: 200, ETag: `"e0"`, Value: "0 setup-1"}, Call: 3, Return: 4},
+		{Actor: 0, Kind: "blob.put", Key: "k0", In: checks.Input{IfMatch: `"e0"`, Value: "1 a0-1"}, Out: checks.Output{Status: 201, ETag: `"e1"`}, Call: 5, Return: 6},
+		{Actor: 1, Kind: "blob.put", Key: "k0", In: checks.Input{IfMatch: `"e0"`, Value: "1 a1-1"}, Out: checks.Output{Status: 201, ETag: `"e2"`}, Call: 7, Return: 8},
+		{Actor: checks.ActorFinal, Kind: "blob.get", Key: "k0", Out: checks.Output{Status: 200, ETag: `"e2"`, Value: "1 a1-1"}, Call: 9, Return: 10},
+	}
+	f, _ := os.Create(filepath.Join(dir, "history.jsonl"))
+	enc := json.NewEncoder(f)
+	for i := range ops {
+		ops[i].Seq, ops[i].Workload, ops[i].Attempt = uint64(i+1), "counter", 1
+		_ = enc.Encode(&ops[i])
+	}
+	f.Close()
+	var out, errOut bytes.Buffer
+	code := run([]string{"check", dir}, &out, &errOut)
+	if code != exitViolation {
+		t.Fatalf("exit %d, want %d; %s %s", code, exitViolation, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), "FAIL") || !strings.Contains(out.String(), "no-lost-updates") {
+		t.Errorf("report does not show the failure:\n%s", out.String())
+	}
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// TestQuickstartThroughTheCommandLine runs the quickstart as a user does,
+// shortened to 3 s, against a managed Azurite, and reads back its results.
+func TestQuickstartThroughTheCommandLine(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	var out, errOut bytes.Buffer
+	code := run([]string{"run", "--out", dir, "--duration", "3s", "--progress", "lines", "../../scenarios/quickstart.yaml"}, &out, &errOut)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+	report := out.String()
+	for _, want := range []string{"managed Azurite 3.37.0", "blob.put", "blob.create", "p99", "PASS", "no-lost-updates", "single-winner", "exit code 0"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if !strings.Contains(errOut.String(), "starting Azurite") || !strings.Contains(errOut.String(), "counter:") {
+		t.Errorf("no progress on stderr:\n%s", errOut.String())
+	}
+	s, err := reports.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil || s.ExitCode != exitOK || len(s.Checks) != 2 {
+		t.Fatalf("summary: %v %+v", err, s)
+	}
+	// The saved run can be re-reported and re-checked from its directory alone.
+	out.Reset()
+	if code := run([]string{"report", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "single-winner") {
+		t.Errorf("report: exit %d\n%s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"check", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "PASS") {
+		t.Errorf("check: exit %d\n%s", code, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "azurite.log")); err != nil {
+		t.Error(err)
+	}
+}
