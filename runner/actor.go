@@ -18,7 +18,8 @@ type Actor struct {
 	ID   int
 	Rand *rand.Rand
 	env  *Env
-	// intended is the scheduled start of the current logical operation.
+	// intended is the scheduled start of the next call (open loop), 0 when
+	// the call is due as soon as it is made.
 	intended int64
 	writes   int
 }
@@ -40,16 +41,17 @@ type Attempt func(ctx context.Context, try int) (in checks.Input, value string, 
 // every attempt, and returns the last attempt's record.
 func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
 	e := a.env
-	intended := a.intended
-	if a.ID < 0 || intended == 0 {
-		intended = e.Rec.Now()
-	}
+	// Only the first call of an iteration carries the pacer's schedule: the
+	// calls after it are due when the previous one returns.
+	scheduled := a.intended
+	a.intended = 0
 	for try := 1; ; try++ {
 		var resp *http.Response
 		actx, cancel := context.WithTimeout(policy.WithCaptureResponse(ctx, &resp), e.Timeout)
 		call := e.Rec.Now()
-		if try > 1 {
-			intended = call // a retry is scheduled by the back-off, not the pacer
+		intended := call // closed loop, and retries (scheduled by the back-off)
+		if try == 1 && scheduled > 0 && scheduled < call {
+			intended = scheduled
 		}
 		in, value, err := fn(actx, try)
 		ret := e.Rec.Now()

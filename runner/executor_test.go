@@ -1,0 +1,156 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// sleeper is a workload whose every iteration is one call taking d, and
+// which tracks how many actors are inside a call at once.
+type sleeper struct {
+	d            time.Duration
+	inside, peak atomic.Int64
+	mu           sync.Mutex
+	first        int64 // peak concurrency seen in the first 100 ms
+	start        time.Time
+}
+
+func (s *sleeper) Setup(context.Context, *Env) error { return nil }
+func (s *sleeper) Final(context.Context, *Env) error { return nil }
+func (s *sleeper) Iterate(ctx context.Context, a *Actor) {
+	a.Do(ctx, Call{Kind: "sleep", Key: "k"}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+		n := s.inside.Add(1)
+		defer s.inside.Add(-1)
+		for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
+		}
+		s.mu.Lock()
+		if time.Since(s.start) < 100*time.Millisecond && n > s.first {
+			s.first = n
+		}
+		s.mu.Unlock()
+		select {
+		case <-time.After(s.d):
+		case <-ctx.Done():
+			return checks.Input{}, "", ctx.Err()
+		}
+		return checks.Input{}, "", nil
+	})
+}
+
+func testEnv(t *testing.T) (*Env, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "h.jsonl")
+	rec, err := NewRecorder(path, time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rec.Close() })
+	e := &Env{Name: "w", Keys: 1, Timeout: time.Second, Retry: scenarios.Retry{MaxAttempts: 1}, Rec: rec, seed: 1}
+	return e, path
+}
+
+func readOps(t *testing.T, e *Env, path string) []checks.Op {
+	t.Helper()
+	if err := e.Rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ops []checks.Op
+	if err := checks.ReadHistory(f, func(op *checks.Op) error { ops = append(ops, *op); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return ops
+}
+
+func TestClosedLoopHonoursIterationBound(t *testing.T) {
+	e, path := testEnv(t)
+	var st ExecStats
+	w := &sleeper{d: time.Millisecond, start: time.Now()}
+	pl := loadPlan{w: scenarios.Workload{Actors: 8, Iterations: 100}, profile: NewProfile(8, nil, 0)}
+	runClosed(context.Background(), e, w, pl, &st)
+	ops := readOps(t, e, path)
+	if len(ops) != 100 || st.Iterations.Load() != 100 {
+		t.Fatalf("%d ops, %d iterations; want exactly 100", len(ops), st.Iterations.Load())
+	}
+	for _, op := range ops {
+		if op.Intended != op.Call {
+			t.Fatalf("closed loop: intended %d != call %d: corrected and uncorrected latency must be equal", op.Intended, op.Call)
+		}
+	}
+	if w.peak.Load() != 8 {
+		t.Errorf("peak concurrency %d, want 8 actors", w.peak.Load())
+	}
+}
+
+func TestClosedLoopRampsActors(t *testing.T) {
+	e, _ := testEnv(t)
+	var st ExecStats
+	w := &sleeper{d: 5 * time.Millisecond, start: time.Now()}
+	stages := []scenarios.Stage{{Duration: 300 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}
+	pl := loadPlan{w: scenarios.Workload{Actors: 1, Stages: stages}, profile: NewProfile(1, stages, 0)}
+	stop := time.AfterFunc(600*time.Millisecond, func() { e.stop.Store(true) })
+	defer stop.Stop()
+	runClosed(context.Background(), e, w, pl, &st)
+	if w.first > 2 {
+		t.Errorf("%d actors busy in the first 100 ms of a ramp from 1", w.first)
+	}
+	if w.peak.Load() != 6 {
+		t.Errorf("peak %d actors, want the ramp's 6", w.peak.Load())
+	}
+}
+
+// TestOpenLoopCountsDroppedAndCorrectsLatency offers 200 arrivals/s to one
+// actor that serves 50/s: most arrivals are dropped, those served start late,
+// and their corrected latency includes the wait.
+func TestOpenLoopCountsDroppedAndCorrectsLatency(t *testing.T) {
+	e, path := testEnv(t)
+	var st ExecStats
+	w := &sleeper{d: 20 * time.Millisecond, start: time.Now()}
+	pl := loadPlan{w: scenarios.Workload{Actors: 1, Executor: scenarios.ExecutorOpen}, profile: NewProfile(200, nil, time.Second), limit: time.Second}
+	runOpen(context.Background(), e, w, pl, &st)
+	ops := readOps(t, e, path)
+	served, dropped := int64(len(ops)), st.Dropped.Load()
+	if served+dropped < 195 || served+dropped > 201 {
+		t.Errorf("%d served + %d dropped, want the 200 scheduled", served, dropped)
+	}
+	if dropped < 100 || st.Late.Load() == 0 {
+		t.Errorf("dropped %d late %d: an overloaded open loop must say so", dropped, st.Late.Load())
+	}
+	var corrected int
+	for _, op := range ops {
+		if op.CorrectedLatency() < op.Latency() {
+			t.Fatalf("corrected %v < uncorrected %v", op.CorrectedLatency(), op.Latency())
+		}
+		if op.CorrectedLatency() > op.Latency()+int64(5*time.Millisecond) {
+			corrected++
+		}
+	}
+	if corrected < len(ops)/2 {
+		t.Errorf("only %d of %d served arrivals waited: latency is not measured from the intended start", corrected, len(ops))
+	}
+}
+
+func TestOpenLoopKeepsRateWhenActorsSuffice(t *testing.T) {
+	e, path := testEnv(t)
+	var st ExecStats
+	w := &sleeper{d: 2 * time.Millisecond, start: time.Now()}
+	pl := loadPlan{w: scenarios.Workload{Actors: 8, Executor: scenarios.ExecutorOpen}, profile: NewProfile(100, nil, time.Second), limit: time.Second}
+	runOpen(context.Background(), e, w, pl, &st)
+	ops := readOps(t, e, path)
+	if len(ops) < 98 || len(ops) > 101 || st.Dropped.Load() != 0 {
+		t.Errorf("%d ops, %d dropped; want 100 and none", len(ops), st.Dropped.Load())
+	}
+}
