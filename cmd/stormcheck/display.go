@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
@@ -21,9 +22,16 @@ type display struct {
 
 	mu       sync.Mutex
 	p        *mpb.Progress
-	bars     map[string]*mpb.Bar
-	last     map[string]runner.WorkloadProgress
+	bars     map[string]*bar
 	finished bool
+}
+
+// bar is one workload's bar. mpb renders from its own goroutine and calls
+// the decorator while a SetCurrent may wait for it, so the decorator reads
+// its text lock-free and never takes display.mu.
+type bar struct {
+	b    *mpb.Bar
+	text atomic.Pointer[string]
 }
 
 func newDisplay(mode string, w io.Writer) *display {
@@ -33,7 +41,7 @@ func newDisplay(mode string, w io.Writer) *display {
 			mode = "bars"
 		}
 	}
-	return &display{mode: mode, w: w, bars: map[string]*mpb.Bar{}, last: map[string]runner.WorkloadProgress{}}
+	return &display{mode: mode, w: w, bars: map[string]*bar{}}
 }
 
 func isTerminal(w io.Writer) bool {
@@ -89,27 +97,27 @@ func (d *display) drawBars(p runner.Progress) {
 		return
 	}
 	if d.p == nil {
-		d.p = mpb.New(mpb.WithOutput(d.w), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
+		d.p = mpb.New(mpb.WithOutput(d.w), mpb.WithWidth(24), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
 	}
 	allDone := true
 	for _, w := range p.Workloads {
-		d.last[w.Workload] = w
 		b := d.bars[w.Workload]
 		if b == nil {
-			name := w.Workload
-			b = d.p.New(barTotal(w), mpb.BarStyle().Lbound("[").Rbound("]"),
-				mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR)),
-				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string {
-					d.mu.Lock()
-					defer d.mu.Unlock()
-					return barText(d.last[name], p.Elapsed)
-				})))
+			b = &bar{}
+			b.text.Store(new(string))
+			b.b = d.p.New(barTotal(w), mpb.BarStyle().Lbound("[").Rbound("]"),
+				mpb.PrependDecorators(decor.Name(w.Workload, decor.WCSyncSpaceR)),
+				mpb.AppendDecorators(decor.Any(func(decor.Statistics) string { return *b.text.Load() })))
 			d.bars[w.Workload] = b
 		}
-		b.SetCurrent(barCurrent(w, p.Elapsed))
+		text := barText(w, p.Elapsed)
+		b.text.Store(&text)
 		if w.Done {
-			b.SetTotal(-1, true)
+			// A bar made with a positive total completes only when its
+			// current reaches that total (mpb ignores SetTotal on it).
+			b.b.SetCurrent(barTotal(w))
 		} else {
+			b.b.SetCurrent(barCurrent(w, p.Elapsed))
 			allDone = false
 		}
 	}
@@ -139,14 +147,17 @@ func barCurrent(w runner.WorkloadProgress, elapsed time.Duration) int64 {
 }
 
 func barText(w runner.WorkloadProgress, elapsed time.Duration) string {
-	s := fmt.Sprintf("%7d ops %6.0f/s  ok %d  conflict %d", w.Ops, w.Rate, w.OK, w.Conflicts)
+	s := fmt.Sprintf("%d ops %.0f/s ok %d conflict %d", w.Ops, w.Rate, w.OK, w.Conflicts)
 	if w.Throttled > 0 {
-		s += fmt.Sprintf("  throttled %d", w.Throttled)
+		s += fmt.Sprintf(" throttled %d", w.Throttled)
 	}
-	s += fmt.Sprintf("  err %d  unknown %d", w.Errors, w.Unknown)
+	s += fmt.Sprintf(" err %d", w.Errors)
+	if w.Unknown > 0 {
+		s += fmt.Sprintf(" unknown %d", w.Unknown)
+	}
 	if w.Limit > 0 && !w.Done {
 		left := max(w.Limit-elapsed, 0).Round(time.Second)
-		s += fmt.Sprintf("  %s left", left)
+		s += fmt.Sprintf(" %s left", left)
 	}
 	return s
 }
@@ -158,7 +169,7 @@ func (d *display) close() {
 	d.mu.Unlock()
 	if pp != nil && !fin {
 		for _, b := range d.bars {
-			b.Abort(false)
+			b.b.Abort(false)
 		}
 		pp.Wait()
 	}
