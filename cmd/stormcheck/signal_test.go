@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// TestCtrlCStillWritesResults builds the binary, runs the quickstart, sends
+// it SIGINT mid-load as Ctrl-C would, and checks it stops cleanly: exit
+// code 130, the final reads and checks done, everything written.
+func TestCtrlCStillWritesResults(t *testing.T) {
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "stormcheck")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	dir := filepath.Join(tmp, "out")
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "../../scenarios/quickstart.yaml")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "counter:") { // the load is on: a progress line was printed
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no progress line:\n%s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	start := time.Now()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	code := cmd.ProcessState.ExitCode()
+	if code != exitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstdout:\n%s\nstderr:\n%s", code, err, exitInterrupted, stdout.String(), stderr.String())
+	}
+	if took := time.Since(start); took > time.Minute {
+		t.Errorf("took %v to stop after Ctrl-C", took)
+	}
+	s, err := reports.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil || !s.Interrupted || s.ExitCode != exitInterrupted {
+		t.Fatalf("summary: %v interrupted=%v exit=%d", err, s != nil && s.Interrupted, s.ExitCode)
+	}
+	for _, r := range s.Checks {
+		if r.Verdict != "pass" {
+			t.Errorf("%s after Ctrl-C: %s %s", r.Check, r.Verdict, r.Summary)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "history.jsonl")); err != nil || fi.Size() == 0 {
+		t.Errorf("history: %v", err)
+	}
+	if !strings.Contains(strings.ToLower(stdout.String()), "interrupted") {
+		t.Errorf("report does not say it was interrupted:\n%s", stdout.String())
+	}
+}
+
