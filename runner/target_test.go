@@ -146,3 +146,39 @@ func writeTestCert(t *testing.T, dir string) (string, string) {
 	_ = os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600)
 	return certPath, keyPath
 }
+
+// TestAccountKeyTarget signs in with an account name and a key read from an
+// environment variable, the way a real account is reached.
+func TestAccountKeyTarget(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop()
+	sc := parse(t, `
+name: keyed
+duration: 2s
+target: {kind: account-key, account: devstoreaccount1, key_env: STORMCHECK_TEST_KEY, blob_url: "http://127.0.0.1/devstoreaccount1"}
+workloads:
+  - {name: counter, kind: blob.etag-counter, actors: 2}
+`)
+	sc.Target.BlobURL = inst.BlobURL
+	// The variable is empty: a clear error naming it, nothing else.
+	t.Setenv("STORMCHECK_TEST_KEY", "")
+	_, err = Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r1")})
+	if err == nil || !strings.Contains(err.Error(), "STORMCHECK_TEST_KEY is empty") {
+		t.Fatalf("want an error naming the empty variable, got %v", err)
+	}
+	t.Setenv("STORMCHECK_TEST_KEY", inst.Key)
+	dir := filepath.Join(t.TempDir(), "r2")
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Checks) != 1 || sum.Checks[0].Verdict != checks.Pass || !strings.Contains(sum.Target, "shared key") {
+		t.Fatalf("target %q checks %+v", sum.Target, sum.Checks)
+	}
+	assertNoSecrets(t, dir)
+}
