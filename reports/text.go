@@ -30,14 +30,30 @@ const uncorrectedLabel = "  uncorrected"
 // "uncorrected" row beneath, so both read in the same columns.
 func WriteText(w io.Writer, s *Summary) error {
 	ew := &errWriter{w: w}
-	writeHeader(ew, s)
-	for i := range s.Workloads {
-		writeWorkload(ew, &s.Workloads[i])
+	ran := anyOps(s)
+	writeHeader(ew, s, ran)
+	if ran { // a run that failed before its first operation shows only its error
+		for i := range s.Workloads {
+			writeWorkload(ew, &s.Workloads[i])
+		}
+		writeHarness(ew, s.Harness)
+		writeChecks(ew, s.Checks)
 	}
-	writeHarness(ew, s.Harness)
-	writeChecks(ew, s.Checks)
 	writeFiles(ew, s.Files)
 	return ew.err
+}
+
+// anyOps reports whether the run recorded any operation at all.
+func anyOps(s *Summary) bool {
+	if len(s.Harness) > 0 || len(s.Checks) > 0 {
+		return true
+	}
+	for _, w := range s.Workloads {
+		if len(w.Ops) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // errWriter keeps the first write error so the report code stays linear.
@@ -57,7 +73,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
-func writeHeader(w *errWriter, s *Summary) {
+func writeHeader(w *errWriter, s *Summary, ran bool) {
 	name := s.Scenario
 	if name == "" {
 		name = "(unnamed scenario)"
@@ -82,7 +98,7 @@ func writeHeader(w *errWriter, s *Summary) {
 	if s.Error != "" {
 		w.printf("ERROR: %s\n", s.Error)
 	}
-	if len(s.Workloads) > 0 {
+	if ran && len(s.Workloads) > 0 {
 		w.printf("\nrate/s: ok+conflict per second over the workload's active period\n")
 		w.printf("p50..max: latency in ms from the intended start (corrected); \"uncorrected\" rows, where they differ: call to return\n")
 	}

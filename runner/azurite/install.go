@@ -14,7 +14,7 @@ import (
 
 // ErrNoNode is returned by Ensure and Start when Azurite must be installed
 // but node or npm is not on PATH.
-var ErrNoNode = errors.New("azurite needs Node.js ≥ 18 and npm: install them (e.g. apt-get install nodejs npm), or set STORMCHECK_AZURITE to an azurite binary, or point stormcheck at another target with --target")
+var ErrNoNode = errors.New("azurite needs Node.js (20 or later) and npm: install them (e.g. apt-get install nodejs npm), or set STORMCHECK_AZURITE to an azurite binary, or point stormcheck at another target with --target")
 
 // ownerMark is written into an install directory made by install, so that a
 // broken cache made by us may be replaced but a foreign directory never is.
