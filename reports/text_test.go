@@ -95,8 +95,8 @@ func TestWriteTextMinimal(t *testing.T) {
 		absent []string
 	}{
 		{
-			name:   "empty run",
-			s:      &Summary{Scenario: "s", Error: "target unreachable"},
+			name: "empty run",
+			s:    &Summary{Scenario: "s", Error: "target unreachable"},
 			// Nothing ran: the error alone, no empty tables around it.
 			want:   []string{"ERROR: target unreachable"},
 			absent: []string{"INTERRUPTED", "latency in ms", "rate/s", "harness", "files", "checks:"},

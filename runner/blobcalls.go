@@ -102,6 +102,15 @@ func counterSetup(ctx context.Context, e *Env, b *blobs) error {
 	return nil
 }
 
+// counterFinal reads every counter key once the load has stopped.
+func counterFinal(ctx context.Context, e *Env, b *blobs) {
+	keys := make([]string, e.Keys)
+	for i := range keys {
+		keys[i] = KeyName(i)
+	}
+	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { b.get(ctx, a, k, "") })
+}
+
 // finalReads reads every key as the final actor, a few at a time.
 func finalReads(ctx context.Context, e *Env, keys []string, read func(ctx context.Context, a *Actor, key string)) {
 	const par = 8

@@ -25,13 +25,7 @@ import (
 // harness did not start, and checks that cleanup deletes the run's
 // containers and leaves everything else alone.
 func TestConnectionStringTargetCleansOnlyItsOwn(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Stop()
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	cred, _ := service.NewSharedKeyCredential(inst.Account, inst.Key)
 	svc, err := service.NewClientWithSharedKeyCredential(inst.BlobURL, cred, nil)
 	if err != nil {
@@ -81,15 +75,9 @@ workloads:
 // TestEntraIDTarget signs in with a token credential against Azurite's
 // OAuth mode over HTTPS, through the same target code a real account uses.
 func TestEntraIDTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	tmp := t.TempDir()
 	certPath, keyPath := writeTestCert(t, tmp)
-	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: tmp, OAuth: true, CertPEM: certPath, KeyPEM: keyPath})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Stop()
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: tmp, OAuth: true, CertPEM: certPath, KeyPEM: keyPath})
 	sc := parse(t, `
 name: entra
 duration: 2s
@@ -123,6 +111,20 @@ workloads:
 	}
 }
 
+// startAzurite starts an Azurite the harness does not manage, stopped when
+// the test ends; ctx bounds the test.
+func startAzurite(t *testing.T, o azurite.Options) (context.Context, *azurite.Instance) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	inst, err := azurite.Start(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { inst.Stop() })
+	return ctx, inst
+}
+
 func writeTestCert(t *testing.T, dir string) (string, string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -150,13 +152,7 @@ func writeTestCert(t *testing.T, dir string) (string, string) {
 // TestAccountKeyTarget signs in with an account name and a key read from an
 // environment variable, the way a real account is reached.
 func TestAccountKeyTarget(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Stop()
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	sc := parse(t, `
 name: keyed
 duration: 2s
@@ -167,7 +163,7 @@ workloads:
 	sc.Target.BlobURL = inst.BlobURL
 	// The variable is empty: a clear error naming it, nothing else.
 	t.Setenv("STORMCHECK_TEST_KEY", "")
-	_, err = Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r1")})
+	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r1")})
 	if err == nil || !strings.Contains(err.Error(), "STORMCHECK_TEST_KEY is empty") {
 		t.Fatalf("want an error naming the empty variable, got %v", err)
 	}

@@ -39,10 +39,6 @@ func (w *etagCounter) Iterate(ctx context.Context, a *Actor) {
 }
 
 func (w *etagCounter) Final(ctx context.Context, e *Env) error {
-	keys := make([]string, e.Keys)
-	for i := range keys {
-		keys[i] = KeyName(i)
-	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.b.get(ctx, a, k, "") })
+	counterFinal(ctx, e, w.b)
 	return nil
 }

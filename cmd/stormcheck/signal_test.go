@@ -62,4 +62,3 @@ func TestCtrlCStillWritesResults(t *testing.T) {
 		t.Errorf("report does not say it was interrupted:\n%s", stdout.String())
 	}
 }
-
