@@ -99,6 +99,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 
 	var runs []*running
 	finish := func(runErr error) (*reports.Summary, error) {
+		if ctx.Err() != nil { // Ctrl-C, possibly while Azurite was starting
+			sum.Interrupted = true
+		}
 		return finishRun(sc, o, sum, rec, metrics, runs, runErr, logf)
 	}
 
@@ -157,7 +160,6 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	logf("load: %s", describeLoad(runs))
 	load(ctx, runs, rec, metrics, o)
 	if ctx.Err() != nil {
-		sum.Interrupted = true
 		logf("interrupted: stopping the load, then final reads and checks (interrupt again to skip them)")
 	}
 

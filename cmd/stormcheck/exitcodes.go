@@ -16,7 +16,8 @@ const (
 )
 
 // exitCode derives the exit code from a finished run: a violation wins over
-// everything, then a harness error, an interrupt, an undecided check.
+// everything, then an interrupt (an error after Ctrl-C is its consequence),
+// a harness error, an undecided check.
 func exitCode(s *reports.Summary, runErr error) int {
 	undecided := false
 	for _, r := range s.Checks {
@@ -28,10 +29,10 @@ func exitCode(s *reports.Summary, runErr error) int {
 		}
 	}
 	switch {
-	case runErr != nil:
-		return exitHarness
 	case s.Interrupted:
 		return exitInterrupted
+	case runErr != nil:
+		return exitHarness
 	case undecided:
 		return exitUndecided
 	}

@@ -71,6 +71,7 @@ func TestExitCodes(t *testing.T) {
 		{reports.Summary{Checks: []checks.Result{fail}, Interrupted: true}, os.ErrClosed, exitViolation},
 		{reports.Summary{Checks: []checks.Result{pass}}, os.ErrClosed, exitHarness},
 		{reports.Summary{Checks: []checks.Result{pass}, Interrupted: true}, nil, exitInterrupted},
+		{reports.Summary{Interrupted: true}, os.ErrClosed, exitInterrupted}, // Ctrl-C while Azurite started
 		{reports.Summary{Checks: []checks.Result{pass, und}}, nil, exitUndecided},
 	}
 	for i, c := range cases {
