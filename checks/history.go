@@ -79,8 +79,19 @@ type Input struct {
 	IfMatch string `json:"if_match,omitempty"`
 	// IfNoneMatch is the negative ETag condition ("*" means "must not exist").
 	IfNoneMatch string `json:"if_none_match,omitempty"`
-	// LeaseID is the lease id sent with the request.
+	// IfModifiedSince and IfUnmodifiedSince are the date conditions sent,
+	// in HTTP date format (RFC 1123, second precision).
+	IfModifiedSince   string `json:"if_modified_since,omitempty"`
+	IfUnmodifiedSince string `json:"if_unmodified_since,omitempty"`
+	// LeaseID is the lease id sent with the request (x-ms-lease-id); for a
+	// lease acquire, the proposed id.
 	LeaseID string `json:"lease_id,omitempty"`
+	// ProposedLeaseID is the new id a lease change asks for.
+	ProposedLeaseID string `json:"proposed_lease_id,omitempty"`
+	// LeaseDuration is an acquire's duration in seconds (-1: infinite).
+	LeaseDuration int `json:"lease_duration,omitempty"`
+	// BreakPeriod is a break's period in seconds; nil when none was sent.
+	BreakPeriod *int `json:"break_period,omitempty"`
 	// Value is what a write tried to store. Every write stores a value no
 	// other write stores, so a read maps to exactly one write.
 	Value string `json:"value,omitempty"`
@@ -92,8 +103,14 @@ type Output struct {
 	ErrorCode string `json:"error_code,omitempty"`
 	ETag      string `json:"etag,omitempty"`
 	RequestID string `json:"request_id,omitempty"`
-	// Value is what a read returned.
+	// Value is what a read returned; for a lease acquire or change, the
+	// lease id the service returned.
 	Value string `json:"value,omitempty"`
+	// LastModified is the Last-Modified header (HTTP date), if any.
+	LastModified string `json:"last_modified,omitempty"`
+	// LeaseTime is a lease break's x-ms-lease-time: seconds until the
+	// lease is broken.
+	LeaseTime *int `json:"lease_time,omitempty"`
 	// Err is the client-side error text for attempts without a response.
 	Err string `json:"err,omitempty"`
 }
