@@ -40,6 +40,12 @@ type Result struct {
 	// Violations, at most MaxViolations of them; Total counts them all.
 	Violations []Violation `json:"violations,omitempty"`
 	Total      int         `json:"violations_total"`
+	// Artifacts are files the check wants kept with the results (name ->
+	// content, e.g. porcupine's HTML picture of a violation); the runner
+	// writes them and lists them in Files. Checkers stay free of I/O.
+	Artifacts map[string][]byte `json:"-"`
+	// Files are the artifacts' paths relative to the results directory.
+	Files []string `json:"files,omitempty"`
 }
 
 // MaxViolations bounds how many violations a result carries in full.
