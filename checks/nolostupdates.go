@@ -160,6 +160,9 @@ func (k *nluKey) observeGet(op *Op) {
 	if op.Outcome != OK {
 		return // a failed or timed-out read says nothing (CHECKERS.md, unknown outcomes, rule 2)
 	}
+	if op.Out.Status == 304 {
+		return // a conditional read found the cached version current: no value to count (version-chain judges its ETag)
+	}
 	v, ok := parseCounter(op.Out.Value)
 	if !ok {
 		k.badRead(op, fmt.Sprintf("%q is not a counter value", trim(op.Out.Value)))

@@ -481,3 +481,26 @@ func BenchmarkNoLostUpdates(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(ops)), "ns/histop")
 	b.ReportMetric(float64(len(ops)), "histops")
 }
+
+// TestNoLostUpdatesConditionalReads: a 304 to If-None-Match carries no
+// value; the actor writes from its cached version. It must count nothing
+// and flag nothing, while a real lost update next to it is still found.
+func TestNoLostUpdatesConditionalReads(t *testing.T) {
+	for _, lose := range []bool{false, true} {
+		h := &hist{}
+		h.setup("k", "e0")
+		h.rmw(0, "k", 0, "setup-1", "e0", "a0-1", "e1")
+		h.add(Op{Actor: 0, Kind: kindBlobGet, Key: "k", In: Input{IfNoneMatch: "e1"}, Out: Output{Status: 304, ETag: "e1"}})
+		h.put(0, "k", "e1", 2, "a0-2", OK, "e2")
+		if lose { // actor 1 also writes 2 on e1: a lost update
+			h.put(1, "k", "e1", 2, "a1-1", OK, "e3")
+			h.final("k", 2, "a1-1", "e3")
+		} else {
+			h.final("k", 2, "a0-2", "e2")
+		}
+		r := h.check(t, "no-lost-updates")
+		if want := map[bool]Verdict{false: Pass, true: Fail}[lose]; r.Verdict != want {
+			t.Errorf("lose=%v: %s (%s) %+v", lose, r.Verdict, r.Summary, r.Violations)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type Actor struct {
 	// the call is due as soon as it is made.
 	intended int64
 	writes   int
+	cache    map[string]cachedRead // per key, for conditional reads
 }
 
 // Call describes one logical operation for Do.
@@ -60,6 +61,7 @@ func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
 		if err == nil {
 			out.Value = value
 		}
+		in = sentInput(in, resp, err)
 		op := checks.Op{
 			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,

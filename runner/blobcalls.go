@@ -39,16 +39,28 @@ func (b *blobs) createContainer(ctx context.Context, a *Actor, name string) chec
 	})
 }
 
-// get reads a blob (with the lease id, if any) and returns its content.
-func (b *blobs) get(ctx context.Context, a *Actor, key, leaseID string) checks.Op {
+// readOpts are a read's optional conditions.
+type readOpts struct {
+	LeaseID string
+	// IfNoneMatch is a cached ETag: the service answers 304 while the blob
+	// is unchanged (the checklist's caching pattern).
+	IfNoneMatch string
+}
+
+// get reads a blob and returns its content (empty on a 304).
+func (b *blobs) get(ctx context.Context, a *Actor, key string, ro readOpts) checks.Op {
 	return a.Do(ctx, Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		in := checks.Input{LeaseID: leaseID}
-		var o *blob.DownloadStreamOptions
-		if leaseID != "" {
-			o = &blob.DownloadStreamOptions{AccessConditions: leaseCond(leaseID)}
+		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch}
+		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{}}
+		if ro.LeaseID != "" {
+			o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &in.LeaseID}
+		}
+		if ro.IfNoneMatch != "" {
+			et := azcore.ETag(ro.IfNoneMatch)
+			o.AccessConditions.ModifiedAccessConditions = &blob.ModifiedAccessConditions{IfNoneMatch: &et}
 		}
 		r, err := b.block(key).DownloadStream(ctx, o)
-		if err != nil {
+		if err != nil || r.Body == nil { // azblob answers a 304 without error and without a body
 			return in, "", err
 		}
 		defer r.Body.Close()
@@ -81,12 +93,8 @@ func (b *blobs) put(ctx context.Context, a *Actor, kind, key string, in func() c
 	})
 }
 
-func leaseCond(id string) *blob.AccessConditions {
-	return &blob.AccessConditions{LeaseAccessConditions: &blob.LeaseAccessConditions{LeaseID: &id}}
-}
-
-// counterSetup creates the container and every key with the value 0.
-func counterSetup(ctx context.Context, e *Env, b *blobs) error {
+// keysSetup creates the container and every key k0..kN-1 with the value 0.
+func keysSetup(ctx context.Context, e *Env, b *blobs) error {
 	a := e.Actor(checks.ActorSetup)
 	if op := b.createContainer(ctx, a, e.Prefix); op.Outcome != checks.OK {
 		return opError("create container", &op)
@@ -102,13 +110,13 @@ func counterSetup(ctx context.Context, e *Env, b *blobs) error {
 	return nil
 }
 
-// counterFinal reads every counter key once the load has stopped.
-func counterFinal(ctx context.Context, e *Env, b *blobs) {
+// keysFinal reads every key k0..kN-1 once the load has stopped.
+func keysFinal(ctx context.Context, e *Env, b *blobs) {
 	keys := make([]string, e.Keys)
 	for i := range keys {
 		keys[i] = KeyName(i)
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { b.get(ctx, a, k, "") })
+	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { b.get(ctx, a, k, readOpts{}) })
 }
 
 // finalReads reads every key as the final actor, a few at a time.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -17,18 +18,25 @@ import (
 // was lost as documented" for this call; an empty code matches any code.
 func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
 	var out checks.Output
+	var re *azcore.ResponseError
+	if resp == nil && errors.As(err, &re) {
+		resp = re.RawResponse
+	}
 	if resp != nil {
 		out.Status = resp.StatusCode
 		out.RequestID = resp.Header.Get("x-ms-request-id")
 		out.ErrorCode = resp.Header.Get("x-ms-error-code")
-		if et := resp.Header.Get("ETag"); et != "" {
-			out.ETag = et
+		out.ETag = resp.Header.Get("ETag")
+		out.LastModified = resp.Header.Get("Last-Modified")
+		if lt := resp.Header.Get("x-ms-lease-time"); lt != "" {
+			if n, perr := strconv.Atoi(lt); perr == nil {
+				out.LeaseTime = &n
+			}
 		}
 	}
 	if err == nil {
 		return checks.OK, out
 	}
-	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		out.Status = re.StatusCode
 		if re.ErrorCode != "" {
@@ -43,6 +51,10 @@ func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcom
 			}
 		}
 		switch {
+		case re.StatusCode == http.StatusNotModified:
+			// A conditional read's documented success: the cached version
+			// (In.IfNoneMatch) is still current.
+			return checks.OK, out
 		case re.StatusCode == http.StatusServiceUnavailable:
 			return checks.Throttled, out
 		case re.StatusCode == http.StatusInternalServerError && out.ErrorCode == "OperationTimedOut":

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
@@ -25,10 +28,31 @@ func cleanup(ctx context.Context, t *Target, prefix string) error {
 			if c.Name == nil {
 				continue
 			}
-			if _, err := t.Blob.DeleteContainer(ctx, *c.Name, nil); err != nil {
+			if err := deleteContainer(ctx, t, *c.Name); err != nil {
 				errs = append(errs, fmt.Errorf("deleting container %s: %s", *c.Name, Redact(err.Error())))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// deleteContainer deletes one of the run's containers; a lease the run left
+// on it (an actor let it run, or the run was interrupted) is broken first.
+func deleteContainer(ctx context.Context, t *Target, name string) error {
+	_, err := t.Blob.DeleteContainer(ctx, name, nil)
+	var re *azcore.ResponseError
+	if err == nil || !errors.As(err, &re) || re.StatusCode != 412 {
+		return err
+	}
+	c := t.Blob.NewContainerClient(name)
+	zero := int32(0)
+	lc, lerr := lease.NewContainerClient(c, nil)
+	if lerr != nil {
+		return lerr
+	}
+	if _, berr := lc.BreakLease(ctx, &lease.ContainerBreakOptions{BreakPeriod: &zero}); berr != nil {
+		return berr
+	}
+	_, err = t.Blob.DeleteContainer(ctx, name, nil)
+	return err
 }

@@ -154,3 +154,15 @@ func TestOpenLoopKeepsRateWhenActorsSuffice(t *testing.T) {
 		t.Errorf("%d ops, %d dropped; want 100 and none", len(ops), st.Dropped.Load())
 	}
 }
+
+func readHistoryFile(t *testing.T, path string, fn func(*checks.Op)) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := checks.ReadHistory(f, func(op *checks.Op) error { fn(op); return nil }); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -49,6 +51,9 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		if err != nil && runErr == nil {
 			runErr = err
 		}
+		if err := writeArtifacts(o.ResultsDir, results); err != nil && runErr == nil {
+			runErr = err
+		}
 		sum.Checks = results
 	}
 	if runErr != nil {
@@ -58,6 +63,35 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// writeArtifacts writes the files checks produced (e.g. porcupine's picture
+// of a violation) into the results directory and names them in the result.
+func writeArtifacts(dir string, results []checks.Result) error {
+	for i := range results {
+		r := &results[i]
+		names := make([]string, 0, len(r.Artifacts))
+		for n := range r.Artifacts {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			rel := filepath.Join("checks", r.Workload+"."+filepath.Base(n))
+			data := r.Artifacts[n]
+			if err := os.MkdirAll(filepath.Join(dir, "checks"), 0o755); err != nil {
+				return err
+			}
+			if err := reports.WriteFileAtomic(filepath.Join(dir, rel), func(w io.Writer) error {
+				_, err := w.Write(data)
+				return err
+			}); err != nil {
+				return fmt.Errorf("check artifact %s: %w", rel, err)
+			}
+			r.Files = append(r.Files, rel)
+		}
+		r.Artifacts = nil
+	}
+	return nil
 }
 
 func fillWorkload(w *reports.WorkloadSummary, r *running) {
@@ -85,7 +119,7 @@ func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) 
 	by := map[string][]checks.Checker{}
 	for _, name := range sc.Checks {
 		for _, w := range sc.Workloads {
-			if !applies(name, w.Kind) {
+			if !scenarios.AppliesTo(name, w.Kind) {
 				continue
 			}
 			c, err := checks.New(name)
@@ -116,13 +150,4 @@ func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) 
 		out[i].Workload = b.workload
 	}
 	return out, nil
-}
-
-func applies(check, kind string) bool {
-	for _, c := range scenarios.Kinds[kind].Checks {
-		if c == check {
-			return true
-		}
-	}
-	return false
 }

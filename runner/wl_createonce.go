@@ -58,6 +58,6 @@ func (w *createOnce) Final(ctx context.Context, e *Env) error {
 		keys = append(keys, k)
 	}
 	w.mu.Unlock()
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.b.get(ctx, a, k, "") })
+	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.b.get(ctx, a, k, readOpts{}) })
 	return nil
 }

@@ -19,26 +19,26 @@ func init() {
 
 func (w *etagCounter) Setup(ctx context.Context, e *Env) error {
 	w.b = newBlobs(e)
-	return counterSetup(ctx, e, w.b)
+	return keysSetup(ctx, e, w.b)
 }
 
 func (w *etagCounter) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
-	get := w.b.get(ctx, a, key, "")
-	if get.Outcome != checks.OK {
+	value, etag, ok := w.b.read(ctx, a, key, a.env.Params.ConditionalReads)
+	if !ok {
 		return
 	}
-	cur, err := checks.ParseCounterValue(get.Out.Value)
-	if err != nil || get.Out.ETag == "" {
+	cur, err := checks.ParseCounterValue(value)
+	if err != nil {
 		return // the checker reports a value nobody wrote
 	}
 	pad := a.env.Params.PayloadBytes
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{IfMatch: get.Out.ETag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(pad)}
+		return checks.Input{IfMatch: etag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(pad)}
 	}, conflictPrecondition)
 }
 
 func (w *etagCounter) Final(ctx context.Context, e *Env) error {
-	counterFinal(ctx, e, w.b)
+	keysFinal(ctx, e, w.b)
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -24,7 +23,7 @@ func init() {
 
 func (w *leaseMutex) Setup(ctx context.Context, e *Env) error {
 	w.b = newBlobs(e)
-	return counterSetup(ctx, e, w.b)
+	return keysSetup(ctx, e, w.b)
 }
 
 // leaseSeconds is the duration the Lease Blob call takes (-1: infinite).
@@ -35,28 +34,96 @@ func leaseSeconds(d time.Duration) int32 {
 	return int32(d / time.Second)
 }
 
+// Ways a lease holder deviates from acquire-write-release (param misbehave).
+const (
+	behave = iota
+	letExpire
+	breakOwn
+	changeID
+	staleWrite
+)
+
 func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
+	p := a.env.Params
 	id := newLeaseID(a)
-	lc, err := lease.NewBlobClient(w.b.block(key), &lease.BlobClientOptions{LeaseID: &id})
-	if err != nil {
-		return
-	}
-	dur := leaseSeconds(a.env.Params.LeaseDuration)
-	acq := a.Do(ctx, Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLease}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		_, err := lc.AcquireLease(ctx, dur, nil)
-		return checks.Input{LeaseID: id}, id, err
-	})
+	acq := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration))
 	switch acq.Outcome {
 	case checks.OK:
 	case checks.Unknown:
-		w.release(ctx, a, lc, key, id) // we may hold it: do not block the others for a whole lease
+		w.release(ctx, a, key, id) // we may hold it: do not block the others for a whole lease
+		return
+	case checks.Conflict:
+		if a.Rand.Float64() < p.Misbehave {
+			w.intrude(ctx, a, key)
+		}
 		return
 	default:
 		return
 	}
-	defer w.release(ctx, a, lc, key, id)
-	get := w.b.get(ctx, a, key, id)
+	how := behave
+	if a.Rand.Float64() < p.Misbehave {
+		how = letExpire + a.Rand.IntN(4)
+		if how == letExpire && p.LeaseDuration == scenarios.Infinite {
+			how = breakOwn // an infinite lease never expires
+		}
+	}
+	if how == changeID {
+		next := newLeaseID(a)
+		if op := w.b.leaseChange(ctx, a, key, id, next); op.Outcome != checks.OK {
+			w.release(ctx, a, key, id)
+			return
+		}
+		id = next
+	}
+	cur, ok := w.increment(ctx, a, key, id)
+	if ok && p.Hold > 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(p.Hold):
+		}
+	}
+	switch how {
+	case letExpire:
+		// No release: the others get 409 until the lease runs out.
+	case breakOwn:
+		w.b.leaseBreak(ctx, a, key, 0)
+	case staleWrite:
+		w.release(ctx, a, key, id)
+		// Writing with a lease id that is no longer held must be refused (412).
+		w.b.put(ctx, a, "blob.put", key, func() checks.Input {
+			return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
+		}, conflictPrecondition)
+	default:
+		w.release(ctx, a, key, id)
+	}
+}
+
+// increment reads the counter and writes it plus one, both with the lease
+// id (no If-Match: the lease is the only guard). It returns the value read.
+func (w *leaseMutex) increment(ctx context.Context, a *Actor, key, id string) (int64, bool) {
+	get := w.b.get(ctx, a, key, readOpts{LeaseID: id})
+	if get.Outcome != checks.OK {
+		return 0, false
+	}
+	cur, err := checks.ParseCounterValue(get.Out.Value)
+	if err != nil {
+		return 0, false
+	}
+	op := w.b.put(ctx, a, "blob.put", key, func() checks.Input {
+		return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.env.Params.PayloadBytes)}
+	}, conflictPrecondition)
+	return cur.N, op.Outcome == checks.OK
+}
+
+// intrude is a non-holder writing without a lease id while someone holds
+// the lease: the service must refuse it (412 LeaseIdMissing; lease-protocol
+// checks the answer). It writes with If-Match on the version it read, so
+// when the lease happens to be released before its write lands, an accepted
+// write is still a correct increment rather than a lost update of the
+// intruder's own making.
+func (w *leaseMutex) intrude(ctx context.Context, a *Actor, key string) {
+	get := w.b.get(ctx, a, key, readOpts{}) // reads need no lease id
 	if get.Outcome != checks.OK {
 		return
 	}
@@ -64,37 +131,28 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	if err != nil {
 		return
 	}
-	pad := a.env.Params.PayloadBytes
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(pad)}
+		return checks.Input{IfMatch: get.Out.ETag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.env.Params.PayloadBytes)}
 	}, conflictPrecondition)
-	if h := a.env.Params.Hold; h > 0 {
-		select {
-		case <-ctx.Done():
-		case <-time.After(h):
-		}
-	}
 }
 
-func (w *leaseMutex) release(ctx context.Context, a *Actor, lc *lease.BlobClient, key, id string) {
+func (w *leaseMutex) release(ctx context.Context, a *Actor, key, id string) {
 	if ctx.Err() != nil {
 		ctx = context.WithoutCancel(ctx) // release even when interrupted: others must not wait a lease out
 	}
-	a.Do(ctx, Call{Kind: "blob.lease.release", Key: key, Conflicts: []Expect{{Status: 409}}}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		_, err := lc.ReleaseLease(ctx, nil)
-		return checks.Input{LeaseID: id}, "", err
-	})
+	w.b.leaseRelease(ctx, a, key, id)
 }
 
 // newLeaseID is a version-4 GUID from the actor's reproducible source.
-func newLeaseID(a *Actor) string {
-	hi, lo := a.Rand.Uint64(), a.Rand.Uint64()
+func newLeaseID(a *Actor) string { return newGUID(a.Rand.Uint64(), a.Rand.Uint64()) }
+
+func newGUID(hi, lo uint64) string {
 	hi = hi&^(0xf<<12) | 0x4<<12
 	lo = lo&^(0x3<<62) | 0x2<<62
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
 }
 
 func (w *leaseMutex) Final(ctx context.Context, e *Env) error {
-	counterFinal(ctx, e, w.b)
+	keysFinal(ctx, e, w.b)
 	return nil
 }

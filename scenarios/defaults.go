@@ -98,6 +98,12 @@ func workloadDefaults(w *Workload) {
 	if contains(Kinds[w.Kind].Params, "lease_duration") && w.Params.LeaseDuration == 0 {
 		w.Params.LeaseDuration = defaultLease
 	}
+	if contains(Kinds[w.Kind].Params, "read_fraction") && w.Params.ReadFraction == 0 {
+		w.Params.ReadFraction = 0.5
+	}
+	if contains(Kinds[w.Kind].Params, "blocks") && w.Params.Blocks == 0 {
+		w.Params.Blocks = 4
+	}
 }
 
 // defaultChecks is every check that applies to the workloads' kinds,

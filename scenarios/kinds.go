@@ -20,7 +20,7 @@ func KindNames() []string {
 func checkKinds() map[string][]string {
 	m := map[string][]string{}
 	for _, kind := range KindNames() {
-		for _, c := range Kinds[kind].Checks {
+		for _, c := range Kinds[kind].AllChecks() {
 			if !contains(m[c], kind) {
 				m[c] = append(m[c], kind)
 			}
@@ -56,4 +56,15 @@ func describeChecks() string {
 		parts = append(parts, c+" (kinds "+strings.Join(ck[c], ", ")+")")
 	}
 	return strings.Join(parts, "; ")
+}
+
+// AllChecks lists the checks that apply to the kind: the default ones, then
+// the optional ones.
+func (k KindSpec) AllChecks() []string {
+	return append(append([]string(nil), k.Checks...), k.OptionalChecks...)
+}
+
+// AppliesTo reports whether check applies to the kind.
+func AppliesTo(check, kind string) bool {
+	return contains(Kinds[kind].AllChecks(), check)
 }

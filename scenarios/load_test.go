@@ -25,7 +25,7 @@ var invalidCases = map[string]struct {
 	"actors-wrong-type.yaml":           {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
 	"check-duplicate.yaml":             {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
 	"check-no-workload.yaml":           {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
-	"check-unknown.yaml":               {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: no-lost-updates`},
+	"check-unknown.yaml":               {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: container-lease`},
 	"duplicate-key.yaml":               {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
 	"duplicate-workload-name.yaml":     {6, 11, "workloads[1].name", `duplicate workload name "counter" (first at line 4)`},
 	"duration-and-stages.yaml":         {5, 5, "workloads[0].duration", "set duration or stages, not both"},
@@ -35,8 +35,8 @@ var invalidCases = map[string]struct {
 	"env-holds-secret.yaml":            {5, 26, "target.connection_string_env", "must name an environment variable"},
 	"executor-unknown.yaml":            {6, 15, "workloads[0].executor", `must be one of closed (`},
 	"iterations-zero.yaml":             {5, 17, "workloads[0].iterations", "must be a whole number ≥ 1"},
-	"kind-missing.yaml":                {4, 5, "workloads[0].kind", "required: one of blob.create-once (race to create"},
-	"kind-unknown.yaml":                {5, 11, "workloads[0].kind", `unknown kind "blob.etag-countr" (did you mean "blob.etag-counter"?); known kinds: blob.create-once (`},
+	"kind-missing.yaml":                {4, 5, "workloads[0].kind", "required: one of blob.block-commit (stage blocks"},
+	"kind-unknown.yaml":                {5, 11, "workloads[0].kind", `unknown kind "blob.etag-countr" (did you mean "blob.etag-counter"?); known kinds: blob.block-commit (`},
 	"lease-10s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 10s"},
 	"lease-90s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 90s"},
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
@@ -185,7 +185,7 @@ workloads:
 			Name: "counter", Kind: "blob.etag-counter", Executor: ExecutorClosed,
 			Actors: 1, Keys: 1, Line: 4,
 		}},
-		Checks: []string{"no-lost-updates"},
+		Checks: []string{"no-lost-updates", "version-chain"},
 	}
 	if string(got.Source) != src {
 		t.Errorf("Source = %q, want the file's text", got.Source)
@@ -248,7 +248,9 @@ workloads:
 	if p := s.Workloads[2].Params; p != (Params{LeaseDuration: Infinite, PayloadBytes: 4194304}) {
 		t.Errorf("infinite lease params %+v", p)
 	}
-	if want := []string{"no-lost-updates", "single-winner"}; !reflect.DeepEqual(s.Checks, want) {
+	// Default checks: every default check of the kinds present (the
+	// optional linearizable is not among them).
+	if want := []string{"lease-exclusion", "lease-protocol", "no-lost-updates", "single-winner"}; !reflect.DeepEqual(s.Checks, want) {
 		t.Errorf("default checks %q, want %q", s.Checks, want)
 	}
 }
@@ -360,7 +362,7 @@ func TestOpenLoopAndLeaseExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	w = s.Workloads[0]
-	if w.Kind != "blob.lease-mutex" || w.Actors != 8 || w.Params.LeaseDuration != 15*time.Second || w.Params.Hold != 0 || w.Duration != 15*time.Second {
+	if w.Kind != "blob.lease-mutex" || w.Actors != 8 || w.Params.LeaseDuration != 15*time.Second || w.Params.Hold != 0 || w.Params.Misbehave != 0.02 || s.Duration != 40*time.Second {
 		t.Errorf("lease-mutex %+v", w)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // paramNames are every param stormcheck can read, in documentation order.
 // A kind accepts the subset its KindSpec.Params names.
-var paramNames = []string{"payload_bytes", "lease_duration", "hold"}
+var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks"}
 
 // Lease duration bounds, as the Blob service enforces them.
 const (
@@ -57,10 +57,37 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 			p.LeaseDuration = d.leaseDuration(v, fp)
 		case "hold":
 			p.Hold, _ = d.duration(v, fp, 0, false)
+		case "read_fraction":
+			p.ReadFraction = d.fraction(v, fp, true)
+		case "conditional_reads":
+			p.ConditionalReads = d.fraction(v, fp, false)
+		case "misbehave":
+			p.Misbehave = d.fraction(v, fp, false)
+		case "blocks":
+			b, _ := d.whole(v, fp, 1, maxBlocks)
+			p.Blocks = int(b)
 		default:
 			d.errorf(fs[name].key, fp, "param %q is listed in Kinds but stormcheck cannot read it (a bug in stormcheck)", name)
 		}
 	}
+}
+
+// maxBlocks bounds the blocks one commit stages (Put Block List takes up to
+// 50,000; a load test needs far fewer).
+const maxBlocks = 100
+
+// fraction reads a share from 0 to 1 (above 0 when positive is set).
+func (d *decoder) fraction(n *yaml.Node, path string, positive bool) float64 {
+	f, ok := d.number(n, path, 0, positive)
+	if ok && f > 1 {
+		low := "0"
+		if positive {
+			low = "above 0"
+		}
+		d.errorf(n, path, "must be a fraction from %s to 1, got %s", low, n.Value)
+		return 0
+	}
+	return f
 }
 
 // leaseDuration reads a lease duration: whole seconds from 15s to 60s, or

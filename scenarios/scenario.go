@@ -137,6 +137,18 @@ type Params struct {
 	LeaseDuration time.Duration
 	// Hold is how long a lease holder keeps the lease before releasing.
 	Hold time.Duration
+	// ReadFraction is the share of operations that are reads (0 < f ≤ 1,
+	// default 0.5).
+	ReadFraction float64
+	// ConditionalReads is the share of reads sent with If-None-Match on the
+	// actor's cached ETag (the checklist's caching pattern; 304 when
+	// unchanged).
+	ConditionalReads float64
+	// Misbehave is the share of lease holders that deviate: let the lease
+	// expire, break it, change its id, or write without or with a stale id.
+	Misbehave float64
+	// Blocks is how many blocks a commit stages (default 4).
+	Blocks int
 }
 
 // Infinite is the LeaseDuration of an infinite lease ("infinite" in YAML).
@@ -148,25 +160,50 @@ type KindSpec struct {
 	Summary string
 	// Params lists the YAML names of the params the kind accepts.
 	Params []string
-	// Checks lists the checks that apply to the kind.
+	// Checks lists the checks that apply to the kind and run by default.
 	Checks []string
+	// OptionalChecks apply to the kind but run only when a scenario lists
+	// them (a cross-check that may be undecided on hot keys).
+	OptionalChecks []string
 }
 
 // Kinds are the workload kinds the runner implements.
 var Kinds = map[string]KindSpec{
 	"blob.etag-counter": {
-		Summary: "read a counter blob, add one, write it back with If-Match; re-read on 412",
-		Params:  []string{"payload_bytes"},
-		Checks:  []string{"no-lost-updates"},
+		Summary:        "read a counter blob, add one, write it back with If-Match; re-read on 412",
+		Params:         []string{"payload_bytes", "conditional_reads"},
+		Checks:         []string{"no-lost-updates", "version-chain"},
+		OptionalChecks: []string{"linearizable"},
 	},
 	"blob.create-once": {
 		Summary: "race to create the same blob with If-None-Match: *, round after round",
 		Params:  []string{"payload_bytes"},
 		Checks:  []string{"single-winner"},
 	},
+	"blob.lww": {
+		Summary:        "last writer wins: unconditional writes of unique values and plain reads on a few blobs",
+		Params:         []string{"payload_bytes", "read_fraction", "conditional_reads"},
+		Checks:         []string{"version-chain"},
+		OptionalChecks: []string{"linearizable"},
+	},
+	"blob.block-commit": {
+		Summary:        "stage blocks in parallel (Put Block), commit them with Put Block List under If-Match; readers read the committed content",
+		Params:         []string{"payload_bytes", "blocks", "read_fraction"},
+		Checks:         []string{"version-chain"},
+		OptionalChecks: []string{"linearizable"},
+	},
 	"blob.lease-mutex": {
-		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it",
-		Params:  []string{"payload_bytes", "lease_duration", "hold"},
-		Checks:  []string{"no-lost-updates"},
+		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it; some holders misbehave",
+		Params:  []string{"payload_bytes", "lease_duration", "hold", "misbehave"},
+		Checks:  []string{"no-lost-updates", "lease-exclusion", "lease-protocol"},
+	},
+	"container.lease": {
+		Summary: "lease containers while others set metadata and ACLs and try to delete without the lease id (only Delete is refused)",
+		Params:  []string{"lease_duration"},
+		Checks:  []string{"container-lease"},
+	},
+	"container.etag": {
+		Summary: "race Set Container Metadata under If-Unmodified-Since / If-Modified-Since on the Last-Modified read; conditional deletes that must be refused",
+		Checks:  []string{"date-conditions"},
 	},
 }

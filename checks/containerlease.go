@@ -1,0 +1,72 @@
+package checks
+
+import "strings"
+
+// ContainerLeaseName is the name scenarios use for the container-lease check.
+const ContainerLeaseName = "container-lease"
+
+func init() {
+	Register(ContainerLeaseName, func() Checker { return NewContainerLease() })
+}
+
+// ContainerLease checks container leases. On a container only Delete
+// Container needs the lease:
+//
+//   - container.setmeta, container.getprops, container.setacl (and getmeta,
+//     getacl) sent without a lease id must succeed on a leased container: a
+//     lease refusal (412) of them is a violation in any state, the service
+//     over-enforced;
+//   - container.delete sent without a lease id while a lease was certainly
+//     held must be refused with 412 LeaseIdMissing; accepted, it is a
+//     violation (as is any container operation accepted with a lease id that
+//     was certainly not held);
+//   - container.lease.* calls follow the same state machine as blob leases
+//     (the lease-protocol core), and two holders of one container's lease
+//     are a violation (the lease-exclusion core).
+//
+// Each operation is reported at most once.
+type ContainerLease struct {
+	keys leaseKeys
+}
+
+// NewContainerLease returns a fresh checker.
+func NewContainerLease() *ContainerLease {
+	return &ContainerLease{keys: newLeaseKeys(containerLeaseSpace)}
+}
+
+// Name implements Checker.
+func (c *ContainerLease) Name() string { return ContainerLeaseName }
+
+// Observe implements Checker.
+func (c *ContainerLease) Observe(op *Op) { c.keys.observe(op) }
+
+// Finish implements Checker.
+func (c *ContainerLease) Finish() Result {
+	var v violations
+	var et leaseExclTotals
+	var pt leaseProtoTotals
+	for _, m := range c.keys.models() {
+		if m.leaseCalls > 0 {
+			pt.keys++
+		}
+		m.checkExclusion(&v, &et)
+		m.checkProtocol(&v, &pt)
+		m.flush(&v)
+	}
+	// "1 container, 4 acquisitions, 0 breaks, 0 expiries, 2 deletes, 4 lease
+	// calls and 9 container calls judged (3 calls while certainly leased): ..."
+	summary := et.summary(containerLeaseSpace, v.total, "only Delete Container enforced the lease")
+	head, tail, _ := strings.Cut(summary, ": ")
+	head = strings.Replace(head, plural(et.writes, "write", "writes"), plural(et.writes, "delete", "deletes"), 1)
+	summary = head + ", " + plural(pt.leaseJudged, "lease call", "lease calls") + " and " +
+		plural(pt.dataJudged, "container call", "container calls") + " judged"
+	if pt.whileLeased > 0 {
+		summary += " (" + plural(pt.whileLeased, "call", "calls") + " while certainly leased)"
+	}
+	summary += ": " + tail
+	r := v.result(ContainerLeaseName, summary)
+	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
+		r.Verdict = Undecided
+	}
+	return r
+}

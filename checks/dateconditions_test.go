@@ -1,0 +1,84 @@
+package checks
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+func httpDate(sec int) string {
+	return time.Date(2026, 11, 22, 5, 0, sec, 0, time.UTC).Format(http.TimeFormat)
+}
+
+// dcHist builds container histories: w writes with a Last-Modified second,
+// c is a conditional setmeta or delete.
+type dcHist struct{ ops []Op }
+
+func (h *dcHist) add(op Op) *dcHist {
+	op.Seq = uint64(len(h.ops) + 1)
+	op.Workload, op.Key, op.Attempt = "w", "c0", 1
+	h.ops = append(h.ops, op)
+	return h
+}
+
+func (h *dcHist) write(kind string, lmSec int, call, ret int64) *dcHist {
+	return h.add(Op{Kind: kind, Call: call, Return: ret, Outcome: OK, Out: Output{Status: 200, LastModified: httpDate(lmSec)}})
+}
+
+func (h *dcHist) unknownWrite(call int64) *dcHist {
+	return h.add(Op{Kind: "container.setmeta", Call: call, Return: call + 1000, Outcome: Unknown, Out: Output{Err: "timeout"}})
+}
+
+func (h *dcHist) cond(kind, header string, sec int, o Outcome, call, ret int64) *dcHist {
+	op := Op{Kind: kind, Call: call, Return: ret, Outcome: o}
+	if header == "ius" {
+		op.In.IfUnmodifiedSince = httpDate(sec)
+	} else {
+		op.In.IfModifiedSince = httpDate(sec)
+	}
+	if o == OK {
+		op.Out = Output{Status: 200, LastModified: httpDate(sec + 100)}
+		if kind == "container.delete" {
+			op.Out = Output{Status: 202}
+		}
+	} else {
+		op.Out = Output{Status: 412, ErrorCode: "ConditionNotMet"}
+	}
+	return h.add(op)
+}
+
+func TestDateConditions(t *testing.T) {
+	cases := []struct {
+		name string
+		h    *dcHist
+		want Verdict
+		msg  string
+	}{
+		{"ius ok: not modified since", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.setmeta", "ius", 10, OK, 20, 30), Pass, ""},
+		{"ius refused: modified after T", (&dcHist{}).write("container.create", 10, 0, 10).write("container.setmeta", 12, 11, 15).cond("container.setmeta", "ius", 11, Conflict, 20, 30), Pass, ""},
+		{"ius ok although modified after T", (&dcHist{}).write("container.create", 10, 0, 10).write("container.setmeta", 12, 11, 15).cond("container.setmeta", "ius", 11, OK, 20, 30), Fail, "succeeded although a write had already set Last-Modified"},
+		{"ius refused although unmodified", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.delete", "ius", 10, Conflict, 20, 30), Fail, "was refused although Last-Modified was"},
+		{"ius refused, overlapping write explains it", (&dcHist{}).write("container.create", 10, 0, 10).write("container.setmeta", 12, 19, 25).cond("container.setmeta", "ius", 10, Conflict, 20, 30), Pass, ""},
+		{"ius refused, unknown write explains it", (&dcHist{}).write("container.create", 10, 0, 10).unknownWrite(12).cond("container.setmeta", "ius", 10, Conflict, 20, 30), Pass, ""},
+		{"ims ok: modified since", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.setmeta", "ims", 9, OK, 20, 30), Pass, ""},
+		{"ims refused although modified", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.setmeta", "ims", 9, Conflict, 20, 30), Fail, "If-Modified-Since"},
+		{"ims ok although unmodified", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.setmeta", "ims", 10, OK, 20, 30), Fail, "succeeded although Last-Modified was"},
+		{"ims ok, unknown write may explain it", (&dcHist{}).write("container.create", 10, 0, 10).unknownWrite(5).cond("container.setmeta", "ims", 10, OK, 20, 30), Pass, ""},
+		{"delete in the past refused", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.delete", "ius", 1, Conflict, 20, 30), Pass, ""},
+		{"delete in the past accepted", (&dcHist{}).write("container.create", 10, 0, 10).cond("container.delete", "ius", 1, OK, 20, 30), Fail, "If-Unmodified-Since"},
+		{"same second is not after", (&dcHist{}).write("container.create", 10, 0, 10).write("container.setmeta", 10, 11, 12).cond("container.setmeta", "ius", 10, OK, 20, 30), Pass, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ch, _ := New("date-conditions")
+			r := Run(c.h.ops, ch)[0]
+			if r.Verdict != c.want {
+				t.Fatalf("%s: %s, want %s %+v", c.name, r.Verdict, c.want, r.Violations)
+			}
+			if c.msg != "" && (len(r.Violations) == 0 || !strings.Contains(r.Violations[0].Message, c.msg) || len(r.Violations[0].Ops) != 2) {
+				t.Errorf("violation %+v lacks %q or its two ops", r.Violations, c.msg)
+			}
+		})
+	}
+}

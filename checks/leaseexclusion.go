@@ -1,0 +1,290 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LeaseExclusionName is the name scenarios use for the lease-exclusion check.
+const LeaseExclusionName = "lease-exclusion"
+
+func init() {
+	Register(LeaseExclusionName, func() Checker { return NewLeaseExclusion() })
+}
+
+// LeaseExclusion checks that a blob lease excludes: per blob, from the
+// certainly- and possibly-held windows of every lease id (see lease.go),
+//
+//   - two holders: a grant (acquire, renew, or change to a new id) of one
+//     lease id succeeded entirely inside another id's certainly-held window
+//     (this includes an acquire during the other lease's break period);
+//   - a stale holder: a write sent with lease id L was accepted while L was
+//     certainly not held: before any grant of L could have taken effect, or
+//     after L certainly expired, was released, changed, broken (its break
+//     period over) or replaced by another id's grant;
+//   - no holder: a write sent without a lease id was accepted while some
+//     lease was certainly held.
+//
+// Writes are blob.put, blob.create, blob.commit, blob.setmeta,
+// blob.setprops, blob.stage (Put Block) and blob.delete. Unknown outcomes
+// only widen the possibly-held windows. The counter the holders increment
+// under the lease is a second witness, judged by no-lost-updates.
+type LeaseExclusion struct {
+	keys leaseKeys
+}
+
+// NewLeaseExclusion returns a fresh checker.
+func NewLeaseExclusion() *LeaseExclusion {
+	return &LeaseExclusion{keys: newLeaseKeys(blobLeaseSpace)}
+}
+
+// Name implements Checker.
+func (c *LeaseExclusion) Name() string { return LeaseExclusionName }
+
+// Observe implements Checker.
+func (c *LeaseExclusion) Observe(op *Op) { c.keys.observe(op) }
+
+// Finish implements Checker.
+func (c *LeaseExclusion) Finish() Result {
+	var v violations
+	var t leaseExclTotals
+	for _, m := range c.keys.models() {
+		m.checkExclusion(&v, &t)
+		m.flush(&v)
+	}
+	r := v.result(LeaseExclusionName, t.summary(blobLeaseSpace, v.total, "no two holders"))
+	if r.Verdict == Pass && t.acquired == 0 {
+		r.Verdict = Undecided
+	}
+	return r
+}
+
+// leaseExclTotals counts what the exclusion checks covered.
+type leaseExclTotals struct {
+	keys, acquired, breaks, expiries, writes int
+	noDuration                               int
+}
+
+func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) string {
+	var b strings.Builder
+	if t.keys == 0 {
+		fmt.Fprintf(&b, "no %s lease calls in the history, %s", sp.noun, plural(t.writes, "write", "writes"))
+	} else {
+		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", plural(t.keys, sp.noun, sp.nouns),
+			plural(t.acquired, "acquisition", "acquisitions"), plural(t.breaks, "break", "breaks"),
+			plural(t.expiries, "expiry", "expiries"), plural(t.writes, "write", "writes"))
+	}
+	switch {
+	case nviol > 0:
+		fmt.Fprintf(&b, ": %s", plural(nviol, "violation", "violations"))
+	case t.keys == 0:
+		b.WriteString(": undecided")
+	case t.acquired == 0:
+		b.WriteString(": undecided, no acquisition succeeded")
+	default:
+		b.WriteString(": " + clean)
+	}
+	if t.noDuration > 0 {
+		fmt.Fprintf(&b, " (no duration recorded for %s: 15 s to infinite assumed)", plural(t.noDuration, "acquisition", "acquisitions"))
+	}
+	return b.String()
+}
+
+// checkExclusion runs the three exclusion checks on one key. For blobs the
+// judged writes are the enforced kinds; for containers also the other
+// container operations sent with a lease id (they succeed only with the
+// active lease's id).
+func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
+	if m.leaseCalls > 0 {
+		t.keys++
+	}
+	lastCall := int64(lsNegInf)
+	for i := range m.ops {
+		lastCall = max(lastCall, m.ops[i].Call)
+	}
+	for gi := range m.grants {
+		g := &m.grants[gi]
+		if !g.ok {
+			continue
+		}
+		if g.act == laAcquire {
+			t.acquired++
+			if d := m.ops[g.i].In.LeaseDuration; d != -1 && (d < 15 || d > 60) {
+				t.noDuration++
+			}
+		}
+		if m.expired(gi, lastCall) {
+			t.expiries++
+		}
+	}
+	for bi := range m.breaks {
+		if m.breaks[bi].ok {
+			t.breaks++
+		}
+	}
+
+	// Two holders, and writes without a lease id under a certain lease: one
+	// sweep over the certainly-held windows by start.
+	type query struct {
+		i, g      int // op index; grant index or -1 for a write
+		call, ret int64
+		id        string
+	}
+	var qs []query
+	for gi := range m.grants {
+		if g := &m.grants[gi]; g.ok {
+			qs = append(qs, query{i: g.i, g: gi, call: g.call, ret: g.ret, id: g.id})
+		}
+	}
+	for i := range m.ops {
+		op := &m.ops[i]
+		c := m.sp.class(op.Kind)
+		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != OK {
+			continue
+		}
+		id := normLeaseID(op.In.LeaseID)
+		if c.enforced {
+			t.writes++
+		}
+		switch {
+		case id == "" && c.deletes:
+			m.unheldDelete(v, i)
+		case id == "" && c.enforced:
+			qs = append(qs, query{i: i, g: -1, call: op.Call, ret: op.Return})
+		case id != "":
+			m.staleHolder(v, i, id)
+		}
+	}
+	sort.SliceStable(qs, func(a, b int) bool { return qs[a].call < qs[b].call })
+	best, second := -1, -1 // windows with the latest ends; second's id differs from best's
+	w := 0
+	for _, q := range qs {
+		for ; w < len(m.wins) && m.wins[w].start <= q.call; w++ {
+			win := &m.wins[w]
+			switch {
+			case best < 0 || win.end > m.wins[best].end:
+				if best >= 0 && m.wins[best].id != win.id {
+					second = best
+				}
+				best = w
+			case win.id != m.wins[best].id && (second < 0 || win.end > m.wins[second].end):
+				second = w
+			}
+		}
+		var hit *lsWin
+		for _, c := range []int{best, second} {
+			if c >= 0 && m.wins[c].end >= q.ret && (q.g < 0 || m.wins[c].id != q.id) {
+				hit = &m.wins[c]
+				break
+			}
+		}
+		if hit == nil {
+			continue
+		}
+		h := &m.grants[hit.g]
+		op := m.op(q.i)
+		if q.g >= 0 {
+			m.flag(v, q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
+				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end)),
+				m.evidenceOps(q.i, h.i))
+		} else {
+			m.flag(v, q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end), lcIDMissing),
+				m.evidenceOps(q.i, h.i))
+		}
+	}
+}
+
+// unheldDelete judges a delete accepted without a lease id. A delete ends
+// every lease, so the windows are recomputed without it.
+func (m *leaseModel) unheldDelete(v *violations, i int) {
+	op := m.op(i)
+	for _, gi := range m.okByRet {
+		g := &m.grants[gi]
+		if g.ret > op.Call {
+			break
+		}
+		if end, _ := m.certainEnd(gi, i); end >= op.Return {
+			m.flag(v, i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, lsFmtT(end), lcIDMissing),
+				m.evidenceOps(i, g.i))
+			return
+		}
+	}
+}
+
+// staleHolder judges an accepted operation sent with lease id id: some grant
+// of id must possibly have been held during it.
+func (m *leaseModel) staleHolder(v *violations, i int, id string) {
+	op := m.op(i)
+	last := -1 // the grant of id sent before the op returned whose possible window ends last
+	for _, gi := range m.byID[id] {
+		g := &m.grants[gi]
+		if g.call > op.Return {
+			break
+		}
+		if g.pEnd >= op.Call {
+			return
+		}
+		if last < 0 || g.pEnd > m.grants[last].pEnd {
+			last = gi
+		}
+	}
+	if last < 0 {
+		first := -1
+		if l := m.byID[id]; len(l) > 0 {
+			first = m.grants[l[0]].i
+		}
+		m.flag(v, i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
+			op.Seq, op.Kind, leaseShortID(id)), m.evidenceOps(i, first))
+		return
+	}
+	g := &m.grants[last]
+	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.op(g.i).Seq, lsFmtT(g.pEnd))
+	if g.pBy >= 0 {
+		by := m.op(g.pBy)
+		switch act := m.sp.action(by.Kind); {
+		case act == laRelease:
+			why = fmt.Sprintf("after #%d released it", by.Seq)
+		case act == laChange && normLeaseID(by.In.LeaseID) == id:
+			why = fmt.Sprintf("after #%d changed it to %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
+		case act == laBreak:
+			why = fmt.Sprintf("after #%d broke it (possibly held until %s)", by.Seq, lsFmtT(g.pEnd))
+		case act == laAcquire || act == laRenew || act == laChange:
+			why = fmt.Sprintf("after #%d was granted lease %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
+		default:
+			why = fmt.Sprintf("after #%d (%s) removed it", by.Seq, by.Kind)
+		}
+	}
+	m.flag(v, i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
+		op.Seq, op.Kind, leaseShortID(id), why), m.evidenceOps(i, g.i, g.pBy))
+}
+
+// expired reports whether a successful grant's lease ran out: finite, and
+// nothing renewed, released, changed, broke or deleted it before it may
+// have expired, while the history went on past that.
+func (m *leaseModel) expired(gi int, lastCall int64) bool {
+	g := &m.grants[gi]
+	if g.pExp == lsInf || lastCall <= g.pExp {
+		return false
+	}
+	for _, hi := range m.byID[g.id] {
+		if h := &m.grants[hi]; hi != gi && h.call > g.call && h.call <= g.pExp {
+			return false
+		}
+	}
+	for _, l := range [][]lend{m.ends[g.id], m.ends["*"]} {
+		for _, e := range l {
+			if e.call > g.call && e.call <= g.pExp {
+				return false
+			}
+		}
+	}
+	for _, b := range m.breaks {
+		if b.call > g.call && b.call <= g.pExp {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,321 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// LeaseProtocolName is the name scenarios use for the lease-protocol check.
+const LeaseProtocolName = "lease-protocol"
+
+func init() {
+	Register(LeaseProtocolName, func() Checker { return NewLeaseProtocol() })
+}
+
+// LeaseProtocol checks that every blob lease call, and every blob operation
+// in the presence of a lease, was answered as the documented lease state
+// machine says for the state the history implies (see lease.go for the
+// states, the sources and the table).
+//
+// The state at a call is a small set of candidates: leased or breaking while
+// a lease is certainly held; available before any acquire; else derived from
+// the latest successful grant and what may have happened since (releases,
+// breaks, expiry, writes that make an expired lease forget its id). Where
+// another lease id may have been granted in between, or the blob deleted,
+// the call is not judged (counted as ambiguous). A call is a violation when
+// its answer (ok, or the 409/412 error code) is allowed in none of the
+// candidates. Besides:
+//
+//   - a successful lease call must carry its documented status (acquire
+//     201, break 202, the others 200), a lease failure 409;
+//   - an acquire or change must return the proposed lease id;
+//   - a read sent without a lease id never needs the lease: a lease refusal
+//     of it is a violation in any state;
+//   - Lease Blob never changes the blob's ETag: two ETags observed (reads,
+//     and lease calls, which return the blob's ETag) that differ with only
+//     lease calls and no write (applied or possibly applied) between them
+//     are a violation.
+type LeaseProtocol struct {
+	keys leaseKeys
+}
+
+// NewLeaseProtocol returns a fresh checker.
+func NewLeaseProtocol() *LeaseProtocol {
+	return &LeaseProtocol{keys: newLeaseKeys(blobLeaseSpace)}
+}
+
+// Name implements Checker.
+func (c *LeaseProtocol) Name() string { return LeaseProtocolName }
+
+// Observe implements Checker.
+func (c *LeaseProtocol) Observe(op *Op) { c.keys.observe(op) }
+
+// Finish implements Checker.
+func (c *LeaseProtocol) Finish() Result {
+	var v violations
+	var t leaseProtoTotals
+	for _, m := range c.keys.models() {
+		if m.leaseCalls > 0 {
+			t.keys++
+		}
+		m.checkProtocol(&v, &t)
+		m.checkETags(&v, &t)
+		m.flush(&v)
+	}
+	return t.result(LeaseProtocolName, blobLeaseSpace, &v, "every answer matches the lease state machine")
+}
+
+// leaseProtoTotals counts what the protocol checks judged.
+type leaseProtoTotals struct {
+	keys                    int
+	leaseJudged, dataJudged int
+	ambiguous               int
+	whileLeased             int // data calls judged while a lease was certainly held
+	etagPairs               int
+}
+
+func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, clean string) Result {
+	var b strings.Builder
+	if t.keys == 0 {
+		fmt.Fprintf(&b, "no %s lease calls in the history, %s judged", sp.noun, plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"))
+	} else {
+		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged)", plural(t.keys, sp.noun, sp.nouns),
+			plural(t.leaseJudged, "lease call", "lease calls"), plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous)
+		if t.whileLeased > 0 {
+			fmt.Fprintf(&b, ", %d while certainly leased", t.whileLeased)
+		}
+		if sp.etag {
+			fmt.Fprintf(&b, ", %s across lease calls", plural(t.etagPairs, "ETag comparison", "ETag comparisons"))
+		}
+	}
+	switch {
+	case v.total > 0:
+		fmt.Fprintf(&b, ": %s", plural(v.total, "violation", "violations"))
+	case t.keys == 0 || t.leaseJudged+t.dataJudged == 0:
+		b.WriteString(": undecided")
+	default:
+		b.WriteString(": " + clean)
+	}
+	r := v.result(name, b.String())
+	if r.Verdict == Pass && (t.keys == 0 || t.leaseJudged+t.dataJudged == 0) {
+		r.Verdict = Undecided
+	}
+	return r
+}
+
+// answerText renders a call's answer: "ok 201", "conflict 409 LeaseAlreadyPresent".
+func answerText(op *Op) string { return answer(op) }
+
+// checkProtocol judges every lease call and every operation of the key
+// against the candidate states.
+func (m *leaseModel) checkProtocol(v *violations, t *leaseProtoTotals) {
+	for i := range m.ops {
+		op := &m.ops[i]
+		if act := m.sp.action(op.Kind); act != laNone {
+			m.judgeLeaseCall(v, t, i, act)
+		} else {
+			m.judgeDataCall(v, t, i)
+		}
+	}
+}
+
+func (m *leaseModel) judgeLeaseCall(v *violations, t *leaseProtoTotals, i int, act leaseAction) {
+	op := m.op(i)
+	ans := leaseAnswer(op)
+	if ans == "" {
+		return
+	}
+	name := fmt.Sprintf("#%d (%s", op.Seq, op.Kind)
+	if op.In.LeaseID != "" {
+		name += " lease=" + leaseShortID(normLeaseID(op.In.LeaseID))
+	}
+	if op.In.ProposedLeaseID != "" {
+		name += " proposed=" + leaseShortID(normLeaseID(op.In.ProposedLeaseID))
+	}
+	name += ")"
+	switch {
+	case ans == lsOK && op.Out.Status != 0 && op.Out.Status != leaseOKStatus[act]:
+		m.flag(v, i, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
+			name, op.Out.Status, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:], leaseActionNames[act], leaseOKStatus[act]), m.evidenceOps(i))
+		return
+	case ans != lsOK && isLeaseOpCode(op.Out.ErrorCode) && op.Out.Status != 0 && op.Out.Status != 409:
+		m.flag(v, i, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
+			m.evidenceOps(i))
+		return
+	}
+	if ans == lsOK && (act == laAcquire || act == laChange) && op.Out.Value != "" {
+		want := normLeaseID(op.In.LeaseID)
+		if act == laChange {
+			want = normLeaseID(op.In.ProposedLeaseID)
+		}
+		if got := normLeaseID(op.Out.Value); want != "" && got != want {
+			m.flag(v, i, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
+				m.evidenceOps(i))
+			return
+		}
+	}
+	c := m.candidates(op.Call, op.Return, i)
+	if c.unknown() {
+		t.ambiguous++
+		return
+	}
+	x, p := normLeaseID(op.In.LeaseID), normLeaseID(op.In.ProposedLeaseID)
+	allowed := lsUnion(c, func(s lsState) []string { return leaseAllowed(s, act, x, p) })
+	if allowed == nil {
+		t.ambiguous++
+		return
+	}
+	t.leaseJudged++
+	if lsAllows(allowed, ans) {
+		return
+	}
+	how := "may have been"
+	if len(c.states) == 1 {
+		how = "was"
+	}
+	m.flag(v, i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+		name, answerText(op), how, c, lsDescribe(allowed, act, 409)),
+		m.evidenceOps(i, c.evidence...))
+}
+
+func (m *leaseModel) judgeDataCall(v *violations, t *leaseProtoTotals, i int) {
+	op := m.op(i)
+	cl := m.sp.class(op.Kind)
+	if !cl.known {
+		return
+	}
+	ans := dataAnswer(op)
+	if ans == "" {
+		return
+	}
+	x := normLeaseID(op.In.LeaseID)
+	name := fmt.Sprintf("#%d (%s", op.Seq, op.Kind)
+	if x != "" {
+		name += " lease=" + leaseShortID(x)
+	} else {
+		name += " without lease id"
+	}
+	name += ")"
+	if x == "" && !cl.enforced {
+		t.dataJudged++
+		if ans != lsOK {
+			what := "a read never needs the lease"
+			if m.sp == containerLeaseSpace {
+				what = "only Delete Container needs the lease"
+			}
+			m.flag(v, i, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answerText(op), what),
+				m.evidenceOps(i))
+		}
+		return
+	}
+	c := m.candidates(op.Call, op.Return, i)
+	if c.unknown() {
+		t.ambiguous++
+		return
+	}
+	allowed := lsUnion(c, func(s lsState) []string { return m.sp.dataAllowed(s, cl, x) })
+	if allowed == nil {
+		t.ambiguous++
+		return
+	}
+	t.dataJudged++
+	if c.certain {
+		t.whileLeased++
+	}
+	if lsAllows(allowed, ans) {
+		return
+	}
+	how := "may have been"
+	if len(c.states) == 1 {
+		how = "was"
+	}
+	m.flag(v, i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+		name, answerText(op), how, c, lsDescribe(allowed, laNone, 412)),
+		m.evidenceOps(i, c.evidence...))
+}
+
+// checkETags flags an ETag change across lease calls alone (Lease Blob does
+// not change the ETag). Observations are successful reads and lease calls
+// that returned an ETag; for each, the one that returned last before it was
+// sent is compared; any write that may have taken effect between them (an
+// unknown one: any time after it was sent) excuses the difference.
+func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
+	if !m.sp.etag {
+		return
+	}
+	var obs, writes, leases []int
+	for i := range m.ops {
+		op := &m.ops[i]
+		act := m.sp.action(op.Kind)
+		if act != laNone {
+			leases = append(leases, i)
+		}
+		c := m.sp.class(op.Kind)
+		if op.Outcome == OK && op.Out.ETag != "" && (act != laNone || c.observes) {
+			obs = append(obs, i)
+		}
+		if act == laNone && c.modifies && lsAppliedOf(op) != lsNo {
+			writes = append(writes, i)
+		}
+	}
+	if len(obs) < 2 {
+		return
+	}
+	byCall := func(l []int) {
+		sort.SliceStable(l, func(a, b int) bool { return m.ops[l[a]].Call < m.ops[l[b]].Call })
+	}
+	byCall(writes)
+	byCall(leases)
+	wMax := make([]int64, len(writes)) // prefix max of the time each write may take effect until
+	for j, i := range writes {
+		e := lsEffectEnd(m.op(i), lsAppliedOf(m.op(i)))
+		if j > 0 {
+			e = max(e, wMax[j-1])
+		}
+		wMax[j] = e
+	}
+	byRet := append([]int(nil), obs...)
+	sort.SliceStable(byRet, func(a, b int) bool { return m.ops[byRet[a]].Return < m.ops[byRet[b]].Return })
+	byCall(obs)
+	prev, r := -1, 0 // prev: the observation returned last before the current one was sent
+	for _, o2 := range obs {
+		b := m.op(o2)
+		for ; r < len(byRet) && m.ops[byRet[r]].Return <= b.Call; r++ {
+			if prev < 0 || m.ops[byRet[r]].Return >= m.ops[prev].Return {
+				prev = byRet[r]
+			}
+		}
+		if prev < 0 {
+			continue
+		}
+		a := m.op(prev)
+		j := sort.Search(len(writes), func(j int) bool { return m.ops[writes[j]].Call >= b.Return })
+		if j > 0 && wMax[j-1] > a.Call {
+			continue // a write may have taken effect in between
+		}
+		lease := -1
+		switch {
+		case m.sp.action(a.Kind) != laNone:
+			lease = prev
+		case m.sp.action(b.Kind) != laNone:
+			lease = o2
+		default:
+			for _, l := range leases {
+				if lo := m.op(l); lo.Call < b.Return && lo.Return > a.Call {
+					lease = l
+					break
+				}
+			}
+		}
+		if lease < 0 {
+			continue // no lease call involved: other checkers judge reads
+		}
+		t.etagPairs++
+		if a.Out.ETag != b.Out.ETag {
+			m.flag(v, o2, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
+				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.op(lease).Seq, m.op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
+				m.evidenceOps(o2, prev, lease))
+		}
+	}
+}

@@ -1,0 +1,292 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// LinearizableName is the name scenarios use for the linearizable check.
+const LinearizableName = "linearizable"
+
+// Defaults of the linearizable checker; tests and benchmarks may change them
+// before creating a checker.
+var (
+	// LinearizableBudget is the total time porcupine may search, over all
+	// keys of one history. A key it does not finish is undecided.
+	LinearizableBudget = 10 * time.Second
+	// LinearizableMaxOps and LinearizableMaxActors bound the keys given to
+	// porcupine: a key with more operations or more workload actors is
+	// undecided at once ("too large for porcupine"); the version-chain
+	// checker decides those in linear time. CHECKERS.md and the benchmark
+	// BenchmarkCheckersCompared give the figures behind the defaults.
+	LinearizableMaxOps    = 20000
+	LinearizableMaxActors = 16
+)
+
+// linFirstPrefix is the length of the first prefix of a long key searched
+// on its own.
+const linFirstPrefix = 2048
+
+func init() {
+	Register(LinearizableName, func() Checker { return NewLinearizable() })
+}
+
+// Linearizable checks that every blob behaved as one atomic register with
+// ETags, using porcupine's search for a linearization. It reads blob.get,
+// blob.put, blob.create, blob.commit and blob.setmeta operations and judges
+// each key (blob) on its own; leases, staging and container calls are
+// ignored, and so is deletion (no workload it applies to deletes).
+//
+// Unknown outcomes are "may or may not have applied", as the model allows;
+// the pre-pass of CHECKERS.md (see linPrepare) resolves what it soundly can
+// first, so that porcupine stays within its budget. A key porcupine cannot
+// decide within its share of the budget, or too large to try, makes the
+// verdict undecided, never a pass. A violation carries the operations the
+// search could not place and a picture of the history (porcupine's HTML),
+// returned as an artifact.
+type Linearizable struct {
+	// Budget, MaxOps and MaxActors start as the package defaults.
+	Budget            time.Duration
+	MaxOps, MaxActors int
+
+	keys  map[string]*linKey
+	order []*linKey
+}
+
+// NewLinearizable returns a fresh checker with the package defaults.
+func NewLinearizable() *Linearizable {
+	return &Linearizable{Budget: LinearizableBudget, MaxOps: LinearizableMaxOps, MaxActors: LinearizableMaxActors,
+		keys: map[string]*linKey{}}
+}
+
+// Name implements Checker.
+func (c *Linearizable) Name() string { return LinearizableName }
+
+type linKey struct {
+	key, workload string
+	ops           []Op // compacted; nil once the key is too large
+	n             int
+	actors        map[int]struct{}
+	tooLarge      bool
+}
+
+// Observe implements Checker.
+func (c *Linearizable) Observe(op *Op) {
+	if !linRelevant(op.Kind) {
+		return
+	}
+	k := c.keys[op.Key]
+	if k == nil {
+		k = &linKey{key: op.Key, workload: op.Workload, actors: map[int]struct{}{}}
+		c.keys[op.Key] = k
+		c.order = append(c.order, k)
+	}
+	k.n++
+	if op.Actor >= 0 {
+		k.actors[op.Actor] = struct{}{}
+	}
+	if k.tooLarge {
+		return
+	}
+	if k.n > c.MaxOps || len(k.actors) > c.MaxActors {
+		k.tooLarge, k.ops = true, nil
+		return
+	}
+	k.ops = append(k.ops, compactOp(op, k.workload, op.Kind, k.key))
+}
+
+// linOutcome is what the checker concluded about one key.
+type linOutcome struct {
+	k       *linKey
+	h       *linHist
+	verdict Verdict
+	why     string // for an undecided key
+	took    time.Duration
+	vio     *Violation
+	name    string // the artifact's name
+	html    []byte
+}
+
+// Finish implements Checker.
+func (c *Linearizable) Finish() Result {
+	start := time.Now()
+	outs := make([]*linOutcome, len(c.order))
+	// Small keys first: each key may use its share of what is left of the
+	// budget, so the time small keys do not need goes to the large ones.
+	var sched []*linOutcome
+	for i, k := range c.order {
+		outs[i] = &linOutcome{k: k}
+		if k.tooLarge {
+			outs[i].verdict = Undecided
+			outs[i].why = "too large for porcupine; version-chain decides these"
+			continue
+		}
+		sched = append(sched, outs[i])
+	}
+	sort.SliceStable(sched, func(i, j int) bool { return len(sched[i].k.ops) < len(sched[j].k.ops) })
+	for i, o := range sched {
+		left := c.Budget - time.Since(start)
+		c.checkKey(o, left/time.Duration(len(sched)-i), left)
+		o.k.ops = nil // the history is no longer needed
+	}
+	return c.result(outs)
+}
+
+// checkKey runs porcupine on one key within share (and, to picture a
+// violation, what is left of the budget).
+func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
+	k := o.k
+	o.h = linPrepare(k.key, k.ops, len(k.actors))
+	if len(o.h.ops) == 0 {
+		o.verdict = Pass
+		return
+	}
+	if share <= 0 {
+		o.verdict, o.why = Undecided, "the budget ran out before porcupine could start on it"
+		return
+	}
+	model := o.h.model(o.h.init)
+	t0 := time.Now()
+	defer func() { o.took = time.Since(t0) }()
+
+	// The writes alone first: reads and refusals only constrain the order,
+	// so writes that no order explains (a fork: two writes applied on one
+	// base) make the key not linearizable whatever the reads say, and
+	// porcupine finds that far faster without the reads.
+	if w := o.h.writesOnly(); len(w) > 0 && len(w) < len(o.h.ops) {
+		res := porcupine.CheckOperationsTimeout(model, o.h.operations(w), linTimeout(share/4))
+		if res == porcupine.Illegal {
+			o.fail(c, model, w, fmt.Sprintf("the %d writes (reads and refusals aside)", len(w)), time.Since(t0), left)
+			return
+		}
+	}
+	// Then prefixes of doubling length: a violation early in a long
+	// history is found without searching all of it (porcupine's memory
+	// grows with the square of the operations it holds).
+	if len(o.h.ops) >= 2*linFirstPrefix {
+		rets := make([]int64, 0, len(o.h.ops))
+		for _, op := range o.h.ops {
+			if op.ret != linInf {
+				rets = append(rets, op.ret)
+			}
+		}
+		sort.Slice(rets, func(i, j int) bool { return rets[i] < rets[j] })
+		for m := linFirstPrefix; 2*m <= len(rets); m *= 2 {
+			rest := share/2 - time.Since(t0)
+			if rest <= 0 {
+				break
+			}
+			p := o.h.prefix(rets[m-1])
+			res := porcupine.CheckOperationsTimeout(model, o.h.operations(p), rest)
+			if res == porcupine.Illegal {
+				o.fail(c, model, p, fmt.Sprintf("the first %d operations (those answered by %.3fms)", len(p), float64(rets[m-1])/1e6), time.Since(t0), left)
+				return
+			}
+			if res == porcupine.Unknown {
+				break
+			}
+		}
+	}
+
+	rest := share - time.Since(t0)
+	if rest <= 0 {
+		o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", round(time.Since(t0)))
+		return
+	}
+	res := porcupine.CheckOperationsTimeout(model, o.h.operations(o.h.ops), rest)
+	switch res {
+	case porcupine.Ok:
+		o.verdict = Pass
+		return
+	case porcupine.Unknown:
+		o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", round(time.Since(t0)))
+		return
+	}
+	o.fail(c, model, o.h.ops, fmt.Sprintf("the %d operations", len(o.h.ops)), time.Since(t0), left)
+}
+
+// fail searches ops again, keeping the partial linearizations that show
+// where the search got stuck (about twice as slow), and builds the
+// violation. The search found the violation once in took, so it gets three
+// times as long again even when the budget is spent, up to the budget once
+// more: a failure may take twice the budget, a pass or an undecided key
+// never more than it.
+func (o *linOutcome) fail(c *Linearizable, model porcupine.Model, ops []*linOp, what string, took, left time.Duration) {
+	o.verdict = Fail
+	again := linTimeout(max(left-took, min(3*took+100*time.Millisecond, c.Budget)))
+	_, info := porcupine.CheckOperationsVerbose(model, o.h.operations(ops), again)
+	o.vio, o.name, o.html = o.h.violation(model, info, ops, what)
+}
+
+// linTimeout keeps a timeout given to porcupine positive: 0 would mean
+// no timeout at all.
+func linTimeout(d time.Duration) time.Duration { return max(d, time.Nanosecond) }
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+func (c *Linearizable) result(outs []*linOutcome) Result {
+	var v violations
+	artifacts := map[string][]byte{}
+	var st linStats
+	var failed, undecided []string
+	passed := 0
+	for _, o := range outs {
+		if o.h != nil {
+			st.dropped += o.h.stats.dropped
+			st.stripped += o.h.stats.stripped
+			st.resolved += o.h.stats.resolved
+			st.unknownDropped += o.h.stats.unknownDropped
+			st.unknownKept += o.h.stats.unknownKept
+		}
+		st.ops += o.k.n
+		switch o.verdict {
+		case Pass:
+			passed++
+		case Fail:
+			failed = append(failed, o.k.key)
+			v.add(o.k.key, o.vio.Message, o.vio.Ops...)
+			if o.html != nil {
+				artifacts[o.name] = o.html
+			}
+		default:
+			why := fmt.Sprintf("%s (%s: %s, %s)", o.k.key, o.why, plural(o.k.n, "op", "ops"), plural(len(o.k.actors), "actor", "actors"))
+			undecided = append(undecided, why)
+		}
+	}
+	var b strings.Builder
+	if len(outs) == 0 {
+		b.WriteString("no blob reads or writes in the history")
+	} else {
+		fmt.Fprintf(&b, "%s, %s", plural(len(outs), "key", "keys"), plural(st.ops, "op", "ops"))
+		fmt.Fprintf(&b, " (pre-pass: %s verified and stripped, %s resolved by a read, %s dropped as immaterial, %s left to search)",
+			plural(st.stripped, "refusal", "refusals"), plural(st.resolved, "unknown write", "unknown writes"),
+			plural(st.unknownDropped, "unknown write", "unknown writes"), plural(st.unknownKept, "unknown", "unknowns"))
+		fmt.Fprintf(&b, ": %d linearizable", passed)
+		if len(failed) > 0 {
+			fmt.Fprintf(&b, ", NOT linearizable: %s", strings.Join(failed, ", "))
+		}
+		if len(undecided) > 0 {
+			fmt.Fprintf(&b, ", undecided: %s", strings.Join(undecided, "; "))
+		}
+	}
+	r := v.result(LinearizableName, b.String())
+	if r.Verdict == Pass && (len(undecided) > 0 || len(outs) == 0) {
+		r.Verdict = Undecided
+	}
+	if len(artifacts) > 0 {
+		r.Artifacts = artifacts
+	}
+	return r
+}

@@ -1,0 +1,114 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// TestBlobConcurrencyWorkloads runs every blob workload against managed
+// Azurite with every check that applies (porcupine included, on small
+// keys) and expects them all to pass: Azurite's blob concurrency core
+// behaves as documented, so a failure here is a false positive to chase.
+func TestBlobConcurrencyWorkloads(t *testing.T) {
+	sc := parse(t, `
+name: blobs
+duration: 4s
+workloads:
+  - {name: lww, kind: blob.lww, actors: 4, keys: 2, params: {conditional_reads: 0.5}}
+  - {name: blocks, kind: blob.block-commit, actors: 3, keys: 1, params: {blocks: 3}}
+  - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, params: {conditional_reads: 0.8}}
+  - {name: mutex, kind: blob.lease-mutex, actors: 4, params: {misbehave: 0.5, lease_duration: 15s}}
+checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-protocol]
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	torn := tornReadsOnly(sum.Checks, "blocks")
+	for _, r := range sum.Checks {
+		if r.Workload == "blocks" && torn && r.Verdict == checks.Fail {
+			// Known Azurite 3.37.0 divergence, seen by both checkers: a Get Blob
+			// overlapping a Put Block List can return the previous content
+			// with the new ETag (a torn read). Anything else still fails.
+			t.Logf("known Azurite divergence on %s: %s", r.Check, r.Summary)
+			continue
+		}
+		if r.Verdict != checks.Pass {
+			t.Errorf("%s on %s: %s: %s", r.Check, r.Workload, r.Verdict, r.Summary)
+			for _, v := range r.Violations {
+				t.Logf("  %s", v.Message)
+				for _, op := range v.Ops {
+					t.Logf("    %s", op.String())
+				}
+			}
+		}
+	}
+	ops := map[string]reports.OpSummary{}
+	for _, w := range sum.Workloads {
+		for _, o := range w.Ops {
+			ops[w.Name+"/"+o.Op] = o
+		}
+	}
+	if ops["lww/blob.put"].Outcomes["ok"] == 0 || ops["lww/blob.put"].Outcomes["conflict"] != 0 {
+		t.Errorf("lww puts: %v (unconditional writes are never refused)", ops["lww/blob.put"].Outcomes)
+	}
+	if ops["blocks/blob.stage"].Count < 3 || ops["blocks/blob.commit"].Outcomes["ok"] == 0 {
+		t.Errorf("block-commit: staged %d, commits %v", ops["blocks/blob.stage"].Count, ops["blocks/blob.commit"].Outcomes)
+	}
+	if ops["mutex/blob.put"].Outcomes["conflict"] == 0 {
+		t.Errorf("no refused write on the leased blob: misbehaving actors did not intrude (%v)", ops["mutex/blob.put"].Outcomes)
+	}
+	// The caching pattern: some reads came back 304 (counted as ok).
+	var notModified int
+	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) {
+		if op.Kind == "blob.get" && op.Out.Status == 304 {
+			notModified++
+		}
+	})
+	if notModified == 0 {
+		t.Error("no conditional read was answered 304")
+	}
+}
+
+// tornReadsOnly reports whether version-chain's violations on workload are
+// all torn reads: a read returning one version's ETag with another
+// version's content, while it overlapped the write that made that ETag.
+func tornReadsOnly(rs []checks.Result, workload string) bool {
+	for _, r := range rs {
+		if r.Workload != workload || r.Check != "version-chain" {
+			continue
+		}
+		if r.Verdict != checks.Fail || r.Total != len(r.Violations) {
+			return false
+		}
+		for _, v := range r.Violations {
+			if !strings.HasPrefix(v.Message, "ETag/value mismatch") || !overlapsItsWriter(v.Ops) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// overlapsItsWriter: the excerpt's read overlapped the write whose ETag it
+// returned.
+func overlapsItsWriter(ops []checks.Op) bool {
+	for _, rd := range ops {
+		if rd.Kind != "blob.get" {
+			continue
+		}
+		for _, w := range ops {
+			if w.Kind != "blob.get" && w.Out.ETag == rd.Out.ETag && w.Call < rd.Return && rd.Call < w.Return {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,121 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// containerLeaseWL is container.lease: leases on containers enforce
+// exclusivity only on Delete Container (the seeds); every other container
+// operation succeeds without the lease id. Actors acquire, renew and release
+// leases on a few containers while others set metadata and ACLs, read
+// properties and now and then try to delete without the lease id, which a
+// leased container must refuse with 412. A delete that succeeds (nobody held
+// a lease) is followed by re-creating the container.
+type containerLeaseWL struct {
+	mu   sync.Mutex
+	held map[int]map[string]string // actor -> container -> lease id it holds
+}
+
+func init() {
+	registerWorkload("container.lease", func(scenarios.Workload, *Target) (Workload, error) {
+		return &containerLeaseWL{held: map[int]map[string]string{}}, nil
+	})
+}
+
+func containerName(e *Env, i int) string { return fmt.Sprintf("%s-c%d", e.Prefix, i) }
+
+func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error {
+	a := e.Actor(checks.ActorSetup)
+	for i := 0; i < e.Keys; i++ {
+		name := containerName(e, i)
+		if op := containerCreate(ctx, a, e.Target.Blob.NewContainerClient(name), name); op.Outcome != checks.OK {
+			return opError("create container "+name, &op)
+		}
+	}
+	return nil
+}
+
+func (w *containerLeaseWL) holding(actor int, name string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.held[actor][name]
+}
+
+func (w *containerLeaseWL) setHeld(actor int, name, id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.held[actor] == nil {
+		w.held[actor] = map[string]string{}
+	}
+	if id == "" {
+		delete(w.held[actor], name)
+	} else {
+		w.held[actor][name] = id
+	}
+}
+
+func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
+	name := containerName(a.env, a.Key())
+	c := a.env.Target.Blob.NewContainerClient(name)
+	r := a.Rand.Float64()
+	if id := w.holding(a.ID, name); id != "" {
+		switch {
+		case r < 0.4:
+			containerSetMeta(ctx, a, c, name, containerCall{LeaseID: id})
+		case r < 0.6:
+			if op := containerLeaseRenew(ctx, a, c, name, id); op.Outcome == checks.Conflict {
+				w.setHeld(a.ID, name, "") // expired and taken, or the container was replaced
+			}
+		default:
+			containerLeaseRelease(ctx, a, c, name, id)
+			w.setHeld(a.ID, name, "")
+		}
+		return
+	}
+	switch {
+	case r < 0.35:
+		id := newLeaseID(a)
+		op := containerLeaseAcquire(ctx, a, c, name, id, leaseSeconds(a.env.Params.LeaseDuration))
+		if op.Outcome == checks.OK || op.Outcome == checks.Unknown {
+			w.setHeld(a.ID, name, id) // an unknown acquire may hold: release it later
+		}
+	case r < 0.55:
+		containerSetMeta(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
+	case r < 0.70:
+		containerGetProps(ctx, a, c, name)
+	case r < 0.90:
+		containerSetACL(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
+	default:
+		// No lease id: refused (412) while leased; otherwise the container
+		// goes, and comes back.
+		if op := containerDelete(ctx, a, c, name, containerCall{}); op.Outcome == checks.OK {
+			containerCreate(ctx, a, c, name)
+		}
+	}
+}
+
+func (w *containerLeaseWL) Final(ctx context.Context, e *Env) error {
+	names := make([]string, e.Keys)
+	for i := range names {
+		names[i] = containerName(e, i)
+	}
+	finalReads(ctx, e, names, func(ctx context.Context, a *Actor, name string) {
+		containerGetProps(ctx, a, e.Target.Blob.NewContainerClient(name), name)
+	})
+	// Let go of the leases still held, so the containers can be deleted.
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	a := e.Actor(checks.ActorFinal)
+	for _, m := range w.held {
+		for name, id := range m {
+			containerLeaseRelease(ctx, a, e.Target.Blob.NewContainerClient(name), name, id)
+		}
+	}
+	w.held = map[int]map[string]string{}
+	return nil
+}

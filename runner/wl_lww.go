@@ -1,0 +1,40 @@
+package runner
+
+import (
+	"context"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// lww is blob.lww: last writer wins, the service's default strategy. Actors
+// write unique values without any condition, or read (sometimes with
+// If-None-Match on their cached ETag). Nothing is refused; the checks decide
+// whether every read saw a version that real time allows (linearizability).
+type lww struct{ b *blobs }
+
+func init() {
+	registerWorkload("blob.lww", func(scenarios.Workload, *Target) (Workload, error) { return &lww{}, nil })
+}
+
+func (w *lww) Setup(ctx context.Context, e *Env) error {
+	w.b = newBlobs(e)
+	return keysSetup(ctx, e, w.b)
+}
+
+func (w *lww) Iterate(ctx context.Context, a *Actor) {
+	key := KeyName(a.Key())
+	p := a.env.Params
+	if a.Rand.Float64() < p.ReadFraction {
+		w.b.read(ctx, a, key, p.ConditionalReads)
+		return
+	}
+	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
+		return checks.Input{Value: checks.CounterValue{Tag: a.Tag()}.Format(p.PayloadBytes)}
+	}, nil)
+}
+
+func (w *lww) Final(ctx context.Context, e *Env) error {
+	keysFinal(ctx, e, w.b)
+	return nil
+}
