@@ -23,6 +23,7 @@ workloads:
   - {name: blocks, kind: blob.block-commit, actors: 3, keys: 1, params: {blocks: 3}}
   - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, params: {conditional_reads: 0.8}}
   - {name: mutex, kind: blob.lease-mutex, actors: 4, params: {misbehave: 0.5, lease_duration: 15s}}
+  - {name: leases, kind: blob.lease-lifecycle, actors: 6, keys: 2}
 checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-protocol]
 `)
 	dir := filepath.Join(t.TempDir(), "results")
@@ -111,4 +112,39 @@ func overlapsItsWriter(ops []checks.Op) bool {
 		}
 	}
 	return false
+}
+
+// TestContainerWorkloads: container leases (only Delete is enforced) and
+// date-conditioned container writes, against managed Azurite.
+func TestContainerWorkloads(t *testing.T) {
+	sc := parse(t, `
+name: containers
+duration: 4s
+workloads:
+  - {name: leased, kind: container.lease, actors: 6, keys: 2}
+  - {name: dated, kind: container.etag, actors: 6, keys: 2}
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Checks) != 2 || !allPass(sum.Checks) {
+		t.Fatalf("checks: %+v", sum.Checks)
+	}
+	ops := map[string]reports.OpSummary{}
+	for _, w := range sum.Workloads {
+		for _, o := range w.Ops {
+			ops[w.Name+"/"+o.Op] = o
+		}
+	}
+	if ops["leased/container.lease.acquire"].Outcomes["ok"] == 0 || ops["leased/container.delete"].Outcomes["conflict"] == 0 {
+		t.Errorf("no lease held or no delete refused: %v %v", ops["leased/container.lease.acquire"].Outcomes, ops["leased/container.delete"].Outcomes)
+	}
+	if ops["leased/container.setmeta"].Outcomes["conflict"] != 0 {
+		t.Errorf("Set Container Metadata without a lease id was refused: only Delete is enforced")
+	}
+	if ops["dated/container.delete"].Outcomes["ok"] != 0 || ops["dated/container.setacl"].Outcomes["ok"] == 0 {
+		t.Errorf("dated: deletes %v (all must be refused), setacl %v", ops["dated/container.delete"].Outcomes, ops["dated/container.setacl"].Outcomes)
+	}
 }

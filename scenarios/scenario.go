@@ -197,6 +197,11 @@ var Kinds = map[string]KindSpec{
 		Params:  []string{"payload_bytes", "lease_duration", "hold", "misbehave"},
 		Checks:  []string{"no-lost-updates", "lease-exclusion", "lease-protocol"},
 	},
+	"blob.lease-lifecycle": {
+		Summary: "random acquire / renew / change / release / break and leased writes from many actors on a few blobs: the lease state machine under contention",
+		Params:  []string{"payload_bytes", "lease_duration"},
+		Checks:  []string{"lease-exclusion", "lease-protocol"},
+	},
 	"container.lease": {
 		Summary: "lease containers while others set metadata and ACLs and try to delete without the lease id (only Delete is refused)",
 		Params:  []string{"lease_duration"},
