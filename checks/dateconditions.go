@@ -8,7 +8,8 @@ import (
 )
 
 // date-conditions judges If-Modified-Since and If-Unmodified-Since answers
-// on containers from the Last-Modified values the service itself returned.
+// on containers and blobs from the Last-Modified values the service itself
+// returned. A read answered 304 counts as "condition false", like a 412.
 //
 // Last-Modified has one-second precision and only grows, so for an
 // operation called at c and returning at r:
@@ -47,8 +48,11 @@ func init() {
 
 func (d *dateConditions) Name() string { return "date-conditions" }
 
-// dcWrites are the operations that change a container's Last-Modified.
-var dcWrites = map[string]bool{"container.create": true, "container.setmeta": true, "container.setacl": true}
+// dcWrites are the operations that change a resource's Last-Modified.
+var dcWrites = map[string]bool{
+	"container.create": true, "container.setmeta": true, "container.setacl": true,
+	"blob.put": true, "blob.create": true, "blob.commit": true, "blob.setmeta": true,
+}
 
 func (d *dateConditions) key(k string) *dcKey {
 	x := d.keys[k]
@@ -74,12 +78,18 @@ func (d *dateConditions) Observe(op *Op) {
 			k.writes = append(k.writes, dcWrite{op: *op, unknown: true})
 		}
 	}
-	if conditional && (op.Outcome == OK || (op.Outcome == Conflict && op.Out.Status == http.StatusPreconditionFailed)) {
-		if op.Out.ErrorCode == "" || op.Out.ErrorCode == "ConditionNotMet" || op.Outcome == OK {
-			k := d.key(op.Key)
-			k.conds = append(k.conds, *op)
-			d.n++
-		}
+	if !conditional {
+		return
+	}
+	// A refusal is judged only when the date was the request's only
+	// condition; a success means every condition held, the date included.
+	other := op.In.IfMatch != "" || op.In.IfNoneMatch != "" || op.In.LeaseID != ""
+	refused := (op.Outcome == Conflict && op.Out.Status == http.StatusPreconditionFailed &&
+		(op.Out.ErrorCode == "" || op.Out.ErrorCode == "ConditionNotMet")) || (op.Outcome == OK && op.Out.Status == http.StatusNotModified)
+	if (op.Outcome == OK && !refused) || (refused && !other) {
+		k := d.key(op.Key)
+		k.conds = append(k.conds, *op)
+		d.n++
 	}
 }
 
@@ -139,7 +149,7 @@ func (d *dateConditions) judgeKey(name string, k *dcKey) {
 			}
 		}
 		floor := last.lm
-		ok := op.Outcome == OK
+		ok := op.Outcome == OK && op.Out.Status != http.StatusNotModified
 		if t, err := http.ParseTime(op.In.IfUnmodifiedSince); err == nil {
 			switch {
 			case ok && floor.After(t):

@@ -82,3 +82,33 @@ func TestDateConditions(t *testing.T) {
 		})
 	}
 }
+
+func TestDateConditionsOnBlobs(t *testing.T) {
+	base := func() *dcHist { return (&dcHist{}).write("blob.put", 10, 0, 10).write("blob.put", 12, 11, 15) }
+	get := func(h *dcHist, ims int, status int) *dcHist {
+		return h.add(Op{Kind: "blob.get", Call: 20, Return: 30, Outcome: OK, In: Input{IfModifiedSince: httpDate(ims)}, Out: Output{Status: status}})
+	}
+	cases := []struct {
+		name string
+		h    *dcHist
+		want Verdict
+	}{
+		{"304 although modified after T", get(base(), 11, 304), Fail},
+		{"200: modified after T", get(base(), 11, 200), Pass},
+		{"304: not modified since T", get(base(), 12, 304), Pass},
+		{"200 although unmodified since T", get(base(), 12, 200), Fail},
+		// A write with If-Match and If-Unmodified-Since refused: the If-Match
+		// may be why, so the date is not judged.
+		{"refusal with another condition", base().add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: Conflict,
+			In: Input{IfMatch: "e1", IfUnmodifiedSince: httpDate(12)}, Out: Output{Status: 412, ErrorCode: "ConditionNotMet"}}), Pass},
+		// ...but its success means the date held too.
+		{"success with another condition", base().add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: OK,
+			In: Input{IfMatch: "e1", IfUnmodifiedSince: httpDate(11)}, Out: Output{Status: 201, LastModified: httpDate(13)}}), Fail},
+	}
+	for _, c := range cases {
+		ch, _ := New("date-conditions")
+		if r := Run(c.h.ops, ch)[0]; r.Verdict != c.want {
+			t.Errorf("%s: %s, want %s %+v", c.name, r.Verdict, c.want, r.Violations)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -45,19 +46,19 @@ type readOpts struct {
 	// IfNoneMatch is a cached ETag: the service answers 304 while the blob
 	// is unchanged (the checklist's caching pattern).
 	IfNoneMatch string
+	// IfModifiedSince is a cached Last-Modified: 304 while not modified
+	// since then (the checklist's "conditional header for modification
+	// time").
+	IfModifiedSince string
 }
 
 // get reads a blob and returns its content (empty on a 304).
 func (b *blobs) get(ctx context.Context, a *Actor, key string, ro readOpts) checks.Op {
 	return a.Do(ctx, Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch}
-		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{}}
+		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch, IfModifiedSince: ro.IfModifiedSince}
+		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(in)}}
 		if ro.LeaseID != "" {
 			o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &in.LeaseID}
-		}
-		if ro.IfNoneMatch != "" {
-			et := azcore.ETag(ro.IfNoneMatch)
-			o.AccessConditions.ModifiedAccessConditions = &blob.ModifiedAccessConditions{IfNoneMatch: &et}
 		}
 		r, err := b.block(key).DownloadStream(ctx, o)
 		if err != nil || r.Body == nil { // azblob answers a 304 without error and without a body
@@ -74,23 +75,34 @@ func (b *blobs) get(ctx context.Context, a *Actor, key string, ro readOpts) chec
 func (b *blobs) put(ctx context.Context, a *Actor, kind, key string, in func() checks.Input, conflicts []Expect) checks.Op {
 	return a.Do(ctx, Call{Kind: kind, Key: key, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		i := in() // a fresh value per attempt: every write attempt is unique
-		o := &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{}}
-		mac := &blob.ModifiedAccessConditions{}
-		if i.IfMatch != "" {
-			et := azcore.ETag(i.IfMatch)
-			mac.IfMatch = &et
-		}
-		if i.IfNoneMatch != "" {
-			et := azcore.ETag(i.IfNoneMatch)
-			mac.IfNoneMatch = &et
-		}
-		o.AccessConditions.ModifiedAccessConditions = mac
+		o := &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(i)}}
 		if i.LeaseID != "" {
 			o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &i.LeaseID}
 		}
 		_, err := b.block(key).Upload(ctx, streaming.NopCloser(strings.NewReader(i.Value)), o)
 		return i, "", err
 	})
+}
+
+// modified turns an input's conditions into the SDK's. Dates are HTTP
+// dates (as recorded); one that does not parse is not sent.
+func modified(i checks.Input) *blob.ModifiedAccessConditions {
+	m := &blob.ModifiedAccessConditions{}
+	if i.IfMatch != "" {
+		et := azcore.ETag(i.IfMatch)
+		m.IfMatch = &et
+	}
+	if i.IfNoneMatch != "" {
+		et := azcore.ETag(i.IfNoneMatch)
+		m.IfNoneMatch = &et
+	}
+	if t, err := http.ParseTime(i.IfModifiedSince); err == nil {
+		m.IfModifiedSince = &t
+	}
+	if t, err := http.ParseTime(i.IfUnmodifiedSince); err == nil {
+		m.IfUnmodifiedSince = &t
+	}
+	return m
 }
 
 // keysSetup creates the container and every key k0..kN-1 with the value 0.

@@ -21,10 +21,10 @@ duration: 4s
 workloads:
   - {name: lww, kind: blob.lww, actors: 4, keys: 2, params: {conditional_reads: 0.5}}
   - {name: blocks, kind: blob.block-commit, actors: 3, keys: 1, params: {blocks: 3}}
-  - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, params: {conditional_reads: 0.8}}
+  - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, params: {conditional_reads: 0.8, date_conditions: 0.5}}
   - {name: mutex, kind: blob.lease-mutex, actors: 4, params: {misbehave: 0.5, lease_duration: 15s}}
   - {name: leases, kind: blob.lease-lifecycle, actors: 6, keys: 2}
-checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-protocol]
+checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-protocol, date-conditions]
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})

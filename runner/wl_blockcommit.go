@@ -42,13 +42,14 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
 	p := a.env.Params
 	if a.Rand.Float64() < p.ReadFraction {
-		w.b.read(ctx, a, key, 0)
+		w.b.read(ctx, a, key, 0, 0)
 		return
 	}
-	_, etag, ok := w.b.read(ctx, a, key, 0)
+	v, ok := w.b.read(ctx, a, key, 0, 0)
 	if !ok {
 		return
 	}
+	etag := v.etag
 	// One tag names the commit; block i holds "<i>:<tag>;" and the committed
 	// content is exactly the blocks in order (padding in the last one), so a
 	// read shows whose list it is and whether it is whole.

@@ -24,17 +24,24 @@ func (w *etagCounter) Setup(ctx context.Context, e *Env) error {
 
 func (w *etagCounter) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
-	value, etag, ok := w.b.read(ctx, a, key, a.env.Params.ConditionalReads)
+	p := a.env.Params
+	v, ok := w.b.read(ctx, a, key, p.ConditionalReads, p.DateConditions)
 	if !ok {
 		return
 	}
-	cur, err := checks.ParseCounterValue(value)
+	cur, err := checks.ParseCounterValue(v.value)
 	if err != nil {
 		return // the checker reports a value nobody wrote
 	}
-	pad := a.env.Params.PayloadBytes
+	// With date_conditions, the write also carries If-Unmodified-Since the
+	// Last-Modified read: both must hold (If-Match keeps it an exact
+	// compare-and-swap; date-conditions judges the date).
+	ius := ""
+	if p.DateConditions > 0 && a.Rand.Float64() < p.DateConditions {
+		ius = v.lastModified
+	}
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{IfMatch: etag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(pad)}
+		return checks.Input{IfMatch: v.etag, IfUnmodifiedSince: ius, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
 	}, conflictPrecondition)
 }
 

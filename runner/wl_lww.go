@@ -26,7 +26,7 @@ func (w *lww) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
 	p := a.env.Params
 	if a.Rand.Float64() < p.ReadFraction {
-		w.b.read(ctx, a, key, p.ConditionalReads)
+		w.b.read(ctx, a, key, p.ConditionalReads, 0)
 		return
 	}
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {

@@ -9,7 +9,7 @@ import (
 
 // paramNames are every param stormcheck can read, in documentation order.
 // A kind accepts the subset its KindSpec.Params names.
-var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks"}
+var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions"}
 
 // Lease duration bounds, as the Blob service enforces them.
 const (
@@ -61,6 +61,8 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 			p.ReadFraction = d.fraction(v, fp, true)
 		case "conditional_reads":
 			p.ConditionalReads = d.fraction(v, fp, false)
+		case "date_conditions":
+			p.DateConditions = d.fraction(v, fp, false)
 		case "misbehave":
 			p.Misbehave = d.fraction(v, fp, false)
 		case "blocks":

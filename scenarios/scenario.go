@@ -149,6 +149,10 @@ type Params struct {
 	Misbehave float64
 	// Blocks is how many blocks a commit stages (default 4).
 	Blocks int
+	// DateConditions is the share of writes that also carry
+	// If-Unmodified-Since (the Last-Modified read), and of conditional
+	// reads that ask If-Modified-Since instead of If-None-Match.
+	DateConditions float64
 }
 
 // Infinite is the LeaseDuration of an infinite lease ("infinite" in YAML).
@@ -171,9 +175,9 @@ type KindSpec struct {
 var Kinds = map[string]KindSpec{
 	"blob.etag-counter": {
 		Summary:        "read a counter blob, add one, write it back with If-Match; re-read on 412",
-		Params:         []string{"payload_bytes", "conditional_reads"},
+		Params:         []string{"payload_bytes", "conditional_reads", "date_conditions"},
 		Checks:         []string{"no-lost-updates", "version-chain"},
-		OptionalChecks: []string{"linearizable"},
+		OptionalChecks: []string{"linearizable", "date-conditions"},
 	},
 	"blob.create-once": {
 		Summary: "race to create the same blob with If-None-Match: *, round after round",
