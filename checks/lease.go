@@ -285,7 +285,7 @@ func (sp *leaseSpace) class(kind string) leaseDataClass {
 
 type leaseKey struct {
 	key        string
-	ops        []Op
+	ops        chunked[Op] // never moved: a long history is not copied as it grows
 	leaseCalls int
 }
 
@@ -313,7 +313,7 @@ func (ks *leaseKeys) observe(op *Op) {
 	if ks.sp.action(op.Kind) != laNone {
 		k.leaseCalls++
 	}
-	k.ops = append(k.ops, compactOp(op, op.Workload, op.Kind, k.key))
+	k.ops.add(compactOp(op, op.Workload, op.Kind, k.key))
 }
 
 // models builds the model of every key: a key without lease calls is
@@ -321,7 +321,7 @@ func (ks *leaseKeys) observe(op *Op) {
 func (ks *leaseKeys) models() []*leaseModel {
 	out := make([]*leaseModel, 0, len(ks.order))
 	for _, k := range ks.order {
-		m := newLeaseModel(ks.sp, k.key, k.ops)
+		m := newLeaseModel(ks.sp, k.key, &k.ops)
 		m.leaseCalls = k.leaseCalls
 		out = append(out, m)
 	}
@@ -371,6 +371,7 @@ type lgrant struct {
 	cExp, pExp int64 // expiry bounds, before any release, change or break
 	cEnd, pEnd int64 // the certainly- and possibly-held windows' ends
 	cBy, pBy   int   // op index that cut cEnd / pEnd short, or -1 (expiry)
+	dMin       int64 // the duration it gives the lease (grantDur), shortest
 }
 
 // lend is a call that may have ended a lease id: a release, a change (of its
@@ -387,6 +388,90 @@ type lbreak struct {
 	ok                bool
 	call, ret         int64
 	period, leaseTime *int
+}
+
+// lsEndIndex answers "the earliest end sent at or after t" and "an end
+// that may have taken effect after t though sent before it" for one id.
+type lsEndIndex struct {
+	list     []lend
+	prefRet  []int64 // prefRet[j]: the latest ret of list[:j+1]
+	sufOKRet []int64 // sufOKRet[j]: the earliest ret of a certain end in list[j:]
+	sufOKBy  []int   // ... and its op index
+}
+
+func newEndIndex(list []lend) *lsEndIndex {
+	x := &lsEndIndex{list: list, prefRet: make([]int64, len(list)), sufOKRet: make([]int64, len(list)+1), sufOKBy: make([]int, len(list)+1)}
+	for j, e := range list {
+		x.prefRet[j] = e.ret
+		if j > 0 {
+			x.prefRet[j] = max(x.prefRet[j], x.prefRet[j-1])
+		}
+	}
+	x.sufOKRet[len(list)], x.sufOKBy[len(list)] = lsInf, -1
+	for j := len(list) - 1; j >= 0; j-- {
+		x.sufOKRet[j], x.sufOKBy[j] = x.sufOKRet[j+1], x.sufOKBy[j+1]
+		if e := list[j]; e.ok && e.ret < x.sufOKRet[j] {
+			x.sufOKRet[j], x.sufOKBy[j] = e.ret, e.i
+		}
+	}
+	return x
+}
+
+// from returns the index of the first end sent at or after t.
+func (x *lsEndIndex) from(t int64) int {
+	if x == nil {
+		return 0
+	}
+	return sort.Search(len(x.list), func(j int) bool { return x.list[j].call >= t })
+}
+
+// certainCut is where ends cut a certainly-held window of a grant sent at
+// c: at the first end sent at or after c (but skip), or at c itself if an
+// end sent before c may have taken effect after it.
+func (x *lsEndIndex) certainCut(c int64, skip int) (int64, int) {
+	if x == nil {
+		return lsInf, -1
+	}
+	t, by := int64(lsInf), -1
+	j := x.from(c)
+	for k := j; k < len(x.list); k++ {
+		if x.list[k].i != skip {
+			t, by = x.list[k].call, x.list[k].i
+			break
+		}
+	}
+	if j > 0 && x.prefRet[j-1] > c {
+		for k := j - 1; k >= 0; k-- {
+			if x.list[k].ret > c && x.list[k].i != skip {
+				return c, x.list[k].i
+			}
+		}
+	}
+	return t, by
+}
+
+// possibleCut is where certain ends sent at or after r cut a possibly-held
+// window: at the earliest Return among them.
+func (x *lsEndIndex) possibleCut(r int64) (int64, int) {
+	if x == nil {
+		return lsInf, -1
+	}
+	j := x.from(r)
+	return x.sufOKRet[j], x.sufOKBy[j]
+}
+
+// lsBreakIndex indexes the breaks (in Call order) for the same questions;
+// how long a break keeps a lease locked depends on whether the lease may be
+// infinite, so every bound has two variants (index 0: finite, 1: may be
+// infinite / certainly infinite).
+type lsBreakIndex struct {
+	calls  []int64
+	sufLo  [2][]int64 // suffix min of call + retLo
+	sufLoB [2][]int
+	sufHi  [2][]int64 // suffix min of ret + retHi over certain breaks
+	sufHiB [2][]int
+	okLat  int64 // longest latency of a certain break
+	maybes []int // indices of breaks of unknown outcome
 }
 
 // leaseDur is what is known of a lease id's duration, in ns (lsInf:
@@ -413,7 +498,7 @@ type lsWin struct {
 type leaseModel struct {
 	sp         *leaseSpace
 	key        string
-	ops        []Op
+	ops        *chunked[Op]
 	leaseCalls int
 
 	grants  []lgrant // in Call order
@@ -426,11 +511,19 @@ type leaseModel struct {
 	dur     map[string]leaseDur
 	grantOf map[int]int // op index -> grant index
 
-	wins    []lsWin // certainly-held windows by start
-	winBest []int   // winBest[j]: the window of wins[:j+1] with the latest end
-	pCall   []int64 // grants' calls (sorted)
-	pMax    []int64 // pMax[j]: max pEnd over grants[:j+1]
-	pGrace  []int64 // same, with LeaseReacquireGrace after expiries
+	wins    []lsWin  // certainly-held windows by start
+	winBest []int    // winBest[j]: the window of wins[:j+1] with the latest end
+	pCall   []int64  // grants' calls (sorted)
+	pMax    []lsTop2 // pMax[j]: the two latest pEnd over grants[:j+1]
+	pGrace  []lsTop2 // same, with LeaseReacquireGrace after expiries
+
+	endIdx  map[string]*lsEndIndex // per id (and "*"), built from ends
+	brk     lsBreakIndex
+	idMaybe map[string][]int // per id, grants of unknown outcome
+	breakOf map[int]int      // op index -> index in breaks
+
+	pLastByID map[string][]int // see pLast
+	gMaxLat   int64            // longest latency of a successful grant
 
 	effects []lsEffect // in Call order
 	maybes  []int      // indices in effects of unknown outcomes
@@ -438,6 +531,31 @@ type leaseModel struct {
 
 	flagged map[uint64]bool // ops a checker already reported (one violation per op)
 	pending []lsPending     // violations found, reported in history order by flush
+}
+
+// lsTop2 keeps the largest value of a prefix and the largest from another
+// grant, so that one grant (the judged call's own) can be left out.
+type lsTop2 struct {
+	v1, v2 int64
+	g1     int
+}
+
+func (t lsTop2) push(v int64, g int) lsTop2 {
+	switch {
+	case t.g1 < 0 || v > t.v1:
+		return lsTop2{v1: v, g1: g, v2: t.v1}
+	case v > t.v2:
+		t.v2 = v
+	}
+	return t
+}
+
+// without returns the largest value not from grant g.
+func (t lsTop2) without(g int) int64 {
+	if t.g1 == g {
+		return t.v2
+	}
+	return t.v1
 }
 
 type lsAcq struct {
@@ -451,18 +569,23 @@ type lsPending struct {
 	ops []Op
 }
 
-func newLeaseModel(sp *leaseSpace, key string, ops []Op) *leaseModel {
+func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
 	m := &leaseModel{sp: sp, key: key, ops: ops, byID: map[string][]int{}, ends: map[string][]lend{},
-		dur: map[string]leaseDur{}, grantOf: map[int]int{}, flagged: map[uint64]bool{}}
+		dur: map[string]leaseDur{}, grantOf: map[int]int{}, flagged: map[uint64]bool{},
+		endIdx: map[string]*lsEndIndex{}, idMaybe: map[string][]int{}, breakOf: map[int]int{},
+		pLastByID: map[string][]int{}}
 	m.collect()
 	m.durations()
+	m.indexBreaks()
 	m.expiries()
 	m.truncate()
 	m.index()
 	return m
 }
 
-func (m *leaseModel) op(i int) *Op { return &m.ops[i] }
+func (m *leaseModel) op(i int) *Op { return m.ops.at(int32(i)) }
+
+func (m *leaseModel) nops() int { return int(m.ops.len()) }
 
 // leaseGrantID is the lease id an acquire or change grants: the id the service
 // returned, else the one proposed; an acquire that proposed none and got no
@@ -484,8 +607,8 @@ func leaseGrantID(op *Op, act leaseAction) string {
 }
 
 func (m *leaseModel) collect() {
-	for i := range m.ops {
-		op := &m.ops[i]
+	for i := range m.nops() {
+		op := m.op(i)
 		a := lsAppliedOf(op)
 		if a == lsNo {
 			continue
@@ -549,6 +672,55 @@ func (m *leaseModel) collect() {
 			m.maxLat = l
 		}
 	}
+	for id, l := range m.ends {
+		m.endIdx[id] = newEndIndex(l)
+	}
+	for bi := range m.breaks {
+		m.breakOf[m.breaks[bi].i] = bi
+	}
+	for gi := range m.grants {
+		if g := &m.grants[gi]; !g.ok {
+			m.idMaybe[g.id] = append(m.idMaybe[g.id], gi)
+		} else {
+			m.gMaxLat = max(m.gMaxLat, g.ret-g.call)
+		}
+	}
+}
+
+// indexBreaks builds the break lookups (after the durations are known).
+func (m *leaseModel) indexBreaks() {
+	x := &m.brk
+	n := len(m.breaks)
+	x.calls = make([]int64, n)
+	for v := range 2 {
+		x.sufLo[v], x.sufLoB[v] = make([]int64, n+1), make([]int, n+1)
+		x.sufHi[v], x.sufHiB[v] = make([]int64, n+1), make([]int, n+1)
+		x.sufLo[v][n], x.sufLoB[v][n], x.sufHi[v][n], x.sufHiB[v][n] = lsInf, -1, lsInf, -1
+	}
+	for bi := range m.breaks {
+		b := &m.breaks[bi]
+		x.calls[bi] = b.call
+		if b.ok {
+			x.okLat = max(x.okLat, b.ret-b.call)
+		} else {
+			x.maybes = append(x.maybes, bi)
+		}
+	}
+	for bi := n - 1; bi >= 0; bi-- {
+		b := &m.breaks[bi]
+		for v := range 2 {
+			x.sufLo[v][bi], x.sufLoB[v][bi] = x.sufLo[v][bi+1], x.sufLoB[v][bi+1]
+			if lo := lsAdd(b.call, m.retLo(b, v == 1)); lo < x.sufLo[v][bi] {
+				x.sufLo[v][bi], x.sufLoB[v][bi] = lo, b.i
+			}
+			x.sufHi[v][bi], x.sufHiB[v][bi] = x.sufHi[v][bi+1], x.sufHiB[v][bi+1]
+			if b.ok {
+				if hi := lsAdd(b.ret, m.retHi(bi, v == 1)); hi < x.sufHi[v][bi] {
+					x.sufHi[v][bi], x.sufHiB[v][bi] = hi, b.i
+				}
+			}
+		}
+	}
 }
 
 // durations collects each lease id's durations from the acquires that may
@@ -559,7 +731,7 @@ func (m *leaseModel) durations() {
 		if g.act != laAcquire {
 			continue
 		}
-		ns, ok := validDur(m.ops[g.i].In.LeaseDuration)
+		ns, ok := validDur(m.op(g.i).In.LeaseDuration)
 		if !ok {
 			continue // not recorded (or not a valid duration)
 		}
@@ -609,7 +781,7 @@ func (m *leaseModel) grantDur(gi int) leaseDur {
 	g := &m.grants[gi]
 	switch g.act {
 	case laAcquire:
-		if d, ok := validDur(m.ops[g.i].In.LeaseDuration); ok {
+		if d, ok := validDur(m.op(g.i).In.LeaseDuration); ok {
 			return leaseDur{min: d, max: d, known: true}
 		}
 		return m.durOf(g.id)
@@ -645,10 +817,14 @@ func (m *leaseModel) durOf(id string) leaseDur {
 }
 
 // expiries computes each grant's expiry bounds. A change keeps the lease's
-// expiry: its certain bound is that of the old id's latest grant still
-// standing when the change was sent; when the proposed id may itself have
-// been the current lease (an idempotent change), nothing is certain.
+// expiry: it is certainly no sooner than the end of any certainly-held
+// window of the old id that was sent before it (not counting the change
+// itself); when the proposed id may itself have been the current lease (an
+// idempotent change), nothing is certain.
 func (m *leaseModel) expiries() {
+	for gi := range m.grants {
+		m.grants[gi].dMin = m.grantDur(gi).min
+	}
 	for gi := range m.grants {
 		g := &m.grants[gi]
 		if !g.ok {
@@ -690,53 +866,56 @@ func (m *leaseModel) expiries() {
 			continue
 		}
 		for _, hi := range m.byID[g.src] {
-			h := &m.grants[hi]
-			if h.ok && h.ret <= g.call && m.standing(g.src, h.call, g.call, g.i) {
-				g.cExp = max(g.cExp, h.cExp)
+			if h := &m.grants[hi]; h.ok && h.ret <= g.call {
+				e, _ := m.certainEnd(hi, g.i)
+				g.cExp = max(g.cExp, e)
 			}
 		}
 	}
-}
-
-// standing reports whether no release, change or delete other than the
-// operation skip may have ended id between from and to.
-func (m *leaseModel) standing(id string, from, to int64, skip int) bool {
-	for _, l := range [][]lend{m.ends[id], m.ends["*"]} {
-		for _, e := range l {
-			if e.i != skip && e.ret > from && e.call < to {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // retLo is how long a lease certainly stays locked after a break's Call
 // (before its own expiry): the break period if one was sent; without one an
-// infinite lease breaks at once and a finite one runs out its time.
-func (m *leaseModel) retLo(b *lbreak, id string) int64 {
+// infinite lease breaks at once and a finite one runs out its time. mayInf:
+// the lease may be infinite.
+func (m *leaseModel) retLo(b *lbreak, mayInf bool) int64 {
 	if b.period != nil {
 		return lsScaleLo(int64(max(*b.period, 0)) * lsSecond)
 	}
-	if m.durOf(id).max == lsInf {
+	if mayInf {
 		return 0
 	}
 	return lsInf
 }
 
+// mayInf reports whether a lease id may be infinite; certInf whether it
+// certainly is (every acquire of it recorded -1).
+func (m *leaseModel) mayInf(id string) bool { return m.durOf(id).max == lsInf }
+
+func (m *leaseModel) certInf(id string) bool {
+	d, ok := m.dur[id]
+	return ok && d.known && d.min == lsInf
+}
+
 // retHi is how long a lease may stay locked after a break's Return: at most
 // the break period, or the x-ms-lease-time the break answered (whole
-// seconds, rounding unknown), or nothing for a lease certainly infinite.
-func (m *leaseModel) retHi(b *lbreak, id string) int64 {
+// seconds, rounding unknown). Without either, an infinite lease (certInf)
+// breaks at once, unless an earlier break may have left it breaking (a
+// break without a period does not shorten a break in progress).
+func (m *leaseModel) retHi(bi int, certInf bool) int64 {
+	b := &m.breaks[bi]
 	r := int64(lsInf)
 	if b.period != nil {
 		r = lsScaleHi(int64(max(*b.period, 0)) * lsSecond)
 	}
 	if b.ok && b.leaseTime != nil {
-		r = min(r, lsScaleHi(int64(max(*b.leaseTime, 0)+1)*lsSecond))
+		return min(r, lsScaleHi(int64(max(*b.leaseTime, 0)+1)*lsSecond))
 	}
-	if d, ok := m.dur[id]; b.period == nil && ok && d.known && d.min == lsInf {
-		r = 0
+	if b.period == nil && certInf {
+		earlier := bi > 0 || (bi+1 < len(m.breaks) && m.breaks[bi+1].call < b.ret)
+		if !earlier {
+			return 0
+		}
 	}
 	return r
 }
@@ -745,34 +924,23 @@ func (m *leaseModel) retHi(b *lbreak, id string) int64 {
 // deletes that may (certain window) or certainly (possible window) have
 // ended it, and at other ids' grants certainly after it (possible window).
 func (m *leaseModel) truncate() {
-	// Successful grants by Call, for "another id certainly granted later".
+	// Successful grants by Call, with the earliest Return among those sent
+	// at or after each: after a grant certainly later than g, that grant
+	// decides the lease (another id: g's lease had ended; the same id: it
+	// renewed or re-acquired it, and its own window goes on).
 	okByCall := make([]int, 0, len(m.grants))
 	for gi := range m.grants {
 		if m.grants[gi].ok {
 			okByCall = append(okByCall, gi)
 		}
 	}
-	type best2 struct {
-		ret1, ret2 int64
-		g1, g2     int
-	}
-	suf := make([]best2, len(okByCall)+1)
-	suf[len(okByCall)] = best2{ret1: lsInf, ret2: lsInf, g1: -1, g2: -1}
+	sufRet := make([]int, len(okByCall)+1) // grant index with the earliest Return in okByCall[j:], or -1
+	sufRet[len(okByCall)] = -1
 	for j := len(okByCall) - 1; j >= 0; j-- {
-		b := suf[j+1]
-		g := &m.grants[okByCall[j]]
-		switch {
-		case b.g1 >= 0 && m.grants[b.g1].id == g.id:
-			if g.ret < b.ret1 {
-				b.ret1, b.g1 = g.ret, okByCall[j]
-			}
-		case g.ret < b.ret1:
-			b.ret2, b.g2 = b.ret1, b.g1
-			b.ret1, b.g1 = g.ret, okByCall[j]
-		case g.ret < b.ret2:
-			b.ret2, b.g2 = g.ret, okByCall[j]
+		sufRet[j] = sufRet[j+1]
+		if sufRet[j] < 0 || m.grants[okByCall[j]].ret < m.grants[sufRet[j]].ret {
+			sufRet[j] = okByCall[j]
 		}
-		suf[j] = b
 	}
 	for gi := range m.grants {
 		g := &m.grants[gi]
@@ -784,30 +952,21 @@ func (m *leaseModel) truncate() {
 		g.cEnd, g.cBy = m.certainEnd(gi, -1)
 		// Possibly held: cut at what certainly ended it after the grant.
 		p := int64(lsInf)
-		for _, l := range [][]lend{m.ends[g.id], m.ends["*"]} {
-			for _, e := range l {
-				if e.ok && e.call >= g.ret && e.ret < p {
-					p, g.pBy = e.ret, e.i
-				}
+		for _, x := range []*lsEndIndex{m.endIdx[g.id], m.endIdx["*"]} {
+			if v, b := x.possibleCut(g.ret); v < p {
+				p, g.pBy = v, b
 			}
 		}
-		for bi := range m.breaks {
-			b := &m.breaks[bi]
-			if b.ok && b.call >= g.ret {
-				if v := lsAdd(b.ret, m.retHi(b, g.id)); v < p {
-					p, g.pBy = v, b.i
-				}
-			}
+		v := 0
+		if m.certInf(g.id) {
+			v = 1
+		}
+		if k := sort.Search(len(m.brk.calls), func(k int) bool { return m.brk.calls[k] >= g.ret }); m.brk.sufHi[v][k] < p {
+			p, g.pBy = m.brk.sufHi[v][k], m.brk.sufHiB[v][k]
 		}
 		j := sort.Search(len(okByCall), func(j int) bool { return m.grants[okByCall[j]].call >= g.ret })
-		if b := suf[j]; b.g1 >= 0 {
-			o, r := b.g1, b.ret1
-			if m.grants[o].id == g.id {
-				o, r = b.g2, b.ret2
-			}
-			if o >= 0 && r < p {
-				p, g.pBy = r, m.grants[o].i
-			}
+		if o := sufRet[j]; o >= 0 && m.grants[o].ret < p {
+			p, g.pBy = m.grants[o].ret, m.grants[o].i
 		}
 		g.pEnd = min(g.pExp, p)
 		if p >= g.pExp {
@@ -822,21 +981,64 @@ func (m *leaseModel) truncate() {
 // not counting the operation skip. by is the op that cut it, or -1.
 func (m *leaseModel) certainEnd(gi, skip int) (end int64, by int) {
 	g := &m.grants[gi]
-	t, by := int64(lsInf), -1
-	for _, l := range [][]lend{m.ends[g.id], m.ends["*"]} {
-		for _, e := range l {
-			if e.i != skip && e.ret > g.call && max(e.call, g.call) < t {
-				t, by = max(e.call, g.call), e.i
+	t, by := m.endIdx[g.id].certainCut(g.call, skip)
+	if v, b := m.endIdx["*"].certainCut(g.call, skip); v < t {
+		t, by = v, b
+	}
+	mayInf := m.mayInf(g.id)
+	cut := func(v int64, b int) {
+		if v < t {
+			t, by = v, b
+		}
+	}
+	if _, isBreak := m.breakOf[skip]; isBreak {
+		for bi := range m.breaks {
+			if b := &m.breaks[bi]; b.i != skip && b.ret > g.call {
+				cut(lsAdd(max(b.call, g.call), m.retLo(b, mayInf)), b.i)
+			}
+		}
+	} else {
+		x, v := &m.brk, 0
+		if mayInf {
+			v = 1
+		}
+		j := sort.Search(len(x.calls), func(k int) bool { return x.calls[k] >= g.call })
+		cut(x.sufLo[v][j], x.sufLoB[v][j])
+		// breaks sent before the grant that may have taken effect after it
+		for k := j - 1; k >= 0 && x.calls[k] >= g.call-x.okLat; k-- {
+			if b := &m.breaks[k]; b.ok && b.ret > g.call {
+				cut(lsAdd(g.call, m.retLo(b, mayInf)), b.i)
+			}
+		}
+		for _, k := range x.maybes {
+			if b := &m.breaks[k]; b.call < g.call && b.ret > g.call {
+				cut(lsAdd(g.call, m.retLo(b, mayInf)), b.i)
 			}
 		}
 	}
-	for bi := range m.breaks {
-		b := &m.breaks[bi]
-		if b.i != skip && b.ret > g.call {
-			if v := lsAdd(max(b.call, g.call), m.retLo(b, g.id)); v < t {
-				t, by = v, b.i
-			}
+	// A later acquire of the same id sets a new duration, perhaps shorter:
+	// the lease then certainly lasts only that long from it. (Grants are in
+	// Call order, and every lease lasts at least 15 s: stop when no later
+	// one can cut shorter.)
+	sameID := func(hi int) {
+		if h := &m.grants[hi]; hi != gi && h.act != laChange && h.ret > g.call {
+			cut(lsAdd(max(h.call, g.call), lsScaleLo(h.dMin)), h.i)
 		}
+	}
+	lo := g.call - m.gMaxLat
+	for _, hi := range m.idMaybe[g.id] {
+		if m.grants[hi].call >= lo {
+			break
+		}
+		sameID(hi)
+	}
+	ids := m.byID[g.id]
+	for k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call >= lo }); k < len(ids); k++ {
+		h := &m.grants[ids[k]]
+		if h.call >= g.call && lsAdd(h.call, lsScaleLo(15*lsSecond)) >= min(t, g.cExp) {
+			break
+		}
+		sameID(ids[k])
 	}
 	if t >= g.cExp {
 		return g.cExp, -1
@@ -859,13 +1061,12 @@ func (m *leaseModel) index() {
 		if g.pBy < 0 {
 			grace = lsAdd(grace, lsScaleHi(int64(LeaseReacquireGrace)))
 		}
+		pm, pg := lsTop2{v1: lsNegInf, v2: lsNegInf, g1: -1}, lsTop2{v1: lsNegInf, v2: lsNegInf, g1: -1}
 		if gi > 0 {
-			m.pMax = append(m.pMax, max(m.pMax[gi-1], g.pEnd))
-			m.pGrace = append(m.pGrace, max(m.pGrace[gi-1], grace))
-		} else {
-			m.pMax = append(m.pMax, g.pEnd)
-			m.pGrace = append(m.pGrace, grace)
+			pm, pg = m.pMax[gi-1], m.pGrace[gi-1]
 		}
+		m.pMax = append(m.pMax, pm.push(g.pEnd, gi))
+		m.pGrace = append(m.pGrace, pg.push(grace, gi))
 	}
 	sort.SliceStable(m.okByRet, func(a, b int) bool { return m.grants[m.okByRet[a]].ret < m.grants[m.okByRet[b]].ret })
 	for j, gi := range m.okByRet {
@@ -916,22 +1117,11 @@ func (m *leaseModel) possiblyLocked(a, b int64, self int) (locked, grace bool) {
 	if j == 0 {
 		return false, false
 	}
-	if gs, ok := m.grantOf[self]; !ok || gs >= j {
-		return m.pMax[j-1] >= a, m.pGrace[j-1] >= a
+	gs, ok := m.grantOf[self]
+	if !ok {
+		gs = -1
 	}
-	for gi := range j {
-		if gi == m.grantOf[self] {
-			continue
-		}
-		g := &m.grants[gi]
-		until := g.pEnd
-		if g.pBy < 0 {
-			until = lsAdd(until, lsScaleHi(int64(LeaseReacquireGrace)))
-		}
-		locked = locked || g.pEnd >= a
-		grace = grace || until >= a
-	}
-	return locked, grace
+	return m.pMax[j-1].without(gs) >= a, m.pGrace[j-1].without(gs) >= a
 }
 
 // latestOKGrant returns the successful grant certainly before t with the
@@ -1043,14 +1233,21 @@ func (m *leaseModel) candidates(a, b int64, self int) lsCands {
 		g := &m.grants[w.g]
 		c := lsCands{evidence: []int{g.i}, certain: true}
 		breakingMay, breakingSure := false, -1
-		for bi := range m.breaks {
-			br := &m.breaks[bi]
-			if br.i == self || br.call >= b || br.ret <= g.call {
+		x := &m.brk
+		j := sort.Search(len(x.calls), func(k int) bool { return x.calls[k] >= b })
+		for k := j - 1; k >= 0 && x.calls[k] >= g.call-x.okLat; k-- {
+			br := &m.breaks[k]
+			if br.i == self || !br.ok || br.ret <= g.call {
 				continue
 			}
 			breakingMay = true
-			if br.ok && br.call >= g.ret && br.ret <= a {
+			if br.call >= g.ret && br.ret <= a {
 				breakingSure = br.i
+			}
+		}
+		for _, k := range x.maybes {
+			if br := &m.breaks[k]; br.i != self && br.call < b && br.ret > g.call {
+				breakingMay = true
 			}
 		}
 		if breakingSure < 0 {
@@ -1088,6 +1285,10 @@ func (m *leaseModel) candidates(a, b int64, self int) lsCands {
 	return lsUnknownCands
 }
 
+// leaseScanBudget bounds the operations fromAnchor looks at for one call,
+// so that a history where certainty was lost long ago stays linear.
+const leaseScanBudget = 4096
+
 // fromAnchor derives the state from the latest successful grant before the
 // call and everything that may have happened since; it gives up (unknown) as
 // soon as another lease id may have been granted or the resource deleted.
@@ -1106,7 +1307,12 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) lsCands {
 		mods     bool    // a change of the resource without x's id
 		give     bool
 	)
+	budget := leaseScanBudget
 	m.effectsBetween(g.call, b, func(e *lsEffect) bool {
+		if budget--; budget < 0 {
+			give = true // too much happened since: not worth deciding
+			return false
+		}
 		if e.i == g.i || e.i == self {
 			return true
 		}
@@ -1157,7 +1363,10 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) lsCands {
 		h := &m.grants[hi]
 		pExpMax = max(pExpMax, h.pExp)
 		if h.ok && h.ret <= a {
-			cExpMax = max(cExpMax, h.cExp)
+			// its certain end, which a later acquire of x with a shorter
+			// duration may cut (releases and breaks are accounted below)
+			e, _ := m.certainEnd(hi, self)
+			cExpMax = max(cExpMax, e)
 		}
 	}
 	leased := a < pExpMax
@@ -1169,8 +1378,9 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) lsCands {
 		has[lsBroken] = true
 		sure := -1
 		for _, i := range brks {
-			br := &m.breaks[m.breakIndex(i)]
-			if !br.ok || a < lsAdd(br.ret, m.retHi(br, x)) {
+			bi := m.breakOf[i]
+			br := &m.breaks[bi]
+			if !br.ok || a < lsAdd(br.ret, m.retHi(bi, m.certInf(x))) {
 				has[lsBreaking] = true
 			}
 			if br.ok && br.call >= g.ret && br.ret <= a {
@@ -1229,15 +1439,6 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) lsCands {
 		return lsUnknownCands
 	}
 	return c
-}
-
-func (m *leaseModel) breakIndex(opIndex int) int {
-	for bi := range m.breaks {
-		if m.breaks[bi].i == opIndex {
-			return bi
-		}
-	}
-	panic("checks: no break at op index")
 }
 
 // --- what each state allows ---

@@ -100,8 +100,8 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 		t.keys++
 	}
 	lastCall := int64(lsNegInf)
-	for i := range m.ops {
-		lastCall = max(lastCall, m.ops[i].Call)
+	for i := range m.nops() {
+		lastCall = max(lastCall, m.op(i).Call)
 	}
 	for gi := range m.grants {
 		g := &m.grants[gi]
@@ -110,7 +110,7 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 		}
 		if g.act == laAcquire {
 			t.acquired++
-			if d := m.ops[g.i].In.LeaseDuration; d != -1 && (d < 15 || d > 60) {
+			if d := m.op(g.i).In.LeaseDuration; d != -1 && (d < 15 || d > 60) {
 				t.noDuration++
 			}
 		}
@@ -137,8 +137,8 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 			qs = append(qs, query{i: g.i, g: gi, call: g.call, ret: g.ret, id: g.id})
 		}
 	}
-	for i := range m.ops {
-		op := &m.ops[i]
+	for i := range m.nops() {
+		op := m.op(i)
 		c := m.sp.class(op.Kind)
 		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != OK {
 			continue
@@ -218,17 +218,13 @@ func (m *leaseModel) unheldDelete(v *violations, i int) {
 // of id must possibly have been held during it.
 func (m *leaseModel) staleHolder(v *violations, i int, id string) {
 	op := m.op(i)
+	ids := m.byID[id]
+	k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call > op.Return })
 	last := -1 // the grant of id sent before the op returned whose possible window ends last
-	for _, gi := range m.byID[id] {
-		g := &m.grants[gi]
-		if g.call > op.Return {
-			break
-		}
-		if g.pEnd >= op.Call {
+	if k > 0 {
+		last = m.pLast(id)[k-1]
+		if m.grants[last].pEnd >= op.Call {
 			return
-		}
-		if last < 0 || g.pEnd > m.grants[last].pEnd {
-			last = gi
 		}
 	}
 	if last < 0 {
@@ -261,6 +257,24 @@ func (m *leaseModel) staleHolder(v *violations, i int, id string) {
 		op.Seq, op.Kind, leaseShortID(id), why), m.evidenceOps(i, g.i, g.pBy))
 }
 
+// pLast returns, for each prefix of id's grants (in Call order), the grant
+// whose possibly-held window ends last.
+func (m *leaseModel) pLast(id string) []int {
+	if l, ok := m.pLastByID[id]; ok {
+		return l
+	}
+	ids := m.byID[id]
+	l := make([]int, len(ids))
+	for k, gi := range ids {
+		l[k] = gi
+		if k > 0 && m.grants[l[k-1]].pEnd >= m.grants[gi].pEnd {
+			l[k] = l[k-1]
+		}
+	}
+	m.pLastByID[id] = l
+	return l
+}
+
 // expired reports whether a successful grant's lease ran out: finite, and
 // nothing renewed, released, changed, broke or deleted it before it may
 // have expired, while the history went on past that.
@@ -269,22 +283,25 @@ func (m *leaseModel) expired(gi int, lastCall int64) bool {
 	if g.pExp == lsInf || lastCall <= g.pExp {
 		return false
 	}
-	for _, hi := range m.byID[g.id] {
-		if h := &m.grants[hi]; hi != gi && h.call > g.call && h.call <= g.pExp {
-			return false
-		}
-	}
-	for _, l := range [][]lend{m.ends[g.id], m.ends["*"]} {
-		for _, e := range l {
-			if e.call > g.call && e.call <= g.pExp {
+	ids := m.byID[g.id]
+	for k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call > g.call }); k < len(ids); k++ {
+		if ids[k] != gi {
+			if m.grants[ids[k]].call <= g.pExp {
 				return false
 			}
+			break
 		}
 	}
-	for _, b := range m.breaks {
-		if b.call > g.call && b.call <= g.pExp {
+	for _, x := range []*lsEndIndex{m.endIdx[g.id], m.endIdx["*"]} {
+		if x == nil {
+			continue
+		}
+		if j := sort.Search(len(x.list), func(j int) bool { return x.list[j].call > g.call }); j < len(x.list) && x.list[j].call <= g.pExp {
 			return false
 		}
+	}
+	if j := sort.Search(len(m.brk.calls), func(j int) bool { return m.brk.calls[j] > g.call }); j < len(m.brk.calls) && m.brk.calls[j] <= g.pExp {
+		return false
 	}
 	return true
 }

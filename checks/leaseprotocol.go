@@ -110,8 +110,8 @@ func answerText(op *Op) string { return answer(op) }
 // checkProtocol judges every lease call and every operation of the key
 // against the candidate states.
 func (m *leaseModel) checkProtocol(v *violations, t *leaseProtoTotals) {
-	for i := range m.ops {
-		op := &m.ops[i]
+	for i := range m.nops() {
+		op := m.op(i)
 		if act := m.sp.action(op.Kind); act != laNone {
 			m.judgeLeaseCall(v, t, i, act)
 		} else {
@@ -245,8 +245,8 @@ func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
 		return
 	}
 	var obs, writes, leases []int
-	for i := range m.ops {
-		op := &m.ops[i]
+	for i := range m.nops() {
+		op := m.op(i)
 		act := m.sp.action(op.Kind)
 		if act != laNone {
 			leases = append(leases, i)
@@ -263,7 +263,7 @@ func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
 		return
 	}
 	byCall := func(l []int) {
-		sort.SliceStable(l, func(a, b int) bool { return m.ops[l[a]].Call < m.ops[l[b]].Call })
+		sort.SliceStable(l, func(a, b int) bool { return m.op(l[a]).Call < m.op(l[b]).Call })
 	}
 	byCall(writes)
 	byCall(leases)
@@ -276,13 +276,13 @@ func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
 		wMax[j] = e
 	}
 	byRet := append([]int(nil), obs...)
-	sort.SliceStable(byRet, func(a, b int) bool { return m.ops[byRet[a]].Return < m.ops[byRet[b]].Return })
+	sort.SliceStable(byRet, func(a, b int) bool { return m.op(byRet[a]).Return < m.op(byRet[b]).Return })
 	byCall(obs)
 	prev, r := -1, 0 // prev: the observation returned last before the current one was sent
 	for _, o2 := range obs {
 		b := m.op(o2)
-		for ; r < len(byRet) && m.ops[byRet[r]].Return <= b.Call; r++ {
-			if prev < 0 || m.ops[byRet[r]].Return >= m.ops[prev].Return {
+		for ; r < len(byRet) && m.op(byRet[r]).Return <= b.Call; r++ {
+			if prev < 0 || m.op(byRet[r]).Return >= m.op(prev).Return {
 				prev = byRet[r]
 			}
 		}
@@ -290,7 +290,7 @@ func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
 			continue
 		}
 		a := m.op(prev)
-		j := sort.Search(len(writes), func(j int) bool { return m.ops[writes[j]].Call >= b.Return })
+		j := sort.Search(len(writes), func(j int) bool { return m.op(writes[j]).Call >= b.Return })
 		if j > 0 && wMax[j-1] > a.Call {
 			continue // a write may have taken effect in between
 		}

@@ -39,7 +39,8 @@ func init() {
 // ETags, using porcupine's search for a linearization. It reads blob.get,
 // blob.put, blob.create, blob.commit and blob.setmeta operations and judges
 // each key (blob) on its own; leases, staging and container calls are
-// ignored, and so is deletion (no workload it applies to deletes).
+// ignored. The model has no delete: a key that a delete may have touched is
+// undecided (no workload the check applies to deletes).
 //
 // Unknown outcomes are "may or may not have applied", as the model allows;
 // the pre-pass of CHECKERS.md (see linPrepare) resolves what it soundly can
@@ -72,11 +73,13 @@ type linKey struct {
 	n             int
 	actors        map[int]struct{}
 	tooLarge      bool
+	deleted       bool // a delete may have applied: the model has no delete
 }
 
 // Observe implements Checker.
 func (c *Linearizable) Observe(op *Op) {
-	if !linRelevant(op.Kind) {
+	deleted := op.Kind == kindBlobDelete && op.Outcome != Conflict && !refused(op)
+	if !linRelevant(op.Kind) && !deleted {
 		return
 	}
 	k := c.keys[op.Key]
@@ -84,6 +87,10 @@ func (c *Linearizable) Observe(op *Op) {
 		k = &linKey{key: op.Key, workload: op.Workload, actors: map[int]struct{}{}}
 		c.keys[op.Key] = k
 		c.order = append(c.order, k)
+	}
+	if deleted {
+		k.deleted = true
+		return
 	}
 	k.n++
 	if op.Actor >= 0 {
@@ -102,7 +109,8 @@ func (c *Linearizable) Observe(op *Op) {
 // linOutcome is what the checker concluded about one key.
 type linOutcome struct {
 	k       *linKey
-	h       *linHist
+	h       *linHist // while it is checked
+	stats   linStats
 	verdict Verdict
 	why     string // for an undecided key
 	took    time.Duration
@@ -120,7 +128,12 @@ func (c *Linearizable) Finish() Result {
 	var sched []*linOutcome
 	for i, k := range c.order {
 		outs[i] = &linOutcome{k: k}
-		if k.tooLarge {
+		switch {
+		case k.deleted:
+			outs[i].verdict = Undecided
+			outs[i].why = "the blob was deleted, and the model has no delete"
+			continue
+		case k.tooLarge:
 			outs[i].verdict = Undecided
 			outs[i].why = "too large for porcupine; version-chain decides these"
 			continue
@@ -131,7 +144,8 @@ func (c *Linearizable) Finish() Result {
 	for i, o := range sched {
 		left := c.Budget - time.Since(start)
 		c.checkKey(o, left/time.Duration(len(sched)-i), left)
-		o.k.ops = nil // the history is no longer needed
+		o.stats = o.h.stats
+		o.h, o.k.ops = nil, nil // the history is no longer needed
 	}
 	return c.result(outs)
 }
@@ -153,20 +167,20 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 	t0 := time.Now()
 	defer func() { o.took = time.Since(t0) }()
 
-	// The writes alone first: reads and refusals only constrain the order,
-	// so writes that no order explains (a fork: two writes applied on one
-	// base) make the key not linearizable whatever the reads say, and
-	// porcupine finds that far faster without the reads.
-	if w := o.h.writesOnly(); len(w) > 0 && len(w) < len(o.h.ops) {
-		res := porcupine.CheckOperationsTimeout(model, o.h.operations(w), linTimeout(share/4))
-		if res == porcupine.Illegal {
-			o.fail(c, model, w, fmt.Sprintf("the %d writes (reads and refusals aside)", len(w)), time.Since(t0), left)
-			return
-		}
+	// Porcupine's memory grows with the square of the operations it holds,
+	// and a violation makes it search everything before it: a long key is
+	// searched in prefixes of doubling length first (see linHist.prefix),
+	// for at most half its share, so that an early violation is found
+	// without searching all of it. Each prefix, and then the whole key, is
+	// searched on its writes alone first: reads and refusals only
+	// constrain the order, so writes that no order explains (a fork: two
+	// writes applied on one base) show a violation whatever the reads say,
+	// and porcupine finds it far faster without them.
+	type stage struct {
+		ops  []*linOp
+		what string
 	}
-	// Then prefixes of doubling length: a violation early in a long
-	// history is found without searching all of it (porcupine's memory
-	// grows with the square of the operations it holds).
+	var stages []stage
 	if len(o.h.ops) >= 2*linFirstPrefix {
 		rets := make([]int64, 0, len(o.h.ops))
 		for _, op := range o.h.ops {
@@ -176,37 +190,49 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 		}
 		sort.Slice(rets, func(i, j int) bool { return rets[i] < rets[j] })
 		for m := linFirstPrefix; 2*m <= len(rets); m *= 2 {
-			rest := share/2 - time.Since(t0)
-			if rest <= 0 {
-				break
-			}
 			p := o.h.prefix(rets[m-1])
-			res := porcupine.CheckOperationsTimeout(model, o.h.operations(p), rest)
-			if res == porcupine.Illegal {
-				o.fail(c, model, p, fmt.Sprintf("the first %d operations (those answered by %.3fms)", len(p), float64(rets[m-1])/1e6), time.Since(t0), left)
+			stages = append(stages, stage{p, fmt.Sprintf("the %d operations answered by %.3fms", len(p), float64(rets[m-1])/1e6)})
+		}
+	}
+	stages = append(stages, stage{o.h.ops, fmt.Sprintf("the %d operations", len(o.h.ops))})
+	for i, st := range stages {
+		whole := i == len(stages)-1
+		limit := func() time.Duration {
+			if whole {
+				return share - time.Since(t0)
+			}
+			return share/2 - time.Since(t0)
+		}
+		if w := writesOnly(st.ops); len(w) > 0 && len(w) < len(st.ops) && limit() > 0 {
+			if porcupine.CheckOperationsTimeout(model, o.h.operations(w), linTimeout(limit()/4)) == porcupine.Illegal {
+				o.fail(c, model, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
 				return
 			}
-			if res == porcupine.Unknown {
-				break
+		}
+		rest := limit()
+		if rest <= 0 {
+			if whole {
+				o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
+				return
+			}
+			continue
+		}
+		switch porcupine.CheckOperationsTimeout(model, o.h.operations(st.ops), rest) {
+		case porcupine.Illegal:
+			o.fail(c, model, st.ops, st.what, time.Since(t0), left)
+			return
+		case porcupine.Ok:
+			if whole {
+				o.verdict = Pass
+				return
+			}
+		case porcupine.Unknown:
+			if whole {
+				o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
+				return
 			}
 		}
 	}
-
-	rest := share - time.Since(t0)
-	if rest <= 0 {
-		o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", round(time.Since(t0)))
-		return
-	}
-	res := porcupine.CheckOperationsTimeout(model, o.h.operations(o.h.ops), rest)
-	switch res {
-	case porcupine.Ok:
-		o.verdict = Pass
-		return
-	case porcupine.Unknown:
-		o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", round(time.Since(t0)))
-		return
-	}
-	o.fail(c, model, o.h.ops, fmt.Sprintf("the %d operations", len(o.h.ops)), time.Since(t0), left)
 }
 
 // fail searches ops again, keeping the partial linearizations that show
@@ -226,7 +252,7 @@ func (o *linOutcome) fail(c *Linearizable, model porcupine.Model, ops []*linOp, 
 // no timeout at all.
 func linTimeout(d time.Duration) time.Duration { return max(d, time.Nanosecond) }
 
-func round(d time.Duration) time.Duration {
+func linRound(d time.Duration) time.Duration {
 	switch {
 	case d >= time.Second:
 		return d.Round(100 * time.Millisecond)
@@ -243,13 +269,11 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	var failed, undecided []string
 	passed := 0
 	for _, o := range outs {
-		if o.h != nil {
-			st.dropped += o.h.stats.dropped
-			st.stripped += o.h.stats.stripped
-			st.resolved += o.h.stats.resolved
-			st.unknownDropped += o.h.stats.unknownDropped
-			st.unknownKept += o.h.stats.unknownKept
-		}
+		st.dropped += o.stats.dropped
+		st.stripped += o.stats.stripped
+		st.resolved += o.stats.resolved
+		st.unknownDropped += o.stats.unknownDropped
+		st.unknownKept += o.stats.unknownKept
 		st.ops += o.k.n
 		switch o.verdict {
 		case Pass:

@@ -43,20 +43,20 @@ func BenchmarkCheckersCompared(b *testing.B) {
 				if violation {
 					label = "lost-update"
 				}
-				name := fmt.Sprintf("ops=%s/actors=%d/%s", shortCount(n), actors, label)
+				name := fmt.Sprintf("ops=%s/actors=%d/%s", linCount(n), actors, label)
 				b.Run(name+"/version-chain", func(b *testing.B) {
 					if _, err := New("version-chain"); err != nil {
 						b.Skip("version-chain is not registered yet")
 					}
 					gen()
-					benchChecker(b, ops, violation, func() Checker { c, _ := New("version-chain"); return c })
+					linBenchChecker(b, ops, violation, func() Checker { c, _ := New("version-chain"); return c })
 				})
 				b.Run(name+"/porcupine", func(b *testing.B) {
 					if n > 100_000 {
 						b.Skip("porcupine is not tried above 100k operations")
 					}
 					gen()
-					benchChecker(b, ops, violation, func() Checker {
+					linBenchChecker(b, ops, violation, func() Checker {
 						c := NewLinearizable()
 						c.Budget, c.MaxOps, c.MaxActors = 20*time.Second, 1<<30, 1<<30
 						return c
@@ -68,7 +68,7 @@ func BenchmarkCheckersCompared(b *testing.B) {
 	}
 }
 
-func shortCount(n int) string {
+func linCount(n int) string {
 	switch {
 	case n >= 1_000_000 && n%1_000_000 == 0:
 		return fmt.Sprintf("%dM", n/1_000_000)
@@ -78,12 +78,12 @@ func shortCount(n int) string {
 	return fmt.Sprint(n)
 }
 
-// benchChecker runs fresh checkers over ops b.N times and reports the last
+// linBenchChecker runs fresh checkers over ops b.N times and reports the last
 // verdict and the peak live heap.
-func benchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
+func linBenchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
 	b.ReportAllocs()
 	runtime.GC()
-	base := liveHeap()
+	base := linLiveHeap()
 	peak := base
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -95,7 +95,7 @@ func benchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
 			case <-stop:
 				return
 			case <-t.C:
-				peak = max(peak, liveHeap())
+				peak = max(peak, linLiveHeap())
 			}
 		}
 	}()
@@ -107,7 +107,7 @@ func benchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
 	b.StopTimer()
 	close(stop)
 	<-done
-	peak = max(peak, liveHeap())
+	peak = max(peak, linLiveHeap())
 	b.ReportMetric(float64(peak-base)/(1<<20), "peak-MB")
 	for _, v := range []Verdict{Pass, Fail, Undecided} {
 		if r.Verdict == v {
@@ -124,8 +124,8 @@ func benchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
 	b.Logf("%d ops, violation=%v: %s (%s)", len(ops), violation, r.Verdict, summary)
 }
 
-// liveHeap is the bytes of live and not yet swept heap objects.
-func liveHeap() uint64 {
+// linLiveHeap is the bytes of live and not yet swept heap objects.
+func linLiveHeap() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()

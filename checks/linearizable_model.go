@@ -23,6 +23,7 @@ import (
 const (
 	kindBlobCommit  = "blob.commit"
 	kindBlobSetMeta = "blob.setmeta"
+	kindBlobDelete  = "blob.delete"
 )
 
 // linRelevant reports whether the linearizable checker reads op's kind.
@@ -106,18 +107,17 @@ type linStats struct {
 	foreign, noWriter int // reads of values no write stored (without a setup: the initial version)
 }
 
-// bindOK reports whether the unknown operation x may have produced ETag e:
-// no acknowledged operation returned e, and reads saw e only with x's value.
-func (h *linHist) bindOK(x, e int32) bool {
+// bindOK reports whether the unknown operation that made state s (its ETag
+// unbound) may have produced ETag e: ETags are unique per version, so no
+// acknowledged operation returned e, and reads saw e only with the content
+// of s. (Set-metadata calls with unknown outcomes on the same content could
+// still be given each other's ETags: permissive, never a false violation.)
+func (h *linHist) bindOK(s linState, e int32) bool {
 	if e < 0 || h.ackBy[e] != -1 {
 		return false
 	}
-	o := h.ops[x]
-	if o.kind == lMeta {
-		return true
-	}
 	rv := h.readVal[e]
-	return rv == -1 || rv == o.val
+	return rv == -1 || rv == s.val
 }
 
 // etagIs: can the current ETag be e? An unbound ETag binds to it.
@@ -125,7 +125,7 @@ func (h *linHist) etagIs(s linState, e int32) (bool, linState) {
 	if s.unb < 0 {
 		return s.etag == e, s
 	}
-	if !h.bindOK(s.unb, e) {
+	if !h.bindOK(s, e) {
 		return false, s
 	}
 	s.etag, s.unb = e, -1
@@ -269,11 +269,11 @@ func (h *linHist) model(init linState) porcupine.Model {
 	}
 }
 
-// writesOnly returns the key's operations that change the state: without
-// the reads and refusals, which only constrain where the others go.
-func (h *linHist) writesOnly() []*linOp {
+// writesOnly returns the operations that change the state: without the
+// reads and refusals, which only constrain where the others go.
+func writesOnly(ops []*linOp) []*linOp {
 	var w []*linOp
-	for _, o := range h.ops {
+	for _, o := range ops {
 		if o.kind >= lWrite && o.res != lRefused {
 			w = append(w, o)
 		}

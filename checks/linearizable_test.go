@@ -12,11 +12,11 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// lb builds hand-made register histories with explicit times, so that
+// linBuilder builds hand-made register histories with explicit times, so that
 // operations overlap exactly as a case needs. Seq is the order of add calls.
-type lb struct{ ops []Op }
+type linBuilder struct{ ops []Op }
 
-func (b *lb) add(op Op) uint64 {
+func (b *linBuilder) add(op Op) uint64 {
 	op.Seq = uint64(len(b.ops) + 1)
 	op.Workload = "w"
 	op.Attempt = max(op.Attempt, 1)
@@ -25,25 +25,25 @@ func (b *lb) add(op Op) uint64 {
 	return op.Seq
 }
 
-func (b *lb) setup(key, val, etag string) uint64 {
+func (b *linBuilder) setup(key, val, etag string) uint64 {
 	return b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, Call: 1, Return: 2, In: Input{Value: val}, Out: Output{Status: 201, ETag: etag}})
 }
 
-func (b *lb) read(actor int, key string, call, ret int64, val, etag string) uint64 {
+func (b *linBuilder) read(actor int, key string, call, ret int64, val, etag string) uint64 {
 	return b.add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
-func (b *lb) read304(actor int, key string, call, ret int64, etag string) uint64 {
+func (b *linBuilder) read304(actor int, key string, call, ret int64, etag string) uint64 {
 	return b.add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, In: Input{IfNoneMatch: etag}, Out: Output{Status: 304, ETag: etag}})
 }
 
-func (b *lb) final(key string, t int64, val, etag string) uint64 {
+func (b *linBuilder) final(key string, t int64, val, etag string) uint64 {
 	return b.add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 // write records a put (or kind) with If-Match ifMatch ("" for none); etag
 // is the new ETag when o is OK.
-func (b *lb) write(actor int, kind, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
+func (b *linBuilder) write(actor int, kind, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
 	out := answered(kind, o)
 	if o == OK {
 		out.ETag = etag
@@ -55,15 +55,15 @@ func (b *lb) write(actor int, kind, key string, call, ret int64, ifMatch, val st
 		In: Input{IfMatch: ifMatch, Value: val}, Out: out})
 }
 
-func (b *lb) put(actor int, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
+func (b *linBuilder) put(actor int, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
 	return b.write(actor, kindBlobPut, key, call, ret, ifMatch, val, o, etag)
 }
 
-func (b *lb) setmeta(actor int, key string, call, ret int64, ifMatch string, o Outcome, etag string) uint64 {
+func (b *linBuilder) setmeta(actor int, key string, call, ret int64, ifMatch string, o Outcome, etag string) uint64 {
 	return b.write(actor, kindBlobSetMeta, key, call, ret, ifMatch, "", o, etag)
 }
 
-func (b *lb) create(actor int, key string, call, ret int64, val string, o Outcome, etag string) uint64 {
+func (b *linBuilder) create(actor int, key string, call, ret int64, val string, o Outcome, etag string) uint64 {
 	s := b.write(actor, kindBlobCreate, key, call, ret, "", val, o, etag)
 	b.ops[s-1].In.IfNoneMatch = "*"
 	return s
@@ -132,11 +132,11 @@ func (w linWant) assert(t *testing.T, r Result) {
 	}
 	html, ok := r.Artifacts[name]
 	if !ok || !bytes.Contains(html, []byte("<html")) {
-		t.Errorf("no HTML artifact %s (artifacts: %v)", name, keysOf(r.Artifacts))
+		t.Errorf("no HTML artifact %s (artifacts: %v)", name, linKeysOf(r.Artifacts))
 	}
 }
 
-func keysOf(m map[string][]byte) []string {
+func linKeysOf(m map[string][]byte) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)
@@ -149,10 +149,10 @@ func TestLinearizable(t *testing.T) {
 	const k = "k0"
 	cases := []struct {
 		name  string
-		build func(b *lb) linWant
+		build func(b *linBuilder) linWant
 	}{
 		// Clean histories.
-		{"CAS with 412s", func(b *lb) linWant {
+		{"CAS with 412s", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 11, 21, "v0", "E0")
@@ -165,7 +165,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-3", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 key, 10 ops", "3 refusals verified and stripped", "1 linearizable"}}
 		}},
-		{"412 that only porcupine can explain", func(b *lb) linWant {
+		{"412 that only porcupine can explain", func(b *linBuilder) linWant {
 			// The 412 returned before the winner did: the pre-pass cannot
 			// prove it, porcupine places it after #4 took effect.
 			b.setup(k, "v0", "E0")
@@ -176,7 +176,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 200, "a0-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"0 refusals verified"}}
 		}},
-		{"LWW overlapping writes and reads", func(b *lb) linWant {
+		{"LWW overlapping writes and reads", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 10, 50, "", "a0-1", OK, "E1")
 			b.put(1, k, 20, 60, "", "a1-1", OK, "E2")
@@ -187,7 +187,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
-		{"LWW, a read sees the older write after the newer one returned", func(b *lb) linWant {
+		{"LWW, a read sees the older write after the newer one returned", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 10, 20, "", "a0-1", OK, "E1")
 			b.put(1, k, 30, 40, "", "a1-1", OK, "E2")
@@ -197,7 +197,7 @@ func TestLinearizable(t *testing.T) {
 		}},
 
 		// Violations.
-		{"lost update: two If-Match writes succeed on the same base", func(b *lb) linWant {
+		{"lost update: two If-Match writes succeed on the same base", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 11, 21, "v0", "E0")
@@ -207,7 +207,7 @@ func TestLinearizable(t *testing.T) {
 			return linWant{verdict: Fail, summary: []string{"NOT linearizable: k0"},
 				msg: []string{"a lost update", "If-Match E0"}, seqs: []uint64{w0, w1}}
 		}},
-		{"stale read after a completed write", func(b *lb) linWant {
+		{"stale read after a completed write", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			w := b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
@@ -215,7 +215,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"stale read"}, seqs: []uint64{w, r}}
 		}},
-		{"412 that nothing explains", func(b *lb) linWant {
+		{"412 that nothing explains", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			c := b.put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
@@ -223,13 +223,13 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "v0", "E0")
 			return linWant{verdict: Fail, msg: []string{"refused a condition that held"}, seqs: []uint64{c}}
 		}},
-		{"a read of a value nobody wrote", func(b *lb) linWant {
+		{"a read of a value nobody wrote", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			r := b.read(0, k, 10, 20, "ghost", "E9")
 			b.final(k, 100, "v0", "E0")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
-		{"a throttled write took effect", func(b *lb) linWant {
+		{"a throttled write took effect", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 10, 20, "", "a0-1", Throttled, "")
 			r := b.read(1, k, 30, 40, "a0-1", "E1")
@@ -238,7 +238,7 @@ func TestLinearizable(t *testing.T) {
 		}},
 
 		// Unknown outcomes.
-		{"unknown write later read", func(b *lb) linWant {
+		{"unknown write later read", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
@@ -247,7 +247,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 unknown write resolved by a read"}}
 		}},
-		{"unknown write read, then its predecessor read again", func(b *lb) linWant {
+		{"unknown write read, then its predecessor read again", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 30, 40, "", "a0-1", Unknown, "")
 			b.read(1, k, 50, 60, "a0-1", "E1")
@@ -255,7 +255,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"stale read"}, seqs: []uint64{r}}
 		}},
-		{"unknown write read with two ETags", func(b *lb) linWant {
+		{"unknown write read with two ETags", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 30, 40, "", "a0-1", Unknown, "")
 			b.read(1, k, 50, 60, "a0-1", "E1")
@@ -263,7 +263,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail}
 		}},
-		{"unknown write never read", func(b *lb) linWant {
+		{"unknown write never read", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
@@ -272,7 +272,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "v0", "E0")
 			return linWant{verdict: Pass, summary: []string{"2 unknown writes dropped as immaterial"}}
 		}},
-		{"unknown write never read, kept for a later 412", func(b *lb) linWant {
+		{"unknown write never read, kept for a later 412", func(b *linBuilder) linWant {
 			// The 412 is not explained by the unknown write (it returned
 			// before the write was sent), so the write cannot be dropped
 			// blindly: porcupine searches with it and still passes.
@@ -284,7 +284,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 unknown left to search"}}
 		}},
-		{"a 412 explained only by a concurrent unknown write", func(b *lb) linWant {
+		{"a 412 explained only by a concurrent unknown write", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.put(1, k, 25, 35, "", "a1-1", Unknown, "")
@@ -293,7 +293,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass}
 		}},
-		{"the same 412 when that write was throttled", func(b *lb) linWant {
+		{"the same 412 when that write was throttled", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.put(1, k, 25, 35, "", "a1-1", Throttled, "")
@@ -302,7 +302,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Fail, seqs: []uint64{c}}
 		}},
-		{"a 412 explained only by a concurrent unknown If-Match write", func(b *lb) linWant {
+		{"a 412 explained only by a concurrent unknown If-Match write", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
@@ -312,7 +312,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"0 unknown writes dropped"}}
 		}},
-		{"a 412 the write after its base's writer was sent does not explain", func(b *lb) linWant {
+		{"a 412 the write after its base's writer was sent does not explain", func(b *linBuilder) linWant {
 			// #3 was sent after #2 but returned first; the final read shows
 			// #2 took effect last, so E1 was current from #2's return on and
 			// the 412 is wrong. The pre-pass must not count #3 as a
@@ -324,7 +324,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"not linearizable"}, seqs: []uint64{c}}
 		}},
-		{"an unknown If-Match write whose base another write consumed", func(b *lb) linWant {
+		{"an unknown If-Match write whose base another write consumed", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
@@ -334,7 +334,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"1 unknown write dropped"}}
 		}},
-		{"an unknown write cannot hide a lost update", func(b *lb) linWant {
+		{"an unknown write cannot hide a lost update", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
@@ -345,8 +345,31 @@ func TestLinearizable(t *testing.T) {
 			return linWant{verdict: Fail, msg: []string{"a lost update"}}
 		}},
 
+		{"an unknown set-metadata cannot take an older version's ETag to hide a lost update", func(b *linBuilder) linWant {
+			// 0xX is the ETag of the unknown write #2 (read by #3, #4). Were
+			// the unknown set-metadata #5 free to get 0xX again after #6
+			// replaced that version, #7 could apply on it too.
+			b.setup(k, "v0", "E0")
+			b.put(2, k, 3, 5, "", "x", Unknown, "")
+			b.read(0, k, 10, 12, "x", "0xX")
+			b.read(1, k, 10, 12, "x", "0xX")
+			b.setmeta(2, k, 13, 14, "", Unknown, "")
+			w0 := b.put(0, k, 20, 30, "0xX", "a0-1", OK, "E1")
+			w1 := b.put(1, k, 40, 50, "0xX", "a1-1", OK, "E2")
+			b.final(k, 100, "a1-1", "E2")
+			return linWant{verdict: Fail, msg: []string{"a lost update"}, seqs: []uint64{w0, w1}}
+		}},
+		{"an unknown set-metadata whose ETag a read learned", func(b *linBuilder) linWant {
+			b.setup(k, "v0", "E0")
+			b.setmeta(0, k, 10, 20, "E0", Unknown, "")
+			b.read(1, k, 30, 40, "v0", "E5")
+			b.put(1, k, 50, 60, "E5", "a1-1", OK, "E6")
+			b.final(k, 100, "a1-1", "E6")
+			return linWant{verdict: Pass}
+		}},
+
 		// 304s.
-		{"304 on the current ETag", func(b *lb) linWant {
+		{"304 on the current ETag", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read304(0, k, 30, 40, "E0")
@@ -355,7 +378,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Pass}
 		}},
-		{"304 on an ETag a completed write replaced", func(b *lb) linWant {
+		{"304 on an ETag a completed write replaced", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			w := b.put(1, k, 25, 30, "E0", "a1-1", OK, "E1")
@@ -363,7 +386,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"304", "stale read"}, seqs: []uint64{w, r}}
 		}},
-		{"304 on the ETag of an unknown write", func(b *lb) linWant {
+		{"304 on the ETag of an unknown write", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 10, 20, "", "a0-1", Unknown, "")
 			b.read(1, k, 30, 40, "a0-1", "E1")
@@ -371,7 +394,7 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
-		{"304 says the version is current while another is", func(b *lb) linWant {
+		{"304 says the version is current while another is", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.put(0, k, 10, 20, "", "a0-1", OK, "E1")
 			b.put(0, k, 30, 40, "", "a0-2", OK, "E2")
@@ -381,20 +404,20 @@ func TestLinearizable(t *testing.T) {
 		}},
 
 		// Other kinds.
-		{"create once: one 201, the rest 409", func(b *lb) linWant {
+		{"create once: one 201, the rest 409", func(b *linBuilder) linWant {
 			b.create(0, k, 10, 20, "a0-1", OK, "E1")
 			b.create(1, k, 12, 22, "a1-1", Conflict, "")
 			b.create(2, k, 30, 40, "a2-1", Conflict, "")
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
-		{"create once: two 201s", func(b *lb) linWant {
+		{"create once: two 201s", func(b *linBuilder) linWant {
 			b.create(0, k, 10, 20, "a0-1", OK, "E1")
 			w := b.create(1, k, 30, 40, "a1-1", OK, "E2")
 			b.final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, seqs: []uint64{w}}
 		}},
-		{"set metadata changes the ETag, not the value", func(b *lb) linWant {
+		{"set metadata changes the ETag, not the value", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.setmeta(0, k, 10, 20, "E0", OK, "E1")
 			b.read(1, k, 30, 40, "v0", "E1")
@@ -402,14 +425,14 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Pass}
 		}},
-		{"a read of the ETag set metadata replaced", func(b *lb) linWant {
+		{"a read of the ETag set metadata replaced", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.setmeta(0, k, 10, 20, "", OK, "E1")
 			r := b.read(1, k, 30, 40, "v0", "E0")
 			b.final(k, 100, "v0", "E1")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
-		{"leases, staging and failed reads are ignored", func(b *lb) linWant {
+		{"leases, staging and failed reads are ignored", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.add(Op{Actor: 0, Kind: "blob.lease.acquire", Key: k, Call: 5, Return: 6, Out: Output{Status: 201, Value: "L"}})
 			b.add(Op{Actor: 0, Kind: "blob.stage", Key: k, Call: 7, Return: 8, In: Input{Value: "block"}})
@@ -422,13 +445,13 @@ func TestLinearizable(t *testing.T) {
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"1 key, 6 ops"}}
 		}},
-		{"no setup: the first value read is the initial version", func(b *lb) linWant {
+		{"no setup: the first value read is the initial version", func(b *linBuilder) linWant {
 			b.read(0, k, 10, 20, "old", "E0")
 			b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
 			b.final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
-		{"two keys, one broken", func(b *lb) linWant {
+		{"two keys, one broken", func(b *linBuilder) linWant {
 			b.setup(k, "v0", "E0")
 			b.setup("k1", "w0", "F0")
 			b.put(0, "k1", 10, 20, "", "a0-1", OK, "F1")
@@ -438,14 +461,21 @@ func TestLinearizable(t *testing.T) {
 			b.final("k1", 100, "a0-1", "F1")
 			return linWant{verdict: Fail, summary: []string{"2 keys", "1 linearizable", "NOT linearizable: k0"}}
 		}},
-		{"nothing to check", func(b *lb) linWant {
+		{"a deleted blob is undecided", func(b *linBuilder) linWant {
+			b.setup(k, "v0", "E0")
+			b.add(Op{Actor: 0, Kind: "blob.delete", Key: k, Call: 10, Return: 20, Out: Output{Status: 202}})
+			b.create(1, k, 30, 40, "a1-1", OK, "E1")
+			b.final(k, 100, "a1-1", "E1")
+			return linWant{verdict: Undecided, summary: []string{"k0 (the blob was deleted, and the model has no delete"}}
+		}},
+		{"nothing to check", func(b *linBuilder) linWant {
 			b.add(Op{Actor: 0, Kind: "container.create", Key: "c", Call: 1, Return: 2})
 			return linWant{verdict: Undecided, summary: []string{"no blob reads or writes"}}
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			b := &lb{}
+			b := &linBuilder{}
 			w := tc.build(b)
 			w.assert(t, linCheck(b.ops, 5*time.Second))
 		})
@@ -455,7 +485,7 @@ func TestLinearizable(t *testing.T) {
 // A violation's picture holds the operations, described with values and
 // ETags, and the excerpt holds the ops the search could not place.
 func TestLinearizablePicture(t *testing.T) {
-	b := &lb{}
+	b := &linBuilder{}
 	b.setup("blob/one", "v0", "E0")
 	b.read(0, "blob/one", 10, 20, "v0", "E0")
 	b.read(1, "blob/one", 11, 21, "v0", "E0")
@@ -480,7 +510,7 @@ func TestLinearizablePicture(t *testing.T) {
 // A violation in a long history is pictured through a window that still
 // shows it, and the excerpt stays small.
 func TestLinearizableWindow(t *testing.T) {
-	b := &lb{}
+	b := &linBuilder{}
 	const k = "k0"
 	b.setup(k, "v0", "E0")
 	etag, val := "E0", "v0"
@@ -510,7 +540,7 @@ func TestLinearizableBudget(t *testing.T) {
 	// A hard history for porcupine: 24 unknown writes that nothing resolves
 	// (a 412 over the whole run may need any of them), and a read at the end
 	// that nothing explains, so the search tries every subset of them.
-	b := &lb{}
+	b := &linBuilder{}
 	const k = "k0"
 	b.setup(k, "v0", "E0")
 	b.read(0, k, 3, 4, "v0", "E0")
@@ -586,10 +616,20 @@ func rawLinearizable(ops []Op, timeout time.Duration) porcupine.CheckResult {
 func TestLinearizablePrePassAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 13))
 	counts := map[string]int{}
-	for i := range 300 {
-		fault := linFault(i % 5)
-		cfg := randomLinConfig(r, fault)
-		ops, injected := linGenerate(r, cfg)
+	mix := registerMix{Read: 0.5, IfMatch: 0.3, Uncond: 0.2, CondRead: 0.4, SetMeta: 0.15}
+	for i := range 400 {
+		var ops []Op
+		var cfg fmt.Stringer
+		injected := i%2 == 1
+		if i < 200 {
+			c := randomLinConfig(r, linFault(i%5))
+			cfg = c
+			ops, injected = linGenerate(r, c)
+		} else {
+			c := linGenConfig{actors: 2 + r.IntN(5), ops: 10 + r.IntN(51)} // only for the message
+			cfg = c
+			ops = genRegisterHistory(r, c.actors, c.ops, mix, 0.3*r.Float64(), injected)
+		}
 		raw := rawLinearizable(ops, 2*time.Second)
 		got := linCheck(ops, 2*time.Second)
 		counts[fmt.Sprintf("raw=%s checker=%s", raw, got.Verdict)]++
@@ -597,7 +637,7 @@ func TestLinearizablePrePassAgrees(t *testing.T) {
 			continue
 		}
 		if want := map[porcupine.CheckResult]Verdict{porcupine.Ok: Pass, porcupine.Illegal: Fail}[raw]; got.Verdict != want {
-			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, describe(got), dumpOps(ops))
+			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, describe(got), linDump(ops))
 		}
 	}
 	t.Logf("%v", counts)
@@ -629,7 +669,7 @@ func TestLinearizablePrefixSound(t *testing.T) {
 			}
 			illegal++
 			if full := porcupine.CheckOperationsTimeout(m, h.operations(h.ops), 2*time.Second); full != porcupine.Illegal {
-				t.Fatalf("history %d key %s: prefix to %d illegal, whole %s\n%s", i, k, cut, full, dumpOps(kops))
+				t.Fatalf("history %d key %s: prefix to %d illegal, whole %s\n%s", i, k, cut, full, linDump(kops))
 			}
 		}
 	}
@@ -646,10 +686,10 @@ func TestLinearizablePrefix(t *testing.T) {
 		t.Fatal("no stale read injected")
 	}
 	res := linCheck(ops, 10*time.Second)
-	linWant{verdict: Fail, msg: []string{"no order of the first", "operations (those answered by"}}.assert(t, res)
+	linWant{verdict: Fail, msg: []string{"operations answered by", "a stale read"}}.assert(t, res)
 }
 
-func dumpOps(ops []Op) string {
+func linDump(ops []Op) string {
 	var b strings.Builder
 	for i := range ops {
 		b.WriteString(ops[i].String() + "\n")
@@ -693,7 +733,7 @@ func TestLinearizableVersionChainCrossCheck(t *testing.T) {
 			counts[fmt.Sprintf("porcupine=%s/version-chain=%s", lin.Verdict, vc.Verdict)]++
 			if lin.Verdict == Pass && vc.Verdict == Fail {
 				t.Errorf("%s history %d (%s): version-chain rejects what porcupine accepts\nversion-chain: %s\n%s",
-					src, i, what, describe(vc), dumpOps(ops))
+					src, i, what, describe(vc), linDump(ops))
 			}
 		}
 		agree := counts["porcupine=pass/version-chain=pass"] + counts["porcupine=fail/version-chain=fail"]
@@ -715,9 +755,9 @@ func TestLinearizableGenerator(t *testing.T) {
 		res := linCheck(ops, 2*time.Second)
 		switch {
 		case cfg.fault == linNoFault && res.Verdict != Pass:
-			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, describe(res), dumpOps(ops))
+			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, describe(res), linDump(ops))
 		case injected && res.Verdict != Fail:
-			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, describe(res), dumpOps(ops))
+			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, describe(res), linDump(ops))
 		case injected:
 			forks++
 		}

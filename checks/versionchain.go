@@ -144,13 +144,14 @@ type vcKey struct {
 	key, workload string
 	recs          chunked[vcRec]
 	etags         map[string]int32
-	etagStr       []string
+	etagStr       chunked[string]
 	vals          map[string]int32 // value identity -> value id
-	valStr        []string         // value id -> value for display (no padding)
-	writerOf      []int32          // value id -> the write attempt that stored it, -1, or vcDup
+	valStr        chunked[string]  // value id -> value for display (no padding)
+	writerOf      chunked[int32]   // value id -> the write attempt that stored it, -1, or vcDup
 	rare          []vcRare
 	final         bool // a final read answered (a value or 404)
-	setups        int  // setup write attempts
+	versions      int  // write attempts that may be versions (applied or maybe)
+	setups        int  // setup write attempts that may have applied
 	dupValues     int  // write attempts storing a value another attempt stored
 	unmodeled     map[string]int
 	droppedReads  int
@@ -203,8 +204,11 @@ func (c *VersionChain) Observe(op *Op) {
 			return
 		}
 	default:
-		if op.Actor == ActorSetup {
-			k.setups++
+		if op.Outcome == OK || mayHaveApplied(op) {
+			k.versions++
+			if op.Actor == ActorSetup {
+				k.setups++
+			}
 		}
 	}
 	r := vcRec{
@@ -227,11 +231,11 @@ func (c *VersionChain) Observe(op *Op) {
 	}
 	i := k.recs.add(r)
 	if kind == vcWrite {
-		switch w := k.writerOf[r.value]; {
+		switch w := *k.writerOf.at(r.value); {
 		case w == -1:
-			k.writerOf[r.value] = i
+			*k.writerOf.at(r.value) = i
 		case w >= 0:
-			k.writerOf[r.value] = vcDup
+			*k.writerOf.at(r.value) = vcDup
 			k.dupValues++
 		default:
 			k.dupValues++
@@ -246,11 +250,13 @@ func (k *vcKey) etag(s string) int32 {
 	if id, ok := k.etags[s]; ok {
 		return id
 	}
-	id := int32(len(k.etagStr))
+	id := k.etagStr.add(s)
 	k.etags[s] = id
-	k.etagStr = append(k.etagStr, s)
 	return id
 }
+
+func (k *vcKey) etagName(id int32) string { return *k.etagStr.at(id) }
+func (k *vcKey) valName(id int32) string  { return *k.valStr.at(id) }
 
 func (k *vcKey) cond(s string) int32 {
 	switch {
@@ -281,10 +287,9 @@ func (c *VersionChain) valueID(k *vcKey, s string) int32 {
 	} else if v, ok := k.vals[s]; ok {
 		return v
 	}
-	v := int32(len(k.valStr))
+	v := k.valStr.add(vcDisplay(s))
+	k.writerOf.add(-1)
 	k.vals[id] = v
-	k.valStr = append(k.valStr, vcDisplay(s))
-	k.writerOf = append(k.writerOf, -1)
 	return v
 }
 
@@ -309,7 +314,7 @@ func (c *VersionChain) op(k *vcKey, i int32) *Op {
 	cond := func(id int32) string {
 		switch {
 		case id >= 0:
-			return k.etagStr[id]
+			return k.etagName(id)
 		case id == vcStar:
 			return "*"
 		}
@@ -317,13 +322,13 @@ func (c *VersionChain) op(k *vcKey, i int32) *Op {
 	}
 	o.In.IfMatch, o.In.IfNoneMatch = cond(r.ifMatch), cond(r.ifNone)
 	if r.etag >= 0 {
-		o.Out.ETag = k.etagStr[r.etag]
+		o.Out.ETag = k.etagName(r.etag)
 	}
 	if r.value >= 0 {
 		if r.kind == vcGet {
-			o.Out.Value = k.valStr[r.value]
+			o.Out.Value = k.valName(r.value)
 		} else {
-			o.In.Value = k.valStr[r.value]
+			o.In.Value = k.valName(r.value)
 		}
 	}
 	if r.rare >= 0 {

@@ -44,13 +44,14 @@ type vcRun struct {
 func newVCRun(c *VersionChain, k *vcKey, v *violations) *vcRun {
 	n := k.recs.len()
 	a := &vcRun{c: c, k: k, v: v, finalVer: -1, finalRec: -1, late: map[int32]bool{},
-		verOfETag: make([]int32, len(k.etagStr)), verOfRec: make([]int32, n)}
+		verOfETag: make([]int32, k.etagStr.len()), verOfRec: make([]int32, n)}
 	for i := range a.verOfETag {
 		a.verOfETag[i] = -1
 	}
 	for i := range a.verOfRec {
 		a.verOfRec[i] = -1
 	}
+	a.vers = make([]vcVer, 0, k.versions+1)
 	a.vers = append(a.vers, vcVer{w: -1, etag: -1, content: -1, claim: -1, base: -1, next: -1, chain: -1,
 		d: vcInf, r: vcNegInf, dOp: -1, rOp: -1})
 	return a
@@ -137,7 +138,7 @@ func (a *vcRun) setETag(x, etag int32) {
 	if o := a.verOfETag[etag]; o >= 0 {
 		w1, w2 := a.vers[o].w, a.vers[x].w
 		a.add(fmt.Sprintf("ETag reused: #%d and #%d both installed a version with ETag %s; every change must get a new ETag",
-			a.rec(w1).seq, a.rec(w2).seq, a.k.etagStr[etag]), w1, w2)
+			a.rec(w1).seq, a.rec(w2).seq, a.k.etagName(etag)), w1, w2)
 		return
 	}
 	a.verOfETag[etag] = x
@@ -233,14 +234,14 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 	k := a.k
 	E, V := r.etag, r.value
 	if r.ifNone >= 0 && E == r.ifNone {
-		a.add(fmt.Sprintf("conditional read: #%d sent If-None-Match %s and got 200 with that very ETag", r.seq, k.etagStr[E]), ri)
+		a.add(fmt.Sprintf("conditional read: #%d sent If-None-Match %s and got 200 with that very ETag", r.seq, k.etagName(E)), ri)
 		return
 	}
 	if r.ifMatch >= 0 && E >= 0 && E != r.ifMatch {
-		a.add(fmt.Sprintf("conditional read: #%d sent If-Match %s and got 200 with ETag %s", r.seq, k.etagStr[r.ifMatch], k.etagStr[E]), ri)
+		a.add(fmt.Sprintf("conditional read: #%d sent If-Match %s and got 200 with ETag %s", r.seq, k.etagName(r.ifMatch), k.etagName(E)), ri)
 		return
 	}
-	wi := k.writerOf[V]
+	wi := *k.writerOf.at(V)
 	switch {
 	case wi == vcDup:
 		return // which attempt stored it is ambiguous: the key is undecided
@@ -251,7 +252,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 			a.unattributed++
 			return
 		}
-		a.add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, trim(k.valStr[V])), ri)
+		a.add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, trim(k.valName(V))), ri)
 		return
 	}
 	w := a.rec(wi)
@@ -271,7 +272,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 			a.vers[x].claim = V // a set-metadata version: its reads say what it holds
 		case c != V:
 			a.add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but that is the version of #%d, which holds %q",
-				r.seq, trim(k.valStr[V]), k.etagStr[E], a.rec(a.vers[x].w).seq, trim(k.valStr[c])), ri, a.vers[x].w, wi)
+				r.seq, trim(k.valName(V)), k.etagName(E), a.rec(a.vers[x].w).seq, trim(k.valName(c))), ri, a.vers[x].w, wi)
 			return
 		}
 		if a.vers[x].w != wi {
@@ -291,7 +292,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 		return
 	}
 	a.add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but #%d installed that value as %s",
-		r.seq, trim(k.valStr[V]), k.etagStr[E], w.seq, k.etagStr[a.vers[x].etag]), ri, wi)
+		r.seq, trim(k.valName(V)), k.etagName(E), w.seq, k.etagName(a.vers[x].etag)), ri, wi)
 }
 
 // readNotModified joins a 304 to If-None-Match E to version E.
@@ -299,7 +300,7 @@ func (a *vcRun) readNotModified(ri int32, r *vcRec) {
 	k := a.k
 	E := r.ifNone
 	if r.etag >= 0 && r.etag != E {
-		a.add(fmt.Sprintf("conditional read: #%d got 304 Not Modified to If-None-Match %s, with ETag %s", r.seq, k.etagStr[E], k.etagStr[r.etag]), ri)
+		a.add(fmt.Sprintf("conditional read: #%d got 304 Not Modified to If-None-Match %s, with ETag %s", r.seq, k.etagName(E), k.etagName(r.etag)), ri)
 		return
 	}
 	x := a.verOfETag[E]
@@ -311,7 +312,7 @@ func (a *vcRun) readNotModified(ri int32, r *vcRec) {
 	case a.unproven > 0:
 		a.ambiguous++ // a write of unknown outcome may have installed E
 	default:
-		a.add(fmt.Sprintf("phantom read: #%d got 304 Not Modified to If-None-Match %s, an ETag no write produced", r.seq, k.etagStr[E]), ri)
+		a.add(fmt.Sprintf("phantom read: #%d got 304 Not Modified to If-None-Match %s, an ETag no write produced", r.seq, k.etagName(E)), ri)
 	}
 }
 
@@ -338,6 +339,13 @@ func (a *vcRun) proof(x int32) int32 {
 func (a *vcRun) link() {
 	first := make(map[int32]int32) // ETag id -> first applied write naming it
 	rootFirst := int32(-1)
+	// Could an unseen version carry an ETag? Not if the history is whole,
+	// every write that may have applied is placed and every applied one
+	// has its ETag.
+	complete := a.k.final && a.unproven == 0
+	for x := 1; complete && x < len(a.vers); x++ {
+		complete = a.vers[x].etag >= 0
+	}
 	for i := range a.k.recs.len() {
 		x := a.verOfRec[i]
 		if x < 0 {
@@ -368,6 +376,9 @@ func (a *vcRun) link() {
 			} else {
 				first[g] = x
 			}
+			if base < 0 && complete {
+				a.add(fmt.Sprintf("phantom base: #%d took effect with If-Match %s, an ETag no write produced", w.seq, a.k.etagName(g)), i)
+			}
 			if base >= 0 && base != x {
 				a.vers[x].base, a.vers[base].next = base, x
 			}
@@ -387,7 +398,7 @@ func (a *vcRun) link() {
 			continue
 		}
 		a.add(fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
-			a.rec(p).seq, w.seq, a.k.etagStr[g], a.state(p), a.state(q)), p, q, baseW, a.proof(prev), a.proof(x))
+			a.rec(p).seq, w.seq, a.k.etagName(g), a.state(p), a.state(q)), p, q, baseW, a.proof(prev), a.proof(x))
 	}
 }
 

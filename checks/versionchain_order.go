@@ -86,10 +86,10 @@ func (a *vcRun) vname(x int32) string {
 	}
 	X := &a.vers[x]
 	if X.etag >= 0 {
-		return a.k.etagStr[X.etag]
+		return a.k.etagName(X.etag)
 	}
 	if c := a.content(x); c >= 0 {
-		return fmt.Sprintf("%q", trim(a.k.valStr[c]))
+		return fmt.Sprintf("%q", trim(a.k.valName(c)))
 	}
 	return fmt.Sprintf("the version of #%d", a.rec(X.w).seq)
 }

@@ -171,6 +171,34 @@ func TestVersionChain(t *testing.T) {
 			b.final(30, "a0-1", "E1")
 			return want{verdict: Fail, vios: []expectViolation{vio("a refused write took effect: #3 read the value of #2, which was answered conflict 412", r, w)}}
 		}},
+		{"a write succeeds on an ETag no write produced", func(b *vcb) want {
+			b.setup("init", "E0")
+			w := b.put(0, 10, 15, "E7", "a0-1", OK, "E1")
+			b.final(30, "a0-1", "E1")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("phantom base: #2 took effect with If-Match E7, an ETag no write produced", w)}}
+		}},
+		{"... unless a write of unknown outcome may have produced it", func(b *vcb) want {
+			b.setup("init", "E0")
+			b.put(1, 5, 100, "", "a1-1", Unknown, "")
+			b.put(0, 10, 15, "E7", "a0-1", OK, "E1")
+			b.final(200, "a0-1", "E1")
+			return want{verdict: Pass, summary: "linearizable"}
+		}},
+		{"two writes each replaced the other's ETag", func(b *vcb) want {
+			b.setup("init", "E0")
+			p := b.put(0, 10, 15, "E2", "a0-1", OK, "E1")
+			q := b.put(1, 20, 25, "E1", "a1-1", OK, "E2")
+			b.final(30, "a1-1", "E2")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("version loop: the writes #2 #3 each replaced", p, q)}}
+		}},
+		{"a retried setup write still comes first", func(b *vcb) want {
+			b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, Outcome: Throttled, In: Input{Value: "init-1"},
+				Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
+			b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Attempt: 2, Call: 3, Return: 4, In: Input{Value: "init-2"}, Out: Output{Status: 201, ETag: "E0"}})
+			b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.final(30, "a0-1", "E1")
+			return want{verdict: Pass, summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
+		}},
 		{"two writes return one ETag", func(b *vcb) want {
 			b.setup("init", "E0")
 			p := b.put(0, 10, 15, "", "a0-1", OK, "E1")
