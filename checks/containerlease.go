@@ -49,8 +49,8 @@ func (c *ContainerLease) Finish() Result {
 		if m.leaseCalls > 0 {
 			pt.keys++
 		}
-		m.checkExclusion(&v, &et)
-		m.checkProtocol(&v, &pt)
+		m.checkExclusion(&et)
+		m.checkProtocol(&pt)
 		m.flush(&v)
 	}
 	// "1 container, 4 acquisitions, 0 breaks, 0 expiries, 2 deletes, 4 lease

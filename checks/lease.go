@@ -19,10 +19,17 @@ import (
 // harness's. So an acquire or renew of duration d that succeeded over
 // [call, return] leaves its lease
 //
-//   - certainly held over [return, call + d(1-rho)], unless a release, a
-//     change or a break of it may have taken effect after the grant;
-//   - possibly held over [call, return + d(1+rho)], unless a release, a
-//     change, a break or another id's grant certainly took effect after it.
+//   - certainly held over [return, call + d(1-rho)], cut short where a
+//     release, a change or a break of it (after the break period), a delete
+//     of the resource, or an acquire of the same id with a shorter duration
+//     may have taken effect after the grant;
+//   - possibly held over [call, return + d(1+rho)], cut short where one of
+//     those, or another grant (which then decides the lease), certainly took
+//     effect after it.
+//
+// A change keeps the lease's expiry; a break keeps the lease locked for
+// min(break period, remaining time) (an infinite lease without a period
+// breaks at once).
 //
 // An operation whose outcome is unknown (a timeout, a 500) may take effect at
 // any time after its Call, also after its Return (CHECKERS.md, unknown
@@ -399,7 +406,7 @@ type lsEndIndex struct {
 	sufOKBy  []int   // ... and its op index
 }
 
-func newEndIndex(list []lend) *lsEndIndex {
+func lsNewEndIndex(list []lend) *lsEndIndex {
 	x := &lsEndIndex{list: list, prefRet: make([]int64, len(list)), sufOKRet: make([]int64, len(list)+1), sufOKBy: make([]int, len(list)+1)}
 	for j, e := range list {
 		x.prefRet[j] = e.ret
@@ -673,7 +680,7 @@ func (m *leaseModel) collect() {
 		}
 	}
 	for id, l := range m.ends {
-		m.endIdx[id] = newEndIndex(l)
+		m.endIdx[id] = lsNewEndIndex(l)
 	}
 	for bi := range m.breaks {
 		m.breakOf[m.breaks[bi].i] = bi
@@ -731,7 +738,7 @@ func (m *leaseModel) durations() {
 		if g.act != laAcquire {
 			continue
 		}
-		ns, ok := validDur(m.op(g.i).In.LeaseDuration)
+		ns, ok := lsValidDur(m.op(g.i).In.LeaseDuration)
 		if !ok {
 			continue // not recorded (or not a valid duration)
 		}
@@ -762,8 +769,8 @@ func (m *leaseModel) durations() {
 	}
 }
 
-// validDur converts a recorded acquire duration to ns.
-func validDur(d int) (int64, bool) {
+// lsValidDur converts a recorded acquire duration to ns.
+func lsValidDur(d int) (int64, bool) {
 	switch {
 	case d == -1:
 		return lsInf, true
@@ -781,7 +788,7 @@ func (m *leaseModel) grantDur(gi int) leaseDur {
 	g := &m.grants[gi]
 	switch g.act {
 	case laAcquire:
-		if d, ok := validDur(m.op(g.i).In.LeaseDuration); ok {
+		if d, ok := lsValidDur(m.op(g.i).In.LeaseDuration); ok {
 			return leaseDur{min: d, max: d, known: true}
 		}
 		return m.durOf(g.id)
@@ -1694,7 +1701,7 @@ func (m *leaseModel) evidenceOps(first int, more ...int) []Op {
 
 // flag records a violation about op i unless one was already recorded;
 // flush hands them to v in history order.
-func (m *leaseModel) flag(_ *violations, i int, msg string, ops []Op) {
+func (m *leaseModel) flag(i int, msg string, ops []Op) {
 	seq := m.op(i).Seq
 	if m.flagged[seq] {
 		return
@@ -1709,12 +1716,6 @@ func (m *leaseModel) flush(v *violations) {
 		v.add(m.key, p.msg, p.ops...)
 	}
 	m.pending = nil
-}
-
-// name renders an op for messages: "#12 (actor 3 blob.lease.acquire)".
-func (m *leaseModel) name(i int) string {
-	op := m.op(i)
-	return fmt.Sprintf("#%d", op.Seq)
 }
 
 // leaseShortID shortens a lease id for messages.

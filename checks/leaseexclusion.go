@@ -50,7 +50,7 @@ func (c *LeaseExclusion) Finish() Result {
 	var v violations
 	var t leaseExclTotals
 	for _, m := range c.keys.models() {
-		m.checkExclusion(&v, &t)
+		m.checkExclusion(&t)
 		m.flush(&v)
 	}
 	r := v.result(LeaseExclusionName, t.summary(blobLeaseSpace, v.total, "no two holders"))
@@ -95,7 +95,7 @@ func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) strin
 // judged writes are the enforced kinds; for containers also the other
 // container operations sent with a lease id (they succeed only with the
 // active lease's id).
-func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
+func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	if m.leaseCalls > 0 {
 		t.keys++
 	}
@@ -149,11 +149,11 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 		}
 		switch {
 		case id == "" && c.deletes:
-			m.unheldDelete(v, i)
+			m.unheldDelete(i)
 		case id == "" && c.enforced:
 			qs = append(qs, query{i: i, g: -1, call: op.Call, ret: op.Return})
 		case id != "":
-			m.staleHolder(v, i, id)
+			m.staleHolder(i, id)
 		}
 	}
 	sort.SliceStable(qs, func(a, b int) bool { return qs[a].call < qs[b].call })
@@ -185,11 +185,11 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 		h := &m.grants[hit.g]
 		op := m.op(q.i)
 		if q.g >= 0 {
-			m.flag(v, q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
+			m.flag(q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
 				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
-			m.flag(v, q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
@@ -198,7 +198,7 @@ func (m *leaseModel) checkExclusion(v *violations, t *leaseExclTotals) {
 
 // unheldDelete judges a delete accepted without a lease id. A delete ends
 // every lease, so the windows are recomputed without it.
-func (m *leaseModel) unheldDelete(v *violations, i int) {
+func (m *leaseModel) unheldDelete(i int) {
 	op := m.op(i)
 	for _, gi := range m.okByRet {
 		g := &m.grants[gi]
@@ -206,7 +206,7 @@ func (m *leaseModel) unheldDelete(v *violations, i int) {
 			break
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
-			m.flag(v, i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, lsFmtT(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
@@ -216,7 +216,7 @@ func (m *leaseModel) unheldDelete(v *violations, i int) {
 
 // staleHolder judges an accepted operation sent with lease id id: some grant
 // of id must possibly have been held during it.
-func (m *leaseModel) staleHolder(v *violations, i int, id string) {
+func (m *leaseModel) staleHolder(i int, id string) {
 	op := m.op(i)
 	ids := m.byID[id]
 	k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call > op.Return })
@@ -232,7 +232,7 @@ func (m *leaseModel) staleHolder(v *violations, i int, id string) {
 		if l := m.byID[id]; len(l) > 0 {
 			first = m.grants[l[0]].i
 		}
-		m.flag(v, i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
+		m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
 			op.Seq, op.Kind, leaseShortID(id)), m.evidenceOps(i, first))
 		return
 	}
@@ -253,7 +253,7 @@ func (m *leaseModel) staleHolder(v *violations, i int, id string) {
 			why = fmt.Sprintf("after #%d (%s) removed it", by.Seq, by.Kind)
 		}
 	}
-	m.flag(v, i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
+	m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
 		op.Seq, op.Kind, leaseShortID(id), why), m.evidenceOps(i, g.i, g.pBy))
 }
 

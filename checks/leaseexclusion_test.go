@@ -36,6 +36,26 @@ func TestLeaseExclusion(t *testing.T) {
 			x := h.acq(1, b, "B", 15, 20, 20.1, "ok") // renewed: certain until 10 + 14.85
 			return want{verdict: Fail, vios: []expectViolation{vio("two holders", x, r)}, total: 1, summary: "0 expiries"}
 		}},
+		{"an acquire with the same id sets a new, shorter duration", func(h lh) want {
+			h.acq(0, b, "A", -1, 1, 1.1, "ok")
+			h.acq(0, b, "A", 15, 3, 3.1, "ok") // Leased (A), new duration: expires by 18.25
+			h.data(1, "blob.put", b, "", 19, 19.1, "ok")
+			h.acq(1, b, "B", 15, 20, 20.1, "ok")
+			return want{verdict: Pass}
+		}},
+		{"an unknown same-id acquire may have shortened it", func(h lh) want {
+			h.acq(0, b, "A", 60, 1, 1.1, "ok")
+			h.acq(0, b, "A", 15, 3, 33, "unknown") // may have landed at 3: expires by 18.25
+			h.acq(1, b, "B", 15, 40, 40.1, "ok")
+			return want{verdict: Pass}
+		}},
+		{"the changed lease keeps the shortened expiry", func(h lh) want {
+			h.acq(0, b, "A", 60, 1, 1.1, "ok")
+			h.acq(0, b, "A", 15, 3, 3.1, "ok")
+			h.change(0, b, "A", "C", 5, 5.1, "ok") // C expires with A, by 18.25
+			h.acq(1, b, "B", 15, 20, 20.1, "ok")
+			return want{verdict: Pass}
+		}},
 		{"a refused renewal does not extend it", func(h lh) want {
 			h.acq(0, b, "A", 15, 1, 1.1, "ok")
 			h.renew(0, b, "A", 10, 10.1, "409 LeaseIdMismatchWithLeaseOperation")

@@ -59,8 +59,8 @@ func (c *LeaseProtocol) Finish() Result {
 		if m.leaseCalls > 0 {
 			t.keys++
 		}
-		m.checkProtocol(&v, &t)
-		m.checkETags(&v, &t)
+		m.checkProtocol(&t)
+		m.checkETags(&t)
 		m.flush(&v)
 	}
 	return t.result(LeaseProtocolName, blobLeaseSpace, &v, "every answer matches the lease state machine")
@@ -104,23 +104,20 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 	return r
 }
 
-// answerText renders a call's answer: "ok 201", "conflict 409 LeaseAlreadyPresent".
-func answerText(op *Op) string { return answer(op) }
-
 // checkProtocol judges every lease call and every operation of the key
 // against the candidate states.
-func (m *leaseModel) checkProtocol(v *violations, t *leaseProtoTotals) {
+func (m *leaseModel) checkProtocol(t *leaseProtoTotals) {
 	for i := range m.nops() {
 		op := m.op(i)
 		if act := m.sp.action(op.Kind); act != laNone {
-			m.judgeLeaseCall(v, t, i, act)
+			m.judgeLeaseCall(t, i, act)
 		} else {
-			m.judgeDataCall(v, t, i)
+			m.judgeDataCall(t, i)
 		}
 	}
 }
 
-func (m *leaseModel) judgeLeaseCall(v *violations, t *leaseProtoTotals, i int, act leaseAction) {
+func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction) {
 	op := m.op(i)
 	ans := leaseAnswer(op)
 	if ans == "" {
@@ -136,11 +133,11 @@ func (m *leaseModel) judgeLeaseCall(v *violations, t *leaseProtoTotals, i int, a
 	name += ")"
 	switch {
 	case ans == lsOK && op.Out.Status != 0 && op.Out.Status != leaseOKStatus[act]:
-		m.flag(v, i, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
+		m.flag(i, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
 			name, op.Out.Status, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:], leaseActionNames[act], leaseOKStatus[act]), m.evidenceOps(i))
 		return
 	case ans != lsOK && isLeaseOpCode(op.Out.ErrorCode) && op.Out.Status != 0 && op.Out.Status != 409:
-		m.flag(v, i, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
+		m.flag(i, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
 			m.evidenceOps(i))
 		return
 	}
@@ -150,7 +147,7 @@ func (m *leaseModel) judgeLeaseCall(v *violations, t *leaseProtoTotals, i int, a
 			want = normLeaseID(op.In.ProposedLeaseID)
 		}
 		if got := normLeaseID(op.Out.Value); want != "" && got != want {
-			m.flag(v, i, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
+			m.flag(i, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
 				m.evidenceOps(i))
 			return
 		}
@@ -174,12 +171,12 @@ func (m *leaseModel) judgeLeaseCall(v *violations, t *leaseProtoTotals, i int, a
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(v, i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answerText(op), how, c, lsDescribe(allowed, act, 409)),
+	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+		name, answer(op), how, c, lsDescribe(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
 }
 
-func (m *leaseModel) judgeDataCall(v *violations, t *leaseProtoTotals, i int) {
+func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	op := m.op(i)
 	cl := m.sp.class(op.Kind)
 	if !cl.known {
@@ -204,7 +201,7 @@ func (m *leaseModel) judgeDataCall(v *violations, t *leaseProtoTotals, i int) {
 			if m.sp == containerLeaseSpace {
 				what = "only Delete Container needs the lease"
 			}
-			m.flag(v, i, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answerText(op), what),
+			m.flag(i, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
 				m.evidenceOps(i))
 		}
 		return
@@ -230,8 +227,8 @@ func (m *leaseModel) judgeDataCall(v *violations, t *leaseProtoTotals, i int) {
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(v, i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answerText(op), how, c, lsDescribe(allowed, laNone, 412)),
+	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+		name, answer(op), how, c, lsDescribe(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
 
@@ -240,7 +237,7 @@ func (m *leaseModel) judgeDataCall(v *violations, t *leaseProtoTotals, i int) {
 // that returned an ETag; for each, the one that returned last before it was
 // sent is compared; any write that may have taken effect between them (an
 // unknown one: any time after it was sent) excuses the difference.
-func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
+func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 	if !m.sp.etag {
 		return
 	}
@@ -313,7 +310,7 @@ func (m *leaseModel) checkETags(v *violations, t *leaseProtoTotals) {
 		}
 		t.etagPairs++
 		if a.Out.ETag != b.Out.ETag {
-			m.flag(v, o2, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
+			m.flag(o2, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
 				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.op(lease).Seq, m.op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
 				m.evidenceOps(o2, prev, lease))
 		}

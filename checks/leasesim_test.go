@@ -369,9 +369,9 @@ func randomLeaseSimConfig(r *rand.Rand, space string) lsimConfig {
 
 // TestLeaseCheckersPassCorrectService: no correct history is flagged.
 func TestLeaseCheckersPassCorrectService(t *testing.T) {
-	iters := 300
+	iters := 150
 	if testing.Short() {
-		iters = 50
+		iters = 30
 	}
 	judged := map[string]int{}
 	for seed := range iters {
@@ -407,7 +407,7 @@ func TestLeaseCheckersPassCorrectService(t *testing.T) {
 // a container lease or changes an ETag without a write is caught in most
 // histories where it happened.
 func TestLeaseCheckersCatchFaults(t *testing.T) {
-	iters := 200
+	iters := 120
 	if testing.Short() {
 		iters = 40
 	}
@@ -475,6 +475,23 @@ func BenchmarkLeaseCheckers(b *testing.B) {
 					Run(ops, ch)
 				}
 			})
+		}
+	}
+}
+
+// TestLeaseCheckersPassCounterSim: the lease-mutex counter workload of
+// sim_test.go (a correct service) passes both blob lease checks.
+func TestLeaseCheckersPassCounterSim(t *testing.T) {
+	for seed := range 60 {
+		r := rand.New(rand.NewPCG(uint64(seed), 3))
+		cfg := randomCounterConfig(r)
+		cfg.lease = true
+		ops := simulateCounter(r, &cfg)
+		for _, n := range []string{LeaseExclusionName, LeaseProtocolName} {
+			c, _ := New(n)
+			if res := Run(ops, c)[0]; res.Verdict == Fail {
+				t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, describe(res))
+			}
 		}
 	}
 }

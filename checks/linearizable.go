@@ -163,7 +163,6 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 		o.verdict, o.why = Undecided, "the budget ran out before porcupine could start on it"
 		return
 	}
-	model := o.h.model(o.h.init)
 	t0 := time.Now()
 	defer func() { o.took = time.Since(t0) }()
 
@@ -204,8 +203,8 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 			return share/2 - time.Since(t0)
 		}
 		if w := writesOnly(st.ops); len(w) > 0 && len(w) < len(st.ops) && limit() > 0 {
-			if porcupine.CheckOperationsTimeout(model, o.h.operations(w), linTimeout(limit()/4)) == porcupine.Illegal {
-				o.fail(c, model, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
+			if porcupine.CheckOperationsTimeout(o.h.model(o.h.init, w), o.h.operations(w), linTimeout(limit()/4)) == porcupine.Illegal {
+				o.fail(c, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
 				return
 			}
 		}
@@ -217,9 +216,9 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 			}
 			continue
 		}
-		switch porcupine.CheckOperationsTimeout(model, o.h.operations(st.ops), rest) {
+		switch porcupine.CheckOperationsTimeout(o.h.model(o.h.init, st.ops), o.h.operations(st.ops), rest) {
 		case porcupine.Illegal:
-			o.fail(c, model, st.ops, st.what, time.Since(t0), left)
+			o.fail(c, st.ops, st.what, time.Since(t0), left)
 			return
 		case porcupine.Ok:
 			if whole {
@@ -241,8 +240,9 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 // times as long again even when the budget is spent, up to the budget once
 // more: a failure may take twice the budget, a pass or an undecided key
 // never more than it.
-func (o *linOutcome) fail(c *Linearizable, model porcupine.Model, ops []*linOp, what string, took, left time.Duration) {
+func (o *linOutcome) fail(c *Linearizable, ops []*linOp, what string, took, left time.Duration) {
 	o.verdict = Fail
+	model := o.h.model(o.h.init, ops)
 	again := linTimeout(max(left-took, min(3*took+100*time.Millisecond, c.Budget)))
 	_, info := porcupine.CheckOperationsVerbose(model, o.h.operations(ops), again)
 	o.vio, o.name, o.html = o.h.violation(model, info, ops, what)

@@ -72,6 +72,9 @@ type linOp struct {
 	etag                 int32 // ETag id returned, or a 304's; -1 unknown
 	ifMatch, ifNoneMatch int32 // ETag id, linAny or linNone
 	call, ret            int64
+	// onlyFor412: an unknown write never read, kept only because a refusal
+	// may need it (step 5 of linPrepare); immaterial without refusals.
+	onlyFor412 bool
 }
 
 // linState is the model's state. A zero-value-free struct of integers, so
@@ -81,6 +84,7 @@ type linState struct {
 	val    int32 // value id; -1 unknown
 	etag   int32 // ETag id; -1 while unbound
 	unb    int32 // id of the unknown operation whose ETag is still unbound; -1
+	done   int32 // operations with a finite return linearized so far
 }
 
 // linHist is one key's history, prepared for porcupine.
@@ -94,6 +98,9 @@ type linHist struct {
 	readVal []int32  // ETag id -> the value reads returned with it; -1 never, -2 several
 	clients []string // porcupine client id -> who
 	stats   linStats
+	// noopAnywhere lets an unknown write be a no-op at any place, as in the
+	// plain recipe; the tests compare it with the checker's model.
+	noopAnywhere bool
 }
 
 // linStats counts what the pre-pass did.
@@ -198,8 +205,20 @@ func (h *linHist) apply(s linState, o *linOp, etag int32) linState {
 	return ns
 }
 
-// step is the sequential specification of one blob.
-func (h *linHist) step(s linState, o *linOp) (bool, linState) {
+// step is the sequential specification of one blob; total is how many
+// operations with a finite return the history holds.
+func (h *linHist) step(s linState, o *linOp, total int32) (bool, linState) {
+	ok, ns := h.step1(s, o, total)
+	if ok {
+		ns.done = s.done
+		if o.ret != linInf {
+			ns.done++
+		}
+	}
+	return ok, ns
+}
+
+func (h *linHist) step1(s linState, o *linOp, total int32) (bool, linState) {
 	switch o.kind {
 	case lRead:
 		if !s.exists || s.val != o.val {
@@ -231,36 +250,50 @@ func (h *linHist) step(s linState, o *linOp) (bool, linState) {
 		}
 		return true, h.apply(ns, o, -1)
 	}
-	if o.res == lMaybe {
-		ok, ns := h.holds(s, o)
-		if !ok {
-			return true, s
-		}
-		return true, h.apply(ns, o, o.etag)
-	}
-	// Unknown: applied wherever it can be. "Not applied" is the same
-	// operation linearized last, which its infinite return time allows.
+	// Unknown, or maybe applied: applied wherever it can be. "Not applied"
+	// is the same operation linearized last, which its infinite return
+	// time allows: it may be a no-op only once every operation with a
+	// finite return is placed (anywhere earlier it would be the same
+	// order, and porcupine would try each place).
 	ok, ns := h.holds(s, o)
 	if !ok {
-		return true, s
+		return h.noopAnywhere || s.done == total, s
+	}
+	if o.res == lMaybe {
+		return true, h.apply(ns, o, o.etag)
 	}
 	return true, h.apply(ns, o, -1)
 }
 
 func linHash(s linState) uint64 {
-	h := uint64(s.val)*0x9e3779b97f4a7c15 ^ uint64(s.etag)*0xbf58476d1ce4e5b9 ^ uint64(s.unb)*0x94d049bb133111eb
+	h := uint64(s.val)*0x9e3779b97f4a7c15 ^ uint64(s.etag)*0xbf58476d1ce4e5b9 ^ uint64(s.unb)*0x94d049bb133111eb ^
+		uint64(s.done)*0xd6e8feb86659fd93
 	if s.exists {
 		h ^= 1
 	}
 	return h
 }
 
-// model returns the porcupine model of the key, starting from init.
-func (h *linHist) model(init linState) porcupine.Model {
+// linTotal is how many operations with a finite return a history of ops
+// starting in init has linearized when it is done.
+func linTotal(init linState, ops []*linOp) int32 {
+	n := init.done
+	for _, o := range ops {
+		if o.ret != linInf {
+			n++
+		}
+	}
+	return n
+}
+
+// model returns the porcupine model of the key's operations ops, starting
+// from init.
+func (h *linHist) model(init linState, ops []*linOp) porcupine.Model {
+	total := linTotal(init, ops)
 	return porcupine.Model{
 		Init: func() any { return init },
 		Step: func(state, input, _ any) (bool, any) {
-			return h.step(state.(linState), input.(*linOp))
+			return h.step(state.(linState), input.(*linOp), total)
 		},
 		Hash:                      func(state any) uint64 { return linHash(state.(linState)) },
 		DescribeOperation:         func(input, _ any) string { return h.describeOp(input.(*linOp)) },
@@ -270,11 +303,12 @@ func (h *linHist) model(init linState) porcupine.Model {
 }
 
 // writesOnly returns the operations that change the state: without the
-// reads and refusals, which only constrain where the others go.
+// reads and refusals, which only constrain where the others go, nor the
+// unknown writes only a refusal could need (step 5 of linPrepare).
 func writesOnly(ops []*linOp) []*linOp {
 	var w []*linOp
 	for _, o := range ops {
-		if o.kind >= lWrite && o.res != lRefused {
+		if o.kind >= lWrite && o.res != lRefused && !o.onlyFor412 {
 			w = append(w, o)
 		}
 	}
@@ -460,11 +494,12 @@ func linPrepare(key string, recorded []Op, actors int) *linHist {
 	return linPrepareWith(key, recorded, actors, true)
 }
 
-// linPrepareWith does only step 1 when prePass is false (the tests compare
-// the two).
+// linPrepareWith does only step 1 when prePass is false, and then lets
+// unknown writes be no-ops anywhere: the plain recipe the tests compare the
+// checker with.
 func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHist {
 	var vals, tags linInterner
-	h := &linHist{key: key, init: linState{val: -1, etag: -1, unb: -1}}
+	h := &linHist{key: key, init: linState{val: -1, etag: -1, unb: -1}, noopAnywhere: !prePass}
 	h.stats.ops, h.stats.actors = len(recorded), actors
 
 	// Clients, dense and in a readable order: setup, actors, final.
@@ -730,9 +765,13 @@ func (h *linHist) prePass(ops []*linOp, drop []bool, written map[int32]int, firs
 	}
 	if !orphan {
 		for i, o := range ops {
-			if o.kind == lWrite && o.res == lUnknown && !drop[i] && lastRefusal < o.call && existsBy <= o.call {
-				drop[i] = true
-				h.stats.unknownDropped++
+			if o.kind == lWrite && o.res == lUnknown && !drop[i] && existsBy <= o.call {
+				if lastRefusal < o.call {
+					drop[i] = true
+					h.stats.unknownDropped++
+				} else {
+					o.onlyFor412 = true
+				}
 			}
 		}
 	}

@@ -56,12 +56,13 @@ func (h *linHist) stuckAt(ops []*linOp, init linState, info porcupine.Linearizat
 	}
 	placed := make([]bool, len(ops))
 	s.state = init
+	total := linTotal(init, ops)
 	for _, id := range best {
 		o := ops[id]
 		placed[id] = true
 		s.longest = append(s.longest, o)
 		prev := s.state
-		_, s.state = h.step(s.state, o)
+		_, s.state = h.step(s.state, o, total)
 		if s.state.val != prev.val || s.state.exists != prev.exists || (o.kind == lWrite || o.kind == lMeta) && s.state != prev {
 			s.writer = o
 		}
@@ -204,12 +205,13 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 	// stuck one are cut off too, which may make it linearizable, so the
 	// window is checked again and widened until it is not.
 	back, ahead := 20, 40
+	total := linTotal(h.init, ops)
 	for range linWindowTries {
 		cut := max(0, len(st.longest)-back)
 		init := h.init
 		settled := make(map[*linOp]bool, cut)
 		for _, o := range st.longest[:cut] {
-			_, init = h.step(init, o)
+			_, init = h.step(init, o, total)
 			settled[o] = true
 		}
 		var rest []*linOp
@@ -225,7 +227,7 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 		}
 		window := append([]*linOp(nil), rest[:min(len(rest), until+ahead)]...)
 		if len(window) <= 4*linPictureOps {
-			wm := h.model(init)
+			wm := h.model(init, window)
 			res, winfo := porcupine.CheckOperationsVerbose(wm, h.operations(window), linWindowTimeout)
 			if res == porcupine.Illegal {
 				var b bytes.Buffer
