@@ -31,16 +31,7 @@ func init() {
 	})
 }
 
-func (w *containerETag) Setup(ctx context.Context, e *Env) error {
-	a := e.Actor(checks.ActorSetup)
-	for i := 0; i < e.Keys; i++ {
-		name := containerName(e, i)
-		if op := containerCreate(ctx, a, e.Target.Blob.NewContainerClient(name), name); op.Outcome != checks.OK {
-			return opError("create container "+name, &op)
-		}
-	}
-	return nil
-}
+func (w *containerETag) Setup(ctx context.Context, e *Env) error { return containersSetup(ctx, e) }
 
 func (w *containerETag) remember(actor int, name string, op checks.Op) {
 	lm, err := http.ParseTime(op.Out.LastModified)
@@ -81,12 +72,6 @@ func (w *containerETag) Iterate(ctx context.Context, a *Actor) {
 }
 
 func (w *containerETag) Final(ctx context.Context, e *Env) error {
-	names := make([]string, e.Keys)
-	for i := range names {
-		names[i] = containerName(e, i)
-	}
-	finalReads(ctx, e, names, func(ctx context.Context, a *Actor, name string) {
-		containerGetProps(ctx, a, e.Target.Blob.NewContainerClient(name), name)
-	})
+	containersFinal(ctx, e)
 	return nil
 }

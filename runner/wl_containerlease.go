@@ -29,7 +29,10 @@ func init() {
 
 func containerName(e *Env, i int) string { return fmt.Sprintf("%s-c%d", e.Prefix, i) }
 
-func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error {
+func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error { return containersSetup(ctx, e) }
+
+// containersSetup creates the workload's containers, recorded as setup.
+func containersSetup(ctx context.Context, e *Env) error {
 	a := e.Actor(checks.ActorSetup)
 	for i := 0; i < e.Keys; i++ {
 		name := containerName(e, i)
@@ -38,6 +41,17 @@ func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error {
 		}
 	}
 	return nil
+}
+
+// containersFinal reads every container's properties once the load stopped.
+func containersFinal(ctx context.Context, e *Env) {
+	names := make([]string, e.Keys)
+	for i := range names {
+		names[i] = containerName(e, i)
+	}
+	finalReads(ctx, e, names, func(ctx context.Context, a *Actor, name string) {
+		containerGetProps(ctx, a, e.Target.Blob.NewContainerClient(name), name)
+	})
 }
 
 func (w *containerLeaseWL) holding(actor int, name string) string {
@@ -100,13 +114,7 @@ func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
 }
 
 func (w *containerLeaseWL) Final(ctx context.Context, e *Env) error {
-	names := make([]string, e.Keys)
-	for i := range names {
-		names[i] = containerName(e, i)
-	}
-	finalReads(ctx, e, names, func(ctx context.Context, a *Actor, name string) {
-		containerGetProps(ctx, a, e.Target.Blob.NewContainerClient(name), name)
-	})
+	containersFinal(ctx, e)
 	// Let go of the leases still held, so the containers can be deleted.
 	w.mu.Lock()
 	defer w.mu.Unlock()
