@@ -171,10 +171,12 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 	// searched in prefixes of doubling length first (see linHist.prefix),
 	// for at most half its share, so that an early violation is found
 	// without searching all of it. Each prefix, and then the whole key, is
-	// searched on its writes alone first: reads and refusals only
-	// constrain the order, so writes that no order explains (a fork: two
-	// writes applied on one base) show a violation whatever the reads say,
-	// and porcupine finds it far faster without them.
+	// searched on its writes alone first (for at most a quarter of what is
+	// left): reads and refusals only constrain the order, so writes that no
+	// order explains (a fork: two writes applied on one base) show a
+	// violation whatever the reads say, and porcupine finds it far faster
+	// without them. Once porcupine does not finish a prefix, the longer
+	// ones are searched on their writes only.
 	type stage struct {
 		ops  []*linOp
 		what string
@@ -194,27 +196,27 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 		}
 	}
 	stages = append(stages, stage{o.h.ops, fmt.Sprintf("the %d operations", len(o.h.ops))})
+	stuck := false // a prefix porcupine did not finish: the longer ones are searched on their writes only
 	for i, st := range stages {
 		whole := i == len(stages)-1
-		limit := func() time.Duration {
-			if whole {
-				return share - time.Since(t0)
-			}
-			return share/2 - time.Since(t0)
-		}
-		if w := writesOnly(st.ops); len(w) > 0 && len(w) < len(st.ops) && limit() > 0 {
-			if porcupine.CheckOperationsTimeout(o.h.model(o.h.init, w), o.h.operations(w), linTimeout(limit()/4)) == porcupine.Illegal {
-				o.fail(c, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
-				return
+		if w := writesOnly(st.ops); len(w) > 0 && len(w) < len(st.ops) {
+			if rest := share - time.Since(t0); rest > 0 {
+				if porcupine.CheckOperationsTimeout(o.h.model(o.h.init, w), o.h.operations(w), linTimeout(rest/4)) == porcupine.Illegal {
+					o.fail(c, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
+					return
+				}
 			}
 		}
-		rest := limit()
-		if rest <= 0 {
-			if whole {
-				o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
-				return
-			}
+		rest := share/2 - time.Since(t0)
+		if whole {
+			rest = share - time.Since(t0)
+		}
+		if !whole && (stuck || rest <= 0) {
 			continue
+		}
+		if rest <= 0 {
+			o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
+			return
 		}
 		switch porcupine.CheckOperationsTimeout(o.h.model(o.h.init, st.ops), o.h.operations(st.ops), rest) {
 		case porcupine.Illegal:
@@ -230,6 +232,7 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 				o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
 				return
 			}
+			stuck = true
 		}
 	}
 }

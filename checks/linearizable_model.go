@@ -321,9 +321,12 @@ func writesOnly(ops []*linOp) []*linOp {
 // linearization of the whole history gives one of the prefix (operations
 // whose linearization point is after t move to the end), so a prefix that
 // is not linearizable shows that the history is not.
-func (h *linHist) prefix(t int64) []*linOp {
+func (h *linHist) prefix(t int64) []*linOp { return linCut(h.ops, t) }
+
+// linCut is prefix on any list of operations.
+func linCut(ops []*linOp, t int64) []*linOp {
 	var p []*linOp
-	for _, o := range h.ops {
+	for _, o := range ops {
 		switch {
 		case o.ret <= t:
 			p = append(p, o)

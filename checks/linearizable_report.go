@@ -200,10 +200,10 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 	}
 	// A window: a prefix of the longest legal order is settled (it holds
 	// every operation that returned before any of its members was called,
-	// by how porcupine searches), so the rest checked from the state it
-	// ends in is still not linearizable; operations called long after the
-	// stuck one are cut off too, which may make it linearizable, so the
-	// window is checked again and widened until it is not.
+	// by how porcupine searches), and the rest, from the state it ends in,
+	// is cut a while after the stuck operation as linHist.prefix cuts. The
+	// window may then be linearizable: it is checked again, and widened
+	// until it is not.
 	back, ahead := 20, 40
 	total := linTotal(h.init, ops)
 	for range linWindowTries {
@@ -225,8 +225,12 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 		for until < len(rest) && rest[until].call <= st.stuck.ret {
 			until++
 		}
-		window := append([]*linOp(nil), rest[:min(len(rest), until+ahead)]...)
-		if len(window) <= 4*linPictureOps {
+		t := rest[min(len(rest), until+ahead)-1].call
+		if st.stuck.ret != linInf {
+			t = max(t, st.stuck.ret)
+		}
+		window := linCut(rest, t)
+		if len(window) > 0 && len(window) <= 4*linPictureOps {
 			wm := h.model(init, window)
 			res, winfo := porcupine.CheckOperationsVerbose(wm, h.operations(window), linWindowTimeout)
 			if res == porcupine.Illegal {
@@ -238,7 +242,7 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 					len(window), minSeq(window), h.describeState(init))
 			}
 		}
-		if cut == 0 && len(window) == len(rest) {
+		if cut == 0 && until+ahead >= len(rest) {
 			break
 		}
 		back, ahead = 2*back, 2*ahead

@@ -733,6 +733,11 @@ func TestLinearizableVersionChainCrossCheck(t *testing.T) {
 			res := Run(ops, vcc, NewLinearizable())
 			vc, lin := res[0], res[1]
 			counts[fmt.Sprintf("porcupine=%s/version-chain=%s", lin.Verdict, vc.Verdict)]++
+			if lin.Verdict == Fail && vc.Verdict == Pass {
+				// Allowed (version-chain is sound, not complete); logged
+				// for whoever extends it.
+				t.Logf("%s history %d (%s): only porcupine rejects it: %s", src, i, what, lin.Violations[0].Message)
+			}
 			if lin.Verdict == Pass && vc.Verdict == Fail {
 				t.Errorf("%s history %d (%s): version-chain rejects what porcupine accepts\nversion-chain: %s\n%s",
 					src, i, what, describe(vc), linDump(ops))
