@@ -212,7 +212,7 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"container-lease"},
 	},
 	"container.etag": {
-		Summary: "race Set Container Metadata under If-Unmodified-Since / If-Modified-Since on the Last-Modified read; conditional deletes that must be refused",
+		Summary: "race Set Container ACL under If-Unmodified-Since and Set Container Metadata under If-Modified-Since on the Last-Modified read; conditional deletes that must be refused",
 		Checks:  []string{"date-conditions"},
 	},
 }

@@ -17,7 +17,11 @@ func cmdKinds(stdout io.Writer) int {
 	sort.Strings(names)
 	for _, n := range names {
 		k := scenarios.Kinds[n]
-		fmt.Fprintf(stdout, "%s\n  %s\n  params: %s\n  checks: %s\n\n", n, k.Summary, orNone(k.Params), orNone(k.Checks))
+		fmt.Fprintf(stdout, "%s\n  %s\n  params: %s\n  checks: %s\n", n, k.Summary, orNone(k.Params), orNone(k.Checks))
+		if len(k.OptionalChecks) > 0 {
+			fmt.Fprintf(stdout, "  optional checks (list them in checks:): %s\n", orNone(k.OptionalChecks))
+		}
+		fmt.Fprintln(stdout)
 	}
 	return exitOK
 }
