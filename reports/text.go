@@ -254,6 +254,9 @@ func writeChecks(w *errWriter, rs []checks.Result) {
 		if more := max(r.Total, len(r.Violations)) - shown; more > 0 {
 			w.printf("    ... and %s\n", plural(int64(more), "more violation"))
 		}
+		for _, f := range r.Files {
+			w.printf("    picture: %s\n", f)
+		}
 	}
 }
 

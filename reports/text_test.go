@@ -166,3 +166,16 @@ func TestMs(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteTextNamesCheckPictures(t *testing.T) {
+	s := &Summary{Scenario: "s", Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get", Count: 1}}}},
+		Checks: []checks.Result{{Check: "linearizable", Workload: "w", Verdict: checks.Fail, Total: 1,
+			Violations: []checks.Violation{{Key: "k0", Message: "not linearizable"}}, Files: []string{"checks/w.linearizable-k0.html"}}}}
+	var b strings.Builder
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "picture: checks/w.linearizable-k0.html") {
+		t.Errorf("the picture's file is not named:\n%s", b.String())
+	}
+}
