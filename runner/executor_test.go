@@ -104,8 +104,9 @@ func TestClosedLoopRampsActors(t *testing.T) {
 	stop := time.AfterFunc(600*time.Millisecond, func() { e.stop.Store(true) })
 	defer stop.Stop()
 	runClosed(context.Background(), e, w, pl, &st)
-	if w.first > 2 {
-		t.Errorf("%d actors busy in the first 100 ms of a ramp from 1", w.first)
+	// The ramp reaches 2.67 actors at 100 ms; all 6 at once would mean no ramp.
+	if w.first > 3 {
+		t.Errorf("%d actors busy in the first 100 ms of a ramp from 1 to 6 over 300 ms", w.first)
 	}
 	if w.peak.Load() != 6 {
 		t.Errorf("peak %d actors, want the ramp's 6", w.peak.Load())
