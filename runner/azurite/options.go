@@ -78,11 +78,14 @@ func (o Options) withDefaults() (Options, error) {
 	if o.CacheDir == "" {
 		root := os.Getenv(EnvCache)
 		if root == "" {
-			ucd, err := os.UserCacheDir()
-			if err != nil {
-				return o, fmt.Errorf("azurite: no cache directory (set %s): %w", EnvCache, err)
+			if ucd, err := os.UserCacheDir(); err == nil {
+				root = filepath.Join(ucd, "stormcheck")
+			} else {
+				// No $HOME or $XDG_CACHE_HOME (a bare CI runner): a shared
+				// temporary cache still lets tests and runs share one install.
+				root = filepath.Join(os.TempDir(), "stormcheck-cache")
+				o.progressf("no user cache directory (%v); caching Azurite under %s (set %s to choose)", err, root, EnvCache)
 			}
-			root = filepath.Join(ucd, "stormcheck")
 		}
 		o.CacheDir = filepath.Join(root, "azurite-"+o.Version)
 	}
