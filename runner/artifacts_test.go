@@ -11,7 +11,7 @@ import (
 func TestWriteArtifacts(t *testing.T) {
 	dir := t.TempDir()
 	rs := []checks.Result{{Check: "linearizable", Workload: "blocks", Artifacts: map[string][]byte{"linearizable-k0.html": []byte("<html>")}}}
-	if err := writeArtifacts(dir, rs); err != nil {
+	if err := WriteArtifacts(dir, rs); err != nil {
 		t.Fatal(err)
 	}
 	if len(rs[0].Files) != 1 || rs[0].Files[0] != filepath.Join("checks", "blocks.linearizable-k0.html") || rs[0].Artifacts != nil {

@@ -51,7 +51,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		if err != nil && runErr == nil {
 			runErr = err
 		}
-		if err := writeArtifacts(o.ResultsDir, results); err != nil && runErr == nil {
+		if err := WriteArtifacts(o.ResultsDir, results); err != nil && runErr == nil {
 			runErr = err
 		}
 		sum.Checks = results
@@ -65,9 +65,9 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	return sum, runErr
 }
 
-// writeArtifacts writes the files checks produced (e.g. porcupine's picture
+// WriteArtifacts writes the files checks produced (e.g. porcupine's picture
 // of a violation) into the results directory and names them in the result.
-func writeArtifacts(dir string, results []checks.Result) error {
+func WriteArtifacts(dir string, results []checks.Result) error {
 	for i := range results {
 		r := &results[i]
 		names := make([]string, 0, len(r.Artifacts))

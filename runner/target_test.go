@@ -102,6 +102,7 @@ workloads:
 	if !strings.Contains(sum.Target, "Entra ID") {
 		t.Errorf("target %q", sum.Target)
 	}
+	assertNoSecrets(t, dir) // the bearer token must not reach the results either
 	for _, w := range sum.Workloads {
 		for _, o := range w.Ops {
 			if o.Outcomes["ok"] == 0 {

@@ -25,6 +25,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	results, err := runner.CheckHistory(filepath.Join(dir, runner.HistoryFile), sc)
+	if err == nil {
+		err = runner.WriteArtifacts(dir, results) // pictures of violations, beside the history
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck check:", err)
 		return exitHarness
