@@ -77,17 +77,16 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 		id = next
 	}
 	cur, ok := w.increment(ctx, a, key, id)
-	if ok && p.Hold > 0 {
-		select {
-		case <-ctx.Done():
-		case <-time.After(p.Hold):
-		}
+	if ok {
+		w.hold(ctx, a, key, id)
 	}
 	switch how {
 	case letExpire:
 		// No release: the others get 409 until the lease runs out.
 	case breakOwn:
-		w.b.leaseBreak(ctx, a, key, 0)
+		// Break period 0 (broken at once), 1 s, or none sent (a finite
+		// lease then stays breaking for what remains of it).
+		w.b.leaseBreak(ctx, a, key, []int{0, 1, -1}[a.Rand.IntN(3)])
 	case staleWrite:
 		w.release(ctx, a, key, id)
 		// Writing with a lease id that is no longer held must be refused (412).
@@ -96,6 +95,33 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 		}, conflictPrecondition)
 	default:
 		w.release(ctx, a, key, id)
+	}
+}
+
+// hold keeps the lease for the param hold, renewing it every half lease
+// so that a long hold never loses it; with no hold, a third of the holders
+// still renew once, so renewals race the others' acquires.
+func (w *leaseMutex) hold(ctx context.Context, a *Actor, key, id string) {
+	p := a.env.Params
+	if p.Hold <= 0 {
+		if a.Rand.Float64() < 1.0/3 {
+			w.b.leaseRenew(ctx, a, key, id)
+		}
+		return
+	}
+	step := p.Hold
+	if p.LeaseDuration > 0 && step > p.LeaseDuration/2 {
+		step = p.LeaseDuration / 2
+	}
+	for left := p.Hold; left > 0; left -= step {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(min(step, left)):
+		}
+		if left > step {
+			w.b.leaseRenew(ctx, a, key, id)
+		}
 	}
 }
 
