@@ -1,0 +1,217 @@
+package conformance
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// decoder walks a rule file's yaml.Node tree, collecting every error.
+type decoder struct {
+	file string
+	errs ErrorList
+}
+
+// pair is one key and its value (aliases resolved) in a mapping.
+type pair struct {
+	key, val *yaml.Node
+}
+
+// errorf records an error located at n.
+func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	e := &Error{File: d.file, Line: 1, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)}
+	if n != nil && n.Line > 0 {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	d.errs = append(d.errs, e)
+}
+
+// join makes the path of a field inside the mapping at path.
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// index makes the path of item i of the list at path.
+func index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// resolve follows aliases to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// mapping checks that n is a mapping and returns its fields by name,
+// reporting duplicate keys and keys that are not plain names (merge keys
+// included: rule files spell every field out).
+func (d *decoder) mapping(n *yaml.Node, path, what string) (map[string]pair, bool) {
+	if n.Kind != yaml.MappingNode {
+		d.errorf(n, path, "must be a mapping of %s, got %s", what, describe(n))
+		return nil, false
+	}
+	out := map[string]pair{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], resolve(n.Content[i+1])
+		if k.Kind != yaml.ScalarNode || k.ShortTag() == "!!merge" {
+			d.errorf(k, path, "keys must be plain field names, got %s", describe(k))
+			continue
+		}
+		if first, dup := out[k.Value]; dup {
+			d.errorf(k, join(path, k.Value), "duplicate key %q (first at line %d); a field may appear once", k.Value, first.key.Line)
+			continue
+		}
+		out[k.Value] = pair{k, v}
+	}
+	return out, true
+}
+
+// allow reports every field of fs not in allowed, naming the closest
+// allowed field and listing them all.
+func (d *decoder) allow(fs map[string]pair, path string, allowed []string) {
+	for _, name := range sortedByPosition(fs) {
+		if !slices.Contains(allowed, name) {
+			d.errorf(fs[name].key, join(path, name), "unknown field %q%s; allowed fields: %s",
+				name, didYouMean(name, allowed), strings.Join(allowed, ", "))
+		}
+	}
+}
+
+// require reports each of names missing from fs, at n.
+func (d *decoder) require(fs map[string]pair, n *yaml.Node, path string, names ...string) {
+	for _, name := range names {
+		if _, ok := fs[name]; !ok {
+			d.errorf(n, join(path, name), "missing; it is required")
+		}
+	}
+}
+
+// sortedByPosition returns the names of fs in file order.
+func sortedByPosition(fs map[string]pair) []string {
+	names := make([]string, 0, len(fs))
+	for name := range fs {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := fs[names[i]].key, fs[names[j]].key
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return names
+}
+
+// str reads a string. A number or boolean is refused with a hint to quote
+// it.
+func (d *decoder) str(n *yaml.Node, path string) (string, bool) {
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str" {
+		return n.Value, true
+	}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() != "!!null" {
+		d.errorf(n, path, "must be a string, got %s; quote it if you mean text: \"%s\"", describe(n), n.Value)
+		return "", false
+	}
+	d.errorf(n, path, "must be a string, got %s", describe(n))
+	return "", false
+}
+
+// strList reads a list of strings; what names its items for the error.
+func (d *decoder) strList(n *yaml.Node, path, what string) ([]string, bool) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, path, "must be a list of %s, got %s", what, describe(n))
+		return nil, false
+	}
+	out := []string{}
+	ok := true
+	for i, item := range n.Content {
+		s, good := d.str(resolve(item), index(path, i))
+		ok = ok && good
+		out = append(out, s)
+	}
+	return out, ok
+}
+
+// integer reads a YAML integer that fits in an int.
+func integer(n *yaml.Node) (int, bool) {
+	var v int64
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!int" || n.Decode(&v) != nil ||
+		v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, false
+	}
+	return int(v), true
+}
+
+// describe says what a node holds, for the "got ..." part of a message.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+	default:
+		return "an unexpected YAML node"
+	}
+	v := n.Value
+	switch n.ShortTag() {
+	case "!!null":
+		return "nothing (the value is empty)"
+	case "!!bool":
+		return "the boolean " + v
+	case "!!int", "!!float":
+		return v
+	case "!!str":
+		if len(v) > 40 {
+			v = v[:37] + "..."
+		}
+		return strconv.Quote(v)
+	}
+	return "a value tagged " + n.ShortTag() + " (" + v + ")"
+}
+
+// didYouMean suggests the allowed name closest to a misspelt one (at most
+// two edits away), as ` (did you mean "body"?)`, or "".
+func didYouMean(name string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		if dist := editDistance(name, a); dist < bestDist {
+			best, bestDist = a, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

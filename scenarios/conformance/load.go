@@ -1,0 +1,69 @@
+package conformance
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+)
+
+// LoadDir loads every *.yaml file of dir, in name order, into one RuleSet.
+// Rule ids must be unique across the files; a duplicate is reported at the
+// later rule, naming the earlier. Problems in all files are returned
+// together as one ErrorList; a file that cannot be read gives the error
+// from os.ReadFile. A directory with no *.yaml file is an error.
+func LoadDir(dir string) (*RuleSet, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	if len(files) == 0 {
+		return nil, ErrorList{{File: dir, Msg: "no *.yaml rule files in this directory"}}
+	}
+	rs := &RuleSet{}
+	var errs ErrorList
+	first := map[string]Rule{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		rules, err := Parse(f, data)
+		if err != nil {
+			errs = append(errs, err.(ErrorList)...)
+			continue
+		}
+		for i, r := range rules {
+			if prev, dup := first[r.ID]; dup {
+				errs = append(errs, &Error{File: f, Line: r.Line, Col: r.Col, Field: fmt.Sprintf("rules[%d].id", i),
+					Msg: fmt.Sprintf("duplicate rule id %q, first at %s:%d:%d; ids are unique across all rule files", r.ID, prev.File, prev.Line, prev.Col)})
+				continue
+			}
+			first[r.ID] = r
+			rs.Rules = append(rs.Rules, r)
+		}
+	}
+	if len(errs) > 0 {
+		errs.sortByPosition()
+		return nil, errs
+	}
+	return rs, nil
+}
+
+// Select returns the rules carrying every one of tags, in order; no tags
+// selects every rule.
+func (rs *RuleSet) Select(tags []string) []Rule {
+	var out []Rule
+	for _, r := range rs.Rules {
+		all := true
+		for _, t := range tags {
+			all = all && slices.Contains(r.Tags, t)
+		}
+		if all {
+			out = append(out, r)
+		}
+	}
+	return out
+}

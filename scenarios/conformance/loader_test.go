@@ -1,0 +1,292 @@
+package conformance
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// head is a valid rule header; tests append steps to it.
+const head = `rules:
+  - id: r.one
+    title: T
+    source: S
+    tags: [blob]
+    steps:
+`
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		src       string
+		line, col int
+		field     string
+		msg       string // substring
+	}{
+		{"unknown field", head + `      - op: blob.put
+        blob: b
+        bdy: x
+        expect: {status: 201}
+`, 9, 9, "rules[0].steps[0].bdy", `unknown field "bdy" (did you mean "body"?); op blob.put takes: op, blob,`},
+		{"op not taking a field", head + `      - op: blob.get
+        blob: b
+        body: x
+        expect: {status: 200}
+`, 9, 9, "rules[0].steps[0].body", `op blob.get does not take "body"; it takes: blob, container, if_match`},
+		{"unknown op", head + `      - op: blob.gte
+        blob: b
+`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.commit,`},
+		{"uncaptured var", head + `      - op: blob.put
+        blob: b
+        capture: {etag: e1}
+        expect: {status: 201}
+      - op: blob.put
+        blob: b
+        if_match: $e2
+        expect: {status: 412}
+`, 13, 19, "rules[0].steps[1].if_match", `$e2 is not captured by an earlier step of this rule (captured so far: e1)`},
+		{"own capture not yet visible", head + `      - op: blob.put
+        blob: b
+        if_match: $e1
+        capture: {etag: e1}
+        expect: {status: 201}
+`, 9, 19, "rules[0].steps[0].if_match", `$e1 is not captured by an earlier step of this rule (captured so far: none)`},
+		{"var of the wrong kind", head + `      - op: blob.lease.acquire
+        blob: b
+        duration: 15
+        capture: {lease_id: l1}
+        expect: {status: 201}
+      - op: blob.put
+        blob: b
+        if_match: $l1
+        expect: {status: 201}
+`, 14, 19, "rules[0].steps[1].if_match", `$l1 holds a lease_id (captured at line 10); this field takes a captured etag`},
+		{"bad status type", head + `      - op: blob.put
+        blob: b
+        expect: {status: "201"}
+`, 9, 26, "rules[0].steps[0].expect.status", `must be an HTTP status code (a whole number from 100 to 599, unquoted) or a list of them, got "201"`},
+		{"status out of range in list", head + `      - op: blob.put
+        blob: b
+        expect: {status: [201, 42]}
+`, 9, 32, "rules[0].steps[0].expect.status", `got 42`},
+		{"missing status", head + `      - op: blob.put
+        blob: b
+        expect: {error_code: X}
+`, 9, 17, "rules[0].steps[0].expect.status", `missing; it is required`},
+		{"unknown expect field", head + `      - op: blob.put
+        blob: b
+        expect: {status: 201, etags: changed}
+`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, body`},
+		{"bad etag", head + `      - op: blob.put
+        blob: b
+        expect: {status: 201, etag: same}
+`, 9, 37, "rules[0].steps[0].expect.etag", `must be changed, unchanged, {equals: $var} or {differs: $var}, got "same"`},
+		{"slow wait without tag", head + `      - op: wait
+        duration: 16s
+`, 8, 19, "rules[0].steps[0].duration", `waits longer than 5s need the tag "slow" in rules[0].tags, got 16s`},
+		{"wait without unit", head + `      - op: wait
+        duration: 3
+`, 8, 19, "rules[0].steps[0].duration", `must be a Go duration > 0 such as 500ms, 2s or 1m, got 3 (durations need a unit)`},
+		{"bad date expression", head + `      - op: blob.get
+        blob: b
+        if_modified_since: $now+1w
+        expect: {status: 304}
+`, 9, 28, "rules[0].steps[0].if_modified_since", `bad date expression "$now+1w"; want an RFC 1123 date`},
+		{"bad literal date", head + `      - op: blob.get
+        blob: b
+        if_modified_since: "2024-01-01"
+        expect: {status: 304}
+`, 9, 28, "rules[0].steps[0].if_modified_since", `must be an RFC 1123 date`},
+		{"$now outside a date", head + `      - op: blob.put
+        blob: b
+        if_match: $now
+        expect: {status: 201}
+`, 9, 19, "rules[0].steps[0].if_match", `must be a literal or a reference $name to a captured etag`},
+		{"lease duration not an integer", head + `      - op: blob.lease.acquire
+        blob: b
+        duration: 15s
+        expect: {status: 201}
+`, 9, 19, "rules[0].steps[0].duration", `must be a whole number: the lease duration in seconds`},
+		{"missing blob", head + `      - op: blob.get
+        expect: {status: 200}
+`, 7, 9, "rules[0].steps[0].blob", `missing; it is required`},
+		{"wait takes no expect", head + `      - op: wait
+        duration: 1s
+        expect: {status: 200}
+`, 9, 9, "rules[0].steps[0].expect", `op wait does not take "expect"; it takes: duration`},
+		{"bad capture", head + `      - op: blob.put
+        blob: b
+        capture: {etg: e1}
+        expect: {status: 201}
+`, 9, 19, "rules[0].steps[0].capture.etg", `unknown field "etg" (did you mean "etag"?); allowed fields: etag, lease_id, last_modified, pop_receipt, request_id`},
+		{"first tag not a service", `rules:
+  - id: r.one
+    title: T
+    source: S
+    tags: [lease, blob]
+    steps: [{op: wait, duration: 1s}]
+`, 5, 12, "rules[0].tags[0]", `the first tag is the service, one of blob, container, table, queue; got "lease"`},
+		{"bad id", `rules:
+  - id: R_1
+    title: T
+    source: S
+    tags: [blob]
+    steps: [{op: wait, duration: 1s}]
+`, 2, 9, "rules[0].id", `must match [a-z0-9][a-z0-9.-]*`},
+		{"duplicate id in a file", `rules:
+  - {id: a, title: T, source: S, tags: [blob], steps: [{op: wait, duration: 1s}]}
+  - {id: a, title: T, source: S, tags: [blob], steps: [{op: wait, duration: 1s}]}
+`, 3, 10, "rules[1].id", `duplicate rule id "a" (first at line 2)`},
+		{"unknown rule field", `rules:
+  - id: a
+    titel: T
+`, 3, 5, "rules[0].titel", `unknown field "titel" (did you mean "title"?); allowed fields: id, title, source, tags, steps`},
+		{"yaml syntax", "rules:\n  - id: [\n", 2, 0, "", `did not find expected node content`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.src))
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("want an ErrorList, got %v", err)
+			}
+			for _, e := range list {
+				if e.File == "f.yaml" && e.Line == tc.line && e.Col == tc.col && e.Field == tc.field && strings.Contains(e.Msg, tc.msg) {
+					return
+				}
+			}
+			t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", tc.line, tc.col, tc.field, tc.msg, err)
+		})
+	}
+}
+
+func TestParseRoundTrip(t *testing.T) {
+	src := `rules:
+  - id: blob.lease.etag-unchanged
+    title: Lease Blob does not change the ETag
+    source: "Lease Blob"
+    tags: [blob, lease, etag, slow]
+    steps:
+      - op: blob.put
+        blob: b
+        body: "v1"
+        metadata: {k: v}
+        capture: {etag: e1, last_modified: lm}
+        expect: {status: 201}
+      - op: blob.lease.acquire
+        blob: b
+        duration: 99
+        proposed_lease_id: 11111111-1111-4111-8111-111111111111
+        capture: {lease_id: l1}
+        expect: {status: [201, 200], etag: {equals: $e1}, headers_present: [x-ms-lease-id]}
+      - op: blob.put
+        blob: b
+        body: "v2"
+        if_unmodified_since: $lm+1s
+        if_modified_since: $now-2d
+        lease_id: $l1
+        expect: {status: 412, error_code: [LeaseIdMissing, X], etag: unchanged, body: ""}
+      - op: wait
+        duration: 16s
+`
+	rules, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d99, empty := 99, ""
+	want := []Rule{{
+		ID: "blob.lease.etag-unchanged", Title: "Lease Blob does not change the ETag", Source: "Lease Blob",
+		Tags: []string{"blob", "lease", "etag", "slow"}, File: "f.yaml", Line: 2, Col: 9,
+		Steps: []Step{
+			{Op: "blob.put", Blob: "b", Body: ptr("v1"), Metadata: map[string]string{"k": "v"},
+				Capture: map[string]string{"etag": "e1", "last_modified": "lm"}, Expect: Expect{Status: []int{201}}, Line: 7},
+			{Op: "blob.lease.acquire", Blob: "b", Duration: &d99,
+				ProposedLeaseID: &Value{Literal: "11111111-1111-4111-8111-111111111111"},
+				Capture:         map[string]string{"lease_id": "l1"},
+				Expect: Expect{Status: []int{201, 200}, ETag: ETagExpect{Kind: ETagEquals, Var: "e1"},
+					HeadersPresent: []string{"x-ms-lease-id"}}, Line: 13},
+			{Op: "blob.put", Blob: "b", Body: ptr("v2"),
+				IfUnmodifiedSince: &Value{Ref: "lm", Offset: time.Second},
+				IfModifiedSince:   &Value{Now: true, Offset: -48 * time.Hour},
+				LeaseID:           &Value{Ref: "l1"},
+				Expect: Expect{Status: []int{412}, ErrorCode: []string{"LeaseIdMissing", "X"},
+					ETag: ETagExpect{Kind: ETagUnchanged}, Body: &empty}, Line: 19},
+			{Op: "wait", Wait: 16 * time.Second, Line: 26},
+		},
+	}}
+	if !reflect.DeepEqual(rules, want) {
+		t.Errorf("got  %+v\nwant %+v", rules, want)
+	}
+}
+
+func ptr(s string) *string { return &s }
+
+func TestLoadDirDuplicateAcrossFiles(t *testing.T) {
+	dir := t.TempDir()
+	rule := "rules:\n  - {id: dup.x, title: T, source: S, tags: [blob], steps: [{op: wait, duration: 1s}]}\n"
+	for _, name := range []string{"a.yaml", "b.yaml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(rule), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := LoadDir(dir)
+	var list ErrorList
+	if !errors.As(err, &list) || len(list) != 1 {
+		t.Fatalf("want one error, got %v", err)
+	}
+	e, a := list[0], filepath.Join(dir, "a.yaml")
+	if e.File != filepath.Join(dir, "b.yaml") || e.Line != 2 || e.Col != 10 || e.Field != "rules[0].id" ||
+		e.Msg != `duplicate rule id "dup.x", first at `+a+`:2:10; ids are unique across all rule files` {
+		t.Errorf("got %#v", e)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	rs := &RuleSet{Rules: []Rule{
+		{ID: "a", Tags: []string{"blob", "lease"}},
+		{ID: "b", Tags: []string{"blob", "etag"}},
+		{ID: "c", Tags: []string{"container", "lease"}},
+	}}
+	ids := func(rules []Rule) string {
+		var s []string
+		for _, r := range rules {
+			s = append(s, r.ID)
+		}
+		return strings.Join(s, ",")
+	}
+	for _, tc := range []struct {
+		tags []string
+		want string
+	}{
+		{nil, "a,b,c"},
+		{[]string{"lease"}, "a,c"},
+		{[]string{"blob", "lease"}, "a"},
+		{[]string{"queue"}, ""},
+	} {
+		if got := ids(rs.Select(tc.tags)); got != tc.want {
+			t.Errorf("Select(%v) = %s, want %s", tc.tags, got, tc.want)
+		}
+	}
+}
+
+func TestShippedRulesLoad(t *testing.T) {
+	rs, err := LoadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]bool{}
+	for _, r := range rs.Rules {
+		files[r.File] = true
+	}
+	matches, _ := filepath.Glob("*.yaml")
+	if len(matches) < 3 || len(files) != len(matches) {
+		t.Errorf("rules come from %d files, %d *.yaml shipped", len(files), len(matches))
+	}
+	if len(rs.Select([]string{"lease"})) == 0 {
+		t.Error("no shipped lease rules")
+	}
+}

@@ -1,0 +1,97 @@
+package conformance
+
+// OpSpec says which step fields an op takes.
+type OpSpec struct {
+	// Fields are the fields the op takes besides op, in documentation
+	// order; any other field is an error.
+	Fields []string
+	// Required are the fields the op must have.
+	Required []string
+}
+
+// stepFields are all step fields, in documentation order.
+var stepFields = []string{"op", "blob", "container", "source", "body", "metadata",
+	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
+	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks",
+	"capture", "expect"}
+
+// Capturable are the response values a step may capture.
+var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id"}
+
+// Ops are the step ops and the fields each takes.
+var Ops = map[string]OpSpec{
+	"blob.put":           blobOp("body", "metadata", "lease_id", etagConds, dateConds),
+	"blob.get":           blobOp("lease_id", etagConds, dateConds),
+	"blob.getprops":      blobOp("lease_id", etagConds, dateConds),
+	"blob.setmeta":       blobOp("metadata", "lease_id", etagConds, dateConds),
+	"blob.setprops":      blobOp("lease_id", etagConds, dateConds),
+	"blob.delete":        blobOp("lease_id", etagConds, dateConds),
+	"blob.snapshot":      blobOp("metadata", "lease_id", etagConds, dateConds),
+	"blob.copy":          require(blobOp("source", "metadata", "lease_id", etagConds, dateConds), "source"),
+	"blob.stage":         require(blobOp("block_id", "body", "lease_id"), "block_id"),
+	"blob.commit":        require(blobOp("blocks", "metadata", "lease_id", etagConds, dateConds), "blocks"),
+	"blob.lease.acquire": blobOp("duration", "proposed_lease_id", etagConds, dateConds),
+	"blob.lease.renew":   blobOp("lease_id", etagConds, dateConds),
+	"blob.lease.change":  blobOp("lease_id", "proposed_lease_id", etagConds, dateConds),
+	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),
+	"blob.lease.break":   blobOp("break_period", etagConds, dateConds),
+
+	"container.create":        containerOp("metadata"),
+	"container.delete":        containerOp("lease_id", dateConds),
+	"container.getprops":      containerOp("lease_id"),
+	"container.setmeta":       containerOp("metadata", "lease_id", "if_modified_since"),
+	"container.getacl":        containerOp("lease_id"),
+	"container.setacl":        containerOp("lease_id", dateConds),
+	"container.lease.acquire": containerOp("duration", "proposed_lease_id", dateConds),
+	"container.lease.renew":   containerOp("lease_id", dateConds),
+	"container.lease.change":  containerOp("lease_id", "proposed_lease_id", dateConds),
+	"container.lease.release": containerOp("lease_id", dateConds),
+	"container.lease.break":   containerOp("break_period", dateConds),
+
+	"wait": {Fields: []string{"duration"}, Required: []string{"duration"}},
+}
+
+// Field groups for blobOp and containerOp.
+const (
+	etagConds = "<etag conditions>"
+	dateConds = "<date conditions>"
+)
+
+// blobOp is the spec of a blob op taking the given fields (or groups).
+func blobOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"blob", "container"}, fields...)), Required: []string{"blob"}}
+}
+
+// containerOp is the spec of a container op taking the given fields.
+func containerOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"container"}, fields...))}
+}
+
+// require adds required fields to s.
+func require(s OpSpec, fields ...string) OpSpec {
+	s.Required = append(s.Required, fields...)
+	return s
+}
+
+// opFields expands groups, adds capture and expect and puts the fields in
+// documentation order.
+func opFields(fields []string) []string {
+	take := map[string]bool{"capture": true, "expect": true}
+	for _, f := range fields {
+		switch f {
+		case etagConds:
+			take["if_match"], take["if_none_match"] = true, true
+		case dateConds:
+			take["if_modified_since"], take["if_unmodified_since"] = true, true
+		default:
+			take[f] = true
+		}
+	}
+	var out []string
+	for _, f := range stepFields {
+		if take[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}

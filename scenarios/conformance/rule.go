@@ -1,0 +1,127 @@
+package conformance
+
+import "time"
+
+// RuleSet is every rule of a directory of rule files, in file order.
+type RuleSet struct {
+	// Rules are in the order of their files (sorted by name), then of
+	// their place in the file.
+	Rules []Rule
+}
+
+// Rule is one conformance rule: a script of steps run in a fresh
+// container, each checked against the documented behaviour.
+type Rule struct {
+	// ID is unique across all files: [a-z0-9][a-z0-9.-]*.
+	ID string
+	// Title says in one line what the rule checks.
+	Title string
+	// Source names where the rule comes from (a REST reference page).
+	Source string
+	// Tags are the service (blob, container, table or queue) first, then
+	// features; a rule that waits longer than 5s carries "slow".
+	Tags []string
+	// Steps run in order.
+	Steps []Step
+	// File is the file the rule was read from.
+	File string
+	// Line and Col locate the rule's id in File.
+	Line, Col int
+}
+
+// Step is one operation of a rule and what its response must be. Which
+// fields an op takes is in Ops; a field not written is its zero value
+// (nil for pointers).
+type Step struct {
+	// Op is one of the keys of Ops.
+	Op string
+	// Blob is the alias of the blob the op acts on.
+	Blob string
+	// Container is the alias of the container; "" means the rule's own.
+	Container string
+	// Source is the alias of the source blob of blob.copy.
+	Source string
+	// Body is the content written (blob.put, blob.stage).
+	Body *string
+	// Metadata is the metadata written.
+	Metadata map[string]string
+	// IfMatch and IfNoneMatch are ETag conditions (literal, "*" or $var).
+	IfMatch, IfNoneMatch *Value
+	// IfModifiedSince and IfUnmodifiedSince are date conditions.
+	IfModifiedSince, IfUnmodifiedSince *Value
+	// LeaseID is the x-ms-lease-id sent.
+	LeaseID *Value
+	// ProposedLeaseID is the x-ms-proposed-lease-id sent.
+	ProposedLeaseID *Value
+	// Duration is the lease duration in seconds of a lease acquire. It is
+	// not range-checked: rules test that the service refuses bad ones.
+	Duration *int
+	// Wait is how long a wait step sleeps.
+	Wait time.Duration
+	// BreakPeriod is the break period in seconds of a lease break.
+	BreakPeriod *int
+	// BlockID is the block id of blob.stage.
+	BlockID string
+	// Blocks are the block ids blob.commit commits, in order.
+	Blocks []string
+	// Capture maps a capturable response value (see Capturable) to the
+	// variable name later steps use as $name.
+	Capture map[string]string
+	// Expect is what the response must be; zero for wait.
+	Expect Expect
+	// Line is the line of the step in the rule's file.
+	Line int
+}
+
+// Expect is what a step's response must be.
+type Expect struct {
+	// Status is the allowed HTTP status codes (at least one).
+	Status []int
+	// ErrorCode is the allowed x-ms-error-code values; empty means not
+	// checked.
+	ErrorCode []string
+	// ETag is what the response ETag must be.
+	ETag ETagExpect
+	// HeadersPresent names headers the response must carry.
+	HeadersPresent []string
+	// Body is the expected response body; nil means not checked.
+	Body *string
+}
+
+// ETagExpect is what a response ETag must be.
+type ETagExpect struct {
+	// Kind is ETagAny, ETagChanged, ETagUnchanged, ETagEquals or ETagDiffers.
+	Kind string
+	// Var names the captured etag for ETagEquals and ETagDiffers.
+	Var string
+}
+
+// The kinds of ETagExpect.
+const (
+	// ETagAny means the ETag is not checked.
+	ETagAny = ""
+	// ETagChanged means the ETag differs from the previous observed ETag
+	// of the same resource.
+	ETagChanged = "changed"
+	// ETagUnchanged means the ETag equals the previous observed ETag of
+	// the same resource.
+	ETagUnchanged = "unchanged"
+	// ETagEquals means the ETag equals the captured variable Var.
+	ETagEquals = "equals"
+	// ETagDiffers means the ETag differs from the captured variable Var.
+	ETagDiffers = "differs"
+)
+
+// Value is a step field that may reference a capture. Exactly one of
+// Literal (with Ref == "" and !Now), Ref or Now is set; Offset applies to
+// Ref and Now in date fields ($now+1h, $lm-1s).
+type Value struct {
+	// Literal is the value as written, when it is not a reference.
+	Literal string
+	// Ref is the captured variable referenced, without the $.
+	Ref string
+	// Offset is added to a date reference.
+	Offset time.Duration
+	// Now means the time the step runs ($now).
+	Now bool
+}

@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// aliasSyn is the syntax of blob and container aliases.
+var aliasSyn = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// opNames lists the ops, sorted, for messages.
+func opNames() []string {
+	names := make([]string, 0, len(Ops))
+	for name := range Ops {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// step decodes one step; variables it captures are added to vars after
+// its own fields are read, so a step cannot use its own captures.
+func (d *decoder) step(n *yaml.Node, path string, vars scope) Step {
+	s := Step{Line: n.Line}
+	fs, ok := d.mapping(n, path, "step fields (op, ...)")
+	if !ok {
+		return s
+	}
+	p, ok := fs["op"]
+	if !ok {
+		d.errorf(n, join(path, "op"), "missing; it is required: one of %s", strings.Join(opNames(), ", "))
+		d.allow(fs, path, stepFields)
+		return s
+	}
+	op, ok := d.str(p.val, join(path, "op"))
+	if !ok {
+		return s
+	}
+	spec, known := Ops[op]
+	if !known {
+		d.errorf(p.val, join(path, "op"), "unknown op %q%s; ops: %s", op, didYouMean(op, opNames()), strings.Join(opNames(), ", "))
+		d.allow(fs, path, stepFields)
+		return s
+	}
+	s.Op = op
+	takes := append([]string{"op"}, spec.Fields...)
+	for _, name := range sortedByPosition(fs) {
+		switch {
+		case slices.Contains(takes, name):
+		case slices.Contains(stepFields, name):
+			d.errorf(fs[name].key, join(path, name), "op %s does not take %q; it takes: %s", op, name, strings.Join(spec.Fields, ", "))
+		default:
+			d.errorf(fs[name].key, join(path, name), "unknown field %q%s; op %s takes: %s",
+				name, didYouMean(name, takes), op, strings.Join(takes, ", "))
+		}
+	}
+	required := spec.Required
+	if slices.Contains(spec.Fields, "expect") {
+		required = append(slices.Clone(required), "expect")
+	}
+	d.require(fs, n, path, required...)
+	for _, name := range sortedByPosition(fs) {
+		if slices.Contains(spec.Fields, name) {
+			d.field(&s, name, fs[name].val, join(path, name), vars)
+		}
+	}
+	if p, ok := fs["capture"]; ok && slices.Contains(spec.Fields, "capture") {
+		s.Capture = d.capture(p.val, join(path, "capture"), vars)
+	}
+	return s
+}
+
+// field decodes one step field other than op and capture into s.
+func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars scope) {
+	switch name {
+	case "blob", "container", "source":
+		a, ok := d.str(v, path)
+		if ok && !aliasSyn.MatchString(a) {
+			d.errorf(v, path, "must be an alias matching [a-z0-9][a-z0-9-]* (the runner maps aliases to real names), got %q", a)
+		}
+		switch name {
+		case "blob":
+			s.Blob = a
+		case "container":
+			s.Container = a
+		default:
+			s.Source = a
+		}
+	case "body":
+		if b, ok := d.str(v, path); ok {
+			s.Body = &b
+		}
+	case "metadata":
+		s.Metadata = d.metadata(v, path)
+	case "if_match", "if_none_match":
+		val := d.value(v, path, vars, "etag")
+		if name == "if_match" {
+			s.IfMatch = val
+		} else {
+			s.IfNoneMatch = val
+		}
+	case "if_modified_since":
+		s.IfModifiedSince = d.date(v, path, vars)
+	case "if_unmodified_since":
+		s.IfUnmodifiedSince = d.date(v, path, vars)
+	case "lease_id":
+		s.LeaseID = d.value(v, path, vars, "lease_id")
+	case "proposed_lease_id":
+		s.ProposedLeaseID = d.value(v, path, vars, "lease_id")
+	case "duration":
+		if s.Op == "wait" {
+			s.Wait = d.wait(v, path)
+		} else {
+			s.Duration = d.seconds(v, path, "the lease duration in seconds (15..60, or -1 for infinite; other values test that the service refuses them)")
+		}
+	case "break_period":
+		s.BreakPeriod = d.seconds(v, path, "the break period in seconds (0..60)")
+	case "block_id":
+		s.BlockID, _ = d.str(v, path)
+	case "blocks":
+		s.Blocks, _ = d.strList(v, path, "block ids")
+	case "expect":
+		s.Expect = d.expect(v, path, vars)
+	}
+}
+
+// seconds reads a whole number of seconds; what explains the field.
+func (d *decoder) seconds(n *yaml.Node, path, what string) *int {
+	v, ok := integer(n)
+	if !ok {
+		d.errorf(n, path, "must be a whole number: %s, got %s", what, describe(n))
+		return nil
+	}
+	return &v
+}
+
+// wait reads the Go duration of a wait step (> 0).
+func (d *decoder) wait(n *yaml.Node, path string) time.Duration {
+	const want = "a Go duration > 0 such as 500ms, 2s or 1m"
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		d.errorf(n, path, "must be %s, got %s (durations need a unit)", want, describe(n))
+		return 0
+	}
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || v <= 0 {
+		d.errorf(n, path, "must be %s, got %q", want, n.Value)
+		return 0
+	}
+	return v
+}
+
+// metadata reads a mapping of strings to strings.
+func (d *decoder) metadata(n *yaml.Node, path string) map[string]string {
+	fs, ok := d.mapping(n, path, "metadata names to string values")
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	for _, name := range sortedByPosition(fs) {
+		if v, ok := d.str(fs[name].val, join(path, name)); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// capture reads a mapping of capturable to variable name and adds the
+// variables to vars.
+func (d *decoder) capture(n *yaml.Node, path string, vars scope) map[string]string {
+	fs, ok := d.mapping(n, path, "capturable ("+strings.Join(Capturable, ", ")+") to variable names")
+	if !ok {
+		return nil
+	}
+	d.allow(fs, path, Capturable)
+	out := map[string]string{}
+	for _, what := range sortedByPosition(fs) {
+		if !slices.Contains(Capturable, what) {
+			continue
+		}
+		v := fs[what].val
+		name, ok := d.str(v, join(path, what))
+		switch {
+		case !ok:
+			continue
+		case !varName.MatchString(name) || name == "now":
+			d.errorf(v, join(path, what), "must be a variable name matching [a-z_][a-z0-9_]* other than now (written without $), got %q", name)
+			continue
+		}
+		out[what] = name
+		vars[name] = captured{what: what, line: v.Line}
+	}
+	return out
+}
