@@ -32,8 +32,9 @@ func newHTTPClient(maxConns int) *http.Client {
 // harness's, so that each one is recorded.
 func clientOptions(hc *http.Client) azcore.ClientOptions {
 	return azcore.ClientOptions{
-		Transport: hc,
-		Retry:     policy.RetryOptions{MaxRetries: -1},
-		Telemetry: policy.TelemetryOptions{ApplicationID: "stormcheck"},
+		Transport:       hc,
+		Retry:           policy.RetryOptions{MaxRetries: -1},
+		Telemetry:       policy.TelemetryOptions{ApplicationID: "stormcheck"},
+		PerCallPolicies: []policy.Policy{injectHeaders{}},
 	}
 }

@@ -16,6 +16,7 @@ Usage:
   stormcheck validate SCENARIO.yaml...     check scenario files without running them
   stormcheck check RESULTS_DIR             re-run the checks over a saved run's history
   stormcheck report RESULTS_DIR            print a saved run's report again
+  stormcheck conform [flags]               run the conformance rules: where the target diverges from the docs
   stormcheck kinds                         list workload kinds, their params and checks
   stormcheck version                       print the version
 
@@ -52,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdReport(args[1:], stdout, stderr)
 	case "kinds":
 		return cmdKinds(stdout)
+	case "conform":
+		return cmdConform(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "stormcheck", version)
 		return exitOK

@@ -1,0 +1,319 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios/conformance"
+)
+
+// Conformance runs rules against a target: each rule in its own new
+// container (named with the run's prefix, deleted afterwards), rules in
+// parallel, steps in order. Every step sends exactly the headers the rule
+// writes: they are added to the request by a pipeline policy (see
+// withHeaders) rather than through SDK options, which silently drop headers
+// an operation does not support, and the raw response is what is judged.
+func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, parallel int) []checks.RuleResult {
+	runID := newRunID()
+	out := make([]checks.RuleResult, len(rules))
+	sem := make(chan struct{}, max(parallel, 1))
+	var wg sync.WaitGroup
+	for i := range rules {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			out[i] = runRule(ctx, t, &rules[i], fmt.Sprintf("sc%s-r%d", runID, i))
+		}(i)
+	}
+	wg.Wait()
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	_ = cleanup(cctx, t, "sc"+runID+"-")
+	return out
+}
+
+// ruleRun is one rule's state: its captures and the last ETag seen per
+// resource.
+type ruleRun struct {
+	t        *Target
+	prefix   string
+	vars     map[string]string
+	lastETag map[string]string
+}
+
+func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string) checks.RuleResult {
+	start := time.Now()
+	res := checks.RuleResult{ID: r.ID, Title: r.Title, Source: r.Source, Tags: r.Tags, Target: t.Desc}
+	rr := &ruleRun{t: t, prefix: prefix, vars: map[string]string{}, lastETag: map[string]string{}}
+	if _, err := t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
+		res.Error = "setup: create the rule's container: " + Redact(err.Error())
+		res.Conclude()
+		return res
+	}
+	for i := range r.Steps {
+		st := &r.Steps[i]
+		if st.Op == "wait" {
+			select {
+			case <-ctx.Done():
+				res.Error = "interrupted"
+			case <-time.After(st.Wait):
+			}
+			continue
+		}
+		obs, resp := rr.do(ctx, st)
+		v := checks.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		res.Add(v)
+		rr.capture(st, resp)
+		if ctx.Err() != nil {
+			res.Error = "interrupted"
+			break
+		}
+	}
+	res.Elapsed = time.Since(start)
+	res.Conclude()
+	return res
+}
+
+// container is the name of the container with alias a ("" is the rule's).
+func (rr *ruleRun) container(a string) string {
+	if a == "" {
+		return rr.prefix
+	}
+	return rr.prefix + "-" + strings.ToLower(a)
+}
+
+func (rr *ruleRun) resource(st *conformance.Step) string {
+	return rr.container(st.Container) + "/" + st.Blob
+}
+
+// value resolves a step value: a literal, a capture, or a date.
+func (rr *ruleRun) value(v *conformance.Value) string {
+	switch {
+	case v == nil:
+		return ""
+	case v.Now:
+		return time.Now().Add(v.Offset).UTC().Format(http.TimeFormat)
+	case v.Ref != "":
+		s := rr.vars[v.Ref]
+		if v.Offset != 0 {
+			if t, err := http.ParseTime(s); err == nil {
+				return t.Add(v.Offset).UTC().Format(http.TimeFormat)
+			}
+		}
+		return s
+	}
+	return v.Literal
+}
+
+// headers are the step's conditions and lease ids, as written.
+func (rr *ruleRun) headers(st *conformance.Step) http.Header {
+	h := http.Header{}
+	set := func(name string, v *conformance.Value) {
+		if s := rr.value(v); v != nil {
+			h.Set(name, s)
+		}
+	}
+	set("If-Match", st.IfMatch)
+	set("If-None-Match", st.IfNoneMatch)
+	set("If-Modified-Since", st.IfModifiedSince)
+	set("If-Unmodified-Since", st.IfUnmodifiedSince)
+	if !strings.Contains(st.Op, ".lease.") { // lease calls send their ids through the lease client
+		set("x-ms-lease-id", st.LeaseID)
+	}
+	return h
+}
+
+func (rr *ruleRun) expect(st *conformance.Step) checks.StepExpect {
+	e := checks.StepExpect{Status: st.Expect.Status, ErrorCode: st.Expect.ErrorCode, ETag: st.Expect.ETag.Kind,
+		HeadersPresent: st.Expect.HeadersPresent, Body: st.Expect.Body}
+	if st.Expect.ETag.Var != "" {
+		e.ETagRef = rr.vars[st.Expect.ETag.Var]
+	}
+	return e
+}
+
+// do sends one step and observes the raw response.
+func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObservation, *http.Response) {
+	var resp *http.Response
+	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(withHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
+	defer cancel()
+	body, err := rr.call(actx, st)
+	var re *azcore.ResponseError
+	if resp == nil && errors.As(err, &re) {
+		resp = re.RawResponse
+	}
+	obs := checks.StepObservation{}
+	key := rr.resource(st)
+	obs.PrevETag = rr.lastETag[key]
+	if resp == nil {
+		if err != nil {
+			obs.Err = Redact(shortErr(err))
+		}
+		return obs, nil
+	}
+	obs.Status = resp.StatusCode
+	obs.ErrorCode = resp.Header.Get("x-ms-error-code")
+	obs.ETag = resp.Header.Get("ETag")
+	obs.Body = body
+	obs.Headers = map[string]string{}
+	for k, v := range resp.Header {
+		if len(v) > 0 {
+			obs.Headers[strings.ToLower(k)] = v[0]
+		}
+	}
+	if err != nil && re == nil && resp.StatusCode < 300 {
+		// The service answered but the SDK could not make sense of it: a
+		// finding, shown with the raw status line.
+		obs.Err, obs.RawStatus = Redact(shortErr(err)), resp.Status
+	}
+	if obs.ETag != "" {
+		rr.lastETag[key] = obs.ETag
+	}
+	return obs, resp
+}
+
+func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response) {
+	if resp == nil {
+		return
+	}
+	for what, name := range st.Capture {
+		switch what {
+		case "etag":
+			rr.vars[name] = resp.Header.Get("ETag")
+		case "lease_id":
+			rr.vars[name] = resp.Header.Get("x-ms-lease-id")
+		case "last_modified":
+			rr.vars[name] = resp.Header.Get("Last-Modified")
+		case "request_id":
+			rr.vars[name] = resp.Header.Get("x-ms-request-id")
+		}
+	}
+}
+
+// call performs the step's operation with the SDK, passing only what the
+// operation itself needs; conditions travel as headers (see headers).
+func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (string, error) {
+	c := rr.t.Blob.NewContainerClient(rr.container(st.Container))
+	b := c.NewBlockBlobClient(st.Blob)
+	meta := map[string]*string{}
+	for k, v := range st.Metadata {
+		meta[k] = &v
+	}
+	body := ""
+	if st.Body != nil {
+		body = *st.Body
+	}
+	leaseID := rr.value(st.LeaseID)
+	if leaseID == "" {
+		leaseID = rr.value(st.ProposedLeaseID) // an acquire may propose its id
+	}
+	dur := int32(-1)
+	if st.Duration != nil {
+		dur = int32(*st.Duration)
+	}
+	var breakOpts struct {
+		blob      *lease.BlobBreakOptions
+		container *lease.ContainerBreakOptions
+	}
+	if st.BreakPeriod != nil {
+		p := int32(*st.BreakPeriod)
+		breakOpts.blob = &lease.BlobBreakOptions{BreakPeriod: &p}
+		breakOpts.container = &lease.ContainerBreakOptions{BreakPeriod: &p}
+	}
+	var err error
+	switch st.Op {
+	case "blob.put":
+		_, err = b.Upload(ctx, streaming.NopCloser(strings.NewReader(body)), nil)
+	case "blob.get":
+		r, gerr := b.DownloadStream(ctx, nil)
+		if gerr != nil || r.Body == nil {
+			return "", gerr
+		}
+		defer r.Body.Close()
+		data, rerr := io.ReadAll(r.Body)
+		return string(data), rerr
+	case "blob.getprops":
+		_, err = b.GetProperties(ctx, nil)
+	case "blob.setmeta":
+		_, err = b.SetMetadata(ctx, meta, nil)
+	case "blob.delete":
+		_, err = b.Delete(ctx, nil)
+	case "blob.lease.acquire", "blob.lease.renew", "blob.lease.change", "blob.lease.release", "blob.lease.break":
+		lc, lerr := lease.NewBlobClient(b, leaseOpt(leaseID))
+		if lerr != nil {
+			return "", lerr
+		}
+		switch st.Op {
+		case "blob.lease.acquire":
+			_, err = lc.AcquireLease(ctx, dur, nil)
+		case "blob.lease.renew":
+			_, err = lc.RenewLease(ctx, nil)
+		case "blob.lease.change":
+			_, err = lc.ChangeLease(ctx, rr.value(st.ProposedLeaseID), nil)
+		case "blob.lease.release":
+			_, err = lc.ReleaseLease(ctx, nil)
+		case "blob.lease.break":
+			_, err = lc.BreakLease(ctx, breakOpts.blob)
+		}
+	case "container.create":
+		_, err = c.Create(ctx, nil)
+	case "container.delete":
+		_, err = c.Delete(ctx, nil)
+	case "container.getprops":
+		_, err = c.GetProperties(ctx, nil)
+	case "container.setmeta":
+		_, err = c.SetMetadata(ctx, &container.SetMetadataOptions{Metadata: meta})
+	case "container.getacl":
+		_, err = c.GetAccessPolicy(ctx, nil)
+	case "container.setacl":
+		_, err = c.SetAccessPolicy(ctx, nil)
+	case "container.lease.acquire", "container.lease.renew", "container.lease.change", "container.lease.release", "container.lease.break":
+		lc, lerr := lease.NewContainerClient(c, containerLeaseOpt(leaseID))
+		if lerr != nil {
+			return "", lerr
+		}
+		switch st.Op {
+		case "container.lease.acquire":
+			_, err = lc.AcquireLease(ctx, dur, nil)
+		case "container.lease.renew":
+			_, err = lc.RenewLease(ctx, nil)
+		case "container.lease.change":
+			_, err = lc.ChangeLease(ctx, rr.value(st.ProposedLeaseID), nil)
+		case "container.lease.release":
+			_, err = lc.ReleaseLease(ctx, nil)
+		case "container.lease.break":
+			_, err = lc.BreakLease(ctx, breakOpts.container)
+		}
+	default:
+		return "", fmt.Errorf("stormcheck cannot run op %s yet", st.Op)
+	}
+	return "", err
+}
+
+func leaseOpt(id string) *lease.BlobClientOptions {
+	if id == "" {
+		return nil
+	}
+	return &lease.BlobClientOptions{LeaseID: &id}
+}
+
+func containerLeaseOpt(id string) *lease.ContainerClientOptions {
+	if id == "" {
+		return nil
+	}
+	return &lease.ContainerClientOptions{LeaseID: &id}
+}

@@ -1,0 +1,32 @@
+package runner
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+)
+
+// Headers a caller wants on one request, exactly as given. azcore's own
+// WithHTTPHeader adds them after the shared-key policy has signed the
+// request (the signature then no longer matches), so stormcheck installs
+// this per-call policy, which runs before signing.
+
+type headersKey struct{}
+
+// withHeaders asks for h on the requests made with ctx.
+func withHeaders(ctx context.Context, h http.Header) context.Context {
+	return context.WithValue(ctx, headersKey{}, h)
+}
+
+// injectHeaders is the per-call policy that applies withHeaders.
+type injectHeaders struct{}
+
+func (injectHeaders) Do(req *policy.Request) (*http.Response, error) {
+	if h, ok := req.Raw().Context().Value(headersKey{}).(http.Header); ok {
+		for k, v := range h {
+			req.Raw().Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+	return req.Next()
+}
