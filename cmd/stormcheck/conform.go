@@ -121,7 +121,7 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	}
 	if *writeBaseline != "" {
 		err := reports.WriteFileAtomic(*writeBaseline, func(w io.Writer) error {
-			return checks.WriteBaseline(w, checks.BaselineFrom(results, t.Desc))
+			return checks.WriteBaseline(w, checks.BaselineFrom(results, baselineTarget(st, t)))
 		})
 		if err != nil {
 			fmt.Fprintln(stderr, "stormcheck conform:", err)
@@ -140,4 +140,13 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return exitOK
+}
+
+// baselineTarget names the target in a baseline file: stable from run to
+// run (no ephemeral port), so the file can be shipped and diffed.
+func baselineTarget(st scenarios.Target, t *runner.Target) string {
+	if st.Kind == scenarios.TargetAzurite {
+		return "azurite " + st.AzuriteVersion
+	}
+	return t.Desc
 }
