@@ -50,6 +50,7 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	target := fs.String("target", "azurite", "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)")
 	connStr := fs.String("connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	parallel := fs.Int("parallel", 8, "rules run at once")
+	diff := fs.Bool("diff", false, "run the rules against two targets given as arguments (azurite, azurite:VERSION or env:VAR holding a connection string) and show only where they differ")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
 			return exitOK
@@ -89,6 +90,9 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 		return exitUsage
+	}
+	if *diff {
+		return conformDiff(fs.Args(), rules, dir, *parallel, stdout, stderr)
 	}
 	st := scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
 	if *target == scenarios.TargetConnectionString || *connStr != "" {
@@ -149,4 +153,50 @@ func baselineTarget(st scenarios.Target, t *runner.Target) string {
 		return "azurite " + st.AzuriteVersion
 	}
 	return t.Desc
+}
+
+// targetSpec reads a --diff target: azurite, azurite:VERSION, or env:VAR
+// (a connection string in the environment variable VAR, never printed).
+func targetSpec(spec string) (scenarios.Target, error) {
+	switch {
+	case spec == "azurite":
+		return scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}, nil
+	case strings.HasPrefix(spec, "azurite:"):
+		return scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: strings.TrimPrefix(spec, "azurite:")}, nil
+	case strings.HasPrefix(spec, "env:") && len(spec) > 4:
+		return scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: strings.TrimPrefix(spec, "env:")}, nil
+	}
+	return scenarios.Target{}, fmt.Errorf("target %q: allowed: azurite, azurite:VERSION, env:VAR (a variable holding a connection string)", spec)
+}
+
+// conformDiff runs the rules against two targets and prints only where
+// they differ (status, error code, ETag behaviour).
+func conformDiff(args []string, rules []conformance.Rule, dir string, parallel int, stdout, stderr io.Writer) int {
+	if len(args) != 2 {
+		fmt.Fprintln(stderr, "stormcheck conform --diff: want two targets, e.g. --diff azurite env:AZURE_STORAGE_CONNECTION_STRING")
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var sides [2][]checks.RuleResult
+	for i, spec := range args {
+		st, err := targetSpec(spec)
+		if err != nil {
+			fmt.Fprintln(stderr, "stormcheck conform --diff:", err)
+			return exitUsage
+		}
+		t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
+		if err != nil {
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, runner.Redact(err.Error()))
+			return exitHarness
+		}
+		sides[i] = runner.Conformance(ctx, t, rules, parallel)
+		_ = t.Close()
+	}
+	diffs := checks.DiffTargets(sides[0], sides[1])
+	_ = reports.WriteConformDiff(stdout, diffs, args[0], args[1])
+	if len(diffs) > 0 {
+		return exitViolation
+	}
+	return exitOK
 }

@@ -65,3 +65,15 @@ func TestConformCommand(t *testing.T) {
 		t.Errorf("a known divergence that now passes must be reported so the baseline can be tightened: exit %d\n%s", code, out)
 	}
 }
+
+func TestConformDiffSameTarget(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"conform", "--rules", "../../scenarios/conformance", "--tags", "blob,lease", "--out", t.TempDir(), "--diff", "azurite", "azurite:3.37.0"}, &out, &errOut)
+	if code != exitOK || !strings.Contains(out.String(), "no differences") {
+		t.Errorf("the same Azurite twice must not differ: exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	code = run([]string{"conform", "--rules", "../../scenarios/conformance", "--out", t.TempDir(), "--diff", "azurite", "moon"}, &out, &errOut)
+	if code != exitUsage || !strings.Contains(errOut.String(), "allowed: azurite") {
+		t.Errorf("bad target spec: exit %d %s", code, errOut.String())
+	}
+}
