@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/checks"
@@ -252,6 +254,21 @@ func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (string, erro
 		_, err = b.SetMetadata(ctx, meta, nil)
 	case "blob.delete":
 		_, err = b.Delete(ctx, nil)
+	case "blob.setprops":
+		_, err = b.SetHTTPHeaders(ctx, blob.HTTPHeaders{}, nil)
+	case "blob.snapshot":
+		_, err = b.CreateSnapshot(ctx, nil)
+	case "blob.copy":
+		src := c.NewBlobClient(st.Source).URL() // same account: no SAS needed with shared key
+		_, err = b.StartCopyFromURL(ctx, src, nil)
+	case "blob.stage":
+		_, err = b.StageBlock(ctx, blockID64(st.BlockID), streaming.NopCloser(strings.NewReader(body)), nil)
+	case "blob.commit":
+		ids := make([]string, len(st.Blocks))
+		for i, id := range st.Blocks {
+			ids[i] = blockID64(id)
+		}
+		_, err = b.CommitBlockList(ctx, ids, nil)
 	case "blob.lease.acquire", "blob.lease.renew", "blob.lease.change", "blob.lease.release", "blob.lease.break":
 		lc, lerr := lease.NewBlobClient(b, leaseOpt(leaseID))
 		if lerr != nil {
@@ -303,6 +320,10 @@ func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (string, erro
 	}
 	return "", err
 }
+
+// blockID64 is the base64 form Put Block and Put Block List require of a
+// rule's block id.
+func blockID64(id string) string { return base64.StdEncoding.EncodeToString([]byte(id)) }
 
 func leaseOpt(id string) *lease.BlobClientOptions {
 	if id == "" {

@@ -36,6 +36,27 @@ rules:
         expect: {status: 201}
 `
 
+// allOps uses every op the executor runs besides leases and containers.
+const allOps = `
+rules:
+  - id: test.ops
+    title: the remaining blob ops run
+    source: test
+    tags: [blob, ops]
+    steps:
+      - {op: blob.put, blob: a, body: "v1", expect: {status: 201}}
+      - {op: blob.setprops, blob: a, expect: {status: 200, etag: changed}}
+      - {op: blob.setmeta, blob: a, metadata: {k: v}, expect: {status: 200, etag: changed}}
+      - {op: blob.snapshot, blob: a, expect: {status: 201}}
+      - {op: blob.copy, blob: c, source: a, expect: {status: [200, 202]}}
+      - {op: blob.stage, blob: d, block_id: "b0", body: "hello ", expect: {status: 201}}
+      - {op: blob.stage, blob: d, block_id: "b1", body: "world", expect: {status: 201}}
+      - {op: blob.commit, blob: d, blocks: ["b0", "b1"], expect: {status: 201}}
+      - {op: blob.get, blob: d, expect: {status: 200, body: "hello world"}}
+      - {op: blob.delete, blob: d, expect: {status: 202}}
+      - {op: blob.getprops, blob: d, expect: {status: 404}}
+`
+
 func TestConformanceAgainstAzurite(t *testing.T) {
 	ctx := context.Background()
 	tgt, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
@@ -52,6 +73,13 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 		if r.Status != checks.ConformPass {
 			t.Errorf("%s on Azurite: %s %s %+v", r.ID, r.Status, r.Error, r.Divergence())
 		}
+	}
+	ops, err := conformance.Parse("ops.yaml", []byte(allOps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Conformance(ctx, tgt, ops, 1)[0]; r.Status != checks.ConformPass {
+		t.Errorf("blob ops: %s %s %+v", r.Status, r.Error, r.Steps)
 	}
 	wrong, err := conformance.Parse("wrong.yaml", []byte(wrongRule))
 	if err != nil {
