@@ -42,6 +42,9 @@ type StepExpect struct {
 	ETagRef string `json:"etag_ref,omitempty"`
 	// HeadersPresent names headers that must be in the response (any case).
 	HeadersPresent []string `json:"headers_present,omitempty"`
+	// HeadersAbsent names headers that must not be in the response (e.g.
+	// Delete Blob returns no ETag).
+	HeadersAbsent []string `json:"headers_absent,omitempty"`
 	// Body, when set, is the exact expected body.
 	Body *string `json:"body,omitempty"`
 }
@@ -162,6 +165,24 @@ func JudgeStep(i int, op string, e StepExpect, o StepObservation) StepVerdict {
 		}
 	}
 
+	if len(e.HeadersAbsent) > 0 {
+		var there []string
+		for _, h := range e.HeadersAbsent {
+			for k := range o.Headers {
+				if strings.EqualFold(k, h) {
+					there = append(there, h)
+					break
+				}
+			}
+		}
+		if len(there) == 0 {
+			actual = append(actual, "headers absent")
+		} else {
+			actual = append(actual, "has "+strings.Join(there, " "))
+			reasons = append(reasons, "unexpected header "+strings.Join(there, ", "))
+		}
+	}
+
 	if e.Body != nil {
 		actual = append(actual, "body "+quoteBody(o.Body))
 		if o.Body != *e.Body {
@@ -238,6 +259,9 @@ func expectedForm(e StepExpect) string {
 	}
 	if len(e.HeadersPresent) > 0 {
 		parts = append(parts, "headers "+strings.Join(e.HeadersPresent, " "))
+	}
+	if len(e.HeadersAbsent) > 0 {
+		parts = append(parts, "no "+strings.Join(e.HeadersAbsent, " "))
 	}
 	if e.Body != nil {
 		parts = append(parts, "body "+quoteBody(*e.Body))

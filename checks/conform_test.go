@@ -114,3 +114,14 @@ func TestConformErrorText(t *testing.T) {
 		t.Errorf("got %q", r.ErrorText())
 	}
 }
+
+func TestConformJudgeStepHeadersAbsent(t *testing.T) {
+	e := StepExpect{Status: []int{202}, HeadersAbsent: []string{"ETag"}}
+	if v := JudgeStep(1, "blob.delete", e, StepObservation{Status: 202, Headers: map[string]string{"x-ms-request-id": "r"}}); !v.Pass {
+		t.Errorf("no ETag returned must pass: %+v", v)
+	}
+	v := JudgeStep(1, "blob.delete", e, StepObservation{Status: 202, ETag: `"0x1"`, Headers: map[string]string{"etag": `"0x1"`}})
+	if v.Pass || !strings.Contains(v.Actual, "has ETag") || !strings.Contains(v.Expected, "no ETag") {
+		t.Errorf("an ETag where none is documented must diverge: %+v", v)
+	}
+}

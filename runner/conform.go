@@ -141,7 +141,7 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 
 func (rr *ruleRun) expect(st *conformance.Step) checks.StepExpect {
 	e := checks.StepExpect{Status: st.Expect.Status, ErrorCode: st.Expect.ErrorCode, ETag: st.Expect.ETag.Kind,
-		HeadersPresent: st.Expect.HeadersPresent, Body: st.Expect.Body}
+		HeadersPresent: st.Expect.HeadersPresent, HeadersAbsent: st.Expect.HeadersAbsent, Body: st.Expect.Body}
 	if st.Expect.ETag.Var != "" {
 		e.ETagRef = rr.vars[st.Expect.ETag.Var]
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // expectFields are the fields of a step's expect.
-var expectFields = []string{"status", "error_code", "etag", "headers_present", "body"}
+var expectFields = []string{"status", "error_code", "etag", "headers_present", "headers_absent", "body"}
 
 // statusHelp says what expect.status takes.
 const statusHelp = "an HTTP status code (a whole number from 100 to 599, unquoted) or a list of them"
@@ -30,6 +30,9 @@ func (d *decoder) expect(n *yaml.Node, path string, vars scope) Expect {
 	}
 	if p, ok := fs["etag"]; ok {
 		e.ETag = d.etag(p.val, join(path, "etag"), vars)
+	}
+	if p, ok := fs["headers_absent"]; ok {
+		e.HeadersAbsent, _ = d.strList(p.val, join(path, "headers_absent"), "header names")
 	}
 	if p, ok := fs["headers_present"]; ok {
 		e.HeadersPresent, _ = d.strList(p.val, join(path, "headers_present"), "header names")

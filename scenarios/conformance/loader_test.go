@@ -80,7 +80,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown expect field", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etags: changed}
-`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, body`},
+`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body`},
 		{"bad etag", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etag: same}

@@ -84,6 +84,8 @@ type Expect struct {
 	ETag ETagExpect
 	// HeadersPresent names headers the response must carry.
 	HeadersPresent []string
+	// HeadersAbsent names headers the response must not carry.
+	HeadersAbsent []string
 	// Body is the expected response body; nil means not checked.
 	Body *string
 }
