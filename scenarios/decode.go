@@ -39,27 +39,6 @@ func (d *decoder) has(path string) bool {
 	return ok
 }
 
-// join makes the path of a field inside the mapping at path.
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// index makes the path of item i of the list at path.
-func index(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
-}
-
-// resolve follows aliases to the node they name.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // mapping checks that n is a mapping and returns its fields by name,
 // reporting duplicate keys and keys that are not plain names. Merge keys
 // (<<: *anchor) are honoured: a field written in the mapping itself wins

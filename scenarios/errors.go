@@ -1,87 +1,18 @@
 package scenarios
 
-import (
-	"sort"
-	"strconv"
-	"strings"
+import "github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
+
+// Error is one problem in a scenario file, located to its line and column, as
+// FILE:LINE:COL: FIELD: MSG (see yamlx.Error).
+type Error = yamlx.Error
+
+// ErrorList is every problem found in file order. Parse and Load return it as their error when the file is invalid.
+type ErrorList = yamlx.ErrorList
+
+// Field paths and spelling suggestions, shared with the other loader.
+var (
+	join       = yamlx.Join
+	index      = yamlx.Index
+	resolve    = yamlx.Resolve
+	didYouMean = yamlx.DidYouMean
 )
-
-// Error is one problem in a scenario file, located to its line and column.
-//
-// Error() prints FILE:LINE:COL: FIELD: MSG, for example
-//
-//	scenarios/x.yaml:12:14: workloads[0].actors: must be a whole number ≥ 1 and ≤ 10000, got -3
-//
-// Parts that are unknown are left out: Col is 0 for a YAML syntax error
-// (the YAML parser reports lines only), Field is "" for a problem with the
-// document as a whole, File is "" when the scenario came from bytes.
-type Error struct {
-	// File is the path given to Load or Parse.
-	File string
-	// Line and Col are 1-based; 0 means unknown.
-	Line, Col int
-	// Field is the path of the field at fault, e.g. workloads[0].actors,
-	// target.kind, retry.on[1]; "" for the document as a whole.
-	Field string
-	// Msg says what is wrong and what is allowed.
-	Msg string
-}
-
-// Error formats the error as FILE:LINE:COL: FIELD: MSG.
-func (e *Error) Error() string {
-	var pos []string
-	if e.File != "" {
-		pos = append(pos, e.File)
-	}
-	if e.Line > 0 {
-		pos = append(pos, strconv.Itoa(e.Line))
-		if e.Col > 0 {
-			pos = append(pos, strconv.Itoa(e.Col))
-		}
-	}
-	var b strings.Builder
-	if len(pos) > 0 {
-		b.WriteString(strings.Join(pos, ":"))
-		b.WriteString(": ")
-	}
-	if e.Field != "" {
-		b.WriteString(e.Field)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
-
-// ErrorList is every problem Parse found in one file, in file order. Parse
-// and Load return it as their error when the file is invalid.
-type ErrorList []*Error
-
-// Error prints one error per line.
-func (l ErrorList) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Unwrap exposes the errors to errors.Is and errors.As; errors.As with a
-// **Error target finds the first one.
-func (l ErrorList) Unwrap() []error {
-	errs := make([]error, len(l))
-	for i, e := range l {
-		errs[i] = e
-	}
-	return errs
-}
-
-// sortByPosition puts the errors in file order, keeping the order in which
-// they were found for errors at the same place.
-func (l ErrorList) sortByPosition() {
-	sort.SliceStable(l, func(i, j int) bool {
-		if l[i].Line != l[j].Line {
-			return l[i].Line < l[j].Line
-		}
-		return l[i].Col < l[j].Col
-	})
-}

@@ -59,39 +59,3 @@ func secretHint(name string) string {
 	}
 	return ""
 }
-
-// didYouMean suggests the allowed name closest to a misspelt one (at most
-// two edits away), as ` (did you mean "actors"?)`, or "".
-func didYouMean(name string, allowed []string) string {
-	best, bestDist := "", 3
-	for _, a := range allowed {
-		if dist := editDistance(name, a); dist < bestDist {
-			best, bestDist = a, dist
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return ` (did you mean "` + best + `"?)`
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

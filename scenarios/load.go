@@ -42,7 +42,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 	s := &Scenario{File: file, Source: append([]byte(nil), data...)}
 	d.scenario(root, s)
 	if len(d.errs) > 0 {
-		d.errs.sortByPosition()
+		d.errs.SortByPosition()
 		return nil, d.errs
 	}
 	applyDefaults(s, d.has("seed"))

@@ -400,10 +400,10 @@ func TestErrorFormat(t *testing.T) {
 		e    Error
 		want string
 	}{
-		{Error{"f.yaml", 12, 14, "workloads[0].actors", "bad"}, "f.yaml:12:14: workloads[0].actors: bad"},
-		{Error{"f.yaml", 3, 0, "", "YAML syntax: x"}, "f.yaml:3: YAML syntax: x"},
-		{Error{"", 1, 1, "name", "bad"}, "1:1: name: bad"},
-		{Error{"f.yaml", 0, 0, "", "bad"}, "f.yaml: bad"},
+		{Error{File: "f.yaml", Line: 12, Col: 14, Field: "workloads[0].actors", Msg: "bad"}, "f.yaml:12:14: workloads[0].actors: bad"},
+		{Error{File: "f.yaml", Line: 3, Col: 0, Field: "", Msg: "YAML syntax: x"}, "f.yaml:3: YAML syntax: x"},
+		{Error{File: "", Line: 1, Col: 1, Field: "name", Msg: "bad"}, "1:1: name: bad"},
+		{Error{File: "f.yaml", Line: 0, Col: 0, Field: "", Msg: "bad"}, "f.yaml: bad"},
 	} {
 		if got := tc.e.Error(); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)

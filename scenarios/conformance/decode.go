@@ -31,27 +31,6 @@ func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
 	d.errs = append(d.errs, e)
 }
 
-// join makes the path of a field inside the mapping at path.
-func join(path, name string) string {
-	if path == "" {
-		return name
-	}
-	return path + "." + name
-}
-
-// index makes the path of item i of the list at path.
-func index(path string, i int) string {
-	return path + "[" + strconv.Itoa(i) + "]"
-}
-
-// resolve follows aliases to the node they name.
-func resolve(n *yaml.Node) *yaml.Node {
-	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // mapping checks that n is a mapping and returns its fields by name,
 // reporting duplicate keys and keys that are not plain names (merge keys
 // included: rule files spell every field out).
@@ -178,40 +157,4 @@ func describe(n *yaml.Node) string {
 		return strconv.Quote(v)
 	}
 	return "a value tagged " + n.ShortTag() + " (" + v + ")"
-}
-
-// didYouMean suggests the allowed name closest to a misspelt one (at most
-// two edits away), as ` (did you mean "body"?)`, or "".
-func didYouMean(name string, allowed []string) string {
-	best, bestDist := "", 3
-	for _, a := range allowed {
-		if dist := editDistance(name, a); dist < bestDist {
-			best, bestDist = a, dist
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return ` (did you mean "` + best + `"?)`
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

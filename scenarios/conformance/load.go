@@ -46,7 +46,7 @@ func LoadDir(dir string) (*RuleSet, error) {
 		}
 	}
 	if len(errs) > 0 {
-		errs.sortByPosition()
+		errs.SortByPosition()
 		return nil, errs
 	}
 	return rs, nil

@@ -51,7 +51,7 @@ func Parse(file string, data []byte) ([]Rule, error) {
 	}
 	rules := d.rulesFile(resolve(doc.Content[0]))
 	if len(d.errs) > 0 {
-		d.errs.sortByPosition()
+		d.errs.SortByPosition()
 		return nil, d.errs
 	}
 	return rules, nil

@@ -1,0 +1,64 @@
+package yamlx
+
+import (
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Join makes the path of a field inside the mapping at path.
+func Join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "." + name
+}
+
+// Index makes the path of item i of the list at path.
+func Index(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// Resolve follows aliases to the node they name.
+func Resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// DidYouMean suggests the allowed name closest to a misspelt one (at most
+// two edits away), as ` (did you mean "actors"?)`, or "".
+func DidYouMean(name string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		if dist := editDistance(name, a); dist < bestDist {
+			best, bestDist = a, dist
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ` (did you mean "` + best + `"?)`
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
