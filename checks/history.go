@@ -93,7 +93,48 @@ type Input struct {
 	// BreakPeriod is a break's period in seconds; nil when none was sent.
 	BreakPeriod *int `json:"break_period,omitempty"`
 	// Value is what a write tried to store. Every write stores a value no
-	// other write stores, so a read maps to exactly one write.
+	// other write stores, so a read maps to exactly one write. For a table
+	// batch it is the batch's stamp, written to every row of the batch; for
+	// a queue put or update, the message text.
+	Value string `json:"value,omitempty"`
+	// Props names the entity properties a table write set to Value (a
+	// merge sets only these; a replace leaves only these).
+	Props []string `json:"props,omitempty"`
+	// Rows are the row keys a table batch writes, one operation each, in
+	// the partition Key.
+	Rows []string `json:"rows,omitempty"`
+	// BatchFails names the row whose operation is built to fail, making
+	// the whole batch fail (table.batch); empty for a batch meant to commit.
+	BatchFails string `json:"batch_fails,omitempty"`
+	// MessageID and PopReceipt address a queue message (update, delete).
+	MessageID  string `json:"message_id,omitempty"`
+	PopReceipt string `json:"pop_receipt,omitempty"`
+	// Visibility is a queue call's visibility timeout in seconds: how long
+	// a dequeued or updated message stays invisible; nil when not sent.
+	Visibility *int `json:"visibility,omitempty"`
+	// NumMessages is how many messages a queue get asked for (1 to 32).
+	NumMessages int `json:"num_messages,omitempty"`
+	// Filter and Select describe a table query (OData $filter, $select).
+	Filter string   `json:"filter,omitempty"`
+	Select []string `json:"select,omitempty"`
+}
+
+// Message is one queue message a get returned.
+type Message struct {
+	ID           string `json:"id"`
+	PopReceipt   string `json:"pop_receipt,omitempty"`
+	DequeueCount int64  `json:"dequeue_count,omitempty"`
+	// NextVisible is the service's time-next-visible (HTTP date).
+	NextVisible string `json:"next_visible,omitempty"`
+	Text        string `json:"text,omitempty"`
+}
+
+// Entity is one table entity a query page returned.
+type Entity struct {
+	Partition string `json:"pk,omitempty"`
+	Row       string `json:"rk"`
+	ETag      string `json:"etag,omitempty"`
+	// Value is the stamp property (the writer's Value).
 	Value string `json:"value,omitempty"`
 }
 
@@ -111,6 +152,22 @@ type Output struct {
 	// LeaseTime is a lease break's x-ms-lease-time: seconds until the
 	// lease is broken.
 	LeaseTime *int `json:"lease_time,omitempty"`
+	// Props is what a table read returned: property name to value, for
+	// the properties stormcheck writes (system properties left out).
+	Props map[string]string `json:"props,omitempty"`
+	// Entities is one page of a table query, in the order returned.
+	Entities []Entity `json:"entities,omitempty"`
+	// Scanned is how many entities the service had to read to answer a
+	// table query (known from the workload's layout: a point query scans
+	// one, a partition query its partition, a table scan every entity).
+	Scanned int `json:"scanned,omitempty"`
+	// Messages are the queue messages a get returned (possibly none).
+	Messages []Message `json:"messages,omitempty"`
+	// MessageID is a queue put's new message id; PopReceipt the receipt a
+	// put or update returned; NextVisible its time-next-visible.
+	MessageID   string `json:"message_id,omitempty"`
+	PopReceipt  string `json:"pop_receipt,omitempty"`
+	NextVisible string `json:"next_visible,omitempty"`
 	// Err is the client-side error text for attempts without a response.
 	Err string `json:"err,omitempty"`
 }

@@ -78,7 +78,7 @@ type linKey struct {
 
 // Observe implements Checker.
 func (c *Linearizable) Observe(op *Op) {
-	deleted := op.Kind == kindBlobDelete && op.Outcome != Conflict && !refused(op)
+	deleted := canon(op.Kind) == kindBlobDelete && op.Outcome != Conflict && !refused(op)
 	if !linRelevant(op.Kind) && !deleted {
 		return
 	}

@@ -28,7 +28,7 @@ const (
 
 // linRelevant reports whether the linearizable checker reads op's kind.
 func linRelevant(kind string) bool {
-	switch kind {
+	switch canon(kind) {
 	case kindBlobGet, kindBlobPut, kindBlobCreate, kindBlobCommit, kindBlobSetMeta:
 		return true
 	}
@@ -449,7 +449,8 @@ func (t *linInterner) lookup(s string) (int32, bool) {
 const linInf = math.MaxInt64
 
 // etagRefusal reports whether a conflict answer is the refusal of an ETag
-// condition (412 ConditionNotMet, 409 BlobAlreadyExists) rather than of a
+// condition (412 ConditionNotMet, 409 BlobAlreadyExists; for table entities
+// 412 UpdateConditionNotSatisfied, 409 EntityAlreadyExists) rather than of a
 // lease or anything else the model does not know.
 func etagRefusal(op *Op) bool {
 	if op.In.IfMatch == "" && op.In.IfNoneMatch == "" {
@@ -459,7 +460,7 @@ func etagRefusal(op *Op) bool {
 		return false
 	}
 	switch op.Out.ErrorCode {
-	case "", "ConditionNotMet", "BlobAlreadyExists", "TargetConditionNotMet":
+	case "", "ConditionNotMet", "BlobAlreadyExists", "TargetConditionNotMet", "UpdateConditionNotSatisfied", "EntityAlreadyExists":
 		return op.Out.Status == 0 || op.Out.Status == http.StatusPreconditionFailed || op.Out.Status == http.StatusConflict
 	}
 	return false
@@ -547,7 +548,7 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 		op := &recorded[i]
 		o := &linOp{op: op, client: client[op.Actor], val: -1, etag: -1, ifMatch: linNone, ifNoneMatch: linNone,
 			call: op.Call, ret: op.Return}
-		if op.Kind == kindBlobGet {
+		if canon(op.Kind) == kindBlobGet {
 			switch {
 			case op.Outcome != OK:
 				h.stats.dropped++
@@ -568,7 +569,7 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 			continue
 		}
 		o.kind = lWrite
-		if op.Kind == kindBlobSetMeta {
+		if canon(op.Kind) == kindBlobSetMeta {
 			o.kind = lMeta
 		} else {
 			o.val = vals.id(op.In.Value)

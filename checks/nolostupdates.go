@@ -127,7 +127,7 @@ func (c *NoLostUpdates) key(op *Op) *nluKey {
 
 // Observe implements Checker.
 func (c *NoLostUpdates) Observe(op *Op) {
-	switch op.Kind {
+	switch canon(op.Kind) {
 	case kindBlobGet:
 		c.key(op).observeGet(op)
 	case kindBlobPut:

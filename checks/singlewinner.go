@@ -46,8 +46,8 @@ type swRound struct {
 
 // Observe implements Checker.
 func (c *SingleWinner) Observe(op *Op) {
-	isCreate := op.Kind == kindBlobCreate
-	isFinal := op.Kind == kindBlobGet && op.Actor == ActorFinal
+	isCreate := canon(op.Kind) == kindBlobCreate
+	isFinal := canon(op.Kind) == kindBlobGet && op.Actor == ActorFinal
 	if !isCreate && !isFinal {
 		return
 	}

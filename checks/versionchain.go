@@ -99,6 +99,7 @@ const (
 // ignores: other resources, and blob operations that change neither the
 // ETag nor the content (Put Block, leases).
 func vcKindOf(s string) (k vcKind, keep bool) {
+	s = canon(s)
 	switch {
 	case s == kindBlobGet:
 		return vcGet, true
