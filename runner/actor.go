@@ -31,6 +31,10 @@ type Call struct {
 	Key  string
 	// Conflicts are the answers that mean the race was lost as documented.
 	Conflicts []Expect
+	// CreateOnly marks an operation that fails when the resource exists
+	// without sending a header that says so (Insert Entity): it is
+	// recorded with If-None-Match: *, the condition it implies.
+	CreateOnly bool
 }
 
 // Attempt performs one try of a call. It returns what it sent (recorded as
@@ -38,9 +42,22 @@ type Call struct {
 // timeout and captures the raw response for the record.
 type Attempt func(ctx context.Context, try int) (in checks.Input, value string, err error)
 
+// AttemptOut is an Attempt that reports more than a value: what a table or
+// queue call returned (entities, messages, receipts). Status, error code,
+// ETag and request id always come from the response itself.
+type AttemptOut func(ctx context.Context, try int) (in checks.Input, out checks.Output, err error)
+
 // Do runs a logical operation with the scenario's retry policy, recording
 // every attempt, and returns the last attempt's record.
 func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
+	return a.DoOut(ctx, c, func(ctx context.Context, try int) (checks.Input, checks.Output, error) {
+		in, value, err := fn(ctx, try)
+		return in, checks.Output{Value: value}, err
+	})
+}
+
+// DoOut is Do for calls that return more than a value.
+func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 	e := a.env
 	// Only the first call of an iteration carries the pacer's schedule: the
 	// calls after it are due when the previous one returns.
@@ -54,14 +71,17 @@ func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
 		if try == 1 && scheduled > 0 && scheduled < call {
 			intended = scheduled
 		}
-		in, value, err := fn(actx, try)
+		in, got, err := fn(actx, try)
 		ret := e.Rec.Now()
 		cancel()
 		outcome, out := classify(resp, err, c.Conflicts)
 		if err == nil {
-			out.Value = value
+			mergeOutput(&out, &got)
 		}
 		in = sentInput(in, resp, err)
+		if c.CreateOnly {
+			in.IfNoneMatch = "*"
+		}
 		op := checks.Op{
 			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
@@ -94,3 +114,13 @@ func (a *Actor) Tag() string {
 
 // Key picks one of the workload's keys uniformly.
 func (a *Actor) Key() int { return a.Rand.IntN(a.env.Keys) }
+
+// mergeOutput copies what an attempt read from the response body into the
+// record built from the response's status line and headers.
+func mergeOutput(out, got *checks.Output) {
+	out.Value, out.Props, out.Entities, out.Scanned = got.Value, got.Props, got.Entities, got.Scanned
+	out.Messages, out.MessageID, out.PopReceipt, out.NextVisible = got.Messages, got.MessageID, got.PopReceipt, got.NextVisible
+	if out.ETag == "" {
+		out.ETag = got.ETag
+	}
+}

@@ -11,10 +11,19 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
-// cleanup deletes every container whose name starts with the run's unique
-// prefix, and nothing else: stormcheck never touches what it did not create.
+// cleanup deletes every container, table and queue whose name starts with
+// the run's unique prefix, and nothing else: stormcheck never touches what it
+// did not create.
 func cleanup(ctx context.Context, t *Target, prefix string) error {
-	if t == nil || t.Blob == nil {
+	if t == nil {
+		return nil
+	}
+	return errors.Join(cleanupContainers(ctx, t, prefix), cleanupTables(ctx, t, prefix), cleanupQueues(ctx, t, prefix))
+}
+
+// cleanupContainers deletes the run's containers.
+func cleanupContainers(ctx context.Context, t *Target, prefix string) error {
+	if t.Blob == nil {
 		return nil
 	}
 	pager := t.Blob.NewListContainersPager(&service.ListContainersOptions{Prefix: &prefix})

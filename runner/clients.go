@@ -35,6 +35,6 @@ func clientOptions(hc *http.Client) azcore.ClientOptions {
 		Transport:       hc,
 		Retry:           policy.RetryOptions{MaxRetries: -1},
 		Telemetry:       policy.TelemetryOptions{ApplicationID: "stormcheck"},
-		PerCallPolicies: []policy.Policy{injectHeaders{}},
+		PerCallPolicies: []policy.Policy{injectHeaders{}, captureBody{}},
 	}
 }

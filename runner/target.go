@@ -7,10 +7,13 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -21,6 +24,15 @@ type Target struct {
 	// Desc describes the target for reports. It never holds a secret.
 	Desc string
 	Blob *service.Client
+	// Table and Queue are the Table and Queue service clients; nil when the
+	// target does not name that endpoint (TablesErr, QueuesErr say why).
+	Table *aztables.ServiceClient
+	Queue *azqueue.ServiceClient
+	// TablesErr and QueuesErr explain a nil Table or Queue client.
+	TablesErr, QueuesErr error
+	// usedTables and usedQueues say whether a workload created tables or
+	// queues, which cleanup then deletes.
+	usedTables, usedQueues atomic.Bool
 	// AzuriteLog is the managed Azurite's log file ("" for other targets).
 	AzuriteLog string
 	http       *http.Client
@@ -73,6 +85,9 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			return nil, cerr
 		}
 		t.Blob, err = service.NewClientWithSharedKeyCredential(inst.BlobURL, cred, opts)
+		if err == nil {
+			t.sharedKeyServices(inst.TableURL, inst.QueueURL, inst.Account, inst.Key, hc)
+		}
 	case scenarios.TargetConnectionString:
 		cs := o.ConnectionString
 		if cs == "" {
@@ -88,6 +103,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		t.Blob, err = service.NewClientFromConnectionString(cs, opts)
 		if err == nil {
 			t.Desc = "connection string (" + hostOf(t.Blob.URL()) + ")"
+			t.connectionStringServices(cs, hc)
 		}
 	case scenarios.TargetAccountKey:
 		key := os.Getenv(st.KeyEnv)
@@ -100,6 +116,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		}
 		t.Blob, err = service.NewClientWithSharedKeyCredential(st.BlobURL, cred, opts)
 		t.Desc = "account " + st.Account + " (shared key, " + hostOf(st.BlobURL) + ")"
+		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
 		cred := o.Credential
 		if cred == nil {
@@ -110,6 +127,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		}
 		t.Blob, err = service.NewClient(st.BlobURL, cred, opts)
 		t.Desc = "account " + st.Account + " (Entra ID, " + hostOf(st.BlobURL) + ")"
+		t.tokenServices(st.TableURL, st.QueueURL, cred, hc)
 	default:
 		return nil, fmt.Errorf("unknown target kind %q", kind)
 	}

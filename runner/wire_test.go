@@ -2,6 +2,7 @@ package runner
 
 import (
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -29,7 +30,7 @@ func TestSentInputRecordsTheWire(t *testing.T) {
 	if got.LeaseID != "A" || got.ProposedLeaseID != "B" {
 		t.Errorf("change: %+v", got)
 	}
-	if got := sentInput(intended, nil, nil); got != intended {
+	if got := sentInput(intended, nil, nil); !reflect.DeepEqual(got, intended) {
 		t.Errorf("without a response the intended input stays: %+v", got)
 	}
 }

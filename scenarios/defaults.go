@@ -104,6 +104,60 @@ func workloadDefaults(w *Workload) {
 	if contains(Kinds[w.Kind].Params, "blocks") && w.Params.Blocks == 0 {
 		w.Params.Blocks = 4
 	}
+	p, accepts := &w.Params, func(name string) bool { return contains(Kinds[w.Kind].Params, name) }
+	setInt := func(name string, v *int, def int) {
+		if accepts(name) && *v == 0 {
+			*v = def
+		}
+	}
+	setInt("props", &p.Props, 6)
+	setInt("batch_size", &p.BatchSize, 10)
+	setInt("messages_per_get", &p.MessagesPerGet, 8)
+	if accepts("rows") && p.Rows == 0 {
+		p.Rows = 100
+		if w.Kind == "table.batch" {
+			p.Rows = max(20, p.BatchSize)
+		}
+	}
+	if accepts("force_fraction") && p.ForceFraction == 0 {
+		p.ForceFraction = 0.5
+	}
+	if accepts("replace_fraction") && p.ReplaceFraction == 0 {
+		p.ReplaceFraction = 0.3
+	}
+	if accepts("key_pattern") && p.KeyPattern == "" {
+		p.KeyPattern = KeyUniform
+	}
+	if accepts("visibility") && p.Visibility == 0 {
+		p.Visibility = 2 * time.Second
+	}
+	if accepts("producers") && p.Producers == 0 {
+		p.Producers = max(1, w.Actors/2)
+	}
+}
+
+// paramDefaults are the defaults of params where 0 is a valid choice (a
+// fraction that may be switched off): the decoder starts from them before
+// reading the file, so an explicit 0 stays 0.
+func paramDefaults(kind string) Params {
+	var p Params
+	accepts := func(name string) bool { return contains(Kinds[kind].Params, name) }
+	if accepts("merge_fraction") {
+		p.MergeFraction = 0.5
+	}
+	if accepts("fail_fraction") {
+		p.FailFraction = 0.1
+	}
+	if accepts("projection") {
+		p.Projection = 0.5
+	}
+	if accepts("update_fraction") {
+		p.UpdateFraction = 0.2
+	}
+	if accepts("crash_fraction") {
+		p.CrashFraction = 0.05
+	}
+	return p
 }
 
 // defaultChecks is every check that applies to the workloads' kinds,

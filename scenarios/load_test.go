@@ -25,7 +25,7 @@ var invalidCases = map[string]struct {
 	"actors-wrong-type.yaml":           {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
 	"check-duplicate.yaml":             {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
 	"check-no-workload.yaml":           {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
-	"check-unknown.yaml":               {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: container-lease`},
+	"check-unknown.yaml":               {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: at-least-once (kinds queue.work); batch-atomicity`},
 	"duplicate-key.yaml":               {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
 	"duplicate-workload-name.yaml":     {6, 11, "workloads[1].name", `duplicate workload name "counter" (first at line 4)`},
 	"duration-and-stages.yaml":         {5, 5, "workloads[0].duration", "set duration or stages, not both"},

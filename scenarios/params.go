@@ -9,7 +9,41 @@ import (
 
 // paramNames are every param stormcheck can read, in documentation order.
 // A kind accepts the subset its KindSpec.Params names.
-var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions"}
+var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions",
+	"merge_fraction", "force_fraction", "props", "replace_fraction", "batch_size", "rows", "fail_fraction", "key_pattern", "projection",
+	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction"}
+
+// KeyPatterns are the key_pattern values: how keys (partitions, queues)
+// are named, after the checklist's partition naming advice.
+var KeyPatterns = []string{KeySingle, KeyUniform, KeyAppend, KeyPrepend, KeyHashPrefix}
+
+// Key patterns.
+const (
+	// KeySingle: every operation hits one key (one hot partition or queue).
+	KeySingle = "single"
+	// KeyUniform: keys k0..kN-1 (the workload's keys) chosen uniformly.
+	KeyUniform = "uniform"
+	// KeyAppend: time-ordered names (yyyymmddhhmmss): all traffic goes to
+	// the newest key, the checklist's append-only pattern.
+	KeyAppend = "append"
+	// KeyPrepend: reverse time-ordered names: all traffic goes to the
+	// lowest key, the prepend-only pattern.
+	KeyPrepend = "prepend"
+	// KeyHashPrefix: the time-ordered name prefixed with a 3-digit hash,
+	// which the checklist recommends to spread the load.
+	KeyHashPrefix = "hash-prefix"
+)
+
+// Bounds of the table and queue params.
+const (
+	maxBatch         = 100  // operations in one entity group transaction
+	maxRows          = 1000 // one query page
+	maxProps         = 32   // properties of a merge-vs-replace entity
+	maxPerGet        = 32   // Get Messages numofmessages
+	maxVisibility    = 7 * 24 * time.Hour
+	maxQueueMsgLen   = 48 << 10  // a queue message's text: 64 KiB per message, with room for the harness's own text
+	maxEntityPayload = 512 << 10 // padding of a table entity: 1 MiB per entity, counted in UTF-16
+)
 
 // Lease duration bounds, as the Blob service enforces them.
 const (
@@ -51,7 +85,7 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 		p, fp := &w.Params, join(path, name)
 		switch v := fs[name].val; name {
 		case "payload_bytes":
-			b, _ := d.whole(v, fp, 0, maxPayloadBytes)
+			b, _ := d.whole(v, fp, 0, payloadLimit(w.Kind))
 			p.PayloadBytes = int(b)
 		case "lease_duration":
 			p.LeaseDuration = d.leaseDuration(v, fp)
@@ -68,10 +102,55 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 		case "blocks":
 			b, _ := d.whole(v, fp, 1, maxBlocks)
 			p.Blocks = int(b)
+		case "merge_fraction":
+			p.MergeFraction = d.fraction(v, fp, false)
+		case "force_fraction":
+			p.ForceFraction = d.fraction(v, fp, true)
+		case "props":
+			b, _ := d.whole(v, fp, 1, maxProps)
+			p.Props = int(b)
+		case "replace_fraction":
+			p.ReplaceFraction = d.fraction(v, fp, true)
+		case "batch_size":
+			b, _ := d.whole(v, fp, 1, maxBatch)
+			p.BatchSize = int(b)
+		case "rows":
+			b, _ := d.whole(v, fp, 1, maxRows)
+			p.Rows = int(b)
+		case "fail_fraction":
+			p.FailFraction = d.fraction(v, fp, false)
+		case "key_pattern":
+			p.KeyPattern = d.enum(v, fp, KeyPatterns, "single (one key), uniform (the workload's keys), append (time-ordered names), prepend (reverse time order) or hash-prefix (a 3-digit hash before the time)")
+		case "projection":
+			p.Projection = d.fraction(v, fp, false)
+		case "producers":
+			b, _ := d.whole(v, fp, 1, maxActors)
+			p.Producers = int(b)
+		case "messages_per_get":
+			b, _ := d.whole(v, fp, 1, maxPerGet)
+			p.MessagesPerGet = int(b)
+		case "visibility":
+			p.Visibility = d.wholeSeconds(v, fp, time.Second, maxVisibility)
+		case "update_fraction":
+			p.UpdateFraction = d.fraction(v, fp, false)
+		case "crash_fraction":
+			p.CrashFraction = d.fraction(v, fp, false)
 		default:
 			d.errorf(fs[name].key, fp, "param %q is listed in Kinds but stormcheck cannot read it (a bug in stormcheck)", name)
 		}
 	}
+}
+
+// payloadLimit is the largest payload_bytes a kind can write: a table
+// entity holds at most 1 MiB, a queue message 64 KiB.
+func payloadLimit(kind string) int64 {
+	switch {
+	case strings.HasPrefix(kind, "table."):
+		return maxEntityPayload
+	case strings.HasPrefix(kind, "queue."):
+		return maxQueueMsgLen
+	}
+	return maxPayloadBytes
 }
 
 // maxBlocks bounds the blocks one commit stages (Put Block List takes up to
@@ -109,6 +188,37 @@ func (d *decoder) leaseDuration(n *yaml.Node, path string) time.Duration {
 		d.errorf(n, path, "%s; got %s", leaseAllowed, n.Value)
 	case v%time.Second != 0:
 		d.errorf(n, path, "%s, in whole seconds; got %s", leaseAllowed, n.Value)
+	default:
+		return v
+	}
+	return 0
+}
+
+// enum reads one of allowed; what describes them for the message.
+func (d *decoder) enum(n *yaml.Node, path string, allowed []string, what string) string {
+	v, ok := d.str(n, path)
+	if !ok {
+		return ""
+	}
+	if !contains(allowed, v) {
+		d.errorf(n, path, "must be %s, got %q%s", what, v, didYouMean(v, allowed))
+		return ""
+	}
+	return v
+}
+
+// wholeSeconds reads a duration in whole seconds from min to max (a queue
+// visibility timeout).
+func (d *decoder) wholeSeconds(n *yaml.Node, path string, min, max time.Duration) time.Duration {
+	v, ok := d.duration(n, path, min, false)
+	if !ok {
+		return 0
+	}
+	switch {
+	case v > max:
+		d.errorf(n, path, "must be at most %v (the service's limit), got %s", max, n.Value)
+	case v%time.Second != 0:
+		d.errorf(n, path, "must be whole seconds (the service counts in seconds), got %s", n.Value)
 	default:
 		return v
 	}

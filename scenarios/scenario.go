@@ -153,6 +153,50 @@ type Params struct {
 	// If-Unmodified-Since (the Last-Modified read), and of conditional
 	// reads that ask If-Modified-Since instead of If-None-Match.
 	DateConditions float64
+
+	// MergeFraction is the share of table counter writes sent as Merge
+	// Entity instead of Update Entity (default 0.5).
+	MergeFraction float64
+	// ForceFraction is the share of table writes that do no concurrency
+	// check: Update with If-Match: *, Insert Or Replace, Insert Or Merge
+	// (default 0.5).
+	ForceFraction float64
+	// Props is how many properties a merge-vs-replace entity may carry
+	// (default 6).
+	Props int
+	// ReplaceFraction is the share of merge-vs-replace writes that replace
+	// the entity (default 0.3).
+	ReplaceFraction float64
+	// BatchSize is how many operations an entity group transaction holds,
+	// 1 to 100 (default 10).
+	BatchSize int
+	// Rows is how many entities each partition holds (table.batch default
+	// 20, table.query default 100).
+	Rows int
+	// FailFraction is the share of batches built to fail (one operation
+	// inserts an entity that exists), so that none of their effects may
+	// be seen (default 0.1).
+	FailFraction float64
+	// KeyPattern is how table.hot-partition names partitions: single,
+	// uniform, append, prepend or hash-prefix.
+	KeyPattern string
+	// Projection is the share of queries sent with $select (default 0.5).
+	Projection float64
+	// Producers is how many of a queue.work workload's actors enqueue; the
+	// others consume (default: half, at least one of each).
+	Producers int
+	// MessagesPerGet is how many messages one Get Messages asks for, 1 to
+	// 32 (default 8).
+	MessagesPerGet int
+	// Visibility is the visibility timeout a consumer asks for, in whole
+	// seconds (default 2s).
+	Visibility time.Duration
+	// UpdateFraction is the share of received messages a consumer extends
+	// with Update Message, saving its progress (default 0.2).
+	UpdateFraction float64
+	// CrashFraction is the share of received messages a consumer drops
+	// without deleting them, as a crashed worker would (default 0.05).
+	CrashFraction float64
 }
 
 // Infinite is the LeaseDuration of an infinite lease ("infinite" in YAML).
@@ -214,5 +258,44 @@ var Kinds = map[string]KindSpec{
 	"container.etag": {
 		Summary: "race Set Container ACL under If-Unmodified-Since and Set Container Metadata under If-Modified-Since on the Last-Modified read; conditional deletes that must be refused",
 		Checks:  []string{"date-conditions"},
+	},
+	"table.etag-counter": {
+		Summary:        "read a counter entity, add one, write it back with Update or Merge Entity under If-Match; re-read on 412",
+		Params:         []string{"payload_bytes", "merge_fraction"},
+		Checks:         []string{"no-lost-updates", "version-chain"},
+		OptionalChecks: []string{"linearizable"},
+	},
+	"table.force-update": {
+		Summary:        "conditional updaters (If-Match on the ETag read) mixed with forced writers (If-Match: *, Insert Or Replace, Insert Or Merge) on the same entities",
+		Params:         []string{"payload_bytes", "force_fraction", "read_fraction"},
+		Checks:         []string{"version-chain"},
+		OptionalChecks: []string{"linearizable"},
+	},
+	"table.merge-vs-replace": {
+		Summary: "concurrent Merge Entity (a subset of properties) and Update Entity (replace) on the same entities, with point reads",
+		Params:  []string{"props", "replace_fraction", "read_fraction"},
+		Checks:  []string{"merge-replace"},
+	},
+	"table.batch": {
+		Summary: "entity group transactions (up to 100 upserts in one partition, some built to fail) while readers query the partition",
+		Params:  []string{"payload_bytes", "batch_size", "rows", "fail_fraction", "read_fraction"},
+		Checks:  []string{"batch-atomicity", "snapshot-reads"},
+	},
+	"table.hot-partition": {
+		Summary: "insert entities with a key pattern (single, uniform, append, prepend, hash-prefix); the report shows entities/s per partition against the 2,000/s target",
+		Params:  []string{"payload_bytes", "key_pattern"},
+	},
+	"table.query": {
+		Summary: "point queries, partition queries, filtered partition queries and filtered table scans, with and without projection; the report shows entities scanned vs returned",
+		Params:  []string{"payload_bytes", "rows", "projection"},
+	},
+	"queue.work": {
+		Summary: "producers enqueue; consumers get 1-32 messages with a visibility timeout, sometimes save progress with Update Message, delete with the pop receipt, or crash without deleting",
+		Params:  []string{"payload_bytes", "producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction"},
+		Checks:  []string{"at-least-once", "exclusive-visibility", "pop-receipt"},
+	},
+	"queue.hot": {
+		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
+		Params:  []string{"payload_bytes", "messages_per_get", "read_fraction"},
 	},
 }

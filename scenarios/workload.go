@@ -66,6 +66,7 @@ func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
 		if v, ok := d.str(p.val, at("kind")); ok {
 			if _, known := Kinds[v]; known {
 				w.Kind = v
+				w.Params = paramDefaults(v)
 			} else {
 				d.errorf(p.val, at("kind"), "unknown kind %q%s; known kinds: %s", v, didYouMean(v, KindNames()), describeKinds())
 			}

@@ -1,0 +1,95 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// queueWork is queue.work: competing consumers. The first `producers`
+// actors enqueue unique messages; the others get up to messages_per_get at
+// a time with a visibility timeout, and for each message either crash on
+// purpose (never delete it, so it reappears when the timeout runs out), or
+// save progress with Update Message (a new pop receipt, the text extended
+// with "#p1") and then delete it with the latest receipt. After the load,
+// the final actor drains every queue. The checks judge at-least-once
+// delivery, exclusive visibility and the pop receipt rules.
+type queueWork struct{ q *queues }
+
+func init() {
+	registerWorkload("queue.work", func(w scenarios.Workload, _ *Target) (Workload, error) {
+		if w.Params.Producers >= w.Actors {
+			return nil, fmt.Errorf("producers %d leaves no consumer among %d actors: set actors above producers", w.Params.Producers, w.Actors)
+		}
+		return &queueWork{}, nil
+	})
+}
+
+func (w *queueWork) Setup(ctx context.Context, e *Env) error {
+	q, err := newQueues(e, e.Keys)
+	if err != nil {
+		return err
+	}
+	w.q = q
+	return q.create(ctx, e.Actor(checks.ActorSetup))
+}
+
+func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
+	p := a.env.Params
+	name := w.q.names[a.Key()]
+	if a.ID < p.Producers {
+		w.q.put(ctx, a, name, messageText(a.Tag(), p.PayloadBytes))
+		return
+	}
+	got := w.q.get(ctx, a, name, p.MessagesPerGet, p.Visibility)
+	if got.Outcome != checks.OK {
+		return
+	}
+	for _, m := range got.Out.Messages {
+		if a.env.stopping() {
+			return // stop as a crashed consumer would: the drain gets them
+		}
+		if a.Rand.Float64() < p.CrashFraction {
+			continue
+		}
+		receipt := m.PopReceipt
+		if a.Rand.Float64() < p.UpdateFraction {
+			up := w.q.update(ctx, a, name, m.ID, receipt, progressText(m.Text), p.Visibility)
+			if up.Outcome != checks.OK {
+				continue // the receipt is stale: another consumer has it
+			}
+			receipt = up.Out.PopReceipt
+		}
+		w.q.delete(ctx, a, name, m.ID, receipt)
+	}
+}
+
+// progressText is a message's text with one more step of saved progress:
+// "tag" becomes "tag#p1", "tag#p1" becomes "tag#p2".
+func progressText(text string) string {
+	base, step := text, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '#' {
+			base = text[:i]
+			fmt.Sscanf(text[i+1:], "p%d", &step)
+			break
+		}
+	}
+	return fmt.Sprintf("%s#p%d", base, step+1)
+}
+
+func (w *queueWork) Final(ctx context.Context, e *Env) error {
+	a := e.Actor(checks.ActorFinal)
+	// Messages a crashed consumer holds come back after the visibility
+	// timeout; allow for that and a margin.
+	deadline := time.Now().Add(e.Params.Visibility + 30*time.Second)
+	var errs []error
+	for _, name := range w.q.names {
+		errs = append(errs, w.q.drain(ctx, a, name, 30*time.Second, deadline))
+	}
+	return errors.Join(errs...)
+}
