@@ -107,6 +107,9 @@ type series struct {
 	last     int64 // latest Return seen
 	perSec   []Counts
 	iv       *intervals // per-second interval histograms for the log; nil without one
+	// scanned and returned sum the entities acknowledged queries scanned
+	// and returned (the checklist's query density).
+	scanned, returned int64
 }
 
 // Metrics records operations live, from many goroutines at once. Each
@@ -123,6 +126,8 @@ type Metrics struct {
 	mu    sync.Mutex
 
 	hl *hlogs // nil without HlogDir
+
+	units units
 }
 
 // NewMetrics returns an empty recorder. With opts.HlogDir set it starts a
@@ -219,12 +224,17 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.perSec = append(s.perSec, make([]Counts, sec+1-int64(len(s.perSec)))...)
 	}
 	s.perSec[sec][o]++
+	if o == checks.OK && op.Out.Scanned > 0 {
+		s.scanned += int64(op.Out.Scanned)
+		s.returned += int64(returned(op))
+	}
 	completed := s.iv != nil && s.iv.record(sec, latUs)
 	s.mu.Unlock()
 
 	if completed {
 		m.hl.wake()
 	}
+	m.units.record(op)
 }
 
 // allSeries returns every series, in no particular order.
@@ -342,4 +352,13 @@ func (m *Metrics) PerSecond(workload, kind string) []Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.perSec)
+}
+
+// returned is how many entities an acknowledged table read returned: a
+// query page's entities, or the one entity of a point query.
+func returned(op *checks.Op) int {
+	if op.Kind == checks.KindTableGet {
+		return 1
+	}
+	return len(op.Out.Entities)
 }

@@ -34,6 +34,9 @@ type Summary struct {
 	Workloads []WorkloadSummary `json:"workloads"`
 	// Checks are the checkers' verdicts.
 	Checks []checks.Result `json:"checks"`
+	// Units are the figures per blob, table partition and queue against
+	// the checklist's targets, busiest first within each workload.
+	Units []UnitSummary `json:"units,omitempty"`
 	// Harness are the harness's own operations (setup, final reads), per
 	// op kind, kept out of the load figures.
 	Harness []OpSummary `json:"harness"`
@@ -58,6 +61,9 @@ type WorkloadSummary struct {
 	// never started (open-loop executors; set by the caller).
 	Late    int64 `json:"late"`
 	Dropped int64 `json:"dropped"`
+	// Active is the period rates are over: the workload's first intended
+	// start to its last return.
+	Active time.Duration `json:"active_ns,omitempty"`
 }
 
 // OpSummary is the figures of one op kind.
@@ -77,6 +83,10 @@ type OpSummary struct {
 	// behind, and retries' back-off).
 	Latency   Percentiles `json:"latency"`
 	Corrected Percentiles `json:"corrected"`
+	// Scanned and Returned sum the entities the acknowledged table reads
+	// of this kind scanned and returned (query density: returned/scanned).
+	Scanned  int64 `json:"scanned,omitempty"`
+	Returned int64 `json:"returned,omitempty"`
 }
 
 // Percentiles summarises a latency distribution in milliseconds.
@@ -115,7 +125,7 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 			s.mu.Unlock()
 		}
 		period := activePeriod(first, last, elapsed)
-		wsum := WorkloadSummary{Name: w, Ops: make([]OpSummary, 0, len(g))}
+		wsum := WorkloadSummary{Name: w, Ops: make([]OpSummary, 0, len(g)), Active: period}
 		for _, s := range g {
 			wsum.Ops = append(wsum.Ops, s.summary(period))
 		}
@@ -162,6 +172,8 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Outcomes:  make(map[string]int64, numOutcomes),
 		Latency:   percentiles(s.lat, n, s.latSum, s.latMax),
 		Corrected: percentiles(s.cor, n, s.corSum, s.corMax),
+		Scanned:   s.scanned,
+		Returned:  s.returned,
 	}
 	for _, oc := range checks.Outcomes {
 		o.Outcomes[oc.String()] = s.counts[oc]

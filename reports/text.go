@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -34,7 +35,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
 		for i := range s.Workloads {
-			writeWorkload(ew, &s.Workloads[i])
+			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name))
 		}
 		writeHarness(ew, s.Harness)
 		writeChecks(ew, s.Checks)
@@ -104,7 +105,18 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 	}
 }
 
-func writeWorkload(w *errWriter, ws *WorkloadSummary) {
+// unitsOf returns a workload's units, in the order given.
+func unitsOf(all []UnitSummary, workload string) []UnitSummary {
+	var out []UnitSummary
+	for _, u := range all {
+		if u.Workload == workload {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary) {
 	var desc []string
 	if ws.Kind != "" {
 		desc = append(desc, ws.Kind)
@@ -132,6 +144,22 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary) {
 	}
 	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
 		w.printf("  late starts %d, dropped starts %d\n", ws.Late, ws.Dropped)
+	}
+	writeDensity(w, ws.Ops)
+	var kinds []UnitKind
+	for _, u := range units {
+		if !slices.Contains(kinds, u.Kind) {
+			kinds = append(kinds, u.Kind)
+		}
+	}
+	for _, k := range kinds {
+		var of []UnitSummary
+		for _, u := range units {
+			if u.Kind == k {
+				of = append(of, u)
+			}
+		}
+		writeUnits(w, of)
 	}
 }
 

@@ -42,6 +42,14 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		}
 	}
 	sum.Workloads, sum.Harness = ws, harness
+	sum.Units = m.Units(func(name string) time.Duration {
+		for _, w := range ws {
+			if w.Name == name {
+				return w.Active
+			}
+		}
+		return sum.Elapsed
+	})
 	if len(m.HlogFiles()) > 0 {
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
 	}

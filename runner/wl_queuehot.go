@@ -13,7 +13,10 @@ import (
 // An iteration enqueues one message, or (read_fraction of them) gets up to
 // messages_per_get and deletes what it got. The report shows messages per
 // second per queue against the target.
-type queueHot struct{ q *queues }
+type queueHot struct {
+	q    *queues
+	idle idlePolls
+}
 
 func init() {
 	registerWorkload("queue.hot", func(scenarios.Workload, *Target) (Workload, error) { return &queueHot{}, nil })
@@ -40,6 +43,7 @@ func (w *queueHot) Iterate(ctx context.Context, a *Actor) {
 		return
 	}
 	got := w.q.get(ctx, a, name, p.MessagesPerGet, hotVisibility)
+	w.idle.after(ctx, a, got.Outcome == checks.OK && len(got.Out.Messages) == 0)
 	for _, m := range got.Out.Messages {
 		w.q.delete(ctx, a, name, m.ID, m.PopReceipt)
 	}

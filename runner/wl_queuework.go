@@ -18,7 +18,10 @@ import (
 // with "#p1") and then delete it with the latest receipt. After the load,
 // the final actor drains every queue. The checks judge at-least-once
 // delivery, exclusive visibility and the pop receipt rules.
-type queueWork struct{ q *queues }
+type queueWork struct {
+	q    *queues
+	idle idlePolls
+}
 
 func init() {
 	registerWorkload("queue.work", func(w scenarios.Workload, _ *Target) (Workload, error) {
@@ -49,6 +52,7 @@ func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
 	if got.Outcome != checks.OK {
 		return
 	}
+	w.idle.after(ctx, a, len(got.Out.Messages) == 0)
 	for _, m := range got.Out.Messages {
 		if a.env.stopping() {
 			return // stop as a crashed consumer would: the drain gets them

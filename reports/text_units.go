@@ -1,0 +1,120 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// maxUnitRows is how many of a workload's units the text report lists;
+// the rest are summed on one line.
+const maxUnitRows = 8
+
+// writeUnits prints a workload's units against their targets: the busiest
+// first, then how the load spread over them.
+func writeUnits(w *errWriter, us []UnitSummary) {
+	if len(us) == 0 {
+		return
+	}
+	kind, measure := us[0].Kind, us[0].Measure
+	t := TargetFor(kind)
+	w.printf("  per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)
+	if t.PerSecond > 0 {
+		w.printf("; target %s %s/s per %s (%s)", thousands(int64(t.PerSecond)), measure, kind, shortSource(t.Source))
+	}
+	w.printf("\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len(string(kind))
+	for i, u := range us {
+		if i < maxUnitRows {
+			width = max(width, len(u.Name))
+		}
+	}
+	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
+	cells := func(c ...string) { fmt.Fprint(tw, "  "+strings.Join(c, "\t")+"\t\n") }
+	cells(left(string(kind)), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled")
+	var total, rest int64
+	for _, u := range us {
+		total += u.Amount
+	}
+	for i, u := range us {
+		if i >= maxUnitRows {
+			rest += u.Amount
+			continue
+		}
+		util := "-"
+		if u.Target > 0 {
+			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
+		}
+		cells(left(u.Name), itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled))
+	}
+	tw.Flush()
+	if n := len(us) - maxUnitRows; n > 0 {
+		w.printf("    ... %d more %ss with %s %s (%s of the total)\n", n, kind, thousands(rest), measure, percent(rest, total))
+	}
+	if len(us) > 1 && total > 0 {
+		w.printf("  spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean)\n",
+			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+	}
+}
+
+// writeDensity prints, for the table reads of a workload, the entities
+// scanned against those returned (the checklist's query density).
+func writeDensity(w *errWriter, ops []OpSummary) {
+	var rows []OpSummary
+	for _, o := range ops {
+		if o.Scanned > 0 {
+			rows = append(rows, o)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	w.printf("  query density: entities scanned vs returned by acknowledged reads (each scanned entity counts toward the targets)\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := len("op")
+	for _, o := range rows {
+		width = max(width, len(o.Op))
+	}
+	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
+	cells := func(c ...string) { fmt.Fprint(tw, "  "+strings.Join(c, "\t")+"\t\n") }
+	cells(left("op"), "scanned", "returned", "returned/scanned", "scanned per read")
+	for _, o := range rows {
+		reads := o.Outcomes["ok"]
+		per := "-"
+		if reads > 0 {
+			per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
+		}
+		cells(left(o.Op), itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per)
+	}
+	tw.Flush()
+}
+
+func percent(part, whole int64) string {
+	if whole == 0 {
+		return "-"
+	}
+	return strconv.FormatFloat(100*float64(part)/float64(whole), 'f', 1, 64) + "%"
+}
+
+// thousands writes n with comma separators: 20,000.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// shortSource is a target's source up to its first comma: "checklist".
+func shortSource(s string) string {
+	if i := strings.IndexByte(s, ','); i > 0 {
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,285 @@
+package reports
+
+import (
+	"hash/fnv"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// A unit is what a scalability target applies to: one blob, one table
+// partition, one queue. Units accounts every acknowledged operation to its
+// unit, in the unit's own measure (requests, entities, messages), per
+// second, so the report can set each unit's achieved rate beside its
+// target.
+
+// UnitKind names a kind of unit.
+type UnitKind string
+
+// Unit kinds.
+const (
+	UnitBlob      UnitKind = "blob"
+	UnitPartition UnitKind = "partition"
+	UnitQueue     UnitKind = "queue"
+)
+
+// TableScanUnit is the partition name a query over the whole table is
+// accounted to: it reads every partition, and no one of them alone.
+const TableScanUnit = "(table scan)"
+
+// usage is what one operation costs its unit.
+type usage struct {
+	kind   UnitKind
+	name   string
+	amount int64
+}
+
+// usageOf says which unit op counts against and how much: a blob request
+// counts one request against its blob; a table operation counts the
+// entities it inserts, updates, deletes or scans (a batch of 100 counts 100,
+// a query its scanned entities) against its partition; a queue operation
+// counts its messages (each put, each message got, each update and delete)
+// against its queue. ok is false for operations on no unit (containers,
+// tables, queues themselves).
+func usageOf(op *checks.Op) (u usage, ok bool) {
+	kind, key := op.Kind, op.Key
+	switch {
+	case strings.HasPrefix(kind, "blob."):
+		return usage{UnitBlob, key, 1}, true
+	case kind == checks.KindTableBatch:
+		return usage{UnitPartition, key, int64(max(len(op.In.Rows), 1))}, true
+	case strings.HasPrefix(kind, "table.query"), kind == "table.scan":
+		n := int64(op.Out.Scanned)
+		if n == 0 {
+			n = int64(len(op.Out.Entities))
+		}
+		if key == "" {
+			key = TableScanUnit
+		}
+		return usage{UnitPartition, key, n}, true
+	case strings.HasPrefix(kind, "table.") && strings.Contains(key, "/"):
+		pk, _, _ := strings.Cut(key, "/")
+		return usage{UnitPartition, pk, 1}, true
+	case kind == checks.KindQueueGet, kind == checks.KindQueuePeek:
+		return usage{UnitQueue, key, int64(max(len(op.Out.Messages), 1))}, true
+	case kind == checks.KindQueuePut, kind == checks.KindQueueUpdate, kind == checks.KindQueueDelete:
+		return usage{UnitQueue, key, 1}, true
+	}
+	return usage{}, false
+}
+
+// maxUnits bounds the units tracked per second; beyond it, further units
+// are folded into one "(other units)" line so a run over a million blobs
+// cannot exhaust memory.
+const maxUnits = 4096
+
+// OtherUnits names the line further units are folded into.
+const OtherUnits = "(other units)"
+
+type unitKey struct {
+	workload string
+	kind     UnitKind
+	name     string
+}
+
+type unitSeries struct {
+	amount    int64 // acknowledged
+	throttled int64 // 503 / 500 OperationTimedOut answers
+	first     int64 // first second with an acknowledged amount, -1 none
+	perSec    []int64
+}
+
+// units is the accounting, sharded to keep Record cheap under many actors.
+type units struct {
+	shards [16]unitShard
+	count  sync.Mutex // guards n
+	n      int
+}
+
+type unitShard struct {
+	mu sync.Mutex
+	m  map[unitKey]*unitSeries
+}
+
+func (u *units) record(op *checks.Op) {
+	if op.IsHarness() {
+		return
+	}
+	us, ok := usageOf(op)
+	if !ok || (op.Outcome != checks.OK && op.Outcome != checks.Throttled) {
+		return
+	}
+	k := unitKey{op.Workload, us.kind, us.name}
+	if !u.add(k, op, us.amount, false) {
+		k.name = OtherUnits
+		u.add(k, op, us.amount, true)
+	}
+}
+
+// add accounts op to unit k. A unit not seen before needs room (admit)
+// unless force is set; add reports false when there was none.
+func (u *units) add(k unitKey, op *checks.Op, amount int64, force bool) bool {
+	h := fnv.New32a()
+	h.Write([]byte(k.name))
+	sh := &u.shards[h.Sum32()%uint32(len(u.shards))]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	s := sh.m[k]
+	if s == nil {
+		if !force && !u.admit() {
+			return false
+		}
+		if sh.m == nil {
+			sh.m = map[unitKey]*unitSeries{}
+		}
+		s = &unitSeries{first: -1}
+		sh.m[k] = s
+	}
+	s.add(op, amount)
+	return true
+}
+
+// admit reserves room for one more unit.
+func (u *units) admit() bool {
+	u.count.Lock()
+	defer u.count.Unlock()
+	if u.n >= maxUnits {
+		return false
+	}
+	u.n++
+	return true
+}
+
+func (s *unitSeries) add(op *checks.Op, amount int64) {
+	if op.Outcome == checks.Throttled {
+		s.throttled++
+		return
+	}
+	sec := min(max(op.Return/int64(time.Second), 0), maxSeconds-1)
+	if sec >= int64(len(s.perSec)) {
+		s.perSec = append(s.perSec, make([]int64, sec+1-int64(len(s.perSec)))...)
+	}
+	s.perSec[sec] += amount
+	s.amount += amount
+	if s.first < 0 || sec < s.first {
+		s.first = sec
+	}
+}
+
+// UnitSummary is one unit's figures against its target.
+type UnitSummary struct {
+	Workload string   `json:"workload"`
+	Kind     UnitKind `json:"kind"`
+	Name     string   `json:"name"`
+	// Measure is what Amount counts: requests, entities or messages.
+	Measure string `json:"measure"`
+	// Amount is the acknowledged total; Throttled the throttled answers.
+	Amount    int64 `json:"amount"`
+	Throttled int64 `json:"throttled"`
+	// Mean is Amount over the workload's active seconds; Peak the busiest
+	// whole second, at PeakSecond (seconds since the run started).
+	Mean       float64 `json:"mean_per_s"`
+	Peak       int64   `json:"peak_per_s"`
+	PeakSecond int64   `json:"peak_second"`
+	// Target is the documented figure for this kind of unit (0 when none
+	// applies); Utilisation is Peak / Target.
+	Target      float64 `json:"target_per_s,omitempty"`
+	Utilisation float64 `json:"utilisation,omitempty"`
+	// BusiestShare is the workload's figure for this kind of unit (the
+	// same on each of its units): the busiest unit's share of each second,
+	// averaged (see BusiestShares).
+	BusiestShare float64 `json:"busiest_share_per_second,omitempty"`
+}
+
+// Units returns every unit's figures, by workload then busiest peak first.
+// active gives each workload's active period (its rate period), used for
+// the mean.
+func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummary {
+	shares := m.BusiestShares()
+	var out []UnitSummary
+	for i := range m.units.shards {
+		sh := &m.units.shards[i]
+		sh.mu.Lock()
+		for k, s := range sh.m {
+			t := TargetFor(k.kind)
+			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
+				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind]}
+			for sec, n := range s.perSec {
+				if n > us.Peak {
+					us.Peak, us.PeakSecond = n, int64(sec)
+				}
+			}
+			if d := active(k.workload); d > 0 {
+				us.Mean = float64(s.amount) / d.Seconds()
+			}
+			if us.Target > 0 {
+				us.Utilisation = float64(us.Peak) / us.Target
+			}
+			out = append(out, us)
+		}
+		sh.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Workload != b.Workload {
+			return a.Workload < b.Workload
+		}
+		if a.Peak != b.Peak {
+			return a.Peak > b.Peak
+		}
+		return a.Name < b.Name
+	})
+	return out
+}
+
+// BusiestShares returns, per workload and unit kind, the busiest unit's
+// share of each second's acknowledged amount, averaged over the seconds
+// with any: 1 when one unit takes everything at any moment (a single hot
+// partition, or append-only keys, where the hot partition moves on every
+// second), 1/N when N units share the load evenly.
+func (m *Metrics) BusiestShares() map[string]map[UnitKind]float64 {
+	type acc struct{ total, top []int64 }
+	accs := map[string]map[UnitKind]*acc{}
+	for i := range m.units.shards {
+		sh := &m.units.shards[i]
+		sh.mu.Lock()
+		for k, s := range sh.m {
+			if accs[k.workload] == nil {
+				accs[k.workload] = map[UnitKind]*acc{}
+			}
+			a := accs[k.workload][k.kind]
+			if a == nil {
+				a = &acc{}
+				accs[k.workload][k.kind] = a
+			}
+			for len(a.total) < len(s.perSec) {
+				a.total, a.top = append(a.total, 0), append(a.top, 0)
+			}
+			for sec, n := range s.perSec {
+				a.total[sec] += n
+				a.top[sec] = max(a.top[sec], n)
+			}
+		}
+		sh.mu.Unlock()
+	}
+	out := map[string]map[UnitKind]float64{}
+	for w, byKind := range accs {
+		out[w] = map[UnitKind]float64{}
+		for k, a := range byKind {
+			sum, n := 0.0, 0
+			for sec, t := range a.total {
+				if t > 0 {
+					sum += float64(a.top[sec]) / float64(t)
+					n++
+				}
+			}
+			if n > 0 {
+				out[w][k] = sum / float64(n)
+			}
+		}
+	}
+	return out
+}
