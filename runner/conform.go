@@ -27,18 +27,22 @@ import (
 // writes: they are added to the request by a pipeline policy (see
 // withHeaders) rather than through SDK options, which silently drop headers
 // an operation does not support, and the raw response is what is judged.
+//
+// parallel bounds the rules sending requests at once. A rule gives its place
+// back while a wait step sleeps and takes one again afterwards, so the long
+// waits of slow rules (a lease expiring) overlap whatever parallel is, and
+// the whole run takes about as long as its slowest rule, not the sum of
+// their waits.
 func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, parallel int) []checks.RuleResult {
 	runID := newRunID()
 	out := make([]checks.RuleResult, len(rules))
-	sem := make(chan struct{}, max(parallel, 1))
+	sem := make(slots, max(parallel, 1))
 	var wg sync.WaitGroup
 	for i := range rules {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i] = runRule(ctx, t, &rules[i], fmt.Sprintf("sc%s-r%d", runID, i))
+			out[i] = runRule(ctx, t, &rules[i], fmt.Sprintf("sc%s-r%d", runID, i), sem)
 		}(i)
 	}
 	wg.Wait()
@@ -57,9 +61,37 @@ type ruleRun struct {
 	lastETag map[string]string
 }
 
-func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string) checks.RuleResult {
-	start := time.Now()
+// slots bounds how many rules send requests at once (see Conformance).
+type slots chan struct{}
+
+// take waits for a place; false when ctx ends first.
+func (s slots) take(ctx context.Context) bool {
+	select {
+	case s <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// give returns a place taken with take.
+func (s slots) give() { <-s }
+
+// runRule runs one rule, holding a place of sem except while it waits.
+func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string, sem slots) checks.RuleResult {
 	res := checks.RuleResult{ID: r.ID, Title: r.Title, Source: r.Source, Tags: r.Tags, Target: t.Desc}
+	if !sem.take(ctx) {
+		res.Error = "interrupted"
+		res.Conclude()
+		return res
+	}
+	held := true
+	defer func() {
+		if held {
+			sem.give()
+		}
+	}()
+	start := time.Now()
 	rr := &ruleRun{t: t, prefix: prefix, vars: map[string]string{}, lastETag: map[string]string{}}
 	if _, err := t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
 		res.Error = "setup: create the rule's container: " + Redact(err.Error())
@@ -69,11 +101,17 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string)
 	for i := range r.Steps {
 		st := &r.Steps[i]
 		if st.Op == "wait" {
+			sem.give()
+			held = false
 			select {
 			case <-ctx.Done():
-				res.Error = "interrupted"
 			case <-time.After(st.Wait):
 			}
+			if ctx.Err() != nil || !sem.take(ctx) {
+				res.Error = "interrupted"
+				break
+			}
+			held = true
 			continue
 		}
 		obs, resp := rr.do(ctx, st)
@@ -133,6 +171,10 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 	set("If-None-Match", st.IfNoneMatch)
 	set("If-Modified-Since", st.IfModifiedSince)
 	set("If-Unmodified-Since", st.IfUnmodifiedSince)
+	set("x-ms-source-if-match", st.SourceIfMatch)
+	set("x-ms-source-if-none-match", st.SourceIfNoneMatch)
+	set("x-ms-source-if-modified-since", st.SourceIfModifiedSince)
+	set("x-ms-source-if-unmodified-since", st.SourceIfUnmodifiedSince)
 	if !strings.Contains(st.Op, ".lease.") { // lease calls send their ids through the lease client
 		set("x-ms-lease-id", st.LeaseID)
 	}
@@ -202,6 +244,8 @@ func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response) {
 			rr.vars[name] = resp.Header.Get("Last-Modified")
 		case "request_id":
 			rr.vars[name] = resp.Header.Get("x-ms-request-id")
+		case "copy_id":
+			rr.vars[name] = resp.Header.Get("x-ms-copy-id")
 		}
 	}
 }
@@ -261,6 +305,8 @@ func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (string, erro
 	case "blob.copy":
 		src := c.NewBlobClient(st.Source).URL() // same account: no SAS needed with shared key
 		_, err = b.StartCopyFromURL(ctx, src, nil)
+	case "blob.abortcopy":
+		_, err = b.AbortCopyFromURL(ctx, rr.value(st.CopyID), nil)
 	case "blob.stage":
 		_, err = b.StageBlock(ctx, blockID64(st.BlockID), streaming.NopCloser(strings.NewReader(body)), nil)
 	case "blob.commit":

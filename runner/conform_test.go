@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -49,13 +50,35 @@ rules:
       - {op: blob.setprops, blob: a, expect: {status: 200, etag: changed}}
       - {op: blob.setmeta, blob: a, metadata: {k: v}, expect: {status: 200, etag: changed}}
       - {op: blob.snapshot, blob: a, expect: {status: 201}}
-      - {op: blob.copy, blob: c, source: a, expect: {status: [200, 202]}}
+      - {op: blob.copy, blob: c, source: a, capture: {copy_id: cid}, expect: {status: [200, 202], headers_present: [x-ms-copy-id]}}
+      - {op: blob.abortcopy, blob: c, copy_id: $cid, expect: {status: 409, error_code: NoPendingCopyOperation}}
       - {op: blob.stage, blob: d, block_id: "b0", body: "hello ", expect: {status: 201}}
       - {op: blob.stage, blob: d, block_id: "b1", body: "world", expect: {status: 201}}
       - {op: blob.commit, blob: d, blocks: ["b0", "b1"], expect: {status: 201}}
       - {op: blob.get, blob: d, expect: {status: 200, body: "hello world"}}
       - {op: blob.delete, blob: d, expect: {status: 202}}
       - {op: blob.getprops, blob: d, expect: {status: 404}}
+`
+
+// twoWaits are two rules that each wait 2 s between two writes.
+const twoWaits = `
+rules:
+  - id: test.wait-a
+    title: waits 2 s
+    source: test
+    tags: [blob]
+    steps:
+      - {op: blob.put, blob: a, body: "v1", expect: {status: 201}}
+      - {op: wait, duration: 2s}
+      - {op: blob.put, blob: a, body: "v2", expect: {status: 201}}
+  - id: test.wait-b
+    title: waits 2 s
+    source: test
+    tags: [blob]
+    steps:
+      - {op: blob.put, blob: b, body: "v1", expect: {status: 201}}
+      - {op: wait, duration: 2s}
+      - {op: blob.put, blob: b, body: "v2", expect: {status: 201}}
 `
 
 func TestConformanceAgainstAzurite(t *testing.T) {
@@ -96,6 +119,21 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	}
 	if r := Conformance(ctx, tgt, ops, 1)[0]; r.Status != checks.ConformPass {
 		t.Errorf("blob ops: %s %s %+v", r.Status, r.Error, r.Steps)
+	}
+	// A rule gives its place back while it waits: with one place, two
+	// rules waiting 2 s each still take about 2 s, not 4.
+	waits, err := conformance.Parse("waits.yaml", []byte(twoWaits))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	for _, r := range Conformance(ctx, tgt, waits, 1) {
+		if r.Status != checks.ConformPass {
+			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
+		}
+	}
+	if el := time.Since(start); el > 3500*time.Millisecond {
+		t.Errorf("two rules waiting 2 s each with parallel 1 took %v: waits do not overlap", el)
 	}
 	wrong, err := conformance.Parse("wrong.yaml", []byte(wrongRule))
 	if err != nil {

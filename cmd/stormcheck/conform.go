@@ -43,7 +43,7 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, conformHelp); fs.PrintDefaults() }
 	rulesDir := fs.String("rules", filepath.Join("scenarios", "conformance"), "directory of rule files (*.yaml)")
-	tags := fs.String("tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease)")
+	tags := fs.String("tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease); -TAG leaves out rules carrying TAG (e.g. blob,-slow)")
 	baseline := fs.String("baseline", "", "known divergences of this target (JSON); exit 0 when exactly these diverge")
 	writeBaseline := fs.String("write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
 	out := fs.String("out", "", "results directory (default results/conform-<date>-<time>)")

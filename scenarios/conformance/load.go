@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // LoadDir loads every *.yaml file of dir, in name order, into one RuleSet.
@@ -52,14 +53,19 @@ func LoadDir(dir string) (*RuleSet, error) {
 	return rs, nil
 }
 
-// Select returns the rules carrying every one of tags, in order; no tags
-// selects every rule.
+// Select returns the rules carrying every one of tags, in order; a tag
+// written -tag excludes the rules carrying it (blob,-slow: the blob rules
+// that do not wait). No tags selects every rule.
 func (rs *RuleSet) Select(tags []string) []Rule {
 	var out []Rule
 	for _, r := range rs.Rules {
 		all := true
 		for _, t := range tags {
-			all = all && slices.Contains(r.Tags, t)
+			if not, ok := strings.CutPrefix(t, "-"); ok {
+				all = all && !slices.Contains(r.Tags, not)
+			} else {
+				all = all && slices.Contains(r.Tags, t)
+			}
 		}
 		if all {
 			out = append(out, r)

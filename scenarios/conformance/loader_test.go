@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 `, 9, 9, "rules[0].steps[0].body", `op blob.get does not take "body"; it takes: blob, container, if_match`},
 		{"unknown op", head + `      - op: blob.gte
         blob: b
-`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.commit,`},
+`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.abortcopy, blob.commit,`},
 		{"uncaptured var", head + `      - op: blob.put
         blob: b
         capture: {etag: e1}
@@ -122,7 +122,60 @@ func TestParseErrors(t *testing.T) {
         blob: b
         capture: {etg: e1}
         expect: {status: 201}
-`, 9, 19, "rules[0].steps[0].capture.etg", `unknown field "etg" (did you mean "etag"?); allowed fields: etag, lease_id, last_modified, pop_receipt, request_id`},
+`, 9, 19, "rules[0].steps[0].capture.etg", `unknown field "etg" (did you mean "etag"?); allowed fields: etag, lease_id, last_modified, pop_receipt, request_id, copy_id`},
+		{"source condition on an op other than copy", head + `      - op: blob.put
+        blob: b
+        source_if_match: "\"0x1\""
+        expect: {status: 201}
+`, 9, 9, "rules[0].steps[0].source_if_match", `op blob.put does not take "source_if_match"; it takes: blob, container, body`},
+		{"misspelt source condition", head + `      - op: blob.copy
+        blob: d
+        source: s
+        source_if_matches: "\"0x1\""
+        expect: {status: 202}
+`, 10, 9, "rules[0].steps[0].source_if_matches", `unknown field "source_if_matches" (did you mean "source_if_match"?)`},
+		{"bad source date", head + `      - op: blob.copy
+        blob: d
+        source: s
+        source_if_unmodified_since: yesterday
+        expect: {status: 202}
+`, 10, 37, "rules[0].steps[0].source_if_unmodified_since", `must be an RFC 1123 date`},
+		{"source etag of the wrong kind", head + `      - op: blob.put
+        blob: s
+        capture: {last_modified: lm}
+        expect: {status: 201}
+      - op: blob.copy
+        blob: d
+        source: s
+        source_if_none_match: $lm
+        expect: {status: 202}
+`, 14, 31, "rules[0].steps[1].source_if_none_match", `$lm holds a last_modified (captured at line 9); this field takes a captured etag`},
+		{"abortcopy without copy_id", head + `      - op: blob.abortcopy
+        blob: d
+        expect: {status: 409}
+`, 7, 9, "rules[0].steps[0].copy_id", `missing; it is required`},
+		{"copy_id of the wrong kind", head + `      - op: blob.copy
+        blob: d
+        source: s
+        capture: {etag: e1}
+        expect: {status: 202}
+      - op: blob.abortcopy
+        blob: d
+        copy_id: $e1
+        expect: {status: 409}
+`, 14, 18, "rules[0].steps[1].copy_id", `$e1 holds a etag (captured at line 10); this field takes a captured copy_id`},
+		{"copy_id on an op other than abortcopy", head + `      - op: blob.copy
+        blob: d
+        source: s
+        copy_id: abc
+        expect: {status: 202}
+`, 10, 9, "rules[0].steps[0].copy_id", `op blob.copy does not take "copy_id"`},
+		{"abortcopy takes no conditions", head + `      - op: blob.abortcopy
+        blob: d
+        copy_id: abc
+        if_match: "*"
+        expect: {status: 409}
+`, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, capture, expect`},
 		{"first tag not a service", `rules:
   - id: r.one
     title: T
@@ -223,6 +276,54 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 }
 
+func TestParseCopyConditionsAndAbort(t *testing.T) {
+	src := head + `      - op: blob.put
+        blob: s
+        capture: {etag: s1, last_modified: slm}
+        expect: {status: 201}
+      - op: blob.copy
+        blob: d
+        source: s
+        source_if_match: $s1
+        source_if_none_match: "\"0x1\""
+        source_if_modified_since: $slm-1d
+        source_if_unmodified_since: $slm
+        capture: {copy_id: c1}
+        expect: {status: 202, headers_present: [x-ms-copy-id]}
+      - op: blob.abortcopy
+        blob: d
+        copy_id: $c1
+        lease_id: 11111111-1111-4111-8111-111111111111
+        expect: {status: 409, error_code: NoPendingCopyOperation}
+      - op: blob.abortcopy
+        blob: d
+        copy_id: 22222222-2222-4222-8222-222222222222
+        expect: {status: 409}
+`
+	rules, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := rules[0].Steps
+	want := []Step{
+		{Op: "blob.put", Blob: "s", Capture: map[string]string{"etag": "s1", "last_modified": "slm"},
+			Expect: Expect{Status: []int{201}}, Line: 7},
+		{Op: "blob.copy", Blob: "d", Source: "s",
+			SourceIfMatch: &Value{Ref: "s1"}, SourceIfNoneMatch: &Value{Literal: `"0x1"`},
+			SourceIfModifiedSince: &Value{Ref: "slm", Offset: -24 * time.Hour}, SourceIfUnmodifiedSince: &Value{Ref: "slm"},
+			Capture: map[string]string{"copy_id": "c1"},
+			Expect:  Expect{Status: []int{202}, HeadersPresent: []string{"x-ms-copy-id"}}, Line: 11},
+		{Op: "blob.abortcopy", Blob: "d", CopyID: &Value{Ref: "c1"},
+			LeaseID: &Value{Literal: "11111111-1111-4111-8111-111111111111"},
+			Expect:  Expect{Status: []int{409}, ErrorCode: []string{"NoPendingCopyOperation"}}, Line: 20},
+		{Op: "blob.abortcopy", Blob: "d", CopyID: &Value{Literal: "22222222-2222-4222-8222-222222222222"},
+			Expect: Expect{Status: []int{409}}, Line: 25},
+	}
+	if !reflect.DeepEqual(st, want) {
+		t.Errorf("got  %+v\nwant %+v", st, want)
+	}
+}
+
 func ptr(s string) *string { return &s }
 
 func TestLoadDirDuplicateAcrossFiles(t *testing.T) {
@@ -266,6 +367,9 @@ func TestSelect(t *testing.T) {
 		{[]string{"lease"}, "a,c"},
 		{[]string{"blob", "lease"}, "a"},
 		{[]string{"queue"}, ""},
+		{[]string{"-lease"}, "b"},
+		{[]string{"blob", "-etag"}, "a"},
+		{[]string{"-queue"}, "a,b,c"},
 	} {
 		if got := ids(rs.Select(tc.tags)); got != tc.want {
 			t.Errorf("Select(%v) = %s, want %s", tc.tags, got, tc.want)

@@ -12,11 +12,12 @@ type OpSpec struct {
 // stepFields are all step fields, in documentation order.
 var stepFields = []string{"op", "blob", "container", "source", "body", "metadata",
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
-	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks",
+	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
+	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"capture", "expect"}
 
 // Capturable are the response values a step may capture.
-var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id"}
+var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id"}
 
 // Ops are the step ops and the fields each takes.
 var Ops = map[string]OpSpec{
@@ -27,7 +28,8 @@ var Ops = map[string]OpSpec{
 	"blob.setprops":      blobOp("lease_id", etagConds, dateConds),
 	"blob.delete":        blobOp("lease_id", etagConds, dateConds),
 	"blob.snapshot":      blobOp("metadata", "lease_id", etagConds, dateConds),
-	"blob.copy":          require(blobOp("source", "metadata", "lease_id", etagConds, dateConds), "source"),
+	"blob.copy":          require(blobOp("source", "metadata", "lease_id", etagConds, dateConds, sourceConds), "source"),
+	"blob.abortcopy":     require(blobOp("copy_id", "lease_id"), "copy_id"),
 	"blob.stage":         require(blobOp("block_id", "body", "lease_id"), "block_id"),
 	"blob.commit":        require(blobOp("blocks", "metadata", "lease_id", etagConds, dateConds), "blocks"),
 	"blob.lease.acquire": blobOp("duration", "proposed_lease_id", etagConds, dateConds),
@@ -53,8 +55,9 @@ var Ops = map[string]OpSpec{
 
 // Field groups for blobOp and containerOp.
 const (
-	etagConds = "<etag conditions>"
-	dateConds = "<date conditions>"
+	etagConds   = "<etag conditions>"
+	dateConds   = "<date conditions>"
+	sourceConds = "<source conditions>" // Copy Blob's x-ms-source-if-*
 )
 
 // blobOp is the spec of a blob op taking the given fields (or groups).
@@ -83,6 +86,10 @@ func opFields(fields []string) []string {
 			take["if_match"], take["if_none_match"] = true, true
 		case dateConds:
 			take["if_modified_since"], take["if_unmodified_since"] = true, true
+		case sourceConds:
+			for _, f := range []string{"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since"} {
+				take[f] = true
+			}
 		default:
 			take[f] = true
 		}

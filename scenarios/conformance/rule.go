@@ -49,6 +49,12 @@ type Step struct {
 	IfMatch, IfNoneMatch *Value
 	// IfModifiedSince and IfUnmodifiedSince are date conditions.
 	IfModifiedSince, IfUnmodifiedSince *Value
+	// SourceIfMatch and SourceIfNoneMatch are the ETag conditions on the
+	// source blob of blob.copy (x-ms-source-if-match, -none-match).
+	SourceIfMatch, SourceIfNoneMatch *Value
+	// SourceIfModifiedSince and SourceIfUnmodifiedSince are the date
+	// conditions on the source blob of blob.copy.
+	SourceIfModifiedSince, SourceIfUnmodifiedSince *Value
 	// LeaseID is the x-ms-lease-id sent.
 	LeaseID *Value
 	// ProposedLeaseID is the x-ms-proposed-lease-id sent.
@@ -56,7 +62,9 @@ type Step struct {
 	// Duration is the lease duration in seconds of a lease acquire. It is
 	// not range-checked: rules test that the service refuses bad ones.
 	Duration *int
-	// Wait is how long a wait step sleeps.
+	// Wait is how long a wait step sleeps, at least: the runner may take
+	// longer to resume the rule (it gives the rule's place to others while
+	// it sleeps), so a rule can rely on a wait as a lower bound only.
 	Wait time.Duration
 	// BreakPeriod is the break period in seconds of a lease break.
 	BreakPeriod *int
@@ -64,6 +72,9 @@ type Step struct {
 	BlockID string
 	// Blocks are the block ids blob.commit commits, in order.
 	Blocks []string
+	// CopyID is the copy id blob.abortcopy aborts (literal or a captured
+	// copy_id).
+	CopyID *Value
 	// Capture maps a capturable response value (see Capturable) to the
 	// variable name later steps use as $name.
 	Capture map[string]string

@@ -108,6 +108,16 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		s.IfModifiedSince = d.date(v, path, vars)
 	case "if_unmodified_since":
 		s.IfUnmodifiedSince = d.date(v, path, vars)
+	case "source_if_match":
+		s.SourceIfMatch = d.value(v, path, vars, "etag")
+	case "source_if_none_match":
+		s.SourceIfNoneMatch = d.value(v, path, vars, "etag")
+	case "source_if_modified_since":
+		s.SourceIfModifiedSince = d.date(v, path, vars)
+	case "source_if_unmodified_since":
+		s.SourceIfUnmodifiedSince = d.date(v, path, vars)
+	case "copy_id":
+		s.CopyID = d.value(v, path, vars, "copy_id")
 	case "lease_id":
 		s.LeaseID = d.value(v, path, vars, "lease_id")
 	case "proposed_lease_id":
