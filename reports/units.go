@@ -212,6 +212,9 @@ func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummar
 					us.Peak, us.PeakSecond = n, int64(sec)
 				}
 			}
+			if k.name == TableScanUnit {
+				us.Target = 0 // a scan reads every partition: no one partition's target applies
+			}
 			if d := active(k.workload); d > 0 {
 				us.Mean = float64(s.amount) / d.Seconds()
 			}

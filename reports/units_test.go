@@ -1,0 +1,171 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+func TestUsageOf(t *testing.T) {
+	for _, c := range []struct {
+		op     checks.Op
+		kind   UnitKind
+		name   string
+		amount int64
+		ok     bool
+	}{
+		{checks.Op{Kind: "blob.put", Key: "k0"}, UnitBlob, "k0", 1, true},
+		{checks.Op{Kind: "blob.lease.acquire", Key: "k1"}, UnitBlob, "k1", 1, true},
+		{checks.Op{Kind: "container.create", Key: "c"}, "", "", 0, false},
+		{checks.Op{Kind: checks.KindTableGet, Key: "p1/r1"}, UnitPartition, "p1", 1, true},
+		{checks.Op{Kind: checks.KindTableInsert, Key: "20261122/a1-3"}, UnitPartition, "20261122", 1, true},
+		{checks.Op{Kind: checks.KindTableBatch, Key: "p2", In: checks.Input{Rows: make([]string, 100)}}, UnitPartition, "p2", 100, true},
+		{checks.Op{Kind: checks.KindTableQuery, Key: "p3", Out: checks.Output{Scanned: 200, Entities: make([]checks.Entity, 20)}}, UnitPartition, "p3", 200, true},
+		{checks.Op{Kind: "table.query-filter", Key: "p3", Out: checks.Output{Entities: make([]checks.Entity, 7)}}, UnitPartition, "p3", 7, true},
+		{checks.Op{Kind: "table.scan", Key: "", Out: checks.Output{Scanned: 800}}, UnitPartition, TableScanUnit, 800, true},
+		{checks.Op{Kind: "table.create", Key: "t"}, "", "", 0, false},
+		{checks.Op{Kind: checks.KindQueuePut, Key: "q"}, UnitQueue, "q", 1, true},
+		{checks.Op{Kind: checks.KindQueueGet, Key: "q", Out: checks.Output{Messages: make([]checks.Message, 32)}}, UnitQueue, "q", 32, true},
+		{checks.Op{Kind: checks.KindQueueGet, Key: "q"}, UnitQueue, "q", 1, true},
+		{checks.Op{Kind: checks.KindQueueDelete, Key: "q"}, UnitQueue, "q", 1, true},
+		{checks.Op{Kind: "queue.create", Key: "q"}, "", "", 0, false},
+	} {
+		u, ok := usageOf(&c.op)
+		if ok != c.ok || u.kind != c.kind || u.name != c.name || u.amount != c.amount {
+			t.Errorf("%s %q: got %+v %v, want %s %q %d %v", c.op.Kind, c.op.Key, u, ok, c.kind, c.name, c.amount, c.ok)
+		}
+	}
+}
+
+// unitOp is an acknowledged op of workload w returning at second sec.
+func unitOp(w, kind, key string, sec float64, out checks.Outcome) *checks.Op {
+	op := mkOp(w, kind, 0, out, sec*1000, 1, 0)
+	op.Key = key
+	return op
+}
+
+func TestUnitsRatesPeaksAndTargets(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	// Workload "hot": second 0 all on p0 (30 entities); second 1 on p1 (10)
+	// and p0 (10). A throttled insert counts apart, a conflict not at all.
+	for i := 0; i < 30; i++ {
+		m.Record(unitOp("hot", checks.KindTableInsert, fmt.Sprintf("p0/r%d", i), 0.5, checks.OK))
+	}
+	for i := 0; i < 10; i++ {
+		m.Record(unitOp("hot", checks.KindTableInsert, fmt.Sprintf("p1/r%d", i), 1.5, checks.OK))
+		m.Record(unitOp("hot", checks.KindTableInsert, fmt.Sprintf("p0/x%d", i), 1.5, checks.OK))
+	}
+	m.Record(unitOp("hot", checks.KindTableInsert, "p1/t", 1.5, checks.Throttled))
+	m.Record(unitOp("hot", checks.KindTableInsert, "p1/c", 1.5, checks.Conflict))
+	// Harness operations never count.
+	h := unitOp("hot", checks.KindTableInsert, "p9/setup", 0.1, checks.OK)
+	h.Actor = checks.ActorSetup
+	m.Record(h)
+	m.Record(unitOp("q", checks.KindQueuePut, "queue-a", 0.2, checks.OK))
+
+	us := m.Units(func(string) time.Duration { return 2 * time.Second })
+	if len(us) != 3 {
+		t.Fatalf("units: %+v", us)
+	}
+	p0, p1, qa := us[0], us[1], us[2]
+	if p0.Name != "p0" || p0.Amount != 40 || p0.Peak != 30 || p0.PeakSecond != 0 || p0.Mean != 20 || p0.Target != 2000 || p0.Measure != "entities" {
+		t.Errorf("p0: %+v", p0)
+	}
+	if math.Abs(p0.Utilisation-30.0/2000) > 1e-12 {
+		t.Errorf("p0 utilisation %v", p0.Utilisation)
+	}
+	if p1.Name != "p1" || p1.Amount != 10 || p1.Throttled != 1 || p1.Peak != 10 || p1.PeakSecond != 1 {
+		t.Errorf("p1: %+v", p1)
+	}
+	// Busiest share: second 0 → 30/30, second 1 → 10/20: mean 0.75.
+	if p0.BusiestShare != 0.75 || p1.BusiestShare != 0.75 {
+		t.Errorf("busiest share %v %v, want 0.75", p0.BusiestShare, p1.BusiestShare)
+	}
+	if qa.Workload != "q" || qa.Kind != UnitQueue || qa.Amount != 1 || qa.Target != 2000 || qa.Measure != "messages" {
+		t.Errorf("queue: %+v", qa)
+	}
+}
+
+func TestUnitsFoldBeyondTheLimit(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	for i := 0; i < maxUnits+10; i++ {
+		m.Record(unitOp("w", "blob.put", fmt.Sprintf("k%d", i), 0.5, checks.OK))
+	}
+	us := m.Units(func(string) time.Duration { return time.Second })
+	if len(us) != maxUnits+1 {
+		t.Fatalf("%d units, want %d and one folded line", len(us), maxUnits+1)
+	}
+	var other *UnitSummary
+	var total int64
+	for i := range us {
+		total += us[i].Amount
+		if us[i].Name == OtherUnits {
+			other = &us[i]
+		}
+	}
+	if other == nil || other.Amount != 10 || total != maxUnits+10 {
+		t.Errorf("folded line %+v, total %d", other, total)
+	}
+}
+
+func TestTableScanHasNoPartitionTarget(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	op := unitOp("q", "table.scan", "", 0.5, checks.OK)
+	op.Out.Scanned = 5000
+	m.Record(op)
+	us := m.Units(func(string) time.Duration { return time.Second })
+	if len(us) != 1 || us[0].Name != TableScanUnit || us[0].Target != 0 || us[0].Amount != 5000 {
+		t.Errorf("%+v", us)
+	}
+}
+
+func TestQueryDensityRecorded(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	q := unitOp("w", "table.query-filter", "p0", 0.5, checks.OK)
+	q.Out.Scanned, q.Out.Entities = 200, make([]checks.Entity, 20)
+	m.Record(q)
+	g := unitOp("w", checks.KindTableGet, "p0/r1", 0.6, checks.OK)
+	g.Out.Scanned = 1
+	m.Record(g)
+	ws, _ := m.Summary(time.Second)
+	got := map[string][2]int64{}
+	for _, o := range ws[0].Ops {
+		got[o.Op] = [2]int64{o.Scanned, o.Returned}
+	}
+	if got["table.query-filter"] != [2]int64{200, 20} || got[checks.KindTableGet] != [2]int64{1, 1} {
+		t.Errorf("scanned/returned: %v", got)
+	}
+}
+
+func TestWriteTextUnitsAndDensity(t *testing.T) {
+	s := &Summary{Scenario: "hot", Workloads: []WorkloadSummary{{Name: "hot", Kind: "table.hot-partition", Ops: []OpSummary{
+		{Op: "table.insert", Count: 50, Outcomes: map[string]int64{"ok": 50}},
+		{Op: "table.scan", Count: 2, Outcomes: map[string]int64{"ok": 2}, Scanned: 1600, Returned: 160},
+	}}}}
+	for i := 0; i < 10; i++ {
+		s.Units = append(s.Units, UnitSummary{Workload: "hot", Kind: UnitPartition, Name: fmt.Sprintf("p%d", i), Measure: "entities",
+			Amount: int64(100 - i), Peak: int64(50 - i), Target: 2000, Utilisation: float64(50-i) / 2000, BusiestShare: 0.5})
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"per partition: entities/s acknowledged", "target 2,000 entities/s per partition (checklist)",
+		"p0", "2.5%", "... 2 more partitions with 183 entities", "spread: 10 partitions; the busiest took 10.5% of the entities overall",
+		"busiest of each second 50.0%", "query density", "table.scan", "1600", "10.0%", "800.0",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "  p9 ") {
+		t.Errorf("the report lists more than %d units:\n%s", maxUnitRows, out)
+	}
+}
