@@ -6,6 +6,8 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 )
 
 // Outcome classifies one attempt the way a checker needs it: a lost race is
@@ -230,7 +232,25 @@ func (o *Op) String() string {
 		s += " lease=" + o.In.LeaseID
 	}
 	if o.In.Value != "" {
-		s += fmt.Sprintf(" write=%q", o.In.Value)
+		s += fmt.Sprintf(" write=%q", shortValue(o.In.Value))
+	}
+	if len(o.In.Props) > 0 {
+		s += " props=" + strings.Join(o.In.Props, ",")
+	}
+	if len(o.In.Rows) > 0 {
+		s += fmt.Sprintf(" rows=%d", len(o.In.Rows))
+		if o.In.BatchFails != "" {
+			s += " fails=" + o.In.BatchFails
+		}
+	}
+	if o.In.MessageID != "" {
+		s += " msg=" + o.In.MessageID
+	}
+	if o.In.PopReceipt != "" {
+		s += " receipt=" + o.In.PopReceipt
+	}
+	if o.In.Visibility != nil {
+		s += fmt.Sprintf(" vis=%ds", *o.In.Visibility)
 	}
 	s += " -> " + o.Outcome.String()
 	if o.Out.Status != 0 {
@@ -243,7 +263,29 @@ func (o *Op) String() string {
 		s += " etag=" + o.Out.ETag
 	}
 	if o.Out.Value != "" {
-		s += fmt.Sprintf(" read=%q", o.Out.Value)
+		s += fmt.Sprintf(" read=%q", shortValue(o.Out.Value))
+	}
+	if len(o.Out.Props) > 0 {
+		s += " read=" + formatProps(o.Out.Props)
+	}
+	if o.Out.MessageID != "" {
+		s += " msg=" + o.Out.MessageID
+	}
+	if o.Out.PopReceipt != "" {
+		s += " receipt=" + o.Out.PopReceipt
+	}
+	if o.Kind == KindQueueGet || o.Kind == KindQueuePeek || len(o.Out.Messages) > 0 {
+		s += fmt.Sprintf(" messages=%d", len(o.Out.Messages))
+		for i, m := range o.Out.Messages {
+			if i == 3 {
+				s += " ..."
+				break
+			}
+			s += fmt.Sprintf(" [%s #%d receipt=%s]", m.ID, m.DequeueCount, m.PopReceipt)
+		}
+	}
+	if len(o.Out.Entities) > 0 {
+		s += fmt.Sprintf(" entities=%d", len(o.Out.Entities))
 	}
 	if o.Out.Err != "" {
 		s += " (" + o.Out.Err + ")"
@@ -258,4 +300,18 @@ func (o *Op) MarshalJSONLine() ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// formatProps writes entity properties in name order: {p0=a1-3 p2=a4-1}.
+func formatProps(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = k + "=" + m[k]
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }

@@ -1,0 +1,236 @@
+package checks
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// qhist builds hand-made queue histories. Times are given in milliseconds
+// since the run started; every op gets the next Seq, so the order of the
+// builder calls is the record order.
+type qhist struct {
+	ops []Op
+}
+
+const qms = int64(time.Millisecond)
+
+func (h *qhist) add(op Op, call, ret int64) uint64 {
+	op.Seq = uint64(len(h.ops) + 1)
+	op.Workload = "w"
+	if op.Attempt == 0 {
+		op.Attempt = 1
+	}
+	op.Call, op.Return = call*qms, ret*qms
+	op.Intended = op.Call
+	h.ops = append(h.ops, op)
+	return op.Seq
+}
+
+// op returns the recorded op with that Seq, to adjust it.
+func (h *qhist) op(seq uint64) *Op { return &h.ops[seq-1] }
+
+func qVis(v int) *int { return &v }
+
+// qanswer fills the status the Queue service gives for an outcome.
+func qanswer(kind string, o Outcome) Output {
+	switch o {
+	case OK:
+		switch kind {
+		case KindQueuePut:
+			return Output{Status: 201}
+		case KindQueueUpdate, KindQueueDelete:
+			return Output{Status: 204}
+		}
+		return Output{Status: 200}
+	case Conflict:
+		return Output{Status: 404, ErrorCode: "MessageNotFound"}
+	case Throttled:
+		return Output{Status: 503, ErrorCode: "ServerBusy"}
+	case Error:
+		return Output{Status: 400, ErrorCode: "InvalidQueryParameterValue"}
+	}
+	return Output{Err: "context deadline exceeded"}
+}
+
+// qm is one delivered message.
+func qm(id, receipt string, count int64, text string) Message {
+	return Message{ID: id, PopReceipt: receipt, DequeueCount: count, Text: text}
+}
+
+// put records a Put Message attempt; id and receipt are what an OK answer returned.
+func (h *qhist) put(actor int, q, text string, o Outcome, id, receipt string, call, ret int64) uint64 {
+	out := qanswer(KindQueuePut, o)
+	if o == OK {
+		out.MessageID, out.PopReceipt = id, receipt
+	}
+	return h.add(Op{Actor: actor, Kind: KindQueuePut, Key: q, Outcome: o, In: Input{Value: text}, Out: out}, call, ret)
+}
+
+// get records a Get Messages answered OK with msgs (visibility v seconds; v < 0 sends none).
+func (h *qhist) get(actor int, q string, v int, call, ret int64, msgs ...Message) uint64 {
+	in := Input{NumMessages: 32}
+	if v >= 0 {
+		in.Visibility = qVis(v)
+	}
+	out := qanswer(KindQueueGet, OK)
+	out.Messages = msgs
+	return h.add(Op{Actor: actor, Kind: KindQueueGet, Key: q, In: in, Out: out}, call, ret)
+}
+
+// failedGet records a Get Messages that was not answered OK.
+func (h *qhist) failedGet(actor int, q string, v int, o Outcome, call, ret int64) uint64 {
+	return h.add(Op{Actor: actor, Kind: KindQueueGet, Key: q, Outcome: o, In: Input{NumMessages: 32, Visibility: qVis(v)},
+		Out: qanswer(KindQueueGet, o)}, call, ret)
+}
+
+// update records an Update Message with receipt; newReceipt is what an OK answer returned.
+func (h *qhist) update(actor int, q, id, receipt string, v int, text string, o Outcome, newReceipt string, call, ret int64) uint64 {
+	out := qanswer(KindQueueUpdate, o)
+	if o == OK {
+		out.PopReceipt = newReceipt
+	}
+	return h.add(Op{Actor: actor, Kind: KindQueueUpdate, Key: q, Outcome: o,
+		In: Input{MessageID: id, PopReceipt: receipt, Visibility: qVis(v), Value: text}, Out: out}, call, ret)
+}
+
+// del records a Delete Message with receipt.
+func (h *qhist) del(actor int, q, id, receipt string, o Outcome, call, ret int64) uint64 {
+	return h.add(Op{Actor: actor, Kind: KindQueueDelete, Key: q, Outcome: o, In: Input{MessageID: id, PopReceipt: receipt},
+		Out: qanswer(KindQueueDelete, o)}, call, ret)
+}
+
+// drained records the final drain's empty get.
+func (h *qhist) drained(q string, call int64) uint64 {
+	return h.get(ActorFinal, q, 30, call, call+5)
+}
+
+// check runs a fresh checker by name over the history.
+func (h *qhist) check(t *testing.T, name string) Result {
+	t.Helper()
+	c, err := New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(h.ops, c)[0]
+}
+
+// qexp is one violation a case must report: its queue, a message substring
+// and the operations (by Seq) its excerpt must hold.
+type qexp struct {
+	key, msg string
+	seqs     []uint64
+}
+
+func qvio(key, msg string, seqs ...uint64) qexp { return qexp{key, msg, seqs} }
+
+// qwant is what a queue case expects of the result.
+type qwant struct {
+	verdict Verdict
+	summary string // substring of the summary, if set
+	vios    []qexp // each must be matched by some violation
+	total   int    // if > 0, the exact number of violations
+}
+
+func (w qwant) assert(t *testing.T, r Result) {
+	t.Helper()
+	want{verdict: w.verdict, summary: w.summary, total: w.total}.assert(t, r)
+	for _, e := range w.vios {
+		if !slices.ContainsFunc(r.Violations, func(v Violation) bool {
+			return v.Key == e.key && matches(v, expectViolation{e.msg, e.seqs})
+		}) {
+			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, describe(r))
+		}
+	}
+	if w.verdict == Fail && w.total == 0 && r.Total != len(w.vios) {
+		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), describe(r))
+	}
+	for _, v := range r.Violations {
+		for _, o := range v.Ops {
+			if o.Kind == KindQueueGet && len(o.Out.Messages) > 1 {
+				t.Errorf("violation %q: excerpt get #%d not narrowed to its message", v.Message, o.Seq)
+			}
+		}
+	}
+}
+
+type qcase struct {
+	name  string
+	build func(h *qhist) qwant
+}
+
+func runQueueCases(t *testing.T, check string, cases []qcase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &qhist{}
+			w := tc.build(h)
+			r := h.check(t, check)
+			t.Log(describe(r))
+			w.assert(t, r)
+		})
+	}
+}
+
+func TestQueueCheckersRegistered(t *testing.T) {
+	for _, n := range []string{AtLeastOnceName, ExclusiveVisibilityName, PopReceiptName} {
+		c, err := New(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Name() != n {
+			t.Fatalf("name %q, want %q", c.Name(), n)
+		}
+	}
+}
+
+func TestQueueWindows(t *testing.T) {
+	s := int64(time.Second)
+	// Visibility 10 s sent at 0: certainly invisible until 10*0.95 - 1 = 8.5 s.
+	if got := qCertainEnd(0, 10); got != 8*s+s/2 {
+		t.Errorf("certain end %d", got)
+	}
+	// Possibly invisible until 10*1.05 + 1 = 11.5 s after the effect.
+	if got := qPossibleEnd(2*s, 10); got != 13*s+s/2 {
+		t.Errorf("possible end %d", got)
+	}
+	if got := qCertainEnd(0, 0); got >= 0 {
+		t.Errorf("visibility 0 leaves a window ending at %d", got)
+	}
+	for in, want := range map[string]string{"w1-3": "w1-3", "w1-3#p2": "w1-3", "w1-3#p2#x": "w1-3", "": ""} {
+		if got := origText(in); got != want {
+			t.Errorf("origText(%q) = %q", in, got)
+		}
+	}
+}
+
+// Excerpts rebuild the kept operations with the fields a reader needs.
+func TestQueueExcerptOps(t *testing.T) {
+	h := &qhist{}
+	h.put(0, "q1", "w0-1", OK, "m1", "r0", 0, 10)
+	g := h.get(1, "q1", 5, 20, 30, qm("m0", "x", 1, "w9-9"), qm("m1", "r1", 1, "w0-1"))
+	h.op(g).Out.RequestID = "req-1"
+	h.get(2, "q1", 5, 6000, 6010, qm("m1", "r2", 2, "w0-1"))
+	d := h.del(1, "q1", "m1", "r1", OK, 6100, 6110)
+	r := h.check(t, PopReceiptName)
+	if len(r.Violations) != 1 {
+		t.Fatalf("want one violation\n%s", describe(r))
+	}
+	for _, o := range r.Violations[0].Ops {
+		in := h.op(o.Seq)
+		if o.Workload != "w" || o.Key != "q1" || o.Kind != in.Kind || o.Actor != in.Actor || o.Call != in.Call || o.Return != in.Return ||
+			o.Outcome != in.Outcome || o.Out.Status != in.Out.Status || o.Out.RequestID != in.Out.RequestID {
+			t.Errorf("excerpt op %+v does not match the recorded %+v", o, *in)
+		}
+		switch o.Seq {
+		case g:
+			if len(o.Out.Messages) != 1 || o.Out.Messages[0] != in.Out.Messages[1] || o.In.Visibility == nil || *o.In.Visibility != 5 {
+				t.Errorf("excerpt get %+v", o)
+			}
+		case d:
+			if o.In.MessageID != "m1" || o.In.PopReceipt != "r1" {
+				t.Errorf("excerpt delete %+v", o)
+			}
+		}
+	}
+}
