@@ -23,7 +23,7 @@ import (
 
 // TestConnectionStringTargetCleansOnlyItsOwn runs against an endpoint the
 // harness did not start, and checks that cleanup deletes the run's
-// containers and leaves everything else alone.
+// containers, tables and queues and leaves everything else alone.
 func TestConnectionStringTargetCleansOnlyItsOwn(t *testing.T) {
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	cred, _ := service.NewSharedKeyCredential(inst.Account, inst.Key)
@@ -34,6 +34,7 @@ func TestConnectionStringTargetCleansOnlyItsOwn(t *testing.T) {
 	if _, err := svc.CreateContainer(ctx, "someone-elses", nil); err != nil {
 		t.Fatal(err)
 	}
+	tsvc, qsvc := foreignTableAndQueue(ctx, t, inst)
 	sc := parse(t, `
 name: external
 duration: 2s
@@ -41,6 +42,8 @@ target: {kind: connection-string}
 workloads:
   - {name: counter, kind: blob.etag-counter, actors: 4}
   - {name: create, kind: blob.create-once, actors: 2}
+  - {name: entities, kind: table.etag-counter, actors: 2}
+  - {name: messages, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s}}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{ConnectionString: inst.ConnectionString()}})
@@ -68,6 +71,9 @@ workloads:
 	}
 	if len(names) != 1 || names[0] != "someone-elses" {
 		t.Errorf("after cleanup the account holds %v, want only someone-elses", names)
+	}
+	if tables, queues := listTablesAndQueues(ctx, t, tsvc, qsvc); strings.Join(tables, ",") != "someoneelses" || strings.Join(queues, ",") != "someone-elses" {
+		t.Errorf("after cleanup: tables %v, queues %v; want only someone else's", tables, queues)
 	}
 	assertNoSecrets(t, dir)
 }

@@ -1,0 +1,139 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// TestTableAndQueueWorkloads runs every table and queue workload against
+// managed Azurite, with every check that applies, and expects them all to
+// pass: a failure here is either an Azurite divergence to document or a
+// false positive to chase. It also checks that each workload did what it
+// claims (refusals where races are lost, failed batches refused whole,
+// crashed consumers' messages redelivered, entities scanned vs returned,
+// per-unit figures against the targets).
+func TestTableAndQueueWorkloads(t *testing.T) {
+	sc := parse(t, `
+name: tables-queues
+duration: 4s
+workloads:
+  - {name: counter, kind: table.etag-counter, actors: 4, keys: 1}
+  - {name: force, kind: table.force-update, actors: 4, keys: 1}
+  - {name: merge, kind: table.merge-vs-replace, actors: 4, keys: 1, params: {props: 4}}
+  - {name: batch, kind: table.batch, actors: 4, keys: 1, params: {batch_size: 5, rows: 12, fail_fraction: 0.3}}
+  - {name: hot, kind: table.hot-partition, executor: open, rate: 40, actors: 8, params: {key_pattern: append}}
+  - {name: query, kind: table.query, actors: 2, keys: 2, params: {rows: 30}}
+  - {name: work, kind: queue.work, actors: 5, keys: 1, params: {producers: 2, visibility: 1s, crash_fraction: 0.2, update_fraction: 0.3}}
+  - {name: qhot, kind: queue.hot, executor: open, rate: 40, actors: 8, keys: 2}
+checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atomicity, snapshot-reads, at-least-once, exclusive-visibility, pop-receipt]
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, r := range sum.Checks {
+		want[r.Workload+"/"+r.Check] = true
+		if r.Verdict != checks.Pass {
+			t.Errorf("%s on %s: %s: %s", r.Check, r.Workload, r.Verdict, r.Summary)
+			for _, v := range r.Violations {
+				t.Logf("  %s", v.Message)
+				for _, op := range v.Ops {
+					t.Logf("    %s", op.String())
+				}
+			}
+		}
+	}
+	for _, c := range []string{"counter/no-lost-updates", "counter/linearizable", "force/version-chain", "merge/merge-replace",
+		"batch/batch-atomicity", "batch/snapshot-reads", "work/at-least-once", "work/exclusive-visibility", "work/pop-receipt"} {
+		if !want[c] {
+			t.Errorf("check %s did not run", c)
+		}
+	}
+
+	ops := map[string]reports.OpSummary{}
+	for _, w := range sum.Workloads {
+		for _, o := range w.Ops {
+			ops[w.Name+"/"+o.Op] = o
+		}
+	}
+	conflicts := func(key string) int64 { return ops[key].Outcomes["conflict"] }
+	if conflicts("counter/table.update")+conflicts("counter/table.merge") == 0 {
+		t.Error("table counter: no 412 although 4 actors race one entity")
+	}
+	if ops["force/table.upsert"].Outcomes["ok"]+ops["force/table.upsert-merge"].Outcomes["ok"] == 0 || conflicts("force/table.upsert") != 0 {
+		t.Errorf("force-update: upserts %v (never refused)", ops["force/table.upsert"].Outcomes)
+	}
+	if conflicts("batch/table.batch") == 0 || ops["batch/table.batch"].Outcomes["ok"] == 0 {
+		t.Errorf("batches: %v; want committed ones and refused ones", ops["batch/table.batch"].Outcomes)
+	}
+	if o := ops["query/table.scan"]; o.Scanned == 0 || o.Returned*5 > o.Scanned {
+		t.Errorf("table scans scanned %d, returned %d: want a tenth returned", o.Scanned, o.Returned)
+	}
+	if ops["work/queue.put"].Outcomes["ok"] == 0 || ops["work/queue.delete"].Outcomes["ok"] == 0 || ops["work/queue.update"].Outcomes["ok"] == 0 {
+		t.Errorf("queue.work did not put, update and delete: %v %v %v", ops["work/queue.put"].Outcomes, ops["work/queue.update"].Outcomes, ops["work/queue.delete"].Outcomes)
+	}
+
+	// Refused batches carry the failed operation's status, not the 202.
+	var refused, redelivered int
+	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) {
+		if op.Kind == checks.KindTableBatch && op.Outcome == checks.Conflict {
+			refused++
+			if op.Out.Status != 409 || op.Out.ErrorCode != "EntityAlreadyExists" || op.In.BatchFails == "" {
+				t.Errorf("refused batch recorded as %d %s (fails %q)", op.Out.Status, op.Out.ErrorCode, op.In.BatchFails)
+			}
+		}
+		if op.Kind == checks.KindQueueGet {
+			for _, m := range op.Out.Messages {
+				if m.DequeueCount > 1 {
+					redelivered++
+				}
+			}
+		}
+	})
+	if refused == 0 {
+		t.Error("no refused batch in the history")
+	}
+	if redelivered == 0 {
+		t.Error("no message was delivered twice although consumers crash on 20 % of them")
+	}
+
+	// Units: partitions and queues beside their targets.
+	units := map[string]reports.UnitSummary{}
+	for _, u := range sum.Units {
+		units[u.Workload+"/"+string(u.Kind)+"/"+u.Name] = u
+	}
+	var hotPartitions int
+	for k, u := range units {
+		if strings.HasPrefix(k, "hot/partition/") {
+			hotPartitions++
+			if u.Target != 2000 || u.Measure != "entities" {
+				t.Errorf("partition unit %s: target %v %s", k, u.Target, u.Measure)
+			}
+		}
+	}
+	if hotPartitions < 2 {
+		t.Errorf("append-only keys over 4 s used %d partitions; want one per second", hotPartitions)
+	}
+	if u := units["batch/partition/k0"]; u.Amount == 0 || u.BusiestShare != 1 {
+		t.Errorf("batch partition k0: %+v", u)
+	}
+	var queues int
+	for k, u := range units {
+		if strings.HasPrefix(k, "qhot/queue/") {
+			queues++
+			if u.Target != 2000 || u.Amount == 0 {
+				t.Errorf("queue unit %s: %+v", k, u)
+			}
+		}
+	}
+	if queues != 2 {
+		t.Errorf("queue.hot over 2 queues reported %d queue units", queues)
+	}
+}
