@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -135,5 +136,127 @@ checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atom
 	}
 	if queues != 2 {
 		t.Errorf("queue.hot over 2 queues reported %d queue units", queues)
+	}
+}
+
+// TestInjectedTableAndQueueViolations takes histories Azurite produced for
+// a batch workload and a queue workload, plants one violation in each (a
+// stale row in the final read; a message whose deliveries vanish) and
+// expects the checks that passed to fail.
+func TestInjectedTableAndQueueViolations(t *testing.T) {
+	sc := parse(t, `
+name: inject
+duration: 3s
+workloads:
+  - {name: batch, kind: table.batch, actors: 3, keys: 1, params: {batch_size: 4, rows: 8}}
+  - {name: work, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s, crash_fraction: 0}}
+`)
+	dir := filepath.Join(t.TempDir(), "results")
+	if _, err := Run(context.Background(), sc, Options{ResultsDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, HistoryFile)
+	if res, err := CheckHistory(path, sc); err != nil || len(res) != 5 || !allPass(res) {
+		t.Fatalf("clean history: %v %+v", err, res)
+	}
+	var ops []checks.Op
+	readHistoryFile(t, path, func(op *checks.Op) { ops = append(ops, *op) })
+
+	// A stale row: in the final read, one row of the newest visible batch
+	// shows the setup stamp instead.
+	batches := map[string][]string{}
+	setupStamp := ""
+	for _, op := range ops {
+		if op.Kind == checks.KindTableBatch {
+			batches[op.In.Value] = op.In.Rows
+			if op.Actor == checks.ActorSetup {
+				setupStamp = op.In.Value
+			}
+		}
+	}
+	staled := false
+	for i := range ops {
+		op := &ops[i]
+		if staled || op.Actor != checks.ActorFinal || op.Kind != checks.KindTableQuery {
+			continue
+		}
+		shown := map[string]int{}
+		for j, e := range op.Out.Entities {
+			shown[e.Row] = j
+		}
+		for _, e := range op.Out.Entities {
+			if e.Value == setupStamp {
+				continue
+			}
+			for _, r := range batches[e.Value] {
+				if j, ok := shown[r]; ok && r != e.Row && op.Out.Entities[j].Value == e.Value {
+					op.Out.Entities[j].Value = setupStamp
+					staled = true
+					break
+				}
+			}
+			if staled {
+				break
+			}
+		}
+	}
+	// A lost message: every delivery of one acknowledged message vanishes,
+	// with the calls that used its receipts.
+	lost := ""
+	for _, op := range ops {
+		if op.Kind == checks.KindQueuePut && op.Outcome == checks.OK && op.Actor >= 0 {
+			lost = op.Out.MessageID
+			break
+		}
+	}
+	kept := ops[:0]
+	for _, op := range ops {
+		if (op.Kind == checks.KindQueueDelete || op.Kind == checks.KindQueueUpdate) && op.In.MessageID == lost {
+			continue
+		}
+		if op.Kind == checks.KindQueueGet {
+			var msgs []checks.Message
+			for _, m := range op.Out.Messages {
+				if m.ID != lost {
+					msgs = append(msgs, m)
+				}
+			}
+			op.Out.Messages = msgs
+		}
+		kept = append(kept, op)
+	}
+	if !staled || lost == "" {
+		t.Fatalf("nothing to plant: stale row %v, message %q", staled, lost)
+	}
+	writeHistoryFile(t, path, kept)
+
+	res, err := CheckHistory(path, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]checks.Verdict{}
+	for _, r := range res {
+		verdicts[r.Check] = r.Verdict
+	}
+	for _, c := range []string{checks.BatchAtomicityName, checks.SnapshotReadsName, checks.AtLeastOnceName} {
+		if verdicts[c] != checks.Fail {
+			t.Errorf("%s missed the planted violation: %v", c, verdicts[c])
+		}
+	}
+}
+
+// writeHistoryFile replaces a history file with ops.
+func writeHistoryFile(t *testing.T, path string, ops []checks.Op) {
+	t.Helper()
+	var b strings.Builder
+	for i := range ops {
+		line, err := ops[i].MarshalJSONLine()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
