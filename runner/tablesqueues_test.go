@@ -29,7 +29,7 @@ workloads:
   - {name: batch, kind: table.batch, actors: 4, keys: 1, params: {batch_size: 5, rows: 12, fail_fraction: 0.3}}
   - {name: hot, kind: table.hot-partition, executor: open, rate: 40, actors: 8, params: {key_pattern: append}}
   - {name: query, kind: table.query, actors: 2, keys: 2, params: {rows: 30}}
-  - {name: work, kind: queue.work, actors: 5, keys: 1, params: {producers: 2, visibility: 1s, crash_fraction: 0.2, update_fraction: 0.3}}
+  - {name: work, kind: queue.work, actors: 5, keys: 1, params: {producers: 2, visibility: 1s, crash_fraction: 0.2, update_fraction: 0.3, release_fraction: 0.2}}
   - {name: qhot, kind: queue.hot, executor: open, rate: 40, actors: 8, keys: 2}
 checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atomicity, snapshot-reads, at-least-once, exclusive-visibility, pop-receipt]
 `)
@@ -76,6 +76,9 @@ checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atom
 	}
 	if o := ops["query/table.scan"]; o.Scanned == 0 || o.Returned*5 > o.Scanned {
 		t.Errorf("table scans scanned %d, returned %d: want a tenth returned", o.Scanned, o.Returned)
+	}
+	if conflicts("work/queue.delete") == 0 {
+		t.Errorf("no delete with a stale pop receipt was refused: %v", ops["work/queue.delete"].Outcomes)
 	}
 	if ops["work/queue.put"].Outcomes["ok"] == 0 || ops["work/queue.delete"].Outcomes["ok"] == 0 || ops["work/queue.update"].Outcomes["ok"] == 0 {
 		t.Errorf("queue.work did not put, update and delete: %v %v %v", ops["work/queue.put"].Outcomes, ops["work/queue.update"].Outcomes, ops["work/queue.delete"].Outcomes)

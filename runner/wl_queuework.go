@@ -15,7 +15,8 @@ import (
 // a time with a visibility timeout, and for each message either crash on
 // purpose (never delete it, so it reappears when the timeout runs out), or
 // save progress with Update Message (a new pop receipt, the text extended
-// with "#p1") and then delete it with the latest receipt. After the load,
+// with "#p1") and then delete it with the latest receipt, or release it
+// (see release). After the load,
 // the final actor drains every queue. The checks judge at-least-once
 // delivery, exclusive visibility and the pop receipt rules.
 type queueWork struct {
@@ -61,6 +62,10 @@ func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
 			continue
 		}
 		receipt := m.PopReceipt
+		if a.Rand.Float64() < p.ReleaseFraction {
+			w.release(ctx, a, name, m.ID, receipt, m.Text)
+			continue
+		}
 		if a.Rand.Float64() < p.UpdateFraction {
 			up := w.q.update(ctx, a, name, m.ID, receipt, progressText(m.Text), p.Visibility)
 			if up.Outcome != checks.OK {
@@ -96,4 +101,20 @@ func (w *queueWork) Final(ctx context.Context, e *Env) error {
 		errs = append(errs, w.q.drain(ctx, a, name, 30*time.Second, deadline))
 	}
 	return errors.Join(errs...)
+}
+
+// release gives a message back at once (Update Message, visibility 0: a
+// new receipt), then deletes it with the receipt it had before the update,
+// which the update replaced (must be refused, the message survives), and a
+// moment later with the new one, which another consumer may have replaced
+// meanwhile by getting the message (then refused too). Stale receipts under
+// a real race, for pop-receipt to judge.
+func (w *queueWork) release(ctx context.Context, a *Actor, name, id, receipt, text string) {
+	up := w.q.update(ctx, a, name, id, receipt, text, 0)
+	w.q.delete(ctx, a, name, id, receipt)
+	if up.Outcome != checks.OK {
+		return
+	}
+	time.Sleep(time.Duration(a.Rand.IntN(50)) * time.Millisecond)
+	w.q.delete(ctx, a, name, id, up.Out.PopReceipt)
 }

@@ -157,6 +157,9 @@ func paramDefaults(kind string) Params {
 	if accepts("crash_fraction") {
 		p.CrashFraction = 0.05
 	}
+	if accepts("release_fraction") {
+		p.ReleaseFraction = 0.05
+	}
 	return p
 }
 

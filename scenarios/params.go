@@ -11,7 +11,7 @@ import (
 // A kind accepts the subset its KindSpec.Params names.
 var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions",
 	"merge_fraction", "force_fraction", "props", "replace_fraction", "batch_size", "rows", "fail_fraction", "key_pattern", "projection",
-	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction"}
+	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction"}
 
 // KeyPatterns are the key_pattern values: how keys (partitions, queues)
 // are named, after the checklist's partition naming advice.
@@ -135,6 +135,8 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 			p.UpdateFraction = d.fraction(v, fp, false)
 		case "crash_fraction":
 			p.CrashFraction = d.fraction(v, fp, false)
+		case "release_fraction":
+			p.ReleaseFraction = d.fraction(v, fp, false)
 		default:
 			d.errorf(fs[name].key, fp, "param %q is listed in Kinds but stormcheck cannot read it (a bug in stormcheck)", name)
 		}

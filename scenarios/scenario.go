@@ -197,6 +197,11 @@ type Params struct {
 	// CrashFraction is the share of received messages a consumer drops
 	// without deleting them, as a crashed worker would (default 0.05).
 	CrashFraction float64
+	// ReleaseFraction is the share of received messages a consumer gives
+	// back at once (Update Message, visibility 0), then tries to delete
+	// with the receipt the update replaced and with the new one, which
+	// another consumer may have replaced meanwhile (default 0.05).
+	ReleaseFraction float64
 }
 
 // Infinite is the LeaseDuration of an infinite lease ("infinite" in YAML).
@@ -290,8 +295,8 @@ var Kinds = map[string]KindSpec{
 		Params:  []string{"payload_bytes", "rows", "projection"},
 	},
 	"queue.work": {
-		Summary: "producers enqueue; consumers get 1-32 messages with a visibility timeout, sometimes save progress with Update Message, delete with the pop receipt, or crash without deleting",
-		Params:  []string{"payload_bytes", "producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction"},
+		Summary: "producers enqueue; consumers get 1-32 messages with a visibility timeout, sometimes save progress with Update Message, delete with the pop receipt, give it back (stale receipts), or crash without deleting",
+		Params:  []string{"payload_bytes", "producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction"},
 		Checks:  []string{"at-least-once", "exclusive-visibility", "pop-receipt"},
 	},
 	"queue.hot": {
