@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"time"
 
@@ -87,6 +88,33 @@ type OpSummary struct {
 	// of this kind scanned and returned (query density: returned/scanned).
 	Scanned  int64 `json:"scanned,omitempty"`
 	Returned int64 `json:"returned,omitempty"`
+	// PerSecond counts attempts by outcome for every second of the run
+	// (index = second since the start, by return time): throughput and
+	// outcomes over time.
+	PerSecond []Counts `json:"per_second,omitempty"`
+	// Histograms are the whole run's latency distributions, so that saved
+	// runs can be compared as distributions and re-rendered.
+	Histograms *OpHistograms `json:"histograms,omitempty"`
+}
+
+// OpHistograms holds an op's HdrHistograms, each in the HdrHistogram V2
+// compressed encoding (base64), values in microseconds.
+type OpHistograms struct {
+	Latency   string `json:"latency"`
+	Corrected string `json:"corrected"`
+}
+
+// DecodeHistogram reads one of OpHistograms' encodings.
+func DecodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
+	return hdrhistogram.Decode([]byte(enc))
+}
+
+func encodeHistogram(h *hdrhistogram.Histogram) string {
+	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return ""
+	}
+	return string(b)
 }
 
 // Percentiles summarises a latency distribution in milliseconds.
@@ -174,6 +202,10 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Corrected: percentiles(s.cor, n, s.corSum, s.corMax),
 		Scanned:   s.scanned,
 		Returned:  s.returned,
+		PerSecond: slices.Clone(s.perSec),
+	}
+	if n > 0 {
+		o.Histograms = &OpHistograms{Latency: encodeHistogram(s.lat), Corrected: encodeHistogram(s.cor)}
 	}
 	for _, oc := range checks.Outcomes {
 		o.Outcomes[oc.String()] = s.counts[oc]

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"hash/fnv"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -192,7 +193,15 @@ type UnitSummary struct {
 	// same on each of its units): the busiest unit's share of each second,
 	// averaged (see BusiestShares).
 	BusiestShare float64 `json:"busiest_share_per_second,omitempty"`
+	// PerSecond is the acknowledged amount in every second of the run, for
+	// the busiest units of each workload and kind (MaxUnitSeries of them);
+	// nil for the others.
+	PerSecond []int64 `json:"per_second,omitempty"`
 }
+
+// MaxUnitSeries is how many units per workload and kind keep their
+// per-second series in the summary.
+const MaxUnitSeries = 8
 
 // Units returns every unit's figures, by workload then busiest peak first.
 // active gives each workload's active period (its rate period), used for
@@ -206,7 +215,7 @@ func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummar
 		for k, s := range sh.m {
 			t := TargetFor(k.kind)
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
-				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind]}
+				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec)}
 			for sec, n := range s.perSec {
 				if n > us.Peak {
 					us.Peak, us.PeakSecond = n, int64(sec)
@@ -235,6 +244,13 @@ func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummar
 		}
 		return a.Name < b.Name
 	})
+	kept := map[unitKey]int{}
+	for i := range out {
+		k := unitKey{out[i].Workload, out[i].Kind, ""}
+		if kept[k]++; kept[k] > MaxUnitSeries {
+			out[i].PerSecond = nil
+		}
+	}
 	return out
 }
 

@@ -169,3 +169,33 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 		t.Errorf("the report lists more than %d units:\n%s", maxUnitRows, out)
 	}
 }
+
+func TestSummaryKeepsDistributionsAndSeries(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	for i := 0; i < 100; i++ {
+		m.Record(mkOp("w", "blob.get", 0, checks.OK, float64(i*20), float64(1+i%10), float64(i%3)))
+	}
+	m.Record(mkOp("w", "blob.get", 0, checks.Conflict, 1500, 5, 0))
+	ws, _ := m.Summary(2 * time.Second)
+	o := ws[0].Ops[0]
+	if len(o.PerSecond) != 2 || o.PerSecond[0][checks.OK] != 50 || o.PerSecond[1][checks.OK] != 50 || o.PerSecond[1][checks.Conflict] != 1 {
+		t.Errorf("per second: %v", o.PerSecond)
+	}
+	if o.Histograms == nil {
+		t.Fatal("no histograms")
+	}
+	lat, err := DecodeHistogram(o.Histograms.Latency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cor, err := DecodeHistogram(o.Histograms.Corrected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lat.TotalCount() != 101 || cor.TotalCount() != 101 || cor.Max() < lat.Max() {
+		t.Errorf("decoded: %d / %d values, max %d / %d", lat.TotalCount(), cor.TotalCount(), lat.Max(), cor.Max())
+	}
+	if p := float64(lat.ValueAtQuantile(50)) / 1000; math.Abs(p-o.Latency.P50) > 0.01 {
+		t.Errorf("decoded p50 %v ms, summary %v ms", p, o.Latency.P50)
+	}
+}
