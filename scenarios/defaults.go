@@ -52,6 +52,10 @@ func applyDefaults(s *Scenario, seedSet bool) {
 	if s.Checks == nil {
 		s.Checks = defaultChecks(s)
 	}
+	capacityDefaults(&s.Capacity)
+	if !s.Compare.ToleranceSet {
+		s.Compare.Tolerance = 0.1
+	}
 }
 
 // targetDefaults fills the target; endpoints default to the account's

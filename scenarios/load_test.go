@@ -48,7 +48,7 @@ var invalidCases = map[string]struct {
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
 	"name-missing.yaml":                {1, 1, "name", "required: the scenario's name"},
 	"no-bound.yaml":                    {3, 5, "workloads[0]", "no bound: set duration, stages or iterations here or a top-level duration"},
-	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks), got a list"},
+	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare), got a list"},
 	"open-without-rate.yaml":           {4, 5, "workloads[0].rate", "required for executor: open"},
 	"param-not-for-kind.yaml":          {7, 7, "workloads[0].params.hold", `kind blob.etag-counter has no param "hold"; it takes only payload_bytes`},
 	"payload-too-big.yaml":             {7, 22, "workloads[0].params.payload_bytes", "must be a whole number ≥ 0 and ≤ 4194304, got 5000000"},
@@ -191,7 +191,9 @@ workloads:
 			Name: "counter", Kind: "blob.etag-counter", Executor: ExecutorClosed,
 			Actors: 1, Keys: 1, Line: 4,
 		}},
-		Checks: []string{"no-lost-updates", "version-chain"},
+		Checks:   []string{"no-lost-updates", "version-chain"},
+		Capacity: Capacity{Profile: ProfileChecklist, Blob: 500, Partition: 2000, Queue: 2000, Account: 20000, Scale: 1},
+		Compare:  Compare{Tolerance: 0.1},
 	}
 	if string(got.Source) != src {
 		t.Errorf("Source = %q, want the file's text", got.Source)

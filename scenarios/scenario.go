@@ -31,6 +31,78 @@ type Scenario struct {
 	// Checks run over the recorded history, each on every workload whose
 	// kind it applies to.
 	Checks []string
+	// Capacity is the scalability targets the run is measured against.
+	Capacity Capacity
+	// Emulation, when set, puts a loopback proxy in front of the target
+	// that throttles units over their targets and may add latency.
+	Emulation *Emulation
+	// Thresholds are pass/fail criteria over the run's figures.
+	Thresholds []Threshold
+	// Compare is how `stormcheck compare` judges runs of this scenario.
+	Compare Compare
+}
+
+// Capacity is a profile of scalability targets, per second.
+type Capacity struct {
+	// Profile names the built-in profile (ProfileChecklist).
+	Profile string
+	// Blob (requests per blob), Partition (entities per table partition),
+	// Queue (messages per queue) and Account (requests per account) are
+	// the targets after overrides and Scale.
+	Blob, Partition, Queue, Account float64
+	// Scale multiplied the profile's figures (1 unless the scenario scaled
+	// them down, e.g. for a small CI machine); overrides are not scaled.
+	Scale float64
+	// Overridden names the figures the scenario set itself.
+	Overridden []string
+}
+
+// ProfileChecklist is the built-in profile: the checklist's figures.
+const ProfileChecklist = "checklist"
+
+// Emulation configures the throttling proxy.
+type Emulation struct {
+	// Throttle answers 503 ServerBusy when a unit is over its target.
+	Throttle bool
+	// Burst is a unit's bucket depth in seconds of its target (default 1s).
+	Burst time.Duration
+	// Warmup, when set, starts each unit at a fraction of its target and
+	// grows it to the target over Warmup of sustained load.
+	Warmup time.Duration
+	// Delay is added to every request (benchmark a slower target).
+	Delay time.Duration
+}
+
+// Threshold is one pass/fail criterion, e.g. "p99(blob.put) < 50ms".
+type Threshold struct {
+	// Text is the criterion as written; Line where.
+	Text string
+	Line int
+	// Metric is p50, p90, p99, p99.9, max, mean (latency, ms, corrected),
+	// rate (share of attempts with an outcome), throughput (ok+conflict
+	// per second), utilisation (busiest unit's peak/target), or a count:
+	// throttled, errors, unknown, conflicts.
+	Metric string
+	// Workload limits it to one workload ("" all); Arg is the op kind
+	// (latency, throughput, counts: "" all ops), the outcome (rate) or the
+	// unit kind (utilisation).
+	Workload, Arg string
+	// Cmp is <, <=, >, >= or ==; Value in the metric's unit (ms for
+	// latencies).
+	Cmp   string
+	Value float64
+	// Window, when set, applies the criterion to every whole window of
+	// that length instead of the whole run.
+	Window time.Duration
+}
+
+// Compare is how runs of this scenario are compared.
+type Compare struct {
+	// Tolerance is the relative change below which a difference is never
+	// flagged, even above the noise (default 0.1; ToleranceSet when the
+	// scenario gave one, 0 included).
+	Tolerance    float64
+	ToleranceSet bool
 }
 
 // Target says what service the run talks to.

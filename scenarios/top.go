@@ -48,6 +48,18 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	if p, ok := fs["checks"]; ok {
 		d.checks(p.val, s)
 	}
+	if p, ok := fs["capacity"]; ok {
+		d.capacity(p.val, &s.Capacity)
+	}
+	if p, ok := fs["emulation"]; ok {
+		s.Emulation = d.emulation(p.val)
+	}
+	if p, ok := fs["thresholds"]; ok {
+		d.thresholds(p.val, s)
+	}
+	if p, ok := fs["compare"]; ok {
+		d.compare(p.val, &s.Compare)
+	}
 }
 
 // topHint explains top-level fields that are secrets or belong elsewhere.

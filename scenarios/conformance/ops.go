@@ -1,5 +1,10 @@
 package conformance
 
+import (
+	"slices"
+	"strings"
+)
+
 // OpSpec says which step fields an op takes.
 type OpSpec struct {
 	// Fields are the fields the op takes besides op, in documentation
@@ -11,13 +16,24 @@ type OpSpec struct {
 
 // stepFields are all step fields, in documentation order.
 var stepFields = []string{"op", "blob", "container", "source", "body", "metadata",
+	"table", "partition", "row", "properties", "actions",
+	"queue", "text", "count", "num_messages", "visibility", "message_id", "pop_receipt",
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"capture", "expect"}
 
 // Capturable are the response values a step may capture.
-var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id"}
+var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
+	"message_id", "next_visible"}
+
+// messageCaptures are the capturables only a queue op returning a message
+// has (queue.put, queue.get: the first message; queue.update).
+var messageCaptures = []string{"message_id", "pop_receipt", "next_visible"}
+
+// messageOps are the queue ops whose response carries a message's id, pop
+// receipt or time-next-visible.
+var messageOps = []string{"queue.put", "queue.get", "queue.update"}
 
 // Ops are the step ops and the fields each takes.
 var Ops = map[string]OpSpec{
@@ -50,6 +66,30 @@ var Ops = map[string]OpSpec{
 	"container.lease.release": containerOp("lease_id", dateConds),
 	"container.lease.break":   containerOp("break_period", dateConds),
 
+	// Table entity ops act on the rule's own table (or table: ALIAS) and
+	// the entity partition (default "p") / row. Update and Merge without
+	// if_match send no If-Match, which the REST reference defines as Insert
+	// Or Replace / Insert Or Merge; Delete Entity requires If-Match.
+	"table.create":       tableOp(),
+	"table.insert":       entityOp("properties"),
+	"table.update":       entityOp("properties", "if_match"),
+	"table.merge":        entityOp("properties", "if_match"),
+	"table.upsert":       entityOp("properties"),
+	"table.upsert-merge": entityOp("properties"),
+	"table.delete":       require(entityOp("if_match"), "if_match"),
+	"table.get":          entityOp(),
+	"table.query":        tableOp("partition"),
+	"table.batch":        require(tableOp("partition", "actions"), "actions"),
+
+	// Queue ops act on the rule's own queue (or queue: ALIAS).
+	"queue.create": queueOp(),
+	"queue.put":    require(queueOp("text", "count", "visibility"), "text"),
+	"queue.get":    queueOp("num_messages", "visibility"),
+	"queue.peek":   queueOp("num_messages"),
+	"queue.update": require(queueOp("message_id", "pop_receipt", "text", "visibility"), "message_id", "pop_receipt", "text", "visibility"),
+	"queue.delete": require(queueOp("message_id", "pop_receipt"), "message_id", "pop_receipt"),
+	"queue.clear":  queueOp(),
+
 	"wait": {Fields: []string{"duration"}, Required: []string{"duration"}},
 }
 
@@ -68,6 +108,38 @@ func blobOp(fields ...string) OpSpec {
 // containerOp is the spec of a container op taking the given fields.
 func containerOp(fields ...string) OpSpec {
 	return OpSpec{Fields: opFields(append([]string{"container"}, fields...))}
+}
+
+// tableOp is the spec of a table op taking the given fields.
+func tableOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"table"}, fields...))}
+}
+
+// entityOp is the spec of a single-entity table op: it names the entity's
+// row (required) and partition.
+func entityOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"table", "partition", "row"}, fields...)), Required: []string{"row"}}
+}
+
+// queueOp is the spec of a queue op taking the given fields.
+func queueOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"queue"}, fields...))}
+}
+
+// capturableBy lists what op may capture: the message values only on the
+// queue ops that return them; a queue op nothing else but its request id.
+func capturableBy(op string) []string {
+	var out []string
+	for _, c := range Capturable {
+		msg := slices.Contains(messageCaptures, c)
+		switch {
+		case msg && !slices.Contains(messageOps, op):
+		case !msg && strings.HasPrefix(op, "queue.") && c != "request_id":
+		default:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // require adds required fields to s.

@@ -45,6 +45,40 @@ type Step struct {
 	Body *string
 	// Metadata is the metadata written.
 	Metadata map[string]string
+	// Table is the alias of the table a table op acts on ([a-z0-9]+, table
+	// names allow only letters and digits); "" means the rule's own table.
+	Table string
+	// Partition is the entity's PartitionKey (table entity ops), or the
+	// partition table.query reads and every table.batch action writes
+	// unless the action overrides it; nil means the default "p" (and, for
+	// table.query, the whole table).
+	Partition *string
+	// Row is the entity's RowKey (table entity ops).
+	Row string
+	// Properties are the entity's string properties written by an insert,
+	// update, merge or upsert (besides PartitionKey and RowKey).
+	Properties map[string]string
+	// Actions are the operations of a table.batch, in order, with Count
+	// expanded (an action with Count n is n actions).
+	Actions []BatchAction
+	// Queue is the alias of the queue a queue op acts on; "" means the
+	// rule's own queue.
+	Queue string
+	// Text is the message text of queue.put and queue.update.
+	Text *string
+	// Count is how many messages queue.put puts (default 1), one request
+	// each, all with Text; the step is judged on the last answer, or the
+	// first that is not 201.
+	Count int
+	// NumMessages is the numofmessages of queue.get and queue.peek; nil
+	// sends none. Not range-checked: rules test that 0 and 33 are refused.
+	NumMessages *int
+	// Visibility is the visibilitytimeout in seconds of queue.put,
+	// queue.get and queue.update; nil sends none. Not range-checked.
+	Visibility *int
+	// MessageID and PopReceipt name the message of queue.update and
+	// queue.delete (literals or captured message_id / pop_receipt).
+	MessageID, PopReceipt *Value
 	// IfMatch and IfNoneMatch are ETag conditions (literal, "*" or $var).
 	IfMatch, IfNoneMatch *Value
 	// IfModifiedSince and IfUnmodifiedSince are date conditions.
@@ -84,6 +118,30 @@ type Step struct {
 	Line int
 }
 
+// BatchAction is one operation of an entity group transaction
+// (table.batch).
+type BatchAction struct {
+	// Kind is insert, update, merge, upsert, upsert-merge or delete.
+	Kind string
+	// Row is the entity's RowKey.
+	Row string
+	// Partition overrides the batch's partition for this action (to test
+	// that a transaction spanning two partitions is refused); nil keeps it.
+	Partition *string
+	// Pad adds this many bytes of padding properties to the entity (to
+	// test the 4 MiB limit on a transaction's payload).
+	Pad int
+	// Properties are the entity's string properties.
+	Properties map[string]string
+	// IfMatch is the action's If-Match (update, merge, delete); nil sends
+	// none for update and merge (an upsert, as the REST reference says)
+	// and is refused for delete, which requires it.
+	IfMatch *Value
+}
+
+// ActionKinds are the kinds of a table.batch action.
+var ActionKinds = []string{"insert", "update", "merge", "upsert", "upsert-merge", "delete"}
+
 // Expect is what a step's response must be.
 type Expect struct {
 	// Status is the allowed HTTP status codes (at least one).
@@ -99,6 +157,38 @@ type Expect struct {
 	HeadersAbsent []string
 	// Body is the expected response body; nil means not checked.
 	Body *string
+	// Messages is how many messages queue.get or queue.peek returns.
+	Messages *int
+	// DequeueCount is the dequeue count of the first message returned.
+	DequeueCount *int
+	// Text is the text of the first message returned.
+	Text *string
+	// MessageID compares the first message's id with a captured one.
+	MessageID RefExpect
+	// PopReceipt compares the pop receipt of the first message returned
+	// (queue.get) or of the update (queue.update) with a captured one.
+	PopReceipt RefExpect
+	// NextVisibleIn is how many seconds after the response's Date the
+	// message becomes visible (its time-next-visible), give or take a
+	// second (both have one-second precision).
+	NextVisibleIn *int
+	// Properties are exactly the string properties the entity read by
+	// table.get holds besides PartitionKey, RowKey and Timestamp; nil
+	// means not checked.
+	Properties map[string]string
+	// Entities is how many entities table.query returns.
+	Entities *int
+	// FailedIndex is the index (from 0) of the failed operation of a
+	// table.batch, which the error message begins with.
+	FailedIndex *int
+}
+
+// RefExpect compares a response value with a captured one.
+type RefExpect struct {
+	// Kind is "" (not checked), ETagEquals or ETagDiffers.
+	Kind string
+	// Var names the captured variable.
+	Var string
 }
 
 // ETagExpect is what a response ETag must be.

@@ -70,7 +70,7 @@ func (d *decoder) step(n *yaml.Node, path string, vars scope) Step {
 		}
 	}
 	if p, ok := fs["capture"]; ok && slices.Contains(spec.Fields, "capture") {
-		s.Capture = d.capture(p.val, join(path, "capture"), vars)
+		s.Capture = d.capture(p.val, join(path, "capture"), vars, op)
 	}
 	return s
 }
@@ -135,7 +135,9 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 	case "blocks":
 		s.Blocks, _ = d.strList(v, path, "block ids")
 	case "expect":
-		s.Expect = d.expect(v, path, vars)
+		s.Expect = d.expect(v, path, vars, s.Op)
+	default:
+		d.serviceField(s, name, v, path, vars)
 	}
 }
 
@@ -180,16 +182,22 @@ func (d *decoder) metadata(n *yaml.Node, path string) map[string]string {
 }
 
 // capture reads a mapping of capturable to variable name and adds the
-// variables to vars.
-func (d *decoder) capture(n *yaml.Node, path string, vars scope) map[string]string {
+// variables to vars. What op's response cannot hold (a message id on a
+// table op, an ETag on a queue op) is refused.
+func (d *decoder) capture(n *yaml.Node, path string, vars scope, op string) map[string]string {
 	fs, ok := d.mapping(n, path, "capturable ("+strings.Join(Capturable, ", ")+") to variable names")
 	if !ok {
 		return nil
 	}
 	d.allow(fs, path, Capturable)
+	can := capturableBy(op)
 	out := map[string]string{}
 	for _, what := range sortedByPosition(fs) {
 		if !slices.Contains(Capturable, what) {
+			continue
+		}
+		if !slices.Contains(can, what) {
+			d.errorf(fs[what].key, join(path, what), "op %s returns no %s to capture; it can capture: %s", op, what, strings.Join(can, ", "))
 			continue
 		}
 		v := fs[what].val

@@ -1,0 +1,136 @@
+package scenarios
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Threshold metrics by family.
+var (
+	latencyMetrics = []string{"p50", "p90", "p99", "p99.9", "max", "mean"}
+	countMetrics   = []string{"throttled", "errors", "unknown", "conflicts"}
+	outcomeNames   = []string{"ok", "conflict", "throttled", "error", "unknown"}
+	unitKinds      = []string{"blob", "partition", "queue"}
+	comparators    = []string{"<=", ">=", "==", "<", ">"}
+)
+
+// thresholdSyntax is what every threshold error shows.
+const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition or queue), throttled, errors, unknown, conflicts (counts); ARG may start with a workload name and "/"`
+
+var thresholdRe = regexp.MustCompile(`^\s*([a-z][a-z0-9.]*)\s*(?:\(\s*([^()]*?)\s*\))?\s*(<=|>=|==|<|>)\s*([^ ]+(?:\s*/s)?)(?:\s+over\s+(\S+))?\s*$`)
+
+// thresholds decodes the list of criteria.
+func (d *decoder) thresholds(n *yaml.Node, s *Scenario) {
+	if n.Kind != yaml.SequenceNode {
+		d.errorf(n, "thresholds", "must be a list of criteria, each %s; got %s", thresholdSyntax, describe(n))
+		return
+	}
+	for i, item := range n.Content {
+		item = resolve(item)
+		path := index("thresholds", i)
+		text, ok := d.str(item, path)
+		if !ok {
+			continue
+		}
+		t, msg := parseThreshold(text, s)
+		if msg != "" {
+			d.errorf(item, path, "%s; want %s", msg, thresholdSyntax)
+			continue
+		}
+		t.Line = item.Line
+		s.Thresholds = append(s.Thresholds, t)
+	}
+}
+
+// parseThreshold reads one criterion; msg says what is wrong with it.
+func parseThreshold(text string, s *Scenario) (t Threshold, msg string) {
+	t.Text = strings.TrimSpace(text)
+	m := thresholdRe.FindStringSubmatch(text)
+	if m == nil {
+		return t, fmt.Sprintf("cannot read %q", text)
+	}
+	metric, arg, cmp, value, window := m[1], m[2], m[3], m[4], m[5]
+	if metric == "utilization" {
+		metric = "utilisation"
+	}
+	if metric == "p999" {
+		metric = "p99.9"
+	}
+	t.Metric, t.Cmp = metric, cmp
+	if w, rest, ok := strings.Cut(arg, "/"); ok {
+		if !s.hasWorkload(w) {
+			return t, fmt.Sprintf("%q names workload %q, which this scenario does not have", text, w)
+		}
+		t.Workload, arg = w, rest
+	}
+	t.Arg = arg
+	var err error
+	switch {
+	case contains(latencyMetrics, metric):
+		if arg == "" {
+			return t, fmt.Sprintf("%s needs the op it measures, e.g. %s(blob.put)", metric, metric)
+		}
+		var d time.Duration
+		d, err = time.ParseDuration(value)
+		if err != nil {
+			return t, fmt.Sprintf("%q: a latency threshold is a duration with a unit, e.g. 50ms, got %q", text, value)
+		}
+		t.Value = float64(d) / float64(time.Millisecond)
+	case metric == "rate":
+		if !contains(outcomeNames, arg) {
+			return t, fmt.Sprintf("rate needs an outcome (%s), got %q", strings.Join(outcomeNames, ", "), arg)
+		}
+		t.Value, err = fraction(value)
+	case metric == "utilisation":
+		if !contains(unitKinds, arg) {
+			return t, fmt.Sprintf("utilisation needs a unit kind (%s), got %q", strings.Join(unitKinds, ", "), arg)
+		}
+		t.Value, err = fraction(value)
+	case metric == "throughput":
+		if arg == "" {
+			return t, "throughput needs the op it measures, e.g. throughput(blob.put)"
+		}
+		t.Value, err = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(value, "/s")), 64)
+	case contains(countMetrics, metric):
+		t.Value, err = strconv.ParseFloat(value, 64)
+	default:
+		return t, fmt.Sprintf("unknown metric %q%s", metric, didYouMean(metric, append(append([]string{"rate", "utilisation", "throughput"}, latencyMetrics...), countMetrics...)))
+	}
+	if err != nil {
+		return t, fmt.Sprintf("%q: cannot read the value %q", text, value)
+	}
+	if window != "" {
+		if contains(latencyMetrics, metric) {
+			return t, fmt.Sprintf("%q: windows apply to rates, counts, throughput and utilisation; a latency threshold covers the whole run", text)
+		}
+		w, werr := time.ParseDuration(window)
+		if werr != nil || w < time.Second || w%time.Second != 0 {
+			return t, fmt.Sprintf("%q: the window is whole seconds, e.g. over 10s, got %q", text, window)
+		}
+		t.Window = w
+	}
+	return t, ""
+}
+
+// fraction reads 0.8 or 80%.
+func fraction(s string) (float64, error) {
+	if p, ok := strings.CutSuffix(s, "%"); ok {
+		v, err := strconv.ParseFloat(p, 64)
+		return v / 100, err
+	}
+	return strconv.ParseFloat(s, 64)
+}
+
+func (s *Scenario) hasWorkload(name string) bool {
+	for _, w := range s.Workloads {
+		if w.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestThresholdsAndCapacity(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(`
+name: t
+duration: 5s
+workloads:
+  - {name: counter, kind: blob.etag-counter}
+capacity:
+  scale: 0.1
+  targets: {partition: 300}
+emulation: {throttle: true, warmup: 10s, delay: 20ms}
+thresholds:
+  - p99(blob.put) < 50ms
+  - p99.9(counter/blob.get) <= 1s
+  - rate(conflict) < 90%
+  - throttled == 0
+  - utilization(partition) < 0.8
+  - throughput(counter/blob.put) > 100/s over 5s
+compare: {tolerance: 0}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.Capacity
+	if c.Blob != 50 || c.Partition != 300 || c.Queue != 200 || c.Account != 2000 || c.Scale != 0.1 {
+		t.Errorf("capacity: %+v (scaled profile, override unscaled)", c)
+	}
+	if e := s.Emulation; e == nil || !e.Throttle || e.Warmup != 10*time.Second || e.Delay != 20*time.Millisecond || e.Burst != time.Second {
+		t.Errorf("emulation: %+v", e)
+	}
+	if !s.Compare.ToleranceSet || s.Compare.Tolerance != 0 {
+		t.Errorf("compare: %+v", s.Compare)
+	}
+	want := []Threshold{
+		{Metric: "p99", Arg: "blob.put", Cmp: "<", Value: 50},
+		{Metric: "p99.9", Workload: "counter", Arg: "blob.get", Cmp: "<=", Value: 1000},
+		{Metric: "rate", Arg: "conflict", Cmp: "<", Value: 0.9},
+		{Metric: "throttled", Cmp: "==", Value: 0},
+		{Metric: "utilisation", Arg: "partition", Cmp: "<", Value: 0.8},
+		{Metric: "throughput", Workload: "counter", Arg: "blob.put", Cmp: ">", Value: 100, Window: 5 * time.Second},
+	}
+	if len(s.Thresholds) != len(want) {
+		t.Fatalf("thresholds: %+v", s.Thresholds)
+	}
+	for i, w := range want {
+		g := s.Thresholds[i]
+		g.Text, g.Line = "", 0
+		if g != w {
+			t.Errorf("threshold %d: got %+v, want %+v", i, g, w)
+		}
+	}
+	if s.Thresholds[0].Line != 11 || s.Thresholds[0].Text != "p99(blob.put) < 50ms" {
+		t.Errorf("text/line: %+v", s.Thresholds[0])
+	}
+}
+
+func TestBadThresholds(t *testing.T) {
+	for _, c := range []struct{ line, want string }{
+		{"p99(blob.put) < 50", "a latency threshold is a duration with a unit"},
+		{"p99 < 50ms", "p99 needs the op it measures"},
+		{"rate(conflicts) < 0.5", `rate needs an outcome (ok, conflict, throttled, error, unknown), got "conflicts"`},
+		{"utilisation(table) < 0.8", "utilisation needs a unit kind"},
+		{"p98(blob.put) < 5ms", `unknown metric "p98" (did you mean "p90"?)`},
+		{"throttled = 0", `cannot read "throttled = 0"`},
+		{"p99(other/blob.put) < 5ms", `names workload "other", which this scenario does not have`},
+		{"p99(blob.put) < 5ms over 10s", "a latency threshold covers the whole run"},
+		{"throttled == 0 over 1500ms", "the window is whole seconds"},
+	} {
+		_, err := Parse("t.yaml", []byte("name: t\nduration: 5s\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\nthresholds:\n  - \""+c.line+"\"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "t.yaml:6:5: thresholds[0]") {
+			t.Errorf("%q: got %v, want %q at t.yaml:6:5", c.line, err, c.want)
+		}
+	}
+}
