@@ -35,6 +35,10 @@ type Summary struct {
 	Workloads []WorkloadSummary `json:"workloads"`
 	// Checks are the checkers' verdicts.
 	Checks []checks.Result `json:"checks"`
+	// Thresholds are the scenario's criteria with their verdicts.
+	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// Capacity is the targets the units were measured against.
+	Capacity *CapacityInfo `json:"capacity,omitempty"`
 	// Units are the figures per blob, table partition and queue against
 	// the checklist's targets, busiest first within each workload.
 	Units []UnitSummary `json:"units,omitempty"`
@@ -251,4 +255,17 @@ func ReadSummary(path string) (*Summary, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &s, nil
+}
+
+// CapacityInfo says which targets a run was measured against.
+type CapacityInfo struct {
+	Profile string `json:"profile"`
+	// Scale multiplied the profile's figures; Overridden names those the
+	// scenario set itself.
+	Scale      float64  `json:"scale"`
+	Overridden []string `json:"overridden,omitempty"`
+	// Targets per unit kind, per second (account included).
+	Targets map[string]float64 `json:"targets"`
+	// Emulation describes the throttling proxy, if the run had one.
+	Emulation string `json:"emulation,omitempty"`
 }

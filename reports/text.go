@@ -39,6 +39,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		}
 		writeHarness(ew, s.Harness)
 		writeChecks(ew, s.Checks)
+		writeThresholds(ew, s.Thresholds)
 	}
 	writeFiles(ew, s.Files)
 	return ew.err
@@ -93,6 +94,7 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
 	}
 	w.printf("run       %selapsed %s\n", when, s.Elapsed.Round(100*time.Millisecond))
+	writeCapacity(w, s.Capacity)
 	if s.Interrupted {
 		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
 	}

@@ -20,8 +20,12 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	kind, measure := us[0].Kind, us[0].Measure
 	t := TargetFor(kind)
 	w.printf("  per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)
-	if t.PerSecond > 0 {
-		w.printf("; target %s %s/s per %s (%s)", thousands(int64(t.PerSecond)), measure, kind, shortSource(t.Source))
+	if target := us[0].Target; target > 0 {
+		source := shortSource(t.Source)
+		if target != t.PerSecond {
+			source = "the scenario's capacity"
+		}
+		w.printf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
 	}
 	w.printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

@@ -205,8 +205,8 @@ const MaxUnitSeries = 8
 
 // Units returns every unit's figures, by workload then busiest peak first.
 // active gives each workload's active period (its rate period), used for
-// the mean.
-func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummary {
+// the mean; targets the figure per kind of unit (nil: the checklist's).
+func (m *Metrics) Units(active func(workload string) time.Duration, targets map[UnitKind]float64) []UnitSummary {
 	shares := m.BusiestShares()
 	var out []UnitSummary
 	for i := range m.units.shards {
@@ -214,6 +214,9 @@ func (m *Metrics) Units(active func(workload string) time.Duration) []UnitSummar
 		sh.mu.Lock()
 		for k, s := range sh.m {
 			t := TargetFor(k.kind)
+			if v, ok := targets[k.kind]; ok {
+				t.PerSecond = v
+			}
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
 				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec)}
 			for sec, n := range s.perSec {

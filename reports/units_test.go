@@ -68,7 +68,7 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 	m.Record(h)
 	m.Record(unitOp("q", checks.KindQueuePut, "queue-a", 0.2, checks.OK))
 
-	us := m.Units(func(string) time.Duration { return 2 * time.Second })
+	us := m.Units(func(string) time.Duration { return 2 * time.Second }, nil)
 	if len(us) != 3 {
 		t.Fatalf("units: %+v", us)
 	}
@@ -96,7 +96,7 @@ func TestUnitsFoldBeyondTheLimit(t *testing.T) {
 	for i := 0; i < maxUnits+10; i++ {
 		m.Record(unitOp("w", "blob.put", fmt.Sprintf("k%d", i), 0.5, checks.OK))
 	}
-	us := m.Units(func(string) time.Duration { return time.Second })
+	us := m.Units(func(string) time.Duration { return time.Second }, nil)
 	if len(us) != maxUnits+1 {
 		t.Fatalf("%d units, want %d and one folded line", len(us), maxUnits+1)
 	}
@@ -118,7 +118,7 @@ func TestTableScanHasNoPartitionTarget(t *testing.T) {
 	op := unitOp("q", "table.scan", "", 0.5, checks.OK)
 	op.Out.Scanned = 5000
 	m.Record(op)
-	us := m.Units(func(string) time.Duration { return time.Second })
+	us := m.Units(func(string) time.Duration { return time.Second }, nil)
 	if len(us) != 1 || us[0].Name != TableScanUnit || us[0].Target != 0 || us[0].Amount != 5000 {
 		t.Errorf("%+v", us)
 	}

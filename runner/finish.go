@@ -42,6 +42,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		}
 	}
 	sum.Workloads, sum.Harness = ws, harness
+	sum.Capacity = capacityInfo(sc)
 	sum.Units = m.Units(func(name string) time.Duration {
 		for _, w := range ws {
 			if w.Name == name {
@@ -49,7 +50,8 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 			}
 		}
 		return sum.Elapsed
-	})
+	}, unitTargets(sc.Capacity))
+	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
 	if len(m.HlogFiles()) > 0 {
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
 	}

@@ -12,12 +12,14 @@ const (
 	exitUsage       = 2
 	exitHarness     = 3
 	exitUndecided   = 4
+	exitThreshold   = 5
+	exitRegression  = 6
 	exitInterrupted = 130
 )
 
 // exitCode derives the exit code from a finished run: a violation wins over
 // everything, then an interrupt (an error after Ctrl-C is its consequence),
-// a harness error, an undecided check.
+// a harness error, a failed threshold, an undecided check.
 func exitCode(s *reports.Summary, runErr error) int {
 	undecided := false
 	for _, r := range s.Checks {
@@ -33,8 +35,19 @@ func exitCode(s *reports.Summary, runErr error) int {
 		return exitInterrupted
 	case runErr != nil:
 		return exitHarness
+	case thresholdFailed(s):
+		return exitThreshold
 	case undecided:
 		return exitUndecided
 	}
 	return exitOK
+}
+
+func thresholdFailed(s *reports.Summary) bool {
+	for _, t := range s.Thresholds {
+		if !t.Pass {
+			return true
+		}
+	}
+	return false
 }

@@ -17,6 +17,7 @@ Usage:
   stormcheck check RESULTS_DIR             re-run the checks over a saved run's history
   stormcheck report RESULTS_DIR            print a saved run's report again
   stormcheck conform [flags]               run the conformance rules: where the target diverges from the docs
+  stormcheck compare [flags] BASE NEW      compare two saved runs: throughput and latency changes beyond the noise
   stormcheck kinds                         list workload kinds, their params and checks
   stormcheck version                       print the version
 
@@ -30,6 +31,8 @@ Exit codes:
   2  bad usage or an invalid scenario
   3  harness or target error (the target did not start, setup failed)
   4  no violation, but a check could not decide
+  5  no violation, but a threshold of the scenario failed
+  6  compare: a regression beyond the noise and the tolerance
   130 interrupted (results recorded so far are still written)
 `
 
@@ -55,6 +58,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdKinds(stdout)
 	case "conform":
 		return cmdConform(args[1:], stdout, stderr)
+	case "compare":
+		return cmdCompare(args[1:], stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "stormcheck", version)
 		return exitOK

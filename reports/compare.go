@@ -1,0 +1,287 @@
+package reports
+
+import (
+	"math"
+	"sort"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// Comparing two runs of a scenario ("did this build get slower?"): per
+// workload and operation, the change in throughput and in each latency
+// percentile, each with a noise estimate from the runs' own per-second
+// variation. A change is flagged only when it is larger than both the noise
+// and the tolerance the scenario sets. Latency is compared on the whole
+// run's HdrHistograms (corrected), as distributions: percentiles are read
+// from each run's full distribution, never averaged, and the distance
+// between the two distributions (Kolmogorov–Smirnov) is reported beside.
+
+// CompareOptions tunes a comparison.
+type CompareOptions struct {
+	// Tolerance is the relative change never flagged (0.1 = 10 %).
+	Tolerance float64
+	// BaseHlog and NewHlog are the runs' hlog directories (per-second
+	// latency histograms), for the latency noise; "" when absent (the
+	// latency is then judged against the tolerance alone).
+	BaseHlog, NewHlog string
+}
+
+// Change is one figure compared.
+type Change struct {
+	// Metric is "throughput" (ops/s) or a latency percentile ("p50" ...,
+	// ms).
+	Metric    string  `json:"metric"`
+	Base      float64 `json:"base"`
+	New       float64 `json:"new"`
+	Relative  float64 `json:"relative"` // (new - base) / base
+	Noise     float64 `json:"noise"`    // relative; -1 when unknown
+	Regressed bool    `json:"regressed"`
+	Improved  bool    `json:"improved"`
+}
+
+// OpComparison compares one (workload, op).
+type OpComparison struct {
+	Workload string   `json:"workload"`
+	Op       string   `json:"op"`
+	Changes  []Change `json:"changes"`
+	// KS is the Kolmogorov–Smirnov distance between the corrected latency
+	// distributions (0: identical, 1: disjoint).
+	KS float64 `json:"ks"`
+}
+
+// Comparison is the result of comparing two runs.
+type Comparison struct {
+	Base         string         `json:"base"`
+	New          string         `json:"new"`
+	Tolerance    float64        `json:"tolerance"`
+	Ops          []OpComparison `json:"ops"`
+	Regressions  int            `json:"regressions"`
+	Improvements int            `json:"improvements"`
+	// Notes list what could not be compared (an op only one run has).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// comparedPercentiles are the latency figures compared.
+var comparedPercentiles = []struct {
+	name string
+	q    float64
+}{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}}
+
+// CompareRuns compares new against base.
+func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
+	c := &Comparison{Base: base.Scenario, New: new.Scenario, Tolerance: o.Tolerance}
+	baseNoise, newNoise := latencyNoise(o.BaseHlog), latencyNoise(o.NewHlog)
+	baseOps := opsByKey(base)
+	newOps := opsByKey(new)
+	for _, k := range sortedKeys(baseOps, newOps) {
+		b, inBase := baseOps[k]
+		n, inNew := newOps[k]
+		switch {
+		case !inBase:
+			c.Notes = append(c.Notes, k.workload+" "+k.op+": only in the new run")
+			continue
+		case !inNew:
+			c.Notes = append(c.Notes, k.workload+" "+k.op+": only in the base run")
+			continue
+		}
+		oc := OpComparison{Workload: k.workload, Op: k.op}
+		oc.Changes = append(oc.Changes, judge(Change{Metric: "throughput", Base: b.Rate, New: n.Rate,
+			Noise: rateNoise(b.PerSecond, n.PerSecond, b.Rate)}, o.Tolerance, true))
+		bh, berr := decodeCorrected(b)
+		nh, nerr := decodeCorrected(n)
+		if berr == nil && nerr == nil && bh.TotalCount() > 0 && nh.TotalCount() > 0 {
+			for _, p := range comparedPercentiles {
+				bv, nv := float64(bh.ValueAtQuantile(p.q))/1000, float64(nh.ValueAtQuantile(p.q))/1000
+				noise := combineNoise(noiseOf(baseNoise, k, p.name), noiseOf(newNoise, k, p.name), bv)
+				oc.Changes = append(oc.Changes, judge(Change{Metric: p.name, Base: bv, New: nv, Noise: noise}, o.Tolerance, false))
+			}
+			oc.KS = ksDistance(bh, nh)
+		}
+		for _, ch := range oc.Changes {
+			if ch.Regressed {
+				c.Regressions++
+			}
+			if ch.Improved {
+				c.Improvements++
+			}
+		}
+		c.Ops = append(c.Ops, oc)
+	}
+	return c
+}
+
+// judge sets a change's relative size and flags. higherIsBetter is true for
+// throughput, false for latency.
+func judge(ch Change, tolerance float64, higherIsBetter bool) Change {
+	if ch.Base == 0 {
+		return ch
+	}
+	ch.Relative = (ch.New - ch.Base) / ch.Base
+	size := math.Abs(ch.Relative)
+	if size <= tolerance || (ch.Noise >= 0 && size <= ch.Noise) {
+		return ch
+	}
+	worse := ch.Relative > 0
+	if higherIsBetter {
+		worse = !worse
+	}
+	ch.Regressed, ch.Improved = worse, !worse
+	return ch
+}
+
+type opKey struct{ workload, op string }
+
+func (k opKey) key() string { return k.workload + "\x00" + k.op }
+
+func opsByKey(s *Summary) map[opKey]OpSummary {
+	m := map[opKey]OpSummary{}
+	for _, w := range s.Workloads {
+		for _, o := range w.Ops {
+			m[opKey{w.Name, o.Op}] = o
+		}
+	}
+	return m
+}
+
+func sortedKeys(a, b map[opKey]OpSummary) []opKey {
+	seen := map[opKey]bool{}
+	var keys []opKey
+	for _, m := range []map[opKey]OpSummary{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].workload != keys[j].workload {
+			return keys[i].workload < keys[j].workload
+		}
+		return keys[i].op < keys[j].op
+	})
+	return keys
+}
+
+func decodeCorrected(o OpSummary) (*hdrhistogram.Histogram, error) {
+	if o.Histograms == nil {
+		return newHistogram(), nil
+	}
+	return DecodeHistogram(o.Histograms.Corrected)
+}
+
+// rateNoise is the relative noise of a throughput difference: twice the
+// standard error of the difference of the mean per-second rates (about a
+// 95 % band), over each run's steady seconds (its first and last seconds
+// with operations are partial and left out). -1 when a run has fewer than
+// three steady seconds.
+func rateNoise(base, new []Counts, baseRate float64) float64 {
+	sb, okb := stderrOfSeconds(base)
+	sn, okn := stderrOfSeconds(new)
+	if !okb || !okn || baseRate == 0 {
+		return -1
+	}
+	return 2 * math.Sqrt(sb*sb+sn*sn) / baseRate
+}
+
+// stderrOfSeconds is the standard error of the mean of the per-second
+// ok+conflict counts over the steady seconds.
+func stderrOfSeconds(ps []Counts) (float64, bool) {
+	first, last := -1, -1
+	for i, c := range ps {
+		if c.Total() > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 || last-first-1 < 3 {
+		return 0, false
+	}
+	var xs []float64
+	for _, c := range ps[first+1 : last] {
+		xs = append(xs, float64(c[checks.OK]+c[checks.Conflict]))
+	}
+	return stderr(xs), true
+}
+
+func stderr(xs []float64) float64 {
+	n := float64(len(xs))
+	var mean float64
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= n
+	var ss float64
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return math.Sqrt(ss/(n-1)) / math.Sqrt(n)
+}
+
+// noiseOf is a percentile's standard error from latencyNoise, -1 unknown.
+func noiseOf(m map[string]map[string]float64, k opKey, name string) float64 {
+	if v, ok := m[k.key()][name]; ok {
+		return v
+	}
+	return -1
+}
+
+// combineNoise turns two standard errors (ms) into a relative noise of a
+// difference against base; -1 when either is unknown.
+func combineNoise(sb, sn, base float64) float64 {
+	if sb < 0 || sn < 0 || base == 0 {
+		return -1
+	}
+	return 2 * math.Sqrt(sb*sb+sn*sn) / base
+}
+
+// ksDistance is the largest gap between the two cumulative distributions
+// (the Kolmogorov–Smirnov statistic), walking both histograms' buckets once.
+func ksDistance(a, b *hdrhistogram.Histogram) float64 {
+	ca, cb := cumulative(a), cumulative(b)
+	i, j := 0, 0
+	fa, fb, d := 0.0, 0.0, 0.0
+	for i < len(ca) || j < len(cb) {
+		v := int64(math.MaxInt64)
+		if i < len(ca) {
+			v = ca[i].to
+		}
+		if j < len(cb) && cb[j].to < v {
+			v = cb[j].to
+		}
+		for i < len(ca) && ca[i].to <= v {
+			fa = ca[i].frac
+			i++
+		}
+		for j < len(cb) && cb[j].to <= v {
+			fb = cb[j].frac
+			j++
+		}
+		d = math.Max(d, math.Abs(fa-fb))
+	}
+	return d
+}
+
+type cdfPoint struct {
+	to   int64
+	frac float64
+}
+
+// cumulative is a histogram's cumulative distribution at the top of each
+// non-empty bucket.
+func cumulative(h *hdrhistogram.Histogram) []cdfPoint {
+	total := float64(h.TotalCount())
+	var out []cdfPoint
+	var n int64
+	for _, bar := range h.Distribution() {
+		if bar.Count == 0 {
+			continue
+		}
+		n += bar.Count
+		out = append(out, cdfPoint{bar.To, float64(n) / total})
+	}
+	return out
+}

@@ -1,0 +1,99 @@
+package reports
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// runSummary simulates a 20 s run of one op at about rate/s whose latency
+// is base ms plus exponential noise, with hlog files in dir.
+func runSummary(t *testing.T, seed uint64, rate int, baseMs float64, dir string) *Summary {
+	t.Helper()
+	m := NewMetrics(MetricsOptions{HlogDir: dir, Start: time.Now()})
+	r := rand.New(rand.NewPCG(seed, 7))
+	for sec := 0; sec < 20; sec++ {
+		n := rate + r.IntN(rate/10+1) - rate/20
+		for i := 0; i < n; i++ {
+			call := float64(sec*1000) + float64(i)*1000/float64(n)
+			m.Record(mkOp("w", "blob.put", 0, checks.OK, call, baseMs+r.ExpFloat64()*baseMs/4, 0))
+		}
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ws, _ := m.Summary(20 * time.Second)
+	return &Summary{Scenario: "s", Workloads: ws}
+}
+
+func TestCompareFlagsOnlyRealChanges(t *testing.T) {
+	d := t.TempDir()
+	base := runSummary(t, 1, 200, 5, d+"/a")
+	same := runSummary(t, 2, 200, 5, d+"/b")
+	slow := runSummary(t, 3, 200, 25, d+"/c")  // 20 ms added
+	fewer := runSummary(t, 4, 100, 5, d+"/d") // half the throughput
+
+	c := CompareRuns(base, same, CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
+	if c.Regressions != 0 || c.Improvements != 0 {
+		t.Errorf("unchanged run flagged: %+v", c.Ops)
+	}
+	for _, ch := range c.Ops[0].Changes {
+		if ch.Noise < 0 {
+			t.Errorf("%s: noise unknown although both runs have 20 s and hlogs", ch.Metric)
+		}
+	}
+	if ks := c.Ops[0].KS; ks > 0.1 {
+		t.Errorf("KS distance between two draws of one distribution: %v", ks)
+	}
+
+	c = CompareRuns(base, slow, CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/c"})
+	flagged := map[string]bool{}
+	for _, ch := range c.Ops[0].Changes {
+		flagged[ch.Metric] = ch.Regressed
+	}
+	if !flagged["p50"] || !flagged["p99"] || flagged["throughput"] || c.Regressions < 4 {
+		t.Errorf("slowed run: flags %v, %d regressions", flagged, c.Regressions)
+	}
+	if ks := c.Ops[0].KS; ks < 0.9 {
+		t.Errorf("KS distance of disjoint distributions: %v", ks)
+	}
+
+	c = CompareRuns(base, fewer, CompareOptions{Tolerance: 0.1})
+	if ch := c.Ops[0].Changes[0]; !ch.Regressed || ch.Metric != "throughput" {
+		t.Errorf("halved throughput: %+v", ch)
+	}
+	// Without hlogs the latency noise is unknown and the tolerance decides.
+	if ch := c.Ops[0].Changes[1]; ch.Noise != -1 {
+		t.Errorf("latency noise without hlogs: %v", ch.Noise)
+	}
+	// The other direction is an improvement, not a regression.
+	c = CompareRuns(slow, base, CompareOptions{Tolerance: 0.1})
+	if c.Regressions != 0 || c.Improvements == 0 {
+		t.Errorf("faster run: %d regressions, %d improvements", c.Regressions, c.Improvements)
+	}
+	// A tolerance above the change silences it.
+	c = CompareRuns(base, slow, CompareOptions{Tolerance: 10})
+	if c.Regressions != 0 {
+		t.Errorf("tolerance 1000%%: %d regressions", c.Regressions)
+	}
+}
+
+func TestCompareNotesAndText(t *testing.T) {
+	d := t.TempDir()
+	base := runSummary(t, 1, 100, 5, d+"/a")
+	slow := runSummary(t, 3, 100, 25, d+"/c")
+	slow.Workloads[0].Ops = append(slow.Workloads[0].Ops, OpSummary{Op: "blob.get"})
+	c := CompareRuns(base, slow, CompareOptions{Tolerance: 0.1})
+	var b strings.Builder
+	if err := WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"workload w", "blob.put", "throughput", "p99.9", "REGRESSION", "KS", "note: w blob.get: only in the new run", "result: 4 regressions"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("comparison lacks %q:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteComparison prints a comparison: per workload and op, each figure's
+// base, new, change, noise and verdict.
+func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error {
+	ew := &errWriter{w: w}
+	ew.printf("base  %s\nnew   %s\n", baseName, newName)
+	ew.printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", pct(c.Tolerance))
+	ew.printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
+	ew.printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions\n")
+	last := ""
+	var tw *tabwriter.Writer
+	flush := func() {
+		if tw != nil {
+			tw.Flush()
+		}
+	}
+	for _, o := range c.Ops {
+		if o.Workload != last {
+			flush()
+			ew.printf("\nworkload %s\n", o.Workload)
+			tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "  op\tmetric\tbase\tnew\tchange\tnoise\tverdict")
+			last = o.Workload
+		}
+		for i, ch := range o.Changes {
+			op := ""
+			if i == 0 {
+				op = o.Op
+			}
+			unit := "ms"
+			if ch.Metric == "throughput" {
+				unit = "/s"
+			}
+			verdict := ""
+			switch {
+			case ch.Regressed:
+				verdict = "REGRESSION"
+			case ch.Improved:
+				verdict = "improved"
+			}
+			noise := "?"
+			if ch.Noise >= 0 {
+				noise = "±" + pct(ch.Noise)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noise, verdict)
+		}
+		if len(o.Changes) > 1 {
+			fmt.Fprintf(tw, "  \tKS\t\t\t%s\t\t\n", strconv.FormatFloat(o.KS, 'f', 2, 64))
+		}
+	}
+	flush()
+	for _, n := range c.Notes {
+		ew.printf("note: %s\n", n)
+	}
+	verdict := "no regression"
+	if c.Regressions > 0 {
+		verdict = plural(int64(c.Regressions), "regression")
+	}
+	ew.printf("\nresult: %s, %s\n", verdict, plural(int64(c.Improvements), "improvement"))
+	return ew.err
+}
+
+func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+
+func signed(f float64) string {
+	s := pct(f)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}

@@ -1,0 +1,73 @@
+package reports
+
+import (
+	"strconv"
+	"strings"
+)
+
+// writeThresholds prints each criterion with its verdict and the value
+// measured.
+func writeThresholds(w *errWriter, rs []ThresholdResult) {
+	if len(rs) == 0 {
+		return
+	}
+	pass := 0
+	width := 0
+	for _, r := range rs {
+		if r.Pass {
+			pass++
+		}
+		width = max(width, len(r.Threshold))
+	}
+	w.printf("\nthresholds: %d pass, %d fail\n", pass, len(rs)-pass)
+	for _, r := range rs {
+		verdict := "PASS"
+		if !r.Pass {
+			verdict = "FAIL"
+		}
+		w.printf("  %-4s  %-*s  ", verdict, width, r.Threshold)
+		switch {
+		case r.Note != "":
+			w.printf("%s\n", r.Note)
+		case r.Window != "":
+			w.printf("measured %s (worst at %s)\n", number(r.Actual), r.Window)
+		default:
+			w.printf("measured %s\n", number(r.Actual))
+		}
+	}
+}
+
+// writeCapacity says which targets the units were measured against.
+func writeCapacity(w *errWriter, c *CapacityInfo) {
+	if c == nil {
+		return
+	}
+	var parts []string
+	for _, k := range []string{"blob", "partition", "queue", "account"} {
+		if v, ok := c.Targets[k]; ok {
+			parts = append(parts, k+" "+number(v)+"/s")
+		}
+	}
+	w.printf("capacity  profile %s", c.Profile)
+	if c.Scale != 1 {
+		w.printf(" scaled by %s", number(c.Scale))
+	}
+	if len(c.Overridden) > 0 {
+		w.printf(", overridden: %s", strings.Join(c.Overridden, ", "))
+	}
+	w.printf(" (%s)\n", strings.Join(parts, ", "))
+	if c.Emulation != "" {
+		w.printf("emulation %s\n", c.Emulation)
+	}
+}
+
+// number formats a measured value compactly: 0.83, 12.5, 2000.
+func number(v float64) string {
+	switch {
+	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
+		return strconv.FormatInt(int64(v), 10)
+	case v >= 100 || v <= -100:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}

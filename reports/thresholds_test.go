@@ -1,0 +1,91 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// thresholdSummary is a run of workload "w": blob.put with latencies 1..100
+// ms (corrected = uncorrected), 10 s long, 50 ok and 50 conflicts, and in
+// seconds 4 and 5 two throttled answers; one partition unit at 1,500/s.
+func thresholdSummary(t *testing.T) *Summary {
+	m := NewMetrics(MetricsOptions{})
+	for i := 1; i <= 100; i++ {
+		out := checks.OK
+		if i%2 == 0 {
+			out = checks.Conflict
+		}
+		m.Record(mkOp("w", "blob.put", 0, out, float64(i*100), float64(i), 0))
+	}
+	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
+	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
+	ws, _ := m.Summary(10 * time.Second)
+	return &Summary{Workloads: ws, Units: []UnitSummary{{Workload: "w", Kind: UnitPartition, Name: "p0", Target: 2000,
+		Peak: 1500, PeakSecond: 1, Utilisation: 0.75, PerSecond: []int64{1000, 1500, 1500, 200}}}}
+}
+
+func parseThresholds(t *testing.T, lines ...string) []scenarios.Threshold {
+	t.Helper()
+	src := "name: t\nduration: 5s\nworkloads:\n  - {name: w, kind: blob.etag-counter}\nthresholds:\n"
+	for _, l := range lines {
+		src += "  - \"" + l + "\"\n"
+	}
+	sc, err := scenarios.Parse("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc.Thresholds
+}
+
+func TestEvaluateThresholds(t *testing.T) {
+	s := thresholdSummary(t)
+	for _, c := range []struct {
+		line   string
+		pass   bool
+		actual float64
+		window string
+		note   string
+	}{
+		{"p50(blob.put) < 60ms", true, 50, "", ""},
+		{"p99(blob.put) < 50ms", false, 99, "", ""},
+		{"p99(w/blob.put) <= 100ms", true, 99, "", ""},
+		{"max(blob.put) < 100ms", false, 100, "", ""},
+		{"p99(blob.delete) < 1s", false, 0, "", "no operation blob.delete in the run"},
+		{"rate(conflict) < 0.45", false, 50.0 / 102, "", ""},
+		{"rate(conflict) < 0.6", true, 50.0 / 102, "", ""},
+		{"throttled == 0", false, 2, "", ""},
+		{"throttled <= 2", true, 2, "", ""},
+		{"errors == 0", true, 0, "", ""},
+		{"utilisation(partition) < 0.8", true, 0.75, "1s (partition p0)", ""},
+		{"utilisation(partition) < 0.7 over 2s", false, 0.75, "1s-3s (partition p0)", ""},
+		{"utilisation(queue) < 0.8", false, 0, "", "no queue with a target in the run"},
+		{"throttled == 0 over 2s", false, 2, "4s-6s", ""},
+		{"throughput(blob.put) > 5 over 2s", true, 9.5, "0s-2s", ""},
+		{"throughput(blob.put) > 9.8 over 2s", false, 9.5, "0s-2s", ""},
+	} {
+		r := EvaluateThresholds(s, parseThresholds(t, c.line))[0]
+		if r.Pass != c.pass || !near(r.Actual, c.actual) || r.Window != c.window || r.Note != c.note {
+			t.Errorf("%s: got %+v, want pass %v actual %v window %q note %q", c.line, r, c.pass, c.actual, c.window, c.note)
+		}
+	}
+}
+
+func near(a, b float64) bool { return a-b < 0.02*b+1e-9 && b-a < 0.02*b+1e-9 }
+
+func TestThresholdsInTextReport(t *testing.T) {
+	s := thresholdSummary(t)
+	s.Thresholds = EvaluateThresholds(s, parseThresholds(t, "p99(blob.put) < 50ms", "throttled == 0 over 2s", "errors == 0"))
+	var b strings.Builder
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"thresholds: 1 pass, 2 fail", "FAIL  p99(blob.put) < 50ms", "measured 99", "worst at 4s-6s", "PASS  errors == 0"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+}

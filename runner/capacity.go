@@ -1,0 +1,41 @@
+package runner
+
+import (
+	"fmt"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// unitTargets are the scenario's capacity figures per kind of unit.
+func unitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
+	return map[reports.UnitKind]float64{
+		reports.UnitBlob:      c.Blob,
+		reports.UnitPartition: c.Partition,
+		reports.UnitQueue:     c.Queue,
+	}
+}
+
+// capacityInfo describes the targets and the emulation for the summary.
+func capacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
+	c := sc.Capacity
+	info := &reports.CapacityInfo{
+		Profile: c.Profile, Scale: c.Scale, Overridden: c.Overridden,
+		Targets: map[string]float64{"blob": c.Blob, "partition": c.Partition, "queue": c.Queue, "account": c.Account},
+	}
+	if e := sc.Emulation; e != nil {
+		parts := "no throttling"
+		if e.Throttle {
+			parts = fmt.Sprintf("throttling at the targets (burst %v", e.Burst)
+			if e.Warmup > 0 {
+				parts += fmt.Sprintf(", warm-up %v", e.Warmup)
+			}
+			parts += ")"
+		}
+		if e.Delay > 0 {
+			parts += fmt.Sprintf(", %v added to every request", e.Delay)
+		}
+		info.Emulation = "loopback proxy: " + parts
+	}
+	return info
+}
