@@ -33,7 +33,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 	d := t.TempDir()
 	base := runSummary(t, 1, 200, 5, d+"/a")
 	same := runSummary(t, 2, 200, 5, d+"/b")
-	slow := runSummary(t, 3, 200, 25, d+"/c")  // 20 ms added
+	slow := runSummary(t, 3, 200, 25, d+"/c") // 20 ms added
 	fewer := runSummary(t, 4, 100, 5, d+"/d") // half the throughput
 
 	c := CompareRuns(base, same, CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
