@@ -47,6 +47,8 @@ type StepExpect struct {
 	HeadersAbsent []string `json:"headers_absent,omitempty"`
 	// Body, when set, is the exact expected body.
 	Body *string `json:"body,omitempty"`
+	// ServiceExpect holds the table and queue expectations.
+	ServiceExpect
 }
 
 // StepObservation is what the runner saw for one step.
@@ -69,6 +71,8 @@ type StepObservation struct {
 	Err string `json:"err,omitempty"`
 	// RawStatus is the raw status line of a response the SDK could not parse.
 	RawStatus string `json:"raw_status,omitempty"`
+	// ServiceObservation holds what a table or queue response carried.
+	ServiceObservation
 }
 
 // StepVerdict is the judgement of one step.
@@ -122,6 +126,9 @@ func JudgeStep(i int, op string, e StepExpect, o StepObservation) StepVerdict {
 	head := strconv.Itoa(o.Status)
 	if o.ErrorCode != "" {
 		head += " " + o.ErrorCode
+	}
+	if o.BatchStatus != 0 {
+		head += " in " + strconv.Itoa(o.BatchStatus) + " batch"
 	}
 	actual = append(actual, head)
 	if len(e.Status) > 0 && !containsInt(e.Status, o.Status) {
@@ -189,6 +196,10 @@ func JudgeStep(i int, op string, e StepExpect, o StepObservation) StepVerdict {
 			reasons = append(reasons, "body differs")
 		}
 	}
+
+	sa, sr, known := judgeServices(e.ServiceExpect, o.ServiceObservation)
+	actual, reasons = append(actual, sa...), append(reasons, sr...)
+	v.Errored = v.Errored || !known
 
 	v.Actual = strings.Join(actual, ", ")
 	v.Reason = strings.Join(reasons, "; ")
@@ -266,6 +277,7 @@ func expectedForm(e StepExpect) string {
 	if e.Body != nil {
 		parts = append(parts, "body "+quoteBody(*e.Body))
 	}
+	parts = append(parts, serviceExpectedForm(e.ServiceExpect)...)
 	return strings.Join(parts, ", ")
 }
 

@@ -93,8 +93,8 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 	}()
 	start := time.Now()
 	rr := &ruleRun{t: t, prefix: prefix, vars: map[string]string{}, lastETag: map[string]string{}}
-	if _, err := t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
-		res.Error = "setup: create the rule's container: " + Redact(err.Error())
+	if err := rr.setup(ctx, r); err != nil {
+		res.Error = "setup: " + Redact(err.Error())
 		res.Conclude()
 		return res
 	}
@@ -114,10 +114,10 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 			held = true
 			continue
 		}
-		obs, resp := rr.do(ctx, st)
+		obs, resp, out := rr.do(ctx, st)
 		v := checks.JudgeStep(i+1, st.Op, rr.expect(st), obs)
 		res.Add(v)
-		rr.capture(st, resp)
+		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
 			res.Error = "interrupted"
 			break
@@ -128,6 +128,39 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 	return res
 }
 
+// setup creates the rule's own resources: its container when it has blob
+// or container steps (or no table or queue step), its table when it has
+// table steps, its queue when it has queue steps.
+func (rr *ruleRun) setup(ctx context.Context, r *conformance.Rule) error {
+	var blobs, tables, queues bool
+	for _, st := range r.Steps {
+		switch service, _, _ := strings.Cut(st.Op, "."); service {
+		case "table":
+			tables = true
+		case "queue":
+			queues = true
+		case "blob", "container":
+			blobs = true
+		}
+	}
+	if blobs || (!tables && !queues) {
+		if _, err := rr.t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
+			return fmt.Errorf("create the rule's container: %w", err)
+		}
+	}
+	if tables {
+		if err := rr.createTable(ctx); err != nil {
+			return fmt.Errorf("create the rule's table: %w", err)
+		}
+	}
+	if queues {
+		if err := rr.createQueue(ctx); err != nil {
+			return fmt.Errorf("create the rule's queue: %w", err)
+		}
+	}
+	return nil
+}
+
 // container is the name of the container with alias a ("" is the rule's).
 func (rr *ruleRun) container(a string) string {
 	if a == "" {
@@ -136,7 +169,14 @@ func (rr *ruleRun) container(a string) string {
 	return rr.prefix + "-" + strings.ToLower(a)
 }
 
+// resource names what a step acts on, for the ETag it last returned.
 func (rr *ruleRun) resource(st *conformance.Step) string {
+	switch {
+	case strings.HasPrefix(st.Op, "table."):
+		return "table:" + rr.table(st.Table) + "/" + partitionKey(st.Partition) + "/" + st.Row
+	case strings.HasPrefix(st.Op, "queue."):
+		return "queue:" + rr.queue(st.Queue)
+	}
 	return rr.container(st.Container) + "/" + st.Blob
 }
 
@@ -182,22 +222,44 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 }
 
 func (rr *ruleRun) expect(st *conformance.Step) checks.StepExpect {
-	e := checks.StepExpect{Status: st.Expect.Status, ErrorCode: st.Expect.ErrorCode, ETag: st.Expect.ETag.Kind,
-		HeadersPresent: st.Expect.HeadersPresent, HeadersAbsent: st.Expect.HeadersAbsent, Body: st.Expect.Body}
-	if st.Expect.ETag.Var != "" {
-		e.ETagRef = rr.vars[st.Expect.ETag.Var]
+	x := &st.Expect
+	e := checks.StepExpect{Status: x.Status, ErrorCode: x.ErrorCode, ETag: x.ETag.Kind,
+		HeadersPresent: x.HeadersPresent, HeadersAbsent: x.HeadersAbsent, Body: x.Body,
+		ServiceExpect: checks.ServiceExpect{Messages: x.Messages, DequeueCount: x.DequeueCount, Text: x.Text,
+			MessageID: x.MessageID.Kind, MessageIDRef: rr.vars[x.MessageID.Var],
+			PopReceipt: x.PopReceipt.Kind, PopReceiptRef: rr.vars[x.PopReceipt.Var],
+			NextVisibleIn: x.NextVisibleIn, Properties: x.Properties, Entities: x.Entities, FailedIndex: x.FailedIndex}}
+	if x.ETag.Var != "" {
+		e.ETagRef = rr.vars[x.ETag.Var]
 	}
 	return e
 }
 
+// callOut is what a call read from the response besides its headers.
+type callOut struct {
+	// body is the blob content read.
+	body string
+	// etag is the ETag a body carried (an entity's odata.etag), used when
+	// the response has no ETag header.
+	etag string
+	// svc is what a table or queue response carried.
+	svc checks.ServiceObservation
+	// batch is the failed operation of an entity group transaction that
+	// was answered 202; nil otherwise.
+	batch *batchFailure
+	// nextVisible is the message's time-next-visible as an HTTP date
+	// (queue.put, queue.get: the first message; queue.update).
+	nextVisible string
+}
+
 // do sends one step and observes the raw response.
-func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObservation, *http.Response) {
+func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObservation, *http.Response, callOut) {
 	var resp *http.Response
 	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(withHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
-	body, err := rr.call(actx, st)
+	out, err := rr.call(actx, st)
 	var re *azcore.ResponseError
-	if resp == nil && errors.As(err, &re) {
+	if errors.As(err, &re) && resp == nil {
 		resp = re.RawResponse
 	}
 	obs := checks.StepObservation{}
@@ -207,12 +269,22 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObs
 		if err != nil {
 			obs.Err = Redact(shortErr(err))
 		}
-		return obs, nil
+		return obs, nil, out
 	}
 	obs.Status = resp.StatusCode
 	obs.ErrorCode = resp.Header.Get("x-ms-error-code")
 	obs.ETag = resp.Header.Get("ETag")
-	obs.Body = body
+	if obs.ETag == "" {
+		obs.ETag = out.etag
+	}
+	obs.Body = out.body
+	obs.ServiceObservation = out.svc
+	if b := out.batch; b != nil {
+		// The transaction was answered (202) but one operation failed:
+		// judge that operation's answer, as the REST reference describes
+		// it, and keep the outer status in the Actual.
+		obs.BatchStatus, obs.Status, obs.ErrorCode = resp.StatusCode, b.status, b.code
+	}
 	obs.Headers = map[string]string{}
 	for k, v := range resp.Header {
 		if len(v) > 0 {
@@ -221,23 +293,39 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObs
 	}
 	if err != nil && re == nil && resp.StatusCode < 300 {
 		// The service answered but the SDK could not make sense of it: a
-		// finding, shown with the raw status line.
+		// finding, shown with the raw status line (judged as such, not on
+		// the status code, which claimed a success the body does not
+		// support).
 		obs.Err, obs.RawStatus = Redact(shortErr(err)), resp.Status
+		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
 	}
 	if obs.ETag != "" {
 		rr.lastETag[key] = obs.ETag
 	}
-	return obs, resp
+	return obs, resp, out
 }
 
-func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response) {
+func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response, out callOut) {
 	if resp == nil {
 		return
+	}
+	msg := out.svc.Message
+	if msg == nil {
+		msg = &checks.ConformMessage{}
 	}
 	for what, name := range st.Capture {
 		switch what {
 		case "etag":
 			rr.vars[name] = resp.Header.Get("ETag")
+			if rr.vars[name] == "" {
+				rr.vars[name] = out.etag
+			}
+		case "message_id":
+			rr.vars[name] = msg.ID
+		case "pop_receipt":
+			rr.vars[name] = msg.PopReceipt
+		case "next_visible":
+			rr.vars[name] = out.nextVisible
 		case "lease_id":
 			rr.vars[name] = resp.Header.Get("x-ms-lease-id")
 		case "last_modified":
@@ -252,7 +340,19 @@ func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response) {
 
 // call performs the step's operation with the SDK, passing only what the
 // operation itself needs; conditions travel as headers (see headers).
-func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (string, error) {
+func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (callOut, error) {
+	switch {
+	case strings.HasPrefix(st.Op, "table."):
+		return rr.tableCall(ctx, st)
+	case strings.HasPrefix(st.Op, "queue."):
+		return rr.queueCall(ctx, st)
+	}
+	body, err := rr.blobCall(ctx, st)
+	return callOut{body: body}, err
+}
+
+// blobCall performs a blob or container step.
+func (rr *ruleRun) blobCall(ctx context.Context, st *conformance.Step) (string, error) {
 	c := rr.t.Blob.NewContainerClient(rr.container(st.Container))
 	b := c.NewBlockBlobClient(st.Blob)
 	meta := map[string]*string{}

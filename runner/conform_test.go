@@ -81,6 +81,66 @@ rules:
       - {op: blob.put, blob: b, body: "v2", expect: {status: 201}}
 `
 
+// servicesOps uses the table and queue ops and fields the shipped rules do
+// not: table.create and queue.create of an alias, a whole-table query,
+// queue.clear, padding, partition overrides that stay in one partition.
+const servicesOps = `
+rules:
+  - id: test.table-ops
+    title: the remaining table ops run
+    source: test
+    tags: [table, ops]
+    steps:
+      - {op: table.create, table: t2, expect: {status: [201, 204]}}
+      - {op: table.create, table: t2, expect: {status: 409, error_code: TableAlreadyExists}}
+      - {op: table.insert, table: t2, partition: "p 1", row: r1, properties: {v: "1"}, capture: {etag: e1}, expect: {status: 201}}
+      - {op: table.get, table: t2, partition: "p 1", row: r1, expect: {status: 200, etag: {equals: $e1}, properties: {v: "1"}}}
+      - {op: table.query, table: t2, expect: {status: 200, entities: 1}}
+      - {op: table.query, expect: {status: 200, entities: 0}}
+      - op: table.batch
+        partition: a
+        actions:
+          - {kind: upsert, row: r, count: 3, pad: 70000, properties: {v: "2"}}
+          - {kind: insert, row: s, partition: a}
+        expect: {status: 202}
+      - {op: table.get, partition: a, row: r002, expect: {status: 200, properties: {v: "2"}}}
+      - {op: table.query, partition: a, expect: {status: 200, entities: 4}}
+      - {op: table.query, partition: b, expect: {status: 200, entities: 0}}
+  - id: test.queue-ops
+    title: the remaining queue ops run
+    source: test
+    tags: [queue, ops]
+    steps:
+      - {op: queue.create, queue: q2, expect: {status: 201}}
+      - {op: queue.put, queue: q2, text: "a", count: 3, expect: {status: 201}}
+      - {op: queue.peek, queue: q2, num_messages: 32, expect: {status: 200, messages: 3, text: "a"}}
+      - {op: queue.peek, expect: {status: 200, messages: 0}}
+      - {op: queue.clear, queue: q2, expect: {status: 204}}
+      - {op: queue.peek, queue: q2, expect: {status: 200, messages: 0}}
+`
+
+// wrongServices expect a stale If-Match to update an entity and a queue
+// with one message to return two: both wrong, so both rules must diverge.
+const wrongServices = `
+rules:
+  - id: test.wrong-table
+    title: a table rule whose expectation is wrong
+    source: test
+    tags: [table]
+    steps:
+      - {op: table.insert, row: r1, properties: {v: "1"}, capture: {etag: e1}, expect: {status: 201}}
+      - {op: table.update, row: r1, if_match: $e1, properties: {v: "2"}, expect: {status: 204}}
+      - {op: table.update, row: r1, if_match: $e1, properties: {v: "3"}, expect: {status: 204}}
+      - {op: table.get, row: r1, expect: {status: 200, properties: {v: "3"}}}
+  - id: test.wrong-queue
+    title: a queue rule whose expectation is wrong
+    source: test
+    tags: [queue]
+    steps:
+      - {op: queue.put, text: "m", expect: {status: 201}}
+      - {op: queue.get, expect: {status: 200, messages: 2}}
+`
+
 func TestConformanceAgainstAzurite(t *testing.T) {
 	ctx := context.Background()
 	tgt, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
@@ -134,6 +194,40 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	}
 	if el := time.Since(start); el > 3500*time.Millisecond {
 		t.Errorf("two rules waiting 2 s each with parallel 1 took %v: waits do not overlap", el)
+	}
+	svcOps, err := conformance.Parse("services.yaml", []byte(servicesOps))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Conformance(ctx, tgt, svcOps, 2) {
+		if r.Status != checks.ConformPass {
+			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
+		}
+	}
+	wrongSvc, err := conformance.Parse("wrong-services.yaml", []byte(wrongServices))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Conformance(ctx, tgt, wrongSvc, 2) {
+		want := map[string]string{"test.wrong-table": "412 UpdateConditionNotSatisfied", "test.wrong-queue": "200, 1 message"}[r.ID]
+		if d := r.Divergence(); r.Status != checks.ConformDiverges || d == nil || d.Actual != want {
+			t.Errorf("%s must diverge showing %q: %+v", r.ID, want, r)
+		}
+	}
+	// Every rule's table and queue is gone once Conformance returns.
+	tables, err := tgt.Table.NewListTablesPager(nil).NextPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range tables.Tables {
+		t.Errorf("table %s left behind", *tb.Name)
+	}
+	queues, err := tgt.Queue.NewListQueuesPager(nil).NextPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queues.Queues {
+		t.Errorf("queue %s left behind", *q.Name)
 	}
 	wrong, err := conformance.Parse("wrong.yaml", []byte(wrongRule))
 	if err != nil {

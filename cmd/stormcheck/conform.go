@@ -21,9 +21,10 @@ import (
 const conformHelp = `usage: stormcheck conform [flags]
 
 Runs the conformance rules (YAML step scripts, default scenarios/conformance/)
-against a target: each rule in its own new container, independent rules in
-parallel, every step's status, x-ms-error-code and ETag compared with what the
-Azure Storage documentation says. Prints a matrix grouped by service and
+against a target: each rule in its own new container, table or queue,
+independent rules in parallel, every step's status, x-ms-error-code, ETag (and
+entity properties, messages, pop receipts) compared with what the Azure Storage
+documentation says. Prints a matrix grouped by service and
 feature (pass / diverges / error, with expected vs actual) and writes
 conform.json and conform.junit.xml.
 

@@ -2,8 +2,9 @@
 // conformance suite and its strict loader.
 //
 // A rule file is YAML holding a list of rules; each rule is a script of
-// steps (Azure Storage operations) run in a fresh container, each step
-// checked against the documented behaviour of the service:
+// steps (Azure Storage operations) run in a fresh container, table or
+// queue, each step checked against the documented behaviour of the
+// service:
 //
 //	rules:
 //	  - id: blob.lease.etag-unchanged

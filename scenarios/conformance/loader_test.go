@@ -176,6 +176,191 @@ func TestParseErrors(t *testing.T) {
         if_match: "*"
         expect: {status: 409}
 `, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, capture, expect`},
+		{"table alias with a hyphen", head + `      - op: table.get
+        table: t-2
+        row: r1
+        expect: {status: 200}
+`, 8, 16, "rules[0].steps[0].table", `must be a table alias of lower-case letters and digits ([a-z0-9]+: table names allow no hyphens), got "t-2"`},
+		{"queue alias with a double hyphen", head + `      - op: queue.peek
+        queue: q--2
+        expect: {status: 200}
+`, 8, 16, "rules[0].steps[0].queue", `must be a queue alias of lower-case letters and digits with single hyphens between them, got "q--2"`},
+		{"delete entity without if_match", head + `      - op: table.delete
+        row: r1
+        expect: {status: 204}
+`, 7, 9, "rules[0].steps[0].if_match", `missing; it is required`},
+		{"entity op without row", head + `      - op: table.get
+        expect: {status: 200}
+`, 7, 9, "rules[0].steps[0].row", `missing; it is required`},
+		{"get entity takes no properties", head + `      - op: table.get
+        row: r1
+        properties: {v: "1"}
+        expect: {status: 200}
+`, 9, 9, "rules[0].steps[0].properties", `op table.get does not take "properties"; it takes: table, partition, row, capture, expect`},
+		{"upsert takes no if_match", head + `      - op: table.upsert
+        row: r1
+        if_match: "*"
+        expect: {status: 204}
+`, 9, 9, "rules[0].steps[0].if_match", `op table.upsert does not take "if_match"`},
+		{"empty key", head + `      - op: table.get
+        partition: ""
+        row: r1
+        expect: {status: 200}
+`, 8, 20, "rules[0].steps[0].partition", `must not be empty (the service allows empty keys, but the Go SDK cannot address such an entity)`},
+		{"key with a slash", head + `      - op: table.get
+        row: a/b
+        expect: {status: 200}
+`, 8, 14, "rules[0].steps[0].row", `a key may not hold /, \, #, ? or control characters, got "a/b"`},
+		{"system property written", head + `      - op: table.insert
+        row: r1
+        properties: {RowKey: x}
+        expect: {status: 201}
+`, 9, 22, "rules[0].steps[0].properties.RowKey", `RowKey is a system property; write the keys with partition and row`},
+		{"padding property written", head + `      - op: table.insert
+        row: r1
+        properties: {scpad0: x}
+        expect: {status: 201}
+`, 9, 22, "rules[0].steps[0].properties.scpad0", `property names starting with "scpad" are the runner's padding`},
+		{"bad property name", head + `      - op: table.insert
+        row: r1
+        properties: {"1v": x}
+        expect: {status: 201}
+`, 9, 22, "rules[0].steps[0].properties.1v", `a property name is a letter or _ then letters, digits or _`},
+		{"property value not a string", head + `      - op: table.insert
+        row: r1
+        properties: {v: 1}
+        expect: {status: 201}
+`, 9, 25, "rules[0].steps[0].properties.v", `must be a string, got 1; quote it if you mean text: "1"`},
+		{"batch without actions", head + `      - op: table.batch
+        expect: {status: 202}
+`, 7, 9, "rules[0].steps[0].actions", `missing; it is required`},
+		{"batch with an empty action list", head + `      - op: table.batch
+        actions: []
+        expect: {status: 202}
+`, 8, 18, "rules[0].steps[0].actions", `must be a list of at least one action`},
+		{"unknown action kind", head + `      - op: table.batch
+        actions:
+          - {kind: replace, row: r1}
+        expect: {status: 202}
+`, 9, 20, "rules[0].steps[0].actions[0].kind", `unknown action kind "replace"; kinds: insert, update, merge, upsert, upsert-merge, delete`},
+		{"unknown action field", head + `      - op: table.batch
+        actions:
+          - {kind: insert, rows: r1}
+        expect: {status: 202}
+`, 9, 28, "rules[0].steps[0].actions[0].rows", `unknown field "rows" (did you mean "row"?); allowed fields: kind, row, partition, count, pad, properties, if_match`},
+		{"action without row", head + `      - op: table.batch
+        actions:
+          - {kind: insert}
+        expect: {status: 202}
+`, 9, 13, "rules[0].steps[0].actions[0].row", `missing; it is required`},
+		{"if_match on an insert action", head + `      - op: table.batch
+        actions:
+          - {kind: insert, row: r1, if_match: "*"}
+        expect: {status: 202}
+`, 9, 37, "rules[0].steps[0].actions[0].if_match", `insert actions take no if_match (only update, merge and delete do)`},
+		{"delete action without if_match", head + `      - op: table.batch
+        actions:
+          - {kind: delete, row: r1}
+        expect: {status: 202}
+`, 9, 13, "rules[0].steps[0].actions[0].if_match", `missing; a delete action requires it`},
+		{"action count 0", head + `      - op: table.batch
+        actions:
+          - {kind: insert, row: r, count: 0}
+        expect: {status: 202}
+`, 9, 43, "rules[0].steps[0].actions[0].count", `must be at least 1, got 0`},
+		{"too many actions", head + `      - op: table.batch
+        actions:
+          - {kind: insert, row: r, count: 1001}
+        expect: {status: 202}
+`, 9, 13, "rules[0].steps[0].actions[0]", `the batch would have more than 1000 actions`},
+		{"pad over 1 MiB", head + `      - op: table.batch
+        actions:
+          - {kind: insert, row: r, pad: 2000000}
+        expect: {status: 202}
+`, 9, 41, "rules[0].steps[0].actions[0].pad", `must be 0..1048576 bytes (an entity holds at most 1 MiB), got 2000000`},
+		{"stale etag of the wrong kind in an action", head + `      - op: queue.put
+        text: m
+        capture: {message_id: m1}
+        expect: {status: 201}
+      - op: table.batch
+        actions:
+          - {kind: update, row: r, if_match: $m1}
+        expect: {status: 202}
+`, 13, 46, "rules[0].steps[1].actions[0].if_match", `$m1 holds a message_id (captured at line 9); this field takes a captured etag`},
+		{"update message without pop receipt", head + `      - op: queue.update
+        message_id: abc
+        text: m
+        visibility: 0
+        expect: {status: 204}
+`, 7, 9, "rules[0].steps[0].pop_receipt", `missing; it is required`},
+		{"update message without visibility", head + `      - op: queue.update
+        message_id: abc
+        pop_receipt: def
+        text: m
+        expect: {status: 204}
+`, 7, 9, "rules[0].steps[0].visibility", `missing; it is required`},
+		{"num_messages quoted", head + `      - op: queue.get
+        num_messages: "32"
+        expect: {status: 200}
+`, 8, 23, "rules[0].steps[0].num_messages", `must be a whole number: the number of messages (numofmessages`},
+		{"visibility with a unit", head + `      - op: queue.get
+        visibility: 2s
+        expect: {status: 200}
+`, 8, 21, "rules[0].steps[0].visibility", `must be a whole number: the visibility timeout in seconds, got "2s"`},
+		{"peek takes no visibility", head + `      - op: queue.peek
+        visibility: 2
+        expect: {status: 200}
+`, 8, 9, "rules[0].steps[0].visibility", `op queue.peek does not take "visibility"; it takes: queue, num_messages, capture, expect`},
+		{"put count out of range", head + `      - op: queue.put
+        text: m
+        count: 101
+        expect: {status: 201}
+`, 9, 16, "rules[0].steps[0].count", `must be 1..100, got 101`},
+		{"pop receipt of the wrong kind", head + `      - op: queue.put
+        text: m
+        capture: {message_id: m1}
+        expect: {status: 201}
+      - op: queue.delete
+        message_id: $m1
+        pop_receipt: $m1
+        expect: {status: 204}
+`, 13, 22, "rules[0].steps[1].pop_receipt", `$m1 holds a message_id (captured at line 9); this field takes a captured pop_receipt`},
+		{"message capture on a table op", head + `      - op: table.insert
+        row: r1
+        capture: {message_id: m1}
+        expect: {status: 201}
+`, 9, 19, "rules[0].steps[0].capture.message_id", `op table.insert returns no message_id to capture; it can capture: etag, request_id`},
+		{"etag capture on a queue op", head + `      - op: queue.get
+        capture: {etag: e1}
+        expect: {status: 200}
+`, 8, 19, "rules[0].steps[0].capture.etag", `op queue.get returns no etag to capture; it can capture: pop_receipt, request_id, message_id, next_visible`},
+		{"pop receipt capture on peek", head + `      - op: queue.peek
+        capture: {pop_receipt: p1}
+        expect: {status: 200}
+`, 8, 19, "rules[0].steps[0].capture.pop_receipt", `op queue.peek returns no pop_receipt to capture; it can capture: request_id`},
+		{"messages expected of a table op", head + `      - op: table.get
+        row: r1
+        expect: {status: 200, messages: 1}
+`, 9, 31, "rules[0].steps[0].expect.messages", `op table.get returns nothing messages checks; it applies to queue.get, queue.peek`},
+		{"properties expected of a query", head + `      - op: table.query
+        expect: {status: 200, properties: {v: "1"}}
+`, 8, 31, "rules[0].steps[0].expect.properties", `op table.query returns nothing properties checks; it applies to table.get`},
+		{"negative message count", head + `      - op: queue.get
+        expect: {status: 200, messages: -1}
+`, 8, 41, "rules[0].steps[0].expect.messages", `must be the number of messages returned (a whole number, 0 or more), got -1`},
+		{"pop receipt expectation on a literal", head + `      - op: queue.get
+        expect: {status: 200, pop_receipt: {differs: abc}}
+`, 8, 54, "rules[0].steps[0].expect.pop_receipt.differs", `must be a captured pop_receipt $var, got "abc"`},
+		{"message id expectation not a mapping", head + `      - op: queue.put
+        text: m
+        capture: {message_id: m1}
+        expect: {status: 201}
+      - op: queue.get
+        expect: {status: 200, message_id: $m1}
+`, 12, 43, "rules[0].steps[1].expect.message_id", `must be a mapping of one of equals or differs to a captured message_id $var, got "$m1"`},
+		{"unknown expect field lists the new ones", head + `      - op: queue.get
+        expect: {status: 200, mesages: 1}
+`, 8, 31, "rules[0].steps[0].expect.mesages", `unknown field "mesages" (did you mean "messages"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body, messages, dequeue_count, text, message_id, pop_receipt, next_visible_in, properties, entities, failed_index`},
 		{"first tag not a service", `rules:
   - id: r.one
     title: T
@@ -321,6 +506,96 @@ func TestParseCopyConditionsAndAbort(t *testing.T) {
 	}
 	if !reflect.DeepEqual(st, want) {
 		t.Errorf("got  %+v\nwant %+v", st, want)
+	}
+}
+
+func TestParseTablesAndQueues(t *testing.T) {
+	src := head + `      - op: table.insert
+        table: t2
+        partition: "p 1"
+        row: r1
+        properties: {v: "1", w: "x"}
+        capture: {etag: e1}
+        expect: {status: 201}
+      - op: table.update
+        row: r1
+        if_match: $e1
+        properties: {v: "2"}
+        expect: {status: 204, etag: changed}
+      - op: table.get
+        row: r1
+        expect: {status: 200, properties: {v: "2"}}
+      - op: table.batch
+        partition: p2
+        actions:
+          - {kind: insert, row: r, count: 3, pad: 10, properties: {v: "1"}}
+          - {kind: delete, row: d, partition: q, if_match: "*"}
+        expect: {status: [400, 409], error_code: EntityAlreadyExists, failed_index: 1}
+      - op: table.query
+        expect: {status: 200, entities: 0}
+      - op: queue.put
+        queue: q-2
+        text: hello
+        count: 2
+        visibility: 5
+        capture: {message_id: m1, next_visible: nv}
+        expect: {status: 201, next_visible_in: 5}
+      - op: queue.get
+        num_messages: 32
+        visibility: 1
+        capture: {pop_receipt: p1}
+        expect: {status: 200, messages: 1, dequeue_count: 1, text: hello, message_id: {equals: $m1}}
+      - op: queue.update
+        message_id: $m1
+        pop_receipt: $p1
+        text: bye
+        visibility: 0
+        expect: {status: 204, pop_receipt: {differs: $p1}}
+      - op: queue.delete
+        message_id: $m1
+        pop_receipt: literal
+        expect: {status: 404, error_code: MessageNotFound}
+`
+	rules, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero, one, five, thirty2, p1, p2, q := 0, 1, 5, 32, "p 1", "p2", "q"
+	hello := "hello"
+	inserts := make([]BatchAction, 3)
+	for i := range inserts {
+		inserts[i] = BatchAction{Kind: "insert", Row: "r00" + string(rune('0'+i)), Pad: 10, Properties: map[string]string{"v": "1"}}
+	}
+	want := []Step{
+		{Op: "table.insert", Table: "t2", Partition: &p1, Row: "r1", Properties: map[string]string{"v": "1", "w": "x"},
+			Capture: map[string]string{"etag": "e1"}, Expect: Expect{Status: []int{201}}, Line: 7},
+		{Op: "table.update", Row: "r1", IfMatch: &Value{Ref: "e1"}, Properties: map[string]string{"v": "2"},
+			Expect: Expect{Status: []int{204}, ETag: ETagExpect{Kind: ETagChanged}}, Line: 14},
+		{Op: "table.get", Row: "r1", Expect: Expect{Status: []int{200}, Properties: map[string]string{"v": "2"}}, Line: 19},
+		{Op: "table.batch", Partition: &p2,
+			Actions: append(inserts, BatchAction{Kind: "delete", Row: "d", Partition: &q, IfMatch: &Value{Literal: "*"}}),
+			Expect:  Expect{Status: []int{400, 409}, ErrorCode: []string{"EntityAlreadyExists"}, FailedIndex: &one}, Line: 22},
+		{Op: "table.query", Expect: Expect{Status: []int{200}, Entities: &zero}, Line: 28},
+		{Op: "queue.put", Queue: "q-2", Text: &hello, Count: 2, Visibility: &five,
+			Capture: map[string]string{"message_id": "m1", "next_visible": "nv"},
+			Expect:  Expect{Status: []int{201}, NextVisibleIn: &five}, Line: 30},
+		{Op: "queue.get", NumMessages: &thirty2, Visibility: &one, Capture: map[string]string{"pop_receipt": "p1"},
+			Expect: Expect{Status: []int{200}, Messages: &one, DequeueCount: &one, Text: &hello,
+				MessageID: RefExpect{Kind: ETagEquals, Var: "m1"}}, Line: 37},
+		{Op: "queue.update", MessageID: &Value{Ref: "m1"}, PopReceipt: &Value{Ref: "p1"}, Text: ptr("bye"), Visibility: &zero,
+			Expect: Expect{Status: []int{204}, PopReceipt: RefExpect{Kind: ETagDiffers, Var: "p1"}}, Line: 42},
+		{Op: "queue.delete", MessageID: &Value{Ref: "m1"}, PopReceipt: &Value{Literal: "literal"},
+			Expect: Expect{Status: []int{404}, ErrorCode: []string{"MessageNotFound"}}, Line: 48},
+	}
+	if got := rules[0].Steps; !reflect.DeepEqual(got, want) {
+		for i := range want {
+			if i < len(got) && !reflect.DeepEqual(got[i], want[i]) {
+				t.Errorf("step %d:\ngot  %+v\nwant %+v", i, got[i], want[i])
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%d steps, want %d", len(got), len(want))
+		}
 	}
 }
 

@@ -126,16 +126,24 @@ func queueOp(fields ...string) OpSpec {
 	return OpSpec{Fields: opFields(append([]string{"queue"}, fields...))}
 }
 
-// capturableBy lists what op may capture: the message values only on the
-// queue ops that return them; a queue op nothing else but its request id.
+// capturableBy lists what op may capture: a table op its ETag and request
+// id, a queue op its request id and, if it returns a message, the
+// message's id, pop receipt and time-next-visible; a blob or container op
+// anything but message values.
 func capturableBy(op string) []string {
 	var out []string
 	for _, c := range Capturable {
 		msg := slices.Contains(messageCaptures, c)
 		switch {
-		case msg && !slices.Contains(messageOps, op):
-		case !msg && strings.HasPrefix(op, "queue.") && c != "request_id":
-		default:
+		case strings.HasPrefix(op, "table."):
+			if c == "etag" || c == "request_id" {
+				out = append(out, c)
+			}
+		case strings.HasPrefix(op, "queue."):
+			if c == "request_id" || msg && slices.Contains(messageOps, op) {
+				out = append(out, c)
+			}
+		case !msg:
 			out = append(out, c)
 		}
 	}

@@ -10,7 +10,8 @@ type RuleSet struct {
 }
 
 // Rule is one conformance rule: a script of steps run in a fresh
-// container, each checked against the documented behaviour.
+// container, table or queue, each checked against the documented
+// behaviour.
 type Rule struct {
 	// ID is unique across all files: [a-z0-9][a-z0-9.-]*.
 	ID string

@@ -93,8 +93,9 @@ func (d *decoder) serviceField(s *Step, name string, v *yaml.Node, path string, 
 	}
 }
 
-// key reads a PartitionKey or RowKey: a string without the characters the
-// Table service refuses in keys (/ \ # ? and control characters).
+// key reads a PartitionKey or RowKey: a non-empty string without the
+// characters the Table service refuses in keys (/ \ # ? and control
+// characters).
 func (d *decoder) key(n *yaml.Node, path string) (string, bool) {
 	k, ok := d.str(n, path)
 	if !ok {
@@ -102,6 +103,10 @@ func (d *decoder) key(n *yaml.Node, path string) (string, bool) {
 	}
 	if strings.ContainsAny(k, `/\#?`) || strings.ContainsFunc(k, func(r rune) bool { return r < 0x20 || (r >= 0x7f && r <= 0x9f) }) {
 		d.errorf(n, path, "a key may not hold /, \\, #, ? or control characters, got %q", k)
+		return "", false
+	}
+	if k == "" {
+		d.errorf(n, path, "must not be empty (the service allows empty keys, but the Go SDK cannot address such an entity)")
 		return "", false
 	}
 	if len(k) > 1024 {
@@ -194,7 +199,7 @@ func (d *decoder) actions(n *yaml.Node, path string, vars scope) []BatchAction {
 			}
 		}
 		if p, ok := fs["if_match"]; ok && a.Kind != "" && !slices.Contains([]string{"update", "merge", "delete"}, a.Kind) {
-			d.errorf(p.key, join(index(path, i), "if_match"), "a %s action takes no if_match (only update, merge and delete do)", a.Kind)
+			d.errorf(p.key, join(index(path, i), "if_match"), "%s actions take no if_match (only update, merge and delete do)", a.Kind)
 		}
 		if _, ok := fs["if_match"]; !ok && a.Kind == "delete" {
 			d.errorf(item, join(index(path, i), "if_match"), "missing; a delete action requires it (Delete Entity requires If-Match; use \"*\" for any)")
