@@ -85,7 +85,8 @@ func matchingOps(s *Summary, t scenarios.Threshold) []OpSummary {
 			continue
 		}
 		for _, o := range w.Ops {
-			if (isLatency(t.Metric) || t.Metric == "throughput") && o.Op != t.Arg {
+			byOp := isLatency(t.Metric) || t.Metric == "throughput" || (outcomeOf(t) != "" && t.Metric != "rate" && t.Arg != "")
+			if byOp && o.Op != t.Arg {
 				continue
 			}
 			ops = append(ops, o)

@@ -89,3 +89,21 @@ func TestThresholdsInTextReport(t *testing.T) {
 		}
 	}
 }
+
+func TestCountThresholdsOfAWorkloadOrAnOp(t *testing.T) {
+	s := thresholdSummary(t)
+	for _, c := range []struct {
+		line   string
+		actual float64
+	}{
+		{"throttled(w) == 0", 2},
+		{"throttled(blob.get) == 0", 2},
+		{"throttled(blob.put) == 0", 0},
+		{"conflicts(w/blob.put) < 100", 50},
+	} {
+		r := EvaluateThresholds(s, parseThresholds(t, c.line))[0]
+		if r.Actual != c.actual {
+			t.Errorf("%s: measured %v, want %v (%+v)", c.line, r.Actual, c.actual, r)
+		}
+	}
+}

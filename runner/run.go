@@ -111,6 +111,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 	to := o.Target
 	to.WorkDir = o.ResultsDir
+	to.Emulation, to.Capacity = sc.Emulation, sc.Capacity
 	to.MaxConns = totalActors + 16
 	if to.Progress == nil {
 		to.Progress = o.Log

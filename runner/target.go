@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/throttle"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -37,6 +38,7 @@ type Target struct {
 	AzuriteLog string
 	http       *http.Client
 	azurite    *azurite.Instance
+	proxy      *throttle.Proxy
 }
 
 // TargetOptions are the command line's overrides of a scenario's target.
@@ -55,6 +57,10 @@ type TargetOptions struct {
 	Progress io.Writer
 	// MaxConns sizes the connection pool (the run's total actors).
 	MaxConns int
+	// Emulation, when set, puts the throttling proxy (runner/throttle)
+	// between the clients and a managed Azurite, enforcing Capacity.
+	Emulation *scenarios.Emulation
+	Capacity  scenarios.Capacity
 }
 
 // OpenTarget connects to the scenario's target, starting a managed Azurite
@@ -79,14 +85,23 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		}
 		t.azurite, t.AzuriteLog = inst, inst.LogPath
 		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
+		blobURL, queueURL, tableURL := inst.BlobURL, inst.QueueURL, inst.TableURL
+		if o.Emulation != nil {
+			if t.proxy, err = startEmulation(ctx, o, inst); err != nil {
+				t.Close()
+				return nil, err
+			}
+			blobURL, queueURL, tableURL = t.proxy.BlobURL, t.proxy.QueueURL, t.proxy.TableURL
+			t.Desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
+		}
 		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
 		if cerr != nil {
 			t.Close()
 			return nil, cerr
 		}
-		t.Blob, err = service.NewClientWithSharedKeyCredential(inst.BlobURL, cred, opts)
+		t.Blob, err = service.NewClientWithSharedKeyCredential(blobURL, cred, opts)
 		if err == nil {
-			t.sharedKeyServices(inst.TableURL, inst.QueueURL, inst.Account, inst.Key, hc)
+			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
 	case scenarios.TargetConnectionString:
 		cs := o.ConnectionString
@@ -131,6 +146,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 	default:
 		return nil, fmt.Errorf("unknown target kind %q", kind)
 	}
+	if o.Emulation != nil && t.proxy == nil && err == nil {
+		t.Close()
+		return nil, fmt.Errorf("emulation: the throttling proxy runs in front of a managed Azurite only (target kind azurite); this run's target is %s", kind)
+	}
 	if err != nil {
 		t.Close()
 		return nil, fmt.Errorf("target: %s", Redact(err.Error()))
@@ -142,6 +161,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 func (t *Target) Close() error {
 	if t.http != nil {
 		t.http.CloseIdleConnections()
+	}
+	if t.proxy != nil {
+		t.proxy.Close()
+		t.proxy = nil
 	}
 	if t.azurite != nil {
 		err := t.azurite.Stop()

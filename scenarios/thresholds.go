@@ -20,7 +20,7 @@ var (
 )
 
 // thresholdSyntax is what every threshold error shows.
-const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition or queue), throttled, errors, unknown, conflicts (counts); ARG may start with a workload name and "/"`
+const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition or queue), throttled, errors, unknown, conflicts (counts, of a workload or an op when given one); ARG may start with a workload name and "/"`
 
 var thresholdRe = regexp.MustCompile(`^\s*([a-z][a-z0-9.]*)\s*(?:\(\s*([^()]*?)\s*\))?\s*(<=|>=|==|<|>)\s*([^ ]+(?:\s*/s)?)(?:\s+over\s+(\S+))?\s*$`)
 
@@ -97,6 +97,10 @@ func parseThreshold(text string, s *Scenario) (t Threshold, msg string) {
 		}
 		t.Value, err = strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(value, "/s")), 64)
 	case contains(countMetrics, metric):
+		// throttled(hashed) counts one workload; throttled(blob.put) one op.
+		if t.Workload == "" && s.hasWorkload(arg) {
+			t.Workload, t.Arg = arg, ""
+		}
 		t.Value, err = strconv.ParseFloat(value, 64)
 	default:
 		return t, fmt.Sprintf("unknown metric %q%s", metric, didYouMean(metric, append(append([]string{"rate", "utilisation", "throughput"}, latencyMetrics...), countMetrics...)))
