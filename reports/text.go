@@ -147,6 +147,7 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary) {
 	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
 		w.printf("  late starts %d, dropped starts %d\n", ws.Late, ws.Dropped)
 	}
+	writeLimitedBy(w, *ws, units)
 	writeDensity(w, ws.Ops)
 	var kinds []UnitKind
 	for _, u := range units {

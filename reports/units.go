@@ -89,6 +89,9 @@ type unitKey struct {
 type unitSeries struct {
 	amount    int64 // acknowledged
 	throttled int64 // 503 / 500 OperationTimedOut answers
+	// firstThrottle is the return time (ns since the start) of the first
+	// throttled answer, -1 none.
+	firstThrottle int64
 	first     int64 // first second with an acknowledged amount, -1 none
 	perSec    []int64
 }
@@ -136,7 +139,7 @@ func (u *units) add(k unitKey, op *checks.Op, amount int64, force bool) bool {
 		if sh.m == nil {
 			sh.m = map[unitKey]*unitSeries{}
 		}
-		s = &unitSeries{first: -1}
+		s = &unitSeries{first: -1, firstThrottle: -1}
 		sh.m[k] = s
 	}
 	s.add(op, amount)
@@ -157,6 +160,9 @@ func (u *units) admit() bool {
 func (s *unitSeries) add(op *checks.Op, amount int64) {
 	if op.Outcome == checks.Throttled {
 		s.throttled++
+		if s.firstThrottle < 0 || op.Return < s.firstThrottle {
+			s.firstThrottle = op.Return
+		}
 		return
 	}
 	sec := min(max(op.Return/int64(time.Second), 0), maxSeconds-1)
@@ -177,9 +183,11 @@ type UnitSummary struct {
 	Name     string   `json:"name"`
 	// Measure is what Amount counts: requests, entities or messages.
 	Measure string `json:"measure"`
-	// Amount is the acknowledged total; Throttled the throttled answers.
-	Amount    int64 `json:"amount"`
-	Throttled int64 `json:"throttled"`
+	// Amount is the acknowledged total; Throttled the throttled answers,
+	// the first of them FirstThrottled seconds after the run started.
+	Amount         int64   `json:"amount"`
+	Throttled      int64   `json:"throttled"`
+	FirstThrottled float64 `json:"first_throttled_s,omitempty"`
 	// Mean is Amount over the workload's active seconds; Peak the busiest
 	// whole second, at PeakSecond (seconds since the run started).
 	Mean       float64 `json:"mean_per_s"`
@@ -219,6 +227,9 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets map[
 			}
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
 				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec)}
+			if s.firstThrottle >= 0 {
+				us.FirstThrottled = float64(s.firstThrottle) / float64(time.Second)
+			}
 			for sec, n := range s.perSec {
 				if n > us.Peak {
 					us.Peak, us.PeakSecond = n, int64(sec)

@@ -1,0 +1,30 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLimitedBy(t *testing.T) {
+	throttledOpen := WorkloadSummary{Name: "hot", Executor: "open", Actors: 16, Dropped: 3,
+		Ops: []OpSummary{{Op: "table.insert", Count: 200, Outcomes: map[string]int64{"ok": 150, "throttled": 50}}}}
+	units := []UnitSummary{
+		{Workload: "hot", Kind: UnitPartition, Name: "p1", Throttled: 20, FirstThrottled: 2.5},
+		{Workload: "hot", Kind: UnitPartition, Name: "p0", Throttled: 30, FirstThrottled: 1.25},
+		{Workload: "other", Kind: UnitPartition, Name: "q", Throttled: 1, FirstThrottled: 0.1},
+	}
+	got := strings.Join(LimitedBy(throttledOpen, units), "; ")
+	for _, want := range []string{"throttling: 25.0% of the attempts were answered 503/500 (50), first at 1.2s on partition p0", "3 arrivals dropped because all 16 actors were busy"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+	closed := WorkloadSummary{Name: "c", Executor: "closed", Actors: 8, Ops: []OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}}
+	if got := LimitedBy(closed, nil); len(got) != 1 || !strings.Contains(got[0], "8 closed-loop actors") {
+		t.Errorf("closed loop: %q", got)
+	}
+	open := WorkloadSummary{Name: "o", Executor: "open", Actors: 8, Ops: []OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}}
+	if got := LimitedBy(open, nil); len(got) != 0 {
+		t.Errorf("an open loop that kept up: %q", got)
+	}
+}
