@@ -35,7 +35,7 @@ type Change struct {
 	Base      float64 `json:"base"`
 	New       float64 `json:"new"`
 	Relative  float64 `json:"relative"` // (new - base) / base
-	Noise     float64 `json:"noise"`    // relative; -1 when unknown
+	Noise     float64 `json:"noise"`    // relative; -1 unknown, FewSamples too few samples to judge
 	Regressed bool    `json:"regressed"`
 	Improved  bool    `json:"improved"`
 }
@@ -60,6 +60,18 @@ type Comparison struct {
 	Improvements int            `json:"improvements"`
 	// Notes list what could not be compared (an op only one run has).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// FewSamples is a Change's Noise when a percentile has too few samples
+// beyond it to be judged (see minTail).
+const FewSamples = -2
+
+// minTail is how many samples a run needs beyond a percentile for a change
+// in it to be flagged: p99 needs 1,000 samples, p99.9 10,000.
+const minTail = 10
+
+func tooFew(h *hdrhistogram.Histogram, q float64) bool {
+	return float64(h.TotalCount())*(1-q/100) < minTail
 }
 
 // comparedPercentiles are the latency figures compared.
@@ -93,8 +105,19 @@ func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
 		if berr == nil && nerr == nil && bh.TotalCount() > 0 && nh.TotalCount() > 0 {
 			for _, p := range comparedPercentiles {
 				bv, nv := float64(bh.ValueAtQuantile(p.q))/1000, float64(nh.ValueAtQuantile(p.q))/1000
-				noise := combineNoise(noiseOf(baseNoise, k, p.name), noiseOf(newNoise, k, p.name), bv)
-				oc.Changes = append(oc.Changes, judge(Change{Metric: p.name, Base: bv, New: nv, Noise: noise}, o.Tolerance, false))
+				ch := Change{Metric: p.name, Base: bv, New: nv}
+				if tooFew(bh, p.q) || tooFew(nh, p.q) {
+					// A percentile with under minTail samples beyond it is
+					// one or two outliers: shown, never flagged.
+					ch.Noise = FewSamples
+					if bv != 0 {
+						ch.Relative = (nv - bv) / bv
+					}
+					oc.Changes = append(oc.Changes, ch)
+					continue
+				}
+				ch.Noise = combineNoise(noiseOf(baseNoise, k, p.name), noiseOf(newNoise, k, p.name), bv)
+				oc.Changes = append(oc.Changes, judge(ch, o.Tolerance, false))
 			}
 			oc.KS = ksDistance(bh, nh)
 		}

@@ -41,7 +41,10 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("unchanged run flagged: %+v", c.Ops)
 	}
 	for _, ch := range c.Ops[0].Changes {
-		if ch.Noise < 0 {
+		switch {
+		case ch.Metric == "p99.9" && ch.Noise != FewSamples:
+			t.Errorf("p99.9 of 4,000 samples (4 beyond it) judged: %+v", ch)
+		case ch.Metric != "p99.9" && ch.Noise < 0:
 			t.Errorf("%s: noise unknown although both runs have 20 s and hlogs", ch.Metric)
 		}
 	}
@@ -54,7 +57,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 	for _, ch := range c.Ops[0].Changes {
 		flagged[ch.Metric] = ch.Regressed
 	}
-	if !flagged["p50"] || !flagged["p99"] || flagged["throughput"] || c.Regressions < 4 {
+	if !flagged["p50"] || !flagged["p99"] || flagged["throughput"] || flagged["p99.9"] || c.Regressions != 3 {
 		t.Errorf("slowed run: flags %v, %d regressions", flagged, c.Regressions)
 	}
 	if ks := c.Ops[0].KS; ks < 0.9 {
@@ -91,7 +94,7 @@ func TestCompareNotesAndText(t *testing.T) {
 	if err := WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"workload w", "blob.put", "throughput", "p99.9", "REGRESSION", "KS", "note: w blob.get: only in the new run", "result: 4 regressions"} {
+	for _, want := range []string{"workload w", "blob.put", "throughput", "p99.9", "REGRESSION", "KS", "note: w blob.get: only in the new run", "result: 3 regressions", "few samples"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("comparison lacks %q:\n%s", want, b.String())
 		}

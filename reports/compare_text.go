@@ -15,7 +15,8 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 	ew.printf("base  %s\nnew   %s\n", baseName, newName)
 	ew.printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", pct(c.Tolerance))
 	ew.printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
-	ew.printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions\n")
+	ew.printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions;\n")
+	ew.printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\")\n", minTail)
 	last := ""
 	var tw *tabwriter.Writer
 	flush := func() {
@@ -48,8 +49,11 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 				verdict = "improved"
 			}
 			noise := "?"
-			if ch.Noise >= 0 {
+			switch {
+			case ch.Noise >= 0:
 				noise = "±" + pct(ch.Noise)
+			case ch.Noise == FewSamples:
+				noise = "few samples"
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noise, verdict)
 		}

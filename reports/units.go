@@ -92,8 +92,8 @@ type unitSeries struct {
 	// firstThrottle is the return time (ns since the start) of the first
 	// throttled answer, -1 none.
 	firstThrottle int64
-	first     int64 // first second with an acknowledged amount, -1 none
-	perSec    []int64
+	first         int64 // first second with an acknowledged amount, -1 none
+	perSec        []int64
 }
 
 // units is the accounting, sharded to keep Record cheap under many actors.

@@ -69,8 +69,12 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	if runErr != nil {
 		sum.Error = Redact(runErr.Error())
 	}
+	sum.Files["report"] = reports.HTMLFile
 	if err := reports.WriteSummaryJSON(filepath.Join(o.ResultsDir, SummaryFile), sum); err != nil && runErr == nil {
 		runErr = err
+	}
+	if err := reports.WriteHTMLReport(o.ResultsDir, sum); err != nil { // a missing page is no reason to fail the run
+		logf("%s: %v", reports.HTMLFile, err)
 	}
 	return sum, runErr
 }

@@ -120,6 +120,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	// Record the exit code in the summary too (rewritten atomically; fails
 	// only if the results directory could not be made, as already said).
 	_ = reports.WriteSummaryJSON(filepath.Join(dir, runner.SummaryFile), sum)
+	_ = reports.WriteHTMLReport(dir, sum) // the page too, now with the exit code (the runner wrote it once already)
 	reports.WriteText(stdout, sum)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(runner.Redact(runErr.Error())))

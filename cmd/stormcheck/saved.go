@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -46,17 +48,57 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// cmdReport prints a saved run's report from its summary.json.
+// cmdReport re-renders a saved run from its summary.json (and hlog/):
+// writes RESULTS_DIR/report.html and prints the report, as text, the HTML
+// page or the summary as JSON.
 func cmdReport(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: stormcheck report RESULTS_DIR\n\nPrints the report of a saved run from RESULTS_DIR/summary.json.")
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "what to print: text (the terminal report), html (the page) or json (the summary)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: stormcheck report [--format text|html|json] RESULTS_DIR\n\n"+
+			"Writes RESULTS_DIR/report.html again from RESULTS_DIR/summary.json and the latency logs in hlog/,\n"+
+			"and prints the report of the saved run. Flags:")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
-	s, err := reports.ReadSummary(filepath.Join(args[0], runner.SummaryFile))
+	if fs.NArg() != 1 || (*format != "text" && *format != "html" && *format != "json") {
+		fs.Usage()
+		return exitUsage
+	}
+	dir := fs.Arg(0)
+	s, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile))
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck report:", err)
 		return exitUsage
 	}
-	reports.WriteText(stdout, s)
-	return s.ExitCode
+	if s.Files == nil {
+		s.Files = map[string]string{}
+	}
+	s.Files["report"] = reports.HTMLFile // the page lists itself, as after a run
+	code := s.ExitCode
+	if err := reports.WriteHTMLReport(dir, s); err != nil {
+		fmt.Fprintln(stderr, "stormcheck report:", err)
+		code = exitHarness
+	} else {
+		fmt.Fprintln(stderr, "stormcheck report: wrote", filepath.Join(dir, reports.HTMLFile))
+	}
+	switch *format {
+	case "html":
+		err = reports.WriteHTML(stdout, s, reports.HlogDirOf(dir, s))
+	case "json":
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(s)
+	default:
+		err = reports.WriteText(stdout, s)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "stormcheck report:", err)
+		return exitHarness
+	}
+	return code
 }

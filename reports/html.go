@@ -1,0 +1,481 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// HTMLFile is the HTML report's name in the results directory.
+const HTMLFile = "report.html"
+
+// htmlMaxUnitRows is how many of a workload's units the page lists (and
+// draws) per kind; the rest are summed on one line.
+const htmlMaxUnitRows = 20
+
+var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+
+// WriteHTML writes the run's report as one self-contained HTML page: no
+// script, font or stylesheet from elsewhere, every chart an inline SVG. It
+// shows the header, per workload the op table, throughput over time with
+// the busiest unit against its target, outcomes over time, latency
+// percentiles over time (from the logs in hlogDir; "" or a missing
+// directory is said on the page), the percentile spectrum per op and the
+// units' utilisation, then the checks with their violations (linking to
+// their pictures), the thresholds and the files. Links are relative to the
+// results directory, where the page belongs.
+func WriteHTML(w io.Writer, s *Summary, hlogDir string) error {
+	return htmlTemplate.Execute(w, buildHTMLPage(s, readHlogDir(hlogDir)))
+}
+
+// WriteHTMLReport writes dir/report.html atomically from s, reading the
+// latency logs from dir's hlog directory (Files["hlog"], else "hlog").
+func WriteHTMLReport(dir string, s *Summary) error {
+	return WriteFileAtomic(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
+		return WriteHTML(w, s, HlogDirOf(dir, s))
+	})
+}
+
+// HlogDirOf is where a saved run in dir keeps its latency logs.
+func HlogDirOf(dir string, s *Summary) string {
+	rel := "hlog"
+	if s != nil && s.Files["hlog"] != "" {
+		rel = s.Files["hlog"]
+	}
+	return filepath.Join(dir, filepath.FromSlash(strings.TrimRight(rel, `/\`)))
+}
+
+// The page's view of the summary: everything formatted, every chart drawn.
+type htmlPage struct {
+	Title       string
+	Scenario    string
+	Meta        []htmlKV
+	ExitCode    int
+	ExitMeaning string
+	Interrupted bool
+	Error       string
+	Ran         bool
+	Tally       string
+	Workloads   []htmlWorkload
+	Harness     string
+	Checks      []htmlCheck
+	Thresholds  []htmlThreshold
+	Files       []htmlFile
+	HlogNote    string
+	HlogIssues  []string
+}
+
+type htmlKV struct{ Key, Value string }
+
+type htmlFigure struct {
+	Caption string
+	SVG     template.HTML
+	Note    string
+}
+
+type htmlWorkload struct {
+	Anchor     string
+	Name       string
+	Desc       string
+	Empty      bool
+	Ops        []htmlOpRow
+	LateDrop   string
+	Throughput htmlFigure
+	Outcomes   []htmlFigure
+	Latency    []htmlFigure
+	LatencyMsg string
+	Spectrum   []htmlFigure
+	Density    []htmlDensityRow
+	Units      []htmlUnits
+}
+
+type htmlOpRow struct {
+	Op          string
+	Uncorrected bool
+	Cells       []string
+}
+
+type htmlDensityRow struct {
+	Op                            string
+	Scanned, Returned, Ratio, Per string
+}
+
+type htmlUnits struct {
+	Title   string
+	Heading string
+	Rows    [][]string
+	Head    []string
+	More    string
+	Spread  string
+	Chart   htmlFigure
+}
+
+type htmlCheck struct {
+	Verdict    string
+	Check      string
+	Workload   string
+	Summary    string
+	Violations []htmlViolation
+	More       string
+	Files      []htmlFile
+}
+
+type htmlViolation struct {
+	Key     string
+	Message string
+	Ops     string
+}
+
+type htmlThreshold struct {
+	Verdict   string
+	Threshold string
+	Measured  string
+}
+
+type htmlFile struct {
+	Label string
+	Path  string
+	Href  string
+}
+
+// exitMeanings are the documented exit codes.
+var exitMeanings = map[int]string{
+	0:   "every check passed",
+	1:   "a check found a violation",
+	2:   "bad usage or an invalid scenario",
+	3:   "harness or target error",
+	4:   "no violation, but a check could not decide",
+	5:   "a threshold failed",
+	6:   "a regression against the baseline",
+	130: "interrupted",
+}
+
+// htmlExitCode is the run's exit code. The runner writes the page before
+// the command has set ExitCode, so a zero is derived again from the
+// verdicts, as the command derives it: a violation, then an interrupt, a
+// harness error, a failed threshold, an undecided check.
+func htmlExitCode(s *Summary) int {
+	if s.ExitCode != 0 {
+		return s.ExitCode
+	}
+	undecided := false
+	for _, r := range s.Checks {
+		switch r.Verdict {
+		case checks.Fail:
+			return 1
+		case checks.Undecided:
+			undecided = true
+		}
+	}
+	thresholdFailed := slices.ContainsFunc(s.Thresholds, func(t ThresholdResult) bool { return !t.Pass })
+	switch {
+	case s.Interrupted:
+		return 130
+	case s.Error != "":
+		return 3
+	case thresholdFailed:
+		return 5
+	case undecided:
+		return 4
+	}
+	return 0
+}
+
+func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
+	name := s.Scenario
+	if name == "" {
+		name = "(unnamed scenario)"
+	}
+	p := &htmlPage{
+		Title:       "stormcheck report: " + name,
+		Scenario:    name,
+		ExitCode:    htmlExitCode(s),
+		Interrupted: s.Interrupted,
+		Error:       s.Error,
+		Ran:         anyOps(s),
+		HlogIssues:  hl.problems,
+	}
+	p.ExitMeaning = exitMeanings[p.ExitCode]
+	if s.File != "" {
+		p.Meta = append(p.Meta, htmlKV{"file", s.File})
+	}
+	p.Meta = append(p.Meta, htmlKV{"seed", strconv.FormatInt(s.Seed, 10)})
+	if s.Target != "" {
+		p.Meta = append(p.Meta, htmlKV{"target", s.Target})
+	}
+	if !s.Started.IsZero() {
+		p.Meta = append(p.Meta, htmlKV{"started", s.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
+	}
+	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100 * time.Millisecond).String()})
+	if c := s.Capacity; c != nil {
+		p.Meta = append(p.Meta, htmlKV{"capacity", capacityText(c)})
+		if c.Emulation != "" {
+			p.Meta = append(p.Meta, htmlKV{"emulation", c.Emulation})
+		}
+	}
+	if hl.dirMissing && p.Ran {
+		p.HlogNote = "This run has no latency logs (hlog/ is missing), so latency over time is not shown; the percentile spectra come from summary.json."
+	}
+	var tally [3]int
+	for _, r := range s.Checks {
+		switch r.Verdict {
+		case checks.Pass:
+			tally[0]++
+		case checks.Fail:
+			tally[1]++
+		default:
+			tally[2]++
+		}
+	}
+	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
+	if p.Ran {
+		for i := range s.Workloads {
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl))
+		}
+		p.Harness = harnessText(s.Harness)
+		for _, r := range s.Checks {
+			p.Checks = append(p.Checks, buildHTMLCheck(r))
+		}
+		for _, t := range s.Thresholds {
+			p.Thresholds = append(p.Thresholds, buildHTMLThreshold(t))
+		}
+	}
+	labels := make([]string, 0, len(s.Files))
+	for l := range s.Files {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		p.Files = append(p.Files, htmlFileOf(l, s.Files[l]))
+	}
+	return p
+}
+
+// htmlFileOf links a path relative to the results directory.
+func htmlFileOf(label, path string) htmlFile {
+	return htmlFile{Label: label, Path: path, Href: filepath.ToSlash(path)}
+}
+
+func capacityText(c *CapacityInfo) string {
+	var parts []string
+	for _, k := range []string{"blob", "partition", "queue", "account"} {
+		if v, ok := c.Targets[k]; ok {
+			parts = append(parts, k+" "+number(v)+"/s")
+		}
+	}
+	t := "profile " + c.Profile
+	if c.Scale != 1 && c.Scale != 0 {
+		t += " scaled by " + number(c.Scale)
+	}
+	if len(c.Overridden) > 0 {
+		t += ", overridden: " + strings.Join(c.Overridden, ", ")
+	}
+	if len(parts) > 0 {
+		t += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return t
+}
+
+func harnessText(ops []OpSummary) string {
+	parts := make([]string, 0, len(ops))
+	for _, o := range ops {
+		part := o.Op + " " + itoa(o.Count)
+		var bad []string
+		for _, oc := range checks.Outcomes[1:] {
+			if n := o.Outcomes[oc.String()]; n > 0 {
+				bad = append(bad, itoa(n)+" "+oc.String())
+			}
+		}
+		if len(bad) > 0 {
+			part += " (" + strings.Join(bad, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func workloadDesc(ws *WorkloadSummary) string {
+	var desc []string
+	if ws.Kind != "" {
+		desc = append(desc, ws.Kind)
+	}
+	switch ws.Executor {
+	case "":
+	case "closed", "open":
+		desc = append(desc, ws.Executor+" loop")
+	default:
+		desc = append(desc, ws.Executor)
+	}
+	if ws.Actors > 0 {
+		desc = append(desc, plural(int64(ws.Actors), "actor"))
+	}
+	return strings.Join(desc, ", ")
+}
+
+func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData) htmlWorkload {
+	id := "w" + strconv.Itoa(i+1)
+	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0}
+	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
+		hw.LateDrop = fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
+	}
+	for _, o := range ws.Ops {
+		row := []string{itoa(o.Count)}
+		for _, oc := range checks.Outcomes {
+			row = append(row, itoa(o.Outcomes[oc.String()]))
+		}
+		row = append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))
+		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
+		hw.Ops = append(hw.Ops, htmlOpRow{Op: o.Op, Cells: append(row, cor...)})
+		if strings.Join(cor, " ") != strings.Join(unc, " ") {
+			blank := make([]string, len(row))
+			hw.Ops = append(hw.Ops, htmlOpRow{Op: "uncorrected", Uncorrected: true, Cells: append(blank, unc...)})
+		}
+		if o.Scanned > 0 {
+			per := "-"
+			if reads := o.Outcomes["ok"]; reads > 0 {
+				per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
+			}
+			hw.Density = append(hw.Density, htmlDensityRow{o.Op, itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per})
+		}
+	}
+	if hw.Empty {
+		return hw
+	}
+	seconds := workloadSeconds(ws)
+	tc := throughputChart(id+"-throughput", ws, units)
+	hw.Throughput = htmlFigure{Caption: "ok+conflict per second, per op", SVG: tc.render()}
+	if len(busiestUnits(units)) > 0 {
+		hw.Throughput.Caption += ", and the busiest unit against its target"
+	}
+	for j := range ws.Ops {
+		o := &ws.Ops[j]
+		oc := outcomeChart(fmt.Sprintf("%s-outcomes-%d", id, j+1), ws.Name, o, seconds)
+		hw.Outcomes = append(hw.Outcomes, htmlFigure{Caption: o.Op, SVG: oc.render()})
+		sc, err := spectrumChart(fmt.Sprintf("%s-spectrum-%d", id, j+1), ws.Name, o)
+		fig := htmlFigure{Caption: o.Op, SVG: sc.render()}
+		if h := o.Histograms; h != nil && h.Latency == h.Corrected {
+			fig.Caption += " (corrected and uncorrected coincide: no operation started late)"
+		}
+		if err != nil {
+			fig.Note = err.Error()
+		}
+		hw.Spectrum = append(hw.Spectrum, fig)
+		if hl.dirMissing {
+			continue
+		}
+		ls := hl.series[latencyKey{ws.Name, o.Op}]
+		if ls == nil {
+			hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op, Note: "no latency log for this op in hlog/"})
+			continue
+		}
+		lc := latencyChart(fmt.Sprintf("%s-latency-%d", id, j+1), ws.Name, ls, seconds)
+		hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op + " (hlog/" + ls.File + ")", SVG: lc.render()})
+	}
+	if hl.dirMissing {
+		hw.LatencyMsg = "Not shown: this run has no hlog/ directory with per-second latency logs."
+	}
+	var kinds []UnitKind
+	for _, u := range units {
+		if !slices.Contains(kinds, u.Kind) {
+			kinds = append(kinds, u.Kind)
+		}
+	}
+	for n, k := range kinds {
+		var of []UnitSummary
+		for _, u := range units {
+			if u.Kind == k {
+				of = append(of, u)
+			}
+		}
+		hw.Units = append(hw.Units, buildHTMLUnits(fmt.Sprintf("%s-units-%d", id, n+1), of))
+	}
+	return hw
+}
+
+func buildHTMLUnits(id string, us []UnitSummary) htmlUnits {
+	kind, measure := us[0].Kind, us[0].Measure
+	hu := htmlUnits{
+		Title:   fmt.Sprintf("Per-%s utilisation", kind),
+		Heading: fmt.Sprintf("Per %s: %s per second acknowledged, mean over the active period and busiest second", kind, measure),
+		Head:    []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"},
+	}
+	t := TargetFor(kind)
+	if target := us[0].Target; target > 0 {
+		source := shortSource(t.Source)
+		if target != t.PerSecond {
+			source = "the scenario's capacity"
+		}
+		hu.Heading += fmt.Sprintf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
+	}
+	var total, rest int64
+	for _, u := range us {
+		total += u.Amount
+	}
+	for i, u := range us {
+		if i >= htmlMaxUnitRows {
+			rest += u.Amount
+			continue
+		}
+		util := "-"
+		if u.Target > 0 {
+			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
+		}
+		hu.Rows = append(hu.Rows, []string{u.Name, itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)})
+	}
+	if n := len(us) - htmlMaxUnitRows; n > 0 {
+		hu.More = fmt.Sprintf("... %d more %ss with %s %s (%s of the total)", n, kind, thousands(rest), measure, percent(rest, total))
+	}
+	if len(us) > 1 && total > 0 {
+		hu.Spread = fmt.Sprintf("Spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean).",
+			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+	}
+	bc := utilisationChart(id, us, htmlMaxUnitRows)
+	if len(bc.bars) > 0 {
+		hu.Chart = htmlFigure{Caption: fmt.Sprintf("Busiest second against the target, per %s (busiest first)", kind), SVG: bc.render()}
+	} else {
+		hu.Chart = htmlFigure{Note: fmt.Sprintf("No target applies to these %ss, so no utilisation is drawn.", kind)}
+	}
+	return hu
+}
+
+func buildHTMLCheck(r checks.Result) htmlCheck {
+	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary}
+	for _, v := range r.Violations {
+		var ops []string
+		for i := range v.Ops {
+			ops = append(ops, v.Ops[i].String())
+		}
+		hc.Violations = append(hc.Violations, htmlViolation{Key: v.Key, Message: v.Message, Ops: strings.Join(ops, "\n")})
+	}
+	if more := r.Total - len(r.Violations); more > 0 {
+		hc.More = "... and " + plural(int64(more), "more violation")
+	}
+	for _, f := range r.Files {
+		hc.Files = append(hc.Files, htmlFileOf("picture", f))
+	}
+	return hc
+}
+
+func buildHTMLThreshold(t ThresholdResult) htmlThreshold {
+	ht := htmlThreshold{Verdict: "fail", Threshold: t.Threshold}
+	if t.Pass {
+		ht.Verdict = "pass"
+	}
+	switch {
+	case t.Note != "":
+		ht.Measured = t.Note
+	case t.Window != "":
+		ht.Measured = fmt.Sprintf("measured %s (worst at %s)", number(t.Actual), t.Window)
+	default:
+		ht.Measured = "measured " + number(t.Actual)
+	}
+	return ht
+}

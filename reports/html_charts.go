@@ -1,0 +1,274 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// This file builds the HTML report's charts from a summary's figures: what
+// each chart shows, its series and its labels. svg.go draws them.
+
+// chartMaxPoints is how many points a time series draws at most; longer
+// runs are cut into buckets of several seconds.
+const chartMaxPoints = 600
+
+// timeAxisLabel names the x axis of the charts over time, saying when a
+// point stands for several seconds.
+func timeAxisLabel(k int) string {
+	if k > 1 {
+		return fmt.Sprintf("seconds since the run started (each point: %d s)", k)
+	}
+	return "seconds since the run started"
+}
+
+// workloadSeconds is how many seconds the workload's per-second series
+// cover (the longest op's).
+func workloadSeconds(ws *WorkloadSummary) int {
+	n := 0
+	for _, o := range ws.Ops {
+		n = max(n, len(o.PerSecond))
+	}
+	return n
+}
+
+// okConflict is an op's ok+conflict attempts per second.
+func okConflict(o *OpSummary) []float64 {
+	out := make([]float64, len(o.PerSecond))
+	for i, c := range o.PerSecond {
+		out[i] = float64(c[checks.OK] + c[checks.Conflict])
+	}
+	return out
+}
+
+// busiestUnits returns, per unit kind of the workload (in first-seen
+// order), the busiest unit that kept its per-second series.
+func busiestUnits(units []UnitSummary) []UnitSummary {
+	var out []UnitSummary
+	seen := map[UnitKind]bool{}
+	for _, u := range units {
+		if seen[u.Kind] || len(u.PerSecond) == 0 {
+			continue
+		}
+		seen[u.Kind] = true
+		out = append(out, u)
+	}
+	return out
+}
+
+// throughputChart draws each op's ok+conflict per second, and the busiest
+// unit's acknowledged amount per second against its target.
+func throughputChart(id string, ws *WorkloadSummary, units []UnitSummary) *lineChart {
+	n := workloadSeconds(ws)
+	for _, u := range busiestUnits(units) {
+		n = max(n, len(u.PerSecond))
+	}
+	k := chartBucketSize(n)
+	c := &lineChart{
+		id:    id,
+		title: "workload " + ws.Name + ": throughput, ok+conflict per second",
+		x:     chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(n), 1)},
+		y:     chartAxis{label: "per second"},
+		empty: "no operations recorded per second",
+	}
+	for i := range ws.Ops {
+		o := &ws.Ops[i]
+		if len(o.PerSecond) == 0 {
+			continue
+		}
+		xs, ys := chartBuckets(okConflict(o), k)
+		c.lines = append(c.lines, chartLine{
+			name: o.Op + " ok+conflict/s", color: chartColours[i%len(chartColours)], dash: chartDashes[i%len(chartDashes)],
+			x: xs, y: ys,
+			tip: fmt.Sprintf("%s: ok+conflict per second, %s/s over the active period", o.Op, strconv.FormatFloat(o.Rate, 'f', 1, 64)),
+		})
+	}
+	for _, u := range busiestUnits(units) {
+		per := make([]float64, len(u.PerSecond))
+		for i, v := range u.PerSecond {
+			per[i] = float64(v)
+		}
+		xs, ys := chartBuckets(per, k)
+		c.lines = append(c.lines, chartLine{
+			name: fmt.Sprintf("busiest %s %s (%s/s)", u.Kind, u.Name, u.Measure), color: palPurple, dash: "2 2", width: 2.5,
+			x: xs, y: ys,
+			tip: fmt.Sprintf("busiest %s %s: peak %d %s/s at %d s", u.Kind, u.Name, u.Peak, u.Measure, u.PeakSecond),
+		})
+		if u.Target > 0 {
+			c.refs = append(c.refs, chartRefLine{y: u.Target, color: palBlack, dash: "8 4",
+				label: fmt.Sprintf("target %s %s/s per %s", thousands(int64(u.Target)), u.Measure, u.Kind)})
+		}
+	}
+	return c
+}
+
+// outcomeChart stacks an op's attempts per second by outcome (the outcomes
+// it had), from ok at the bottom to unknown at the top.
+func outcomeChart(id, workload string, o *OpSummary, seconds int) *lineChart {
+	k := chartBucketSize(seconds)
+	c := &lineChart{
+		id:     id,
+		title:  "workload " + workload + ", " + o.Op + ": attempts per second by outcome",
+		width:  560,
+		height: 280,
+		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(seconds), 1)},
+		y:      chartAxis{label: "attempts per second"},
+		empty:  "no attempts recorded",
+	}
+	if len(o.PerSecond) == 0 {
+		return c
+	}
+	stacked := make([]float64, len(o.PerSecond))
+	var below []float64 // the previous layer's top, bucketed; nil: zero
+	for oi, oc := range checks.Outcomes {
+		if o.Outcomes[oc.String()] == 0 {
+			continue
+		}
+		for i, cnt := range o.PerSecond {
+			stacked[i] += float64(cnt[oc])
+		}
+		xs, ys := chartBuckets(stacked, k)
+		c.lines = append(c.lines, chartLine{
+			name: oc.String(), color: chartOutcomeColours[oi], fill: true, x: xs, y: ys, base: below,
+			tip: fmt.Sprintf("%s: %s %s", o.Op, thousands(o.Outcomes[oc.String()]), oc.String()),
+		})
+		below = ys
+	}
+	return c
+}
+
+// latencyChart draws an op's uncorrected p50, p90 and p99 per second from
+// its latency log, on a log scale when they span more than a factor of 20.
+func latencyChart(id, workload string, ls *LatencySeries, seconds int) *lineChart {
+	k := chartBucketSize(seconds)
+	c := &lineChart{
+		id:     id,
+		title:  "workload " + workload + ", " + ls.Op + ": latency per second (uncorrected, ms)",
+		width:  560,
+		height: 280,
+		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(seconds), 1)},
+		y:      chartAxis{label: "latency (ms)"},
+		empty:  "the latency log has no intervals",
+	}
+	lo, hi := math.Inf(1), 0.0
+	for i := range ls.Second {
+		if ls.P50[i] > 0 {
+			lo = math.Min(lo, ls.P50[i])
+		}
+		hi = math.Max(hi, ls.P99[i])
+	}
+	c.y.log = hi > 0 && !math.IsInf(lo, 1) && hi/lo > 20
+	if c.y.log {
+		c.y.label = "latency (ms, log scale)"
+	}
+	for i, q := range []struct {
+		name  string
+		v     []float64
+		color string
+	}{{"p50", ls.P50, palBlue}, {"p90", ls.P90, palOrange}, {"p99", ls.P99, palVermilion}} {
+		xs := make([]float64, len(ls.Second))
+		for j, s := range ls.Second {
+			xs[j] = s + 0.5
+		}
+		xs, ys := chartBucketsMax(xs, q.v, k)
+		name := q.name
+		if k > 1 {
+			name += " (worst second of each point)"
+		}
+		c.lines = append(c.lines, chartLine{name: name, color: q.color, dash: chartDashes[i], x: xs, y: ys,
+			tip: fmt.Sprintf("%s %s per second", ls.Op, q.name)})
+	}
+	return c
+}
+
+// spectrumChart draws an op's latency percentile spectrum, corrected and
+// uncorrected, over the percentile on the usual log scale (0%, 90%, 99%,
+// 99.9% ...). It reports an error when a histogram cannot be decoded.
+func spectrumChart(id, workload string, o *OpSummary) (*lineChart, error) {
+	decades := spectrumDecades(o.Count)
+	var ticks []chartTick
+	for x := 0; x <= decades; x++ {
+		ticks = append(ticks, chartTick{float64(x), spectrumLabel(x)})
+	}
+	c := &lineChart{
+		id:     id,
+		title:  "workload " + workload + ", " + o.Op + ": latency by percentile",
+		width:  560,
+		height: 280,
+		x:      chartAxis{label: "percentile", min: 0, max: float64(decades), ticks: ticks},
+		y:      chartAxis{label: "latency (ms)"},
+		empty:  "no latency histogram in the summary",
+	}
+	if o.Histograms == nil {
+		return c, nil
+	}
+	for i, h := range []struct {
+		name, enc, color string
+		maxMs            float64
+		width            float64
+	}{
+		{"corrected (from intended start)", o.Histograms.Corrected, palVermilion, o.Corrected.Max, 3},
+		{"uncorrected (call to return)", o.Histograms.Latency, palBlue, o.Latency.Max, 2},
+	} {
+		if h.enc == "" {
+			continue
+		}
+		hist, err := DecodeHistogram(h.enc)
+		if err != nil {
+			return c, fmt.Errorf("%s %s histogram: %w", o.Op, h.name, err)
+		}
+		pts := percentileSpectrum(hist, decades, h.maxMs)
+		xs, ys := make([]float64, len(pts)), make([]float64, len(pts))
+		for j, p := range pts {
+			xs[j], ys[j] = p.x, p.ms
+		}
+		c.lines = append(c.lines, chartLine{name: h.name, color: h.color, dash: chartDashes[i], width: h.width, x: xs, y: ys,
+			tip: fmt.Sprintf("%s %s: p50 %s ms, p99 %s ms, max %s ms", o.Op, h.name, ms(capMs(hist.ValueAtQuantile(50), h.maxMs)), ms(capMs(hist.ValueAtQuantile(99), h.maxMs)), ms(h.maxMs))})
+	}
+	return c, nil
+}
+
+// utilisationChart draws each unit's busiest second against its target
+// (peak/target), busiest first, for the units a target applies to.
+func utilisationChart(id string, units []UnitSummary, limit int) *barChart {
+	c := &barChart{
+		id:       id,
+		xLabel:   "busiest second / target",
+		ref:      1,
+		refLabel: "target",
+		format:   func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" },
+	}
+	if len(units) > 0 {
+		c.title = fmt.Sprintf("workload %s: peak %s per second against the target, per %s", units[0].Workload, units[0].Measure, units[0].Kind)
+	}
+	for _, u := range units {
+		if u.Target <= 0 {
+			continue
+		}
+		if len(c.bars) == limit {
+			break
+		}
+		color := palBlue
+		if u.Utilisation >= 1 {
+			color = palVermilion
+		}
+		c.bars = append(c.bars, chartBar{
+			label: u.Name, value: u.Utilisation, color: color,
+			text: fmt.Sprintf("%s%% (%s/s)", strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64), thousands(u.Peak)),
+			tip:  fmt.Sprintf("%s %s: peak %d %s/s at %d s, target %s/s", u.Kind, u.Name, u.Peak, u.Measure, u.PeakSecond, thousands(int64(u.Target))),
+		})
+	}
+	return c
+}
+
+// capMs converts microseconds to milliseconds, capped at maxMs when it is
+// positive (the exact maximum, as the tables show).
+func capMs(us int64, maxMs float64) float64 {
+	v := float64(us) / 1e3
+	if maxMs > 0 {
+		v = math.Min(v, maxMs)
+	}
+	return v
+}

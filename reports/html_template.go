@@ -1,0 +1,211 @@
+package reports
+
+// htmlTemplateText is the HTML report's page: one file, inline CSS, no
+// script, and a Content-Security-Policy that forbids loading anything from
+// anywhere (only inline styles and data: images), so that the page shows
+// the same offline as online. html/template escapes every value; the
+// charts arrive as SVG built by svg.go, which escapes its own text.
+const htmlTemplateText = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="stormcheck">
+<title>{{.Title}}</title>
+<style>
+:root { color-scheme: light; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; color: #1a1a1a; background: #fff; margin: 0; }
+main { max-width: 1200px; margin: 0 auto; padding: 12px 24px 48px; }
+h1 { font-size: 22px; margin: 10px 0 6px; }
+h1 small.brand { font-size: 14px; font-weight: 600; color: #0059a0; margin-right: 6px; }
+h2 { font-size: 18px; margin: 34px 0 8px; padding-bottom: 4px; border-bottom: 2px solid #d8d8d8; }
+h3 { font-size: 15px; margin: 22px 0 6px; }
+a { color: #0059a0; }
+dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 6px 0 10px; }
+dl.meta dt { color: #555; }
+dl.meta dd { margin: 0; }
+table { border-collapse: collapse; margin: 6px 0 10px; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 9px; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; font-weight: 600; }
+th:first-child, td:first-child, .l { text-align: left; }
+td.wrap { white-space: normal; }
+tr.unc td { color: #555; font-size: 12px; }
+.scroll { overflow-x: auto; }
+.badge { display: inline-block; min-width: 64px; text-align: center; padding: 1px 6px; border-radius: 3px; font-weight: 700; font-size: 12px; color: #fff; }
+.badge.pass { background: #00704f; }
+.badge.fail { background: #a84300; }
+.badge.undecided { background: #7a5600; }
+.banner { padding: 8px 12px; border-left: 6px solid; margin: 10px 0; }
+.banner.warn { border-color: #E69F00; background: #fff5dd; }
+.banner.err { border-color: #D55E00; background: #fdebe2; }
+.banner.ok { border-color: #009E73; background: #e6f6f0; }
+.note { color: #555; font-style: italic; }
+nav.toc a { margin-right: 14px; }
+figure { margin: 10px 0 18px; }
+figcaption { font-weight: 600; margin-bottom: 2px; }
+.grid2 { display: grid; grid-template-columns: repeat(auto-fill, minmax(440px, 1fr)); gap: 8px 28px; }
+svg.chart { display: block; width: 100%; height: auto; max-width: 100%; }
+svg.chart text { fill: #222; font-family: inherit; }
+svg.chart text.muted { fill: #777; }
+svg.chart text.axis, svg.chart text.ref { font-weight: 600; }
+pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; font-size: 12px; margin: 4px 0 8px; }
+ul.violations { margin: 4px 0 8px; padding-left: 20px; }
+section.workload { margin-bottom: 20px; }
+</style>
+</head>
+<body>
+<main>
+<header>
+<h1><small class="brand">stormcheck</small> {{.Scenario}}</h1>
+<dl class="meta">
+{{- range .Meta}}
+<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+{{- end}}
+<dt>exit code</dt><dd><strong>{{.ExitCode}}</strong>{{with .ExitMeaning}}: {{.}}{{end}}</dd>
+{{- if .Checks}}
+<dt>checks</dt><dd>{{.Tally}}</dd>
+{{- end}}
+</dl>
+{{- if .Interrupted}}
+<p class="banner warn"><strong>Interrupted:</strong> stopped before the end; the figures and checks cover what ran.</p>
+{{- end}}
+{{- with .Error}}
+<p class="banner err"><strong>Error:</strong> {{.}}</p>
+{{- end}}
+{{- with .HlogNote}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{- range .HlogIssues}}
+<p class="note">Latency log not read: {{.}}</p>
+{{- end}}
+{{- if .Workloads}}
+<nav class="toc">Workloads:
+{{- range .Workloads}} <a href="#{{.Anchor}}">{{.Name}}</a>{{end}}
+{{- if .Checks}} <a href="#checks">checks</a>{{end}}
+{{- if .Thresholds}} <a href="#thresholds">thresholds</a>{{end}}
+{{- if .Files}} <a href="#files">files</a>{{end}}
+</nav>
+{{- end}}
+<p class="note">Latency is in milliseconds. <em>Corrected</em> latency counts from the operation's intended start (as wrk2 does), so a client that fell behind cannot hide a slow service; <em>uncorrected</em> is call to return. Rates count ok+conflict attempts.</p>
+</header>
+{{- range .Workloads}}
+<section class="workload" id="{{.Anchor}}">
+<h2>Workload {{.Name}}{{with .Desc}} <small>({{.}})</small>{{end}}</h2>
+{{- if .Empty}}
+<p class="note">No operations recorded.</p>
+{{- else}}
+<div class="scroll"><table class="ops">
+<thead><tr><th>op</th><th>count</th><th>ok</th><th>conflict</th><th>throttled</th><th>error</th><th>unknown</th><th>rate/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead>
+<tbody>
+{{- range .Ops}}
+<tr{{if .Uncorrected}} class="unc"{{end}}><td>{{if .Uncorrected}}&nbsp;&nbsp;uncorrected{{else}}{{.Op}}{{end}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
+{{- end}}
+</tbody></table></div>
+{{- with .LateDrop}}<p>{{.}}</p>{{end}}
+{{- if .Density}}
+<h3>Query density</h3>
+<p class="note">Entities scanned against those returned by acknowledged reads (each scanned entity counts toward the targets).</p>
+<table><thead><tr><th>op</th><th>scanned</th><th>returned</th><th>returned/scanned</th><th>scanned per read</th></tr></thead><tbody>
+{{- range .Density}}
+<tr><td>{{.Op}}</td><td>{{.Scanned}}</td><td>{{.Returned}}</td><td>{{.Ratio}}</td><td>{{.Per}}</td></tr>
+{{- end}}
+</tbody></table>
+{{- end}}
+<h3>Throughput over time</h3>
+<figure><figcaption>{{.Throughput.Caption}}</figcaption>{{.Throughput.SVG}}</figure>
+<h3>Outcomes over time</h3>
+<p class="note">Attempts per second stacked by outcome, ok at the bottom.</p>
+<div class="grid2">
+{{- range .Outcomes}}
+<figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
+{{- end}}
+</div>
+<h3>Latency percentiles over time</h3>
+{{- with .LatencyMsg}}
+<p class="note">{{.}}</p>
+{{- else}}
+<p class="note">p50, p90 and p99 of each second's uncorrected latency, from the run's HdrHistogram logs.</p>
+<div class="grid2">
+{{- range .Latency}}
+<figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
+{{- end}}
+</div>
+{{- end}}
+<h3>Latency by percentile</h3>
+<p class="note">The whole run's distribution per op, corrected and uncorrected; the percentile axis stretches the tail (each step is ten times rarer).</p>
+<div class="grid2">
+{{- range .Spectrum}}
+<figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
+{{- end}}
+</div>
+{{- range .Units}}
+<h3>{{.Title}}</h3>
+<p>{{.Heading}}</p>
+<div class="scroll"><table class="units">
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{- end}}
+</tbody></table></div>
+{{- with .More}}<p>{{.}}</p>{{end}}
+{{- with .Spread}}<p>{{.}}</p>{{end}}
+{{- with .Chart}}
+<figure>{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
+{{- end}}
+{{- end}}
+{{- end}}
+</section>
+{{- end}}
+{{- with .Harness}}
+<h2>Harness</h2>
+<p>Setup and final reads, not in the figures above: {{.}}</p>
+{{- end}}
+{{- if .Checks}}
+<h2 id="checks">Checks <small>({{.Tally}})</small></h2>
+<div class="scroll"><table class="checks">
+<thead><tr><th>verdict</th><th class="l">check</th><th class="l">workload</th><th class="l">summary</th></tr></thead>
+<tbody>
+{{- range .Checks}}
+<tr><td><span class="badge {{.Verdict}}">{{.Verdict}}</span></td><td class="l">{{.Check}}</td><td class="l">{{.Workload}}</td><td class="l wrap">{{.Summary}}</td></tr>
+{{- if or .Violations .Files}}
+<tr><td></td><td colspan="3" class="l wrap">
+{{- if .Violations}}
+<ul class="violations">
+{{- range .Violations}}
+<li>{{with .Key}}<strong>{{.}}</strong>: {{end}}{{.Message}}{{with .Ops}}<pre>{{.}}</pre>{{end}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- with .More}}<p>{{.}}</p>{{end}}
+{{- range .Files}}<p>Picture: <a href="{{.Href}}">{{.Path}}</a></p>{{end}}
+</td></tr>
+{{- end}}
+{{- end}}
+</tbody></table></div>
+{{- else if .Ran}}
+<h2 id="checks">Checks</h2>
+<p>None ran.</p>
+{{- end}}
+{{- if .Thresholds}}
+<h2 id="thresholds">Thresholds</h2>
+<table><thead><tr><th>verdict</th><th class="l">criterion</th><th class="l">measured</th></tr></thead><tbody>
+{{- range .Thresholds}}
+<tr><td><span class="badge {{.Verdict}}">{{.Verdict}}</span></td><td class="l">{{.Threshold}}</td><td class="l wrap">{{.Measured}}</td></tr>
+{{- end}}
+</tbody></table>
+{{- end}}
+{{- if .Files}}
+<h2 id="files">Files</h2>
+<table><tbody>
+{{- range .Files}}
+<tr><td>{{.Label}}</td><td class="l"><a href="{{.Href}}">{{.Path}}</a></td></tr>
+{{- end}}
+</tbody></table>
+<p class="note">Paths are relative to the results directory, where this page is.</p>
+{{- end}}
+</main>
+</body>
+</html>
+`
