@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -16,6 +17,7 @@ import (
 // the partition the key pattern names:
 //   - single: one partition, "hot";
 //   - uniform: the workload's keys k0..kN-1, chosen uniformly;
+//   - zipf: the same keys, Zipf-distributed (exponent zipf_s): k0 hottest;
 //   - append: the current second, yyyymmddhhmmss, so all traffic goes to
 //     the newest partition (the checklist's append-only anti-pattern);
 //   - prepend: the seconds left until year 2286, so all traffic goes to
@@ -50,6 +52,9 @@ func hotPartition(pattern string, a *Actor, rk string, now time.Time) string {
 		return stamp
 	case scenarios.KeyPrepend:
 		return fmt.Sprintf("%010d", int64(math.MaxInt32)*4-now.Unix())
+	case scenarios.KeyZipf:
+		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.Keys-1))
+		return KeyName(int(z.Uint64()))
 	case scenarios.KeyHashPrefix:
 		h := fnv.New32a()
 		h.Write([]byte(rk))

@@ -132,6 +132,9 @@ func workloadDefaults(w *Workload) {
 	if accepts("key_pattern") && p.KeyPattern == "" {
 		p.KeyPattern = KeyUniform
 	}
+	if accepts("zipf_s") && p.ZipfS == 0 {
+		p.ZipfS = 1.1
+	}
 	if accepts("visibility") && p.Visibility == 0 {
 		p.Visibility = 2 * time.Second
 	}

@@ -11,11 +11,11 @@ import (
 // A kind accepts the subset its KindSpec.Params names.
 var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions",
 	"merge_fraction", "force_fraction", "props", "replace_fraction", "batch_size", "rows", "fail_fraction", "key_pattern", "projection",
-	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction"}
+	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction", "zipf_s"}
 
 // KeyPatterns are the key_pattern values: how keys (partitions, queues)
 // are named, after the checklist's partition naming advice.
-var KeyPatterns = []string{KeySingle, KeyUniform, KeyAppend, KeyPrepend, KeyHashPrefix}
+var KeyPatterns = []string{KeySingle, KeyUniform, KeyZipf, KeyAppend, KeyPrepend, KeyHashPrefix}
 
 // Key patterns.
 const (
@@ -23,6 +23,9 @@ const (
 	KeySingle = "single"
 	// KeyUniform: keys k0..kN-1 (the workload's keys) chosen uniformly.
 	KeyUniform = "uniform"
+	// KeyZipf: keys k0..kN-1 chosen with a Zipf distribution (exponent
+	// zipf_s): k0 the hottest, a few keys take most of the load.
+	KeyZipf = "zipf"
 	// KeyAppend: time-ordered names (yyyymmddhhmmss): all traffic goes to
 	// the newest key, the checklist's append-only pattern.
 	KeyAppend = "append"
@@ -120,7 +123,14 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 		case "fail_fraction":
 			p.FailFraction = d.fraction(v, fp, false)
 		case "key_pattern":
-			p.KeyPattern = d.enum(v, fp, KeyPatterns, "single (one key), uniform (the workload's keys), append (time-ordered names), prepend (reverse time order) or hash-prefix (a 3-digit hash before the time)")
+			p.KeyPattern = d.enum(v, fp, KeyPatterns, "single (one key), uniform (the workload's keys), zipf (the workload's keys, Zipf-distributed with exponent zipf_s), append (time-ordered names), prepend (reverse time order) or hash-prefix (a 3-digit hash before the time)")
+		case "zipf_s":
+			z, ok := d.number(v, fp, 1, true)
+			if ok && z > 10 {
+				d.errorf(v, fp, "must be above 1 and at most 10 (the Zipf exponent: 1.1 is mildly skewed, 3 very), got %s", v.Value)
+			} else {
+				p.ZipfS = z
+			}
 		case "projection":
 			p.Projection = d.fraction(v, fp, false)
 		case "producers":

@@ -250,8 +250,11 @@ type Params struct {
 	// be seen (default 0.1).
 	FailFraction float64
 	// KeyPattern is how table.hot-partition names partitions: single,
-	// uniform, append, prepend or hash-prefix.
+	// uniform, zipf, append, prepend or hash-prefix.
 	KeyPattern string
+	// ZipfS is the Zipf exponent of key_pattern zipf, above 1 (default
+	// 1.1).
+	ZipfS float64
 	// Projection is the share of queries sent with $select (default 0.5).
 	Projection float64
 	// Producers is how many of a queue.work workload's actors enqueue; the
@@ -359,8 +362,8 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"batch-atomicity", "snapshot-reads"},
 	},
 	"table.hot-partition": {
-		Summary: "insert entities with a key pattern (single, uniform, append, prepend, hash-prefix); the report shows entities/s per partition against the 2,000/s target",
-		Params:  []string{"payload_bytes", "key_pattern"},
+		Summary: "insert entities with a key pattern (single, uniform, zipf, append, prepend, hash-prefix); the report shows entities/s per partition against the 2,000/s target",
+		Params:  []string{"payload_bytes", "key_pattern", "zipf_s"},
 	},
 	"table.query": {
 		Summary: "point queries, partition queries, filtered partition queries and filtered table scans, with and without projection; the report shows entities scanned vs returned",
