@@ -122,3 +122,21 @@ func shortSource(s string) string {
 	}
 	return s
 }
+
+// writeAccount prints the whole account's figures against its target.
+func writeAccount(w *errWriter, us []UnitSummary) {
+	for _, u := range us {
+		if u.Kind != UnitAccount {
+			continue
+		}
+		w.printf("\naccount: %s %s acknowledged, mean %s/s, busiest second %s/s at %ds", thousands(u.Amount), u.Measure,
+			strconv.FormatFloat(u.Mean, 'f', 1, 64), thousands(u.Peak), u.PeakSecond)
+		if u.Target > 0 {
+			w.printf(", target %s/s (%s)", thousands(int64(u.Target)), percent(u.Peak, int64(u.Target)))
+		}
+		if u.Throttled > 0 {
+			w.printf(", %d throttled", u.Throttled)
+		}
+		w.printf("\n")
+	}
+}

@@ -25,6 +25,11 @@ const (
 	UnitBlob      UnitKind = "blob"
 	UnitPartition UnitKind = "partition"
 	UnitQueue     UnitKind = "queue"
+	// UnitAccount is the whole account, across workloads: every request
+	// counts one, table operations their entities, queue operations their
+	// messages (the checklist's 20,000 requests, entities or messages per
+	// second per account). Its UnitSummary has no workload.
+	UnitAccount UnitKind = "account"
 )
 
 // TableScanUnit is the partition name a query over the whole table is
@@ -109,11 +114,16 @@ type unitShard struct {
 }
 
 func (u *units) record(op *checks.Op) {
-	if op.IsHarness() {
+	if op.IsHarness() || (op.Outcome != checks.OK && op.Outcome != checks.Throttled) {
 		return
 	}
 	us, ok := usageOf(op)
-	if !ok || (op.Outcome != checks.OK && op.Outcome != checks.Throttled) {
+	account := int64(1)
+	if ok && us.kind != UnitBlob {
+		account = us.amount
+	}
+	u.add(unitKey{"", UnitAccount, "account"}, op, account, true)
+	if !ok {
 		return
 	}
 	k := unitKey{op.Workload, us.kind, us.name}

@@ -69,10 +69,14 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 	m.Record(unitOp("q", checks.KindQueuePut, "queue-a", 0.2, checks.OK))
 
 	us := m.Units(func(string) time.Duration { return 2 * time.Second }, nil)
-	if len(us) != 3 {
+	if len(us) != 4 {
 		t.Fatalf("units: %+v", us)
 	}
-	p0, p1, qa := us[0], us[1], us[2]
+	acct, p0, p1, qa := us[0], us[1], us[2], us[3]
+	// The account: 50 entities and a message acknowledged, one throttled.
+	if acct.Kind != UnitAccount || acct.Workload != "" || acct.Amount != 51 || acct.Throttled != 1 || acct.Peak != 31 || acct.Target != 20000 {
+		t.Errorf("account: %+v", acct)
+	}
 	if p0.Name != "p0" || p0.Amount != 40 || p0.Peak != 30 || p0.PeakSecond != 0 || p0.Mean != 20 || p0.Target != 2000 || p0.Measure != "entities" {
 		t.Errorf("p0: %+v", p0)
 	}
@@ -96,7 +100,7 @@ func TestUnitsFoldBeyondTheLimit(t *testing.T) {
 	for i := 0; i < maxUnits+10; i++ {
 		m.Record(unitOp("w", "blob.put", fmt.Sprintf("k%d", i), 0.5, checks.OK))
 	}
-	us := m.Units(func(string) time.Duration { return time.Second }, nil)
+	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil))
 	if len(us) != maxUnits+1 {
 		t.Fatalf("%d units, want %d and one folded line", len(us), maxUnits+1)
 	}
@@ -118,7 +122,7 @@ func TestTableScanHasNoPartitionTarget(t *testing.T) {
 	op := unitOp("q", "table.scan", "", 0.5, checks.OK)
 	op.Out.Scanned = 5000
 	m.Record(op)
-	us := m.Units(func(string) time.Duration { return time.Second }, nil)
+	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil))
 	if len(us) != 1 || us[0].Name != TableScanUnit || us[0].Target != 0 || us[0].Amount != 5000 {
 		t.Errorf("%+v", us)
 	}
@@ -151,12 +155,14 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 		s.Units = append(s.Units, UnitSummary{Workload: "hot", Kind: UnitPartition, Name: fmt.Sprintf("p%d", i), Measure: "entities",
 			Amount: int64(100 - i), Peak: int64(50 - i), Target: 2000, Utilisation: float64(50-i) / 2000, BusiestShare: 0.5})
 	}
+	s.Units = append(s.Units, UnitSummary{Kind: UnitAccount, Name: "account", Measure: "operations", Amount: 952, Mean: 95.2, Peak: 400, PeakSecond: 3, Target: 20000, Throttled: 2})
 	var b bytes.Buffer
 	if err := WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	for _, want := range []string{
+		"account: 952 operations acknowledged, mean 95.2/s, busiest second 400/s at 3s, target 20,000/s (2.0%), 2 throttled",
 		"per partition: entities/s acknowledged", "target 2,000 entities/s per partition (checklist)",
 		"p0", "2.5%", "... 2 more partitions with 183 entities", "spread: 10 partitions; the busiest took 10.5% of the entities overall",
 		"busiest of each second 50.0%", "query density", "table.scan", "1600", "10.0%", "800.0",
@@ -198,4 +204,14 @@ func TestSummaryKeepsDistributionsAndSeries(t *testing.T) {
 	if p := float64(lat.ValueAtQuantile(50)) / 1000; math.Abs(p-o.Latency.P50) > 0.01 {
 		t.Errorf("decoded p50 %v ms, summary %v ms", p, o.Latency.P50)
 	}
+}
+
+func withoutAccount(us []UnitSummary) []UnitSummary {
+	var out []UnitSummary
+	for _, u := range us {
+		if u.Kind != UnitAccount {
+			out = append(out, u)
+		}
+	}
+	return out
 }

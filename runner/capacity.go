@@ -13,6 +13,7 @@ func unitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 		reports.UnitBlob:      c.Blob,
 		reports.UnitPartition: c.Partition,
 		reports.UnitQueue:     c.Queue,
+		reports.UnitAccount:   c.Account,
 	}
 }
 

@@ -15,12 +15,12 @@ var (
 	latencyMetrics = []string{"p50", "p90", "p99", "p99.9", "max", "mean"}
 	countMetrics   = []string{"throttled", "errors", "unknown", "conflicts"}
 	outcomeNames   = []string{"ok", "conflict", "throttled", "error", "unknown"}
-	unitKinds      = []string{"blob", "partition", "queue"}
+	unitKinds      = []string{"blob", "partition", "queue", "account"}
 	comparators    = []string{"<=", ">=", "==", "<", ">"}
 )
 
 // thresholdSyntax is what every threshold error shows.
-const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition or queue), throttled, errors, unknown, conflicts (counts, of a workload or an op when given one); ARG may start with a workload name and "/"`
+const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition, queue or account), throttled, errors, unknown, conflicts (counts, of a workload or an op when given one); ARG may start with a workload name and "/"`
 
 var thresholdRe = regexp.MustCompile(`^\s*([a-z][a-z0-9.]*)\s*(?:\(\s*([^()]*?)\s*\))?\s*(<=|>=|==|<|>)\s*([^ ]+(?:\s*/s)?)(?:\s+over\s+(\S+))?\s*$`)
 
