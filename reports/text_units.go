@@ -19,7 +19,7 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	}
 	kind, measure := us[0].Kind, us[0].Measure
 	t := TargetFor(kind)
-	w.printf("  per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)
+	w.printf("  per %s: %s/s acknowledged, mean over the active period and busiest second; latency (ms, corrected) of all its attempts", kind, measure)
 	if target := us[0].Target; target > 0 {
 		source := shortSource(t.Source)
 		if target != t.PerSecond {
@@ -37,7 +37,15 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	}
 	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
 	cells := func(c ...string) { fmt.Fprint(tw, "  "+strings.Join(c, "\t")+"\t\n") }
-	cells(left(string(kind)), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled")
+	withLat := false
+	for i, u := range us {
+		withLat = withLat || (i < maxUnitRows && u.Latency != nil)
+	}
+	head := []string{left(string(kind)), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
+	if withLat {
+		head = append(head, "p50", "p99")
+	}
+	cells(head...)
 	var total, rest int64
 	for _, u := range us {
 		total += u.Amount
@@ -51,7 +59,15 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 		if u.Target > 0 {
 			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
 		}
-		cells(left(u.Name), itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled))
+		row := []string{left(u.Name), itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
+		if withLat {
+			p50, p99 := "-", "-"
+			if u.Latency != nil {
+				p50, p99 = ms(u.Latency.P50), ms(u.Latency.P99)
+			}
+			row = append(row, p50, p99)
+		}
+		cells(row...)
 	}
 	tw.Flush()
 	if n := len(us) - maxUnitRows; n > 0 {

@@ -211,6 +211,9 @@ type UnitSummary struct {
 	// same on each of its units): the busiest unit's share of each second,
 	// averaged (see BusiestShares).
 	BusiestShare float64 `json:"busiest_share_per_second,omitempty"`
+	// Latency is the corrected latency of every attempt on the unit, for
+	// the units that keep a per-second series (see UnitLatencies).
+	Latency *Percentiles `json:"latency,omitempty"`
 	// PerSecond is the acknowledged amount in every second of the run, for
 	// the busiest units of each workload and kind (MaxUnitSeries of them);
 	// nil for the others.

@@ -215,3 +215,35 @@ func withoutAccount(us []UnitSummary) []UnitSummary {
 	}
 	return out
 }
+
+func TestUnitLatencies(t *testing.T) {
+	var hist bytes.Buffer
+	units := []UnitSummary{
+		{Workload: "w", Kind: UnitPartition, Name: "p0", PerSecond: []int64{3}},
+		{Workload: "w", Kind: UnitPartition, Name: "p1"}, // not listed: no series, no latency
+	}
+	for i, lat := range []float64{1, 2, 30} {
+		op := unitOp("w", checks.KindTableInsert, "p0/r"+string(rune('a'+i)), 0.1, checks.OK)
+		op.Return = op.Call + int64(lat*1e6)
+		line, _ := op.MarshalJSONLine()
+		hist.Write(line)
+	}
+	throttled := unitOp("w", checks.KindTableInsert, "p0/z", 0.2, checks.Throttled)
+	throttled.Return = throttled.Call + 50e6
+	harness := unitOp("w", checks.KindTableInsert, "p0/s", 0.0, checks.OK)
+	harness.Actor, harness.Return = checks.ActorSetup, harness.Call+900e6
+	for _, op := range []*checks.Op{throttled, harness, unitOp("w", checks.KindTableInsert, "p1/x", 0.3, checks.OK)} {
+		line, _ := op.MarshalJSONLine()
+		hist.Write(line)
+	}
+	if err := UnitLatencies(&hist, units); err != nil {
+		t.Fatal(err)
+	}
+	l := units[0].Latency
+	if l == nil || l.Count != 4 || l.Max != 50 || l.P50 < 1.9 || l.P50 > 2.1 {
+		t.Errorf("p0 latency: %+v (4 attempts, throttled included, harness not)", l)
+	}
+	if units[1].Latency != nil {
+		t.Errorf("unlisted unit got a latency: %+v", units[1].Latency)
+	}
+}

@@ -51,6 +51,9 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		}
 		return sum.Elapsed
 	}, unitTargets(sc.Capacity))
+	if err := unitLatencies(filepath.Join(o.ResultsDir, HistoryFile), sum.Units); err != nil {
+		logf("unit latencies: %v", err)
+	}
 	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
 	if len(m.HlogFiles()) > 0 {
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
@@ -164,4 +167,14 @@ func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) 
 		out[i].Workload = b.workload
 	}
 	return out, nil
+}
+
+// unitLatencies reads the history for the listed units' latencies.
+func unitLatencies(path string, units []reports.UnitSummary) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return reports.UnitLatencies(f, units)
 }
