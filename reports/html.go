@@ -88,6 +88,7 @@ type htmlWorkload struct {
 	Empty      bool
 	Ops        []htmlOpRow
 	LateDrop   string
+	LimitedBy  []string
 	Throughput htmlFigure
 	Outcomes   []htmlFigure
 	Latency    []htmlFigure
@@ -322,7 +323,7 @@ func workloadDesc(ws *WorkloadSummary) string {
 
 func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
-	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0}
+	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units)}
 	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
 		hw.LateDrop = fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
 	}

@@ -103,6 +103,7 @@ section.workload { margin-bottom: 20px; }
 {{- end}}
 </tbody></table></div>
 {{- with .LateDrop}}<p>{{.}}</p>{{end}}
+{{- with .LimitedBy}}<p><strong>Limited by</strong> {{range $i, $l := .}}{{if $i}}; {{end}}{{$l}}{{end}}</p>{{end}}
 {{- if .Density}}
 <h3>Query density</h3>
 <p class="note">Entities scanned against those returned by acknowledged reads (each scanned entity counts toward the targets).</p>

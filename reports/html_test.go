@@ -94,6 +94,7 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		`id="w1"`, `<a href="#w2">hot</a>`,
 		"Workload idle <small>(blob.lww, closed loop, 2 actors)</small>", "No operations recorded.",
 		"late starts 412, dropped starts 0",
+		"<strong>Limited by</strong> throttling: ",
 		"&nbsp;&nbsp;uncorrected", // the open-loop workload's corrected and uncorrected rows differ
 		"busiest blob k0 (requests/s)", "target 500 requests/s per blob", "target 2,000 entities/s per partition",
 		"Per-partition utilisation", "Spread: 12 partitions",

@@ -264,8 +264,10 @@ type CapacityInfo struct {
 	// scenario set itself.
 	Scale      float64  `json:"scale"`
 	Overridden []string `json:"overridden,omitempty"`
-	// Targets per unit kind, per second (account included).
+	// Targets per unit kind, per second (account included), and where
+	// the profile's figure for each comes from.
 	Targets map[string]float64 `json:"targets"`
+	Sources map[string]string  `json:"sources,omitempty"`
 	// Emulation describes the throttling proxy, if the run had one.
 	Emulation string `json:"emulation,omitempty"`
 }

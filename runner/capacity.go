@@ -23,6 +23,10 @@ func capacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
 	info := &reports.CapacityInfo{
 		Profile: c.Profile, Scale: c.Scale, Overridden: c.Overridden,
 		Targets: map[string]float64{"blob": c.Blob, "partition": c.Partition, "queue": c.Queue, "account": c.Account},
+		Sources: map[string]string{},
+	}
+	for _, k := range []reports.UnitKind{reports.UnitBlob, reports.UnitPartition, reports.UnitQueue, reports.UnitAccount} {
+		info.Sources[string(k)] = reports.TargetFor(k).Source
 	}
 	if e := sc.Emulation; e != nil {
 		parts := "no throttling"
