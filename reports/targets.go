@@ -21,7 +21,7 @@ var seedTargets = map[UnitKind]UnitTarget{
 	UnitQueue: {PerSecond: 2000, Measure: "messages",
 		Source: "checklist, Queues: \"a single queue can process approximately 2,000 messages (1KB each) per second (each AddMessage, GetMessage, and DeleteMessage count as a message)\""},
 	UnitAccount: {PerSecond: AccountTarget, Measure: "operations",
-		Source: "checklist, Tables: \"up to 20,000 entities (1KB each) per second for an account\"; the current scalability targets give 20,000 requests per second per account; here every request counts one, table operations their entities, queue operations their messages"},
+		Source: "checklist, Tables: \"up to 20,000 entities (1KB each) per second for an account\"; Azure Storage scalability targets (azure-docs includes/azure-storage-limits.md): \"Total Request Rate (assuming 1KB object size) per storage account: up to 20,000 IOPS, entities per second, or messages per second\"; every request counts one, table operations their entities, queue operations their messages"},
 }
 
 // AccountTarget is the checklist's per-account figure: "up to 20,000
