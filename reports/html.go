@@ -239,7 +239,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU))
 		}
 		p.Harness = harnessText(s.Harness)
 		for _, r := range s.Checks {
@@ -321,9 +321,9 @@ func workloadDesc(ws *WorkloadSummary) string {
 	return strings.Join(desc, ", ")
 }
 
-func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData) htmlWorkload {
+func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
-	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units)}
+	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}
 	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
 		hw.LateDrop = fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
 	}

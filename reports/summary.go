@@ -35,6 +35,9 @@ type Summary struct {
 	Workloads []WorkloadSummary `json:"workloads"`
 	// Checks are the checkers' verdicts.
 	Checks []checks.Result `json:"checks"`
+	// ClientCPU is the share of the machine's CPU the harness itself used
+	// while the load ran (1 = every core busy); 0 when not measured.
+	ClientCPU float64 `json:"client_cpu,omitempty"`
 	// Thresholds are the scenario's criteria with their verdicts.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 	// Capacity is the targets the units were measured against.

@@ -35,7 +35,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
 		for i := range s.Workloads {
-			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name))
+			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
 		writeAccount(ew, s.Units)
 		writeHarness(ew, s.Harness)
@@ -119,7 +119,7 @@ func unitsOf(all []UnitSummary, workload string) []UnitSummary {
 	return out
 }
 
-func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary) {
+func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
 	var desc []string
 	if ws.Kind != "" {
 		desc = append(desc, ws.Kind)
@@ -148,7 +148,7 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary) {
 	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
 		w.printf("  late starts %d, dropped starts %d\n", ws.Late, ws.Dropped)
 	}
-	writeLimitedBy(w, *ws, units)
+	writeLimitedBy(w, *ws, units, clientCPU)
 	writeDensity(w, ws.Ops)
 	var kinds []UnitKind
 	for _, u := range units {

@@ -44,6 +44,9 @@ thresholds:
 	if err != nil {
 		t.Fatal(err)
 	}
+	if sum.ClientCPU <= 0 || sum.ClientCPU > 1.5 {
+		t.Errorf("client CPU share %v: want a measured share of the machine", sum.ClientCPU)
+	}
 	unit := map[string]reports.UnitSummary{}
 	for _, u := range sum.Units {
 		if u.Kind == reports.UnitPartition && (u.Name == "hot" || u.Workload == "hashed") {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -159,7 +160,14 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 
 	logf("load: %s", describeLoad(runs))
+	cpu0, cpuOK := processCPU()
+	loadStart := time.Now()
 	load(ctx, runs, rec, metrics, o)
+	if cpu1, ok := processCPU(); ok && cpuOK {
+		// The harness's share of the machine while the load ran: near 1,
+		// the client (not the target) may be what limited the run.
+		sum.ClientCPU = float64(cpu1-cpu0) / float64(time.Since(loadStart)) / float64(runtime.NumCPU())
+	}
 	if ctx.Err() != nil {
 		logf("interrupted: stopping the load, then final reads and checks (interrupt again to skip them)")
 	}
