@@ -48,7 +48,7 @@ func TestMain(m *testing.M) {
 
 // startAzurite starts the shared Azurite on first use (as runner tests do,
 // installing it into the shared cache if needed).
-func startAzurite(t *testing.T) *azurite.Instance {
+func startAzurite(t testing.TB) *azurite.Instance {
 	t.Helper()
 	azOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -69,7 +69,7 @@ func startAzurite(t *testing.T) *azurite.Instance {
 func uniq(name string) string { return fmt.Sprintf("%s%08x", name, rand.Uint32()) }
 
 // testCtx bounds one test.
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -78,7 +78,7 @@ func testCtx(t *testing.T) context.Context {
 // logWriter sends the proxy's log to the test log.
 type logWriter struct {
 	mu   sync.Mutex
-	t    *testing.T
+	t    testing.TB
 	done bool
 }
 
@@ -92,7 +92,7 @@ func (w *logWriter) Write(p []byte) (int, error) {
 }
 
 // startProxy puts a proxy with o in front of inst, closed at test end.
-func startProxy(t *testing.T, inst *azurite.Instance, o Options) *Proxy {
+func startProxy(t testing.TB, inst *azurite.Instance, o Options) *Proxy {
 	t.Helper()
 	o.Blob, o.Queue, o.Table = inst.BlobURL, inst.QueueURL, inst.TableURL
 	lw := &logWriter{t: t}
@@ -118,7 +118,7 @@ func sdkOptions() azcore.ClientOptions {
 	return azcore.ClientOptions{Transport: &http.Client{Transport: tr}, Retry: policy.RetryOptions{MaxRetries: -1}}
 }
 
-func tableClient(t *testing.T, inst *azurite.Instance, base, table string) *aztables.Client {
+func tableClient(t testing.TB, inst *azurite.Instance, base, table string) *aztables.Client {
 	t.Helper()
 	cred, err := aztables.NewSharedKeyCredential(inst.Account, inst.Key)
 	if err != nil {
@@ -164,7 +164,7 @@ func serverBusy(err error) bool {
 	return errors.As(err, &re) && re.StatusCode == http.StatusServiceUnavailable && re.ErrorCode == "ServerBusy"
 }
 
-func entityJSON(t *testing.T, pk, rk string) []byte {
+func entityJSON(t testing.TB, pk, rk string) []byte {
 	t.Helper()
 	b, err := aztablesMarshal(pk, rk)
 	if err != nil {
