@@ -37,6 +37,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		for i := range s.Workloads {
 			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
+		writeSpread(ew, s)
 		writeAccount(ew, s.Units)
 		writeHarness(ew, s.Harness)
 		writeChecks(ew, s.Checks)

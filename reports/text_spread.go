@@ -1,0 +1,69 @@
+package reports
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// writeSpread compares, when two or more workloads load units of the same
+// kind (two key patterns side by side), how each spread its load: how many
+// units, the busiest one's share overall and per second, its peak against
+// the target, and the throttled answers.
+func writeSpread(w *errWriter, s *Summary) {
+	for _, kind := range []UnitKind{UnitPartition, UnitQueue, UnitBlob} {
+		type row struct {
+			workload        string
+			units           int
+			amount, top     int64
+			share           float64
+			peak, throttled int64
+			target          float64
+		}
+		var rows []*row
+		byName := map[string]*row{}
+		for _, u := range s.Units {
+			if u.Kind != kind || u.Workload == "" {
+				continue
+			}
+			r := byName[u.Workload]
+			if r == nil {
+				r = &row{workload: u.Workload, share: u.BusiestShare, target: u.Target}
+				byName[u.Workload] = r
+				rows = append(rows, r)
+			}
+			r.units++
+			r.amount += u.Amount
+			r.throttled += u.Throttled
+			r.top = max(r.top, u.Amount)
+			r.peak = max(r.peak, u.Peak)
+		}
+		if len(rows) < 2 {
+			continue
+		}
+		order := map[string]int{}
+		for i, ws := range s.Workloads {
+			order[ws.Name] = i
+		}
+		sort.SliceStable(rows, func(i, j int) bool { return order[rows[i].workload] < order[rows[j].workload] })
+		w.printf("\n%s spread by workload (key patterns side by side)\n", kind)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		width := len("workload")
+		for _, r := range rows {
+			width = max(width, len(r.workload))
+		}
+		left := func(x string) string { return x + strings.Repeat(" ", width-len(x)) }
+		fmt.Fprintln(tw, "  "+strings.Join([]string{left("workload"), string(kind) + "s", "busiest overall", "busiest per second", "busiest peak/s", "peak/target", "throttled"}, "\t")+"\t")
+		for _, r := range rows {
+			util := "-"
+			if r.target > 0 {
+				util = percent(r.peak, int64(r.target))
+			}
+			fmt.Fprintln(tw, "  "+strings.Join([]string{left(r.workload), strconv.Itoa(r.units), percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)}, "\t")+"\t")
+		}
+		tw.Flush()
+	}
+}
