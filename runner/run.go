@@ -127,7 +127,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.Target = target.Desc
 	defer target.Close()
 	if target.AzuriteLog != "" {
-		if rel, err := filepath.Rel(o.ResultsDir, target.AzuriteLog); err == nil {
+		// Both absolute: the results directory is often given relative.
+		dir, derr := filepath.Abs(o.ResultsDir)
+		log, lerr := filepath.Abs(target.AzuriteLog)
+		if rel, err := filepath.Rel(dir, log); derr == nil && lerr == nil && err == nil {
 			sum.Files["azurite log"] = rel
 		}
 	}
