@@ -52,12 +52,15 @@ type OpComparison struct {
 
 // Comparison is the result of comparing two runs.
 type Comparison struct {
-	Base         string         `json:"base"`
-	New          string         `json:"new"`
-	Tolerance    float64        `json:"tolerance"`
-	Ops          []OpComparison `json:"ops"`
-	Regressions  int            `json:"regressions"`
-	Improvements int            `json:"improvements"`
+	Base      string         `json:"base"`
+	New       string         `json:"new"`
+	Tolerance float64        `json:"tolerance"`
+	Ops       []OpComparison `json:"ops"`
+	// Units compares the units both runs list (same workload, kind and
+	// name): acknowledged rate, and latency where both have it.
+	Units        []UnitComparison `json:"units,omitempty"`
+	Regressions  int              `json:"regressions"`
+	Improvements int              `json:"improvements"`
 	// Notes list what could not be compared (an op only one run has).
 	Notes []string `json:"notes,omitempty"`
 }
@@ -70,9 +73,9 @@ const FewSamples = -2
 // in it to be flagged: p99 needs 1,000 samples, p99.9 10,000.
 const minTail = 10
 
-func tooFew(h *hdrhistogram.Histogram, q float64) bool {
-	return float64(h.TotalCount())*(1-q/100) < minTail
-}
+func tooFew(h *hdrhistogram.Histogram, q float64) bool { return few(h.TotalCount(), q) }
+
+func few(n int64, q float64) bool { return float64(n)*(1-q/100) < minTail }
 
 // comparedPercentiles are the latency figures compared.
 var comparedPercentiles = []struct {
@@ -131,7 +134,92 @@ func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
 		}
 		c.Ops = append(c.Ops, oc)
 	}
+	compareUnits(c, base, new, o.Tolerance)
 	return c
+}
+
+// UnitComparison compares one unit (a blob, partition or queue).
+type UnitComparison struct {
+	Workload string   `json:"workload"`
+	Kind     UnitKind `json:"kind"`
+	Name     string   `json:"name"`
+	Changes  []Change `json:"changes"`
+}
+
+// compareUnits compares the units both runs list with a per-second series
+// (the busiest ones): mean rate with its noise from the per-second
+// variation, and p50/p99 latency against the tolerance alone (a unit keeps
+// percentiles, not a histogram).
+func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
+	type key struct {
+		w    string
+		k    UnitKind
+		name string
+	}
+	baseUnits := map[key]UnitSummary{}
+	for _, u := range base.Units {
+		if u.PerSecond != nil {
+			baseUnits[key{u.Workload, u.Kind, u.Name}] = u
+		}
+	}
+	for _, n := range new.Units {
+		b, ok := baseUnits[key{n.Workload, n.Kind, n.Name}]
+		if !ok || n.PerSecond == nil || n.Name == OtherUnits {
+			continue
+		}
+		uc := UnitComparison{Workload: n.Workload, Kind: n.Kind, Name: n.Name}
+		uc.Changes = append(uc.Changes, judge(Change{Metric: "rate", Base: b.Mean, New: n.Mean,
+			Noise: unitRateNoise(b.PerSecond, n.PerSecond, b.Mean)}, tolerance, true))
+		if b.Latency != nil && n.Latency != nil {
+			for _, p := range []struct {
+				name     string
+				q        float64
+				base, nv float64
+			}{{"p50", 50, b.Latency.P50, n.Latency.P50}, {"p99", 99, b.Latency.P99, n.Latency.P99}} {
+				ch := Change{Metric: p.name, Base: p.base, New: p.nv, Noise: -1}
+				if few(b.Latency.Count, p.q) || few(n.Latency.Count, p.q) {
+					ch.Noise = FewSamples
+					if ch.Base != 0 {
+						ch.Relative = (ch.New - ch.Base) / ch.Base
+					}
+					uc.Changes = append(uc.Changes, ch)
+					continue
+				}
+				uc.Changes = append(uc.Changes, judge(ch, tolerance, false))
+			}
+		}
+		for _, ch := range uc.Changes {
+			if ch.Regressed {
+				c.Regressions++
+			}
+			if ch.Improved {
+				c.Improvements++
+			}
+		}
+		c.Units = append(c.Units, uc)
+	}
+	sort.Slice(c.Units, func(i, j int) bool {
+		a, b := c.Units[i], c.Units[j]
+		if a.Workload != b.Workload {
+			return a.Workload < b.Workload
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Name < b.Name
+	})
+}
+
+// unitRateNoise is rateNoise for a unit's per-second amounts.
+func unitRateNoise(base, new []int64, baseMean float64) float64 {
+	toCounts := func(xs []int64) []Counts {
+		out := make([]Counts, len(xs))
+		for i, x := range xs {
+			out[i][checks.OK] = x
+		}
+		return out
+	}
+	return rateNoise(toCounts(base), toCounts(new), baseMean)
 }
 
 // judge sets a change's relative size and flags. higherIsBetter is true for

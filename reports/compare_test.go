@@ -100,3 +100,39 @@ func TestCompareNotesAndText(t *testing.T) {
 		}
 	}
 }
+
+func TestCompareUnits(t *testing.T) {
+	steady := func(v int64) []int64 {
+		xs := make([]int64, 12)
+		for i := range xs {
+			xs[i] = v + int64(i%3) - 1
+		}
+		return xs
+	}
+	base := &Summary{Units: []UnitSummary{
+		{Workload: "w", Kind: UnitPartition, Name: "hot", Mean: 200, PerSecond: steady(200), Latency: &Percentiles{P50: 2, P99: 10, Count: 2400}},
+		{Workload: "w", Kind: UnitPartition, Name: "gone", Mean: 5, PerSecond: steady(5)},
+	}}
+	new := &Summary{Units: []UnitSummary{
+		{Workload: "w", Kind: UnitPartition, Name: "hot", Mean: 100, PerSecond: steady(100), Latency: &Percentiles{P50: 2.1, P99: 40, Count: 1200}},
+		{Workload: "w", Kind: UnitPartition, Name: "quiet", Mean: 1},
+	}}
+	c := CompareRuns(base, new, CompareOptions{Tolerance: 0.1})
+	if len(c.Units) != 1 || c.Units[0].Name != "hot" {
+		t.Fatalf("units compared: %+v", c.Units)
+	}
+	flags := map[string]bool{}
+	for _, ch := range c.Units[0].Changes {
+		flags[ch.Metric] = ch.Regressed
+	}
+	if !flags["rate"] || flags["p50"] || !flags["p99"] || c.Regressions != 2 {
+		t.Errorf("unit changes: %+v (%d regressions)", c.Units[0].Changes, c.Regressions)
+	}
+	var b strings.Builder
+	if err := WriteComparison(&b, c, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "partition hot") || !strings.Contains(b.String(), "units (the busiest") {
+		t.Errorf("comparison text:\n%s", b.String())
+	}
+}

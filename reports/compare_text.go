@@ -41,27 +41,32 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 			if ch.Metric == "throughput" {
 				unit = "/s"
 			}
-			verdict := ""
-			switch {
-			case ch.Regressed:
-				verdict = "REGRESSION"
-			case ch.Improved:
-				verdict = "improved"
-			}
-			noise := "?"
-			switch {
-			case ch.Noise >= 0:
-				noise = "±" + pct(ch.Noise)
-			case ch.Noise == FewSamples:
-				noise = "few samples"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noise, verdict)
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), verdictText(ch))
 		}
 		if len(o.Changes) > 1 {
 			fmt.Fprintf(tw, "  \tKS\t\t\t%s\t\t\n", strconv.FormatFloat(o.KS, 'f', 2, 64))
 		}
 	}
 	flush()
+	if len(c.Units) > 0 {
+		ew.printf("\nunits (the busiest of each run, by name; rate acknowledged per second, latency corrected)\n")
+		tw = tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  workload\tunit\tmetric\tbase\tnew\tchange\tnoise\tverdict")
+		for _, u := range c.Units {
+			for i, ch := range u.Changes {
+				w, name := "", ""
+				if i == 0 {
+					w, name = u.Workload, string(u.Kind)+" "+u.Name
+				}
+				unit := "ms"
+				if ch.Metric == "rate" {
+					unit = "/s"
+				}
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", w, name, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), verdictText(ch))
+			}
+		}
+		tw.Flush()
+	}
 	for _, n := range c.Notes {
 		ew.printf("note: %s\n", n)
 	}
@@ -81,4 +86,24 @@ func signed(f float64) string {
 		s = "+" + s
 	}
 	return s
+}
+
+func verdictText(ch Change) string {
+	switch {
+	case ch.Regressed:
+		return "REGRESSION"
+	case ch.Improved:
+		return "improved"
+	}
+	return ""
+}
+
+func noiseText(ch Change) string {
+	switch {
+	case ch.Noise >= 0:
+		return "±" + pct(ch.Noise)
+	case ch.Noise == FewSamples:
+		return "few samples"
+	}
+	return "?"
 }
