@@ -41,7 +41,14 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	for i, u := range us {
 		withLat = withLat || (i < maxUnitRows && u.Latency != nil)
 	}
+	throttledAny := false
+	for i, u := range us {
+		throttledAny = throttledAny || (i < maxUnitRows && u.Throttled > 0)
+	}
 	head := []string{left(string(kind)), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
+	if throttledAny {
+		head = append(head, "from s")
+	}
 	if withLat {
 		head = append(head, "p50", "p99")
 	}
@@ -60,6 +67,13 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
 		}
 		row := []string{left(u.Name), itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
+		if throttledAny {
+			from := "-"
+			if u.Throttled > 0 {
+				from = strconv.FormatFloat(u.FirstThrottled, 'f', 1, 64)
+			}
+			row = append(row, from)
+		}
 		if withLat {
 			p50, p99 := "-", "-"
 			if u.Latency != nil {

@@ -252,7 +252,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	ops := []OpSummary{{Op: "table.insert", Count: 1, Outcomes: map[string]int64{"ok": 1}}}
 	s := &Summary{Workloads: []WorkloadSummary{{Name: "single", Ops: ops}, {Name: "hashed", Ops: ops}}}
 	s.Units = []UnitSummary{
-		{Workload: "single", Kind: UnitPartition, Name: "hot", Amount: 1000, Peak: 300, Target: 200, Throttled: 40, BusiestShare: 1},
+		{Workload: "single", Kind: UnitPartition, Name: "hot", Amount: 1000, Peak: 300, Target: 200, Throttled: 40, FirstThrottled: 3.5, BusiestShare: 1},
 		{Workload: "hashed", Kind: UnitPartition, Name: "001-x", Amount: 10, Peak: 3, Target: 200, BusiestShare: 0.02},
 		{Workload: "hashed", Kind: UnitPartition, Name: "002-x", Amount: 30, Peak: 5, Target: 200, BusiestShare: 0.02},
 	}
@@ -261,7 +261,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"partition spread by workload (key patterns side by side)", "single", "100.0%", "150.0%", "hashed", "75.0%", "2.0%"} {
+	for _, want := range []string{"partition spread by workload (key patterns side by side)", "single", "100.0%", "150.0%", "hashed", "75.0%", "2.0%", "from s", " 3.5"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
