@@ -241,7 +241,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		for i := range s.Workloads {
 			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU))
 		}
-		p.Harness = harnessText(s.Harness)
+		p.Harness = harnessLine(s.Harness)
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
 		}
@@ -283,24 +283,6 @@ func capacityText(c *CapacityInfo) string {
 		t += " (" + strings.Join(parts, ", ") + ")"
 	}
 	return t
-}
-
-func harnessText(ops []OpSummary) string {
-	parts := make([]string, 0, len(ops))
-	for _, o := range ops {
-		part := o.Op + " " + itoa(o.Count)
-		var bad []string
-		for _, oc := range checks.Outcomes[1:] {
-			if n := o.Outcomes[oc.String()]; n > 0 {
-				bad = append(bad, itoa(n)+" "+oc.String())
-			}
-		}
-		if len(bad) > 0 {
-			part += " (" + strings.Join(bad, ", ") + ")"
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, ", ")
 }
 
 func workloadDesc(ws *WorkloadSummary) string {
@@ -402,41 +384,17 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 }
 
 func buildHTMLUnits(id string, us []UnitSummary) htmlUnits {
-	kind, measure := us[0].Kind, us[0].Measure
+	kind := us[0].Kind
+	t := buildUnitTable(us, htmlMaxUnitRows)
 	hu := htmlUnits{
 		Title:   fmt.Sprintf("Per-%s utilisation", kind),
-		Heading: fmt.Sprintf("Per %s: %s per second acknowledged, mean over the active period and busiest second", kind, measure),
-		Head:    []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"},
+		Heading: strings.ToUpper(t.heading[:1]) + t.heading[1:],
+		Head:    t.head,
+		Rows:    t.rows,
+		More:    t.more,
 	}
-	t := TargetFor(kind)
-	if target := us[0].Target; target > 0 {
-		source := shortSource(t.Source)
-		if target != t.PerSecond {
-			source = "the scenario's capacity"
-		}
-		hu.Heading += fmt.Sprintf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
-	}
-	var total, rest int64
-	for _, u := range us {
-		total += u.Amount
-	}
-	for i, u := range us {
-		if i >= htmlMaxUnitRows {
-			rest += u.Amount
-			continue
-		}
-		util := "-"
-		if u.Target > 0 {
-			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
-		}
-		hu.Rows = append(hu.Rows, []string{u.Name, itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)})
-	}
-	if n := len(us) - htmlMaxUnitRows; n > 0 {
-		hu.More = fmt.Sprintf("... %d more %ss with %s %s (%s of the total)", n, kind, thousands(rest), measure, percent(rest, total))
-	}
-	if len(us) > 1 && total > 0 {
-		hu.Spread = fmt.Sprintf("Spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean).",
-			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+	if t.spread != "" {
+		hu.Spread = strings.ToUpper(t.spread[:1]) + t.spread[1:] + "."
 	}
 	bc := utilisationChart(id, us, htmlMaxUnitRows)
 	if len(bc.bars) > 0 {

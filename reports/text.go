@@ -234,21 +234,7 @@ func writeHarness(w *errWriter, ops []OpSummary) {
 	if len(ops) == 0 {
 		return
 	}
-	parts := make([]string, 0, len(ops))
-	for _, o := range ops {
-		p := o.Op + " " + itoa(o.Count)
-		var bad []string
-		for _, oc := range checks.Outcomes[1:] {
-			if n := o.Outcomes[oc.String()]; n > 0 {
-				bad = append(bad, itoa(n)+" "+oc.String())
-			}
-		}
-		if len(bad) > 0 {
-			p += " (" + strings.Join(bad, ", ") + ")"
-		}
-		parts = append(parts, p)
-	}
-	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", strings.Join(parts, ", "))
+	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", harnessLine(ops))
 }
 
 func writeChecks(w *errWriter, rs []checks.Result) {

@@ -17,79 +17,23 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
-	kind, measure := us[0].Kind, us[0].Measure
-	t := TargetFor(kind)
-	w.printf("  per %s: %s/s acknowledged, mean over the active period and busiest second; latency (ms, corrected) of all its attempts", kind, measure)
-	if target := us[0].Target; target > 0 {
-		source := shortSource(t.Source)
-		if target != t.PerSecond {
-			source = "the scenario's capacity"
-		}
-		w.printf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
+	t := buildUnitTable(us, maxUnitRows)
+	w.printf("  %s\n", t.heading)
+	width := 0
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		width = max(width, len(r[0]))
 	}
-	w.printf("\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	width := len(string(kind))
-	for i, u := range us {
-		if i < maxUnitRows {
-			width = max(width, len(u.Name))
-		}
-	}
-	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
-	cells := func(c ...string) { fmt.Fprint(tw, "  "+strings.Join(c, "\t")+"\t\n") }
-	withLat := false
-	for i, u := range us {
-		withLat = withLat || (i < maxUnitRows && u.Latency != nil)
-	}
-	throttledAny := false
-	for i, u := range us {
-		throttledAny = throttledAny || (i < maxUnitRows && u.Throttled > 0)
-	}
-	head := []string{left(string(kind)), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
-	if throttledAny {
-		head = append(head, "from s")
-	}
-	if withLat {
-		head = append(head, "p50", "p99")
-	}
-	cells(head...)
-	var total, rest int64
-	for _, u := range us {
-		total += u.Amount
-	}
-	for i, u := range us {
-		if i >= maxUnitRows {
-			rest += u.Amount
-			continue
-		}
-		util := "-"
-		if u.Target > 0 {
-			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
-		}
-		row := []string{left(u.Name), itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
-		if throttledAny {
-			from := "-"
-			if u.Throttled > 0 {
-				from = strconv.FormatFloat(u.FirstThrottled, 'f', 1, 64)
-			}
-			row = append(row, from)
-		}
-		if withLat {
-			p50, p99 := "-", "-"
-			if u.Latency != nil {
-				p50, p99 = ms(u.Latency.P50), ms(u.Latency.P99)
-			}
-			row = append(row, p50, p99)
-		}
-		cells(row...)
+	for _, r := range append([][]string{t.head}, t.rows...) {
+		cells := append([]string{r[0] + strings.Repeat(" ", width-len(r[0]))}, r[1:]...)
+		fmt.Fprint(tw, "  "+strings.Join(cells, "\t")+"\t\n")
 	}
 	tw.Flush()
-	if n := len(us) - maxUnitRows; n > 0 {
-		w.printf("    ... %d more %ss with %s %s (%s of the total)\n", n, kind, thousands(rest), measure, percent(rest, total))
+	if t.more != "" {
+		w.printf("    %s\n", t.more)
 	}
-	if len(us) > 1 && total > 0 {
-		w.printf("  spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean)\n",
-			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+	if t.spread != "" {
+		w.printf("  %s\n", t.spread)
 	}
 }
 

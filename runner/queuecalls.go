@@ -35,6 +35,16 @@ func newQueues(e *Env, n int) (*queues, error) {
 	return q, nil
 }
 
+// queueSetup opens the workload's queues (one per key) and creates them,
+// recorded as setup.
+func queueSetup(ctx context.Context, e *Env) (*queues, error) {
+	q, err := newQueues(e, e.Keys)
+	if err != nil {
+		return nil, err
+	}
+	return q, q.create(ctx, e.Actor(checks.ActorSetup))
+}
+
 func (q *queues) client(name string) *azqueue.QueueClient { return q.svc.NewQueueClient(name) }
 
 // create creates every queue, recorded as setup.

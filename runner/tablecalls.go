@@ -58,6 +58,46 @@ func newTables(e *Env) (*tables, error) {
 	return &tables{c: svc.NewClient(name), name: name}, nil
 }
 
+// tableSetup opens the workload's table and creates it, recorded as setup;
+// it returns the setup actor for the rest of the setup.
+func tableSetup(ctx context.Context, e *Env) (*tables, *Actor, error) {
+	t, err := newTables(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	a := e.Actor(checks.ActorSetup)
+	if err := t.create(ctx, a); err != nil {
+		return nil, nil, err
+	}
+	return t, a, nil
+}
+
+// fillPartitions writes rows r0000.. of every partition k0.. with one
+// transaction per 100 rows (the limit of one), each stamped by the setup
+// actor and built by actions.
+func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions func(checks.Input) []batchAction) error {
+	p := e.Params
+	for k := 0; k < e.Keys; k++ {
+		for first := 0; first < p.Rows; first += maxBatch {
+			rows := make([]string, 0, maxBatch)
+			for r := first; r < min(first+maxBatch, p.Rows); r++ {
+				rows = append(rows, rowName(r))
+			}
+			stamp := a.Tag()
+			op := t.batch(ctx, a, KeyName(k), p.PayloadBytes, func() checks.Input {
+				return checks.Input{Value: stamp, Rows: rows}
+			}, actions, nil)
+			if op.Outcome != checks.OK {
+				return opError("setup batch of "+KeyName(k), &op)
+			}
+		}
+	}
+	return nil
+}
+
+// maxBatch is the most operations one entity group transaction holds.
+const maxBatch = 100
+
 // create creates the workload's table, recorded as setup.
 func (t *tables) create(ctx context.Context, a *Actor) error {
 	op := a.Do(ctx, Call{Kind: "table.create", Key: t.name}, func(ctx context.Context, _ int) (checks.Input, string, error) {

@@ -26,13 +26,9 @@ func init() {
 // before it deletes them.
 const hotVisibility = 30 * time.Second
 
-func (w *queueHot) Setup(ctx context.Context, e *Env) error {
-	q, err := newQueues(e, e.Keys)
-	if err != nil {
-		return err
-	}
-	w.q = q
-	return q.create(ctx, e.Actor(checks.ActorSetup))
+func (w *queueHot) Setup(ctx context.Context, e *Env) (err error) {
+	w.q, err = queueSetup(ctx, e)
+	return err
 }
 
 func (w *queueHot) Iterate(ctx context.Context, a *Actor) {

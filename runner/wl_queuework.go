@@ -33,13 +33,9 @@ func init() {
 	})
 }
 
-func (w *queueWork) Setup(ctx context.Context, e *Env) error {
-	q, err := newQueues(e, e.Keys)
-	if err != nil {
-		return err
-	}
-	w.q = q
-	return q.create(ctx, e.Actor(checks.ActorSetup))
+func (w *queueWork) Setup(ctx context.Context, e *Env) (err error) {
+	w.q, err = queueSetup(ctx, e)
+	return err
 }
 
 func (w *queueWork) Iterate(ctx context.Context, a *Actor) {

@@ -59,12 +59,8 @@ func valueProp(i checks.Input) map[string]string { return map[string]string{prop
 // registerSetup creates the table and one register entity per key, with
 // the value 0.
 func registerSetup(ctx context.Context, e *Env) (*tables, error) {
-	t, err := newTables(e)
+	t, a, err := tableSetup(ctx, e)
 	if err != nil {
-		return nil, err
-	}
-	a := e.Actor(checks.ActorSetup)
-	if err := t.create(ctx, a); err != nil {
 		return nil, err
 	}
 	for i := 0; i < e.Keys; i++ {

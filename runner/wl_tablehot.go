@@ -33,13 +33,9 @@ func init() {
 	registerWorkload("table.hot-partition", func(scenarios.Workload, *Target) (Workload, error) { return &tableHot{}, nil })
 }
 
-func (w *tableHot) Setup(ctx context.Context, e *Env) error {
-	t, err := newTables(e)
-	if err != nil {
-		return err
-	}
-	w.t = t
-	return t.create(ctx, e.Actor(checks.ActorSetup))
+func (w *tableHot) Setup(ctx context.Context, e *Env) (err error) {
+	w.t, _, err = tableSetup(ctx, e)
+	return err
 }
 
 // hotPartition names the partition of a new entity with row key rk.

@@ -37,15 +37,11 @@ func tagProps(i checks.Input) map[string]string {
 }
 
 func (w *tableMerge) Setup(ctx context.Context, e *Env) error {
-	t, err := newTables(e)
+	t, a, err := tableSetup(ctx, e)
 	if err != nil {
 		return err
 	}
 	w.t = t
-	a := e.Actor(checks.ActorSetup)
-	if err := t.create(ctx, a); err != nil {
-		return err
-	}
 	all := make([]string, e.Params.Props)
 	for i := range all {
 		all[i] = propName(i)

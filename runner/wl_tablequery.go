@@ -39,31 +39,12 @@ func init() {
 }
 
 func (w *tableQuery) Setup(ctx context.Context, e *Env) error {
-	t, err := newTables(e)
+	t, a, err := tableSetup(ctx, e)
 	if err != nil {
 		return err
 	}
 	w.t = t
-	a := e.Actor(checks.ActorSetup)
-	if err := t.create(ctx, a); err != nil {
-		return err
-	}
-	p := e.Params
-	for k := 0; k < e.Keys; k++ {
-		for first := 0; first < p.Rows; first += 100 {
-			rows := make([]string, 0, 100)
-			for r := first; r < min(first+100, p.Rows); r++ {
-				rows = append(rows, rowName(r))
-			}
-			op := t.batch(ctx, a, KeyName(k), p.PayloadBytes, func() checks.Input {
-				return checks.Input{Value: a.Tag(), Rows: rows}
-			}, categoryRows, nil)
-			if op.Outcome != checks.OK {
-				return opError("setup batch of "+KeyName(k), &op)
-			}
-		}
-	}
-	return nil
+	return fillPartitions(ctx, e, t, a, categoryRows)
 }
 
 // category is row r's category.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormcheck/stormcheck/internal/filelock"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,9 +35,12 @@ func install(ctx context.Context, o Options) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", fmt.Errorf("azurite: cache: %w", err)
 	}
-	unlock, err := lockFile(ctx, o.CacheDir+".lock", func() {
+	unlock, err := filelock.Lock(ctx, o.CacheDir+".lock", func() {
 		o.progressf("waiting for another process to finish installing into %s", o.CacheDir)
 	})
+	if errors.Is(err, filelock.ErrUnsupported) {
+		return "", errors.New("azurite: installing azurite is supported on Unix-like systems only; set STORMCHECK_AZURITE")
+	}
 	if err != nil {
 		return "", fmt.Errorf("azurite: lock %s.lock: %w", o.CacheDir, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/stormcheck/stormcheck/internal/filelock"
 	"io"
 	"os"
 	"os/exec"
@@ -63,7 +64,7 @@ func Chromium(ctx context.Context, progress io.Writer) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, installTimeout)
 	defer cancel()
 	lock := filepath.Join(os.TempDir(), "stormcheck-chromium-install.lock")
-	unlock, err := lockFile(ctx, lock, func() {
+	unlock, err := filelock.Lock(ctx, lock, func() {
 		fmt.Fprintf(progress, "browser: waiting for another test process installing chromium (lock %s)\n", lock)
 	})
 	if err != nil {

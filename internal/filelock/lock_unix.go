@@ -1,6 +1,6 @@
 //go:build unix
 
-package browser
+package filelock
 
 import (
 	"context"
@@ -10,14 +10,16 @@ import (
 	"time"
 )
 
-// lockFile takes an exclusive flock on path, polling so that ctx can end the
-// wait; onWait is called once if it has to wait.
-func lockFile(ctx context.Context, path string, onWait func()) (unlock func(), err error) {
+// Lock takes an exclusive flock on path (created if needed), polling so
+// that ctx can cancel the wait; onWait is called once if the lock is busy.
+// The lock dies with the process, so a crashed installer never blocks others.
+// The file itself is never removed (removing lock files reintroduces races).
+func Lock(ctx context.Context, path string, onWait func()) (unlock func(), err error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	for waited := false; ; waited = true {
+	for waited := false; ; {
 		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 		if err == nil {
 			return func() {
@@ -32,6 +34,7 @@ func lockFile(ctx context.Context, path string, onWait func()) (unlock func(), e
 		if !waited && onWait != nil {
 			onWait()
 		}
+		waited = true
 		select {
 		case <-ctx.Done():
 			f.Close()

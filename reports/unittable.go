@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// unitTable is what the text and HTML reports show of a workload's units
+// of one kind: a heading, the column names, a row per listed unit, the
+// rest summed on one line, and how the load spread.
+type unitTable struct {
+	heading string
+	head    []string
+	rows    [][]string
+	more    string // "" when every unit is listed
+	spread  string // "" for a single unit
+}
+
+// buildUnitTable lays out us (one kind, busiest first), listing at most
+// limit units. Columns for the first throttled second and for latency
+// appear only when a listed unit has them.
+func buildUnitTable(us []UnitSummary, limit int) unitTable {
+	kind, measure := us[0].Kind, us[0].Measure
+	t := unitTable{heading: fmt.Sprintf("per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)}
+	throttled, latency := false, false
+	for i, u := range us {
+		if i < limit {
+			throttled = throttled || u.Throttled > 0
+			latency = latency || u.Latency != nil
+		}
+	}
+	if latency {
+		t.heading += "; latency (ms, corrected) of all its attempts"
+	}
+	if target := us[0].Target; target > 0 {
+		src := TargetFor(kind)
+		source := shortSource(src.Source)
+		if target != src.PerSecond {
+			source = "the scenario's capacity"
+		}
+		t.heading += fmt.Sprintf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
+	}
+	t.head = []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
+	if throttled {
+		t.head = append(t.head, "from s")
+	}
+	if latency {
+		t.head = append(t.head, "p50", "p99")
+	}
+	var total, rest int64
+	for _, u := range us {
+		total += u.Amount
+	}
+	for i, u := range us {
+		if i >= limit {
+			rest += u.Amount
+			continue
+		}
+		util := "-"
+		if u.Target > 0 {
+			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
+		}
+		row := []string{u.Name, itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
+		if throttled {
+			from := "-"
+			if u.Throttled > 0 {
+				from = strconv.FormatFloat(u.FirstThrottled, 'f', 1, 64)
+			}
+			row = append(row, from)
+		}
+		if latency {
+			p50, p99 := "-", "-"
+			if u.Latency != nil {
+				p50, p99 = ms(u.Latency.P50), ms(u.Latency.P99)
+			}
+			row = append(row, p50, p99)
+		}
+		t.rows = append(t.rows, row)
+	}
+	if n := len(us) - limit; n > 0 {
+		t.more = fmt.Sprintf("... %d more %ss with %s %s (%s of the total)", n, kind, thousands(rest), measure, percent(rest, total))
+	}
+	if len(us) > 1 && total > 0 {
+		t.spread = fmt.Sprintf("spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean)",
+			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+	}
+	return t
+}
+
+// harnessLine is the harness's ops on one line: count per op, with the
+// outcomes other than ok when there are any.
+func harnessLine(ops []OpSummary) string {
+	parts := make([]string, 0, len(ops))
+	for _, o := range ops {
+		part := o.Op + " " + itoa(o.Count)
+		var bad []string
+		for _, oc := range checks.Outcomes[1:] {
+			if n := o.Outcomes[oc.String()]; n > 0 {
+				bad = append(bad, itoa(n)+" "+oc.String())
+			}
+		}
+		if len(bad) > 0 {
+			part += " (" + strings.Join(bad, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
+}
