@@ -147,9 +147,9 @@ type UnitComparison struct {
 }
 
 // compareUnits compares the units both runs list with a per-second series
-// (the busiest ones): mean rate with its noise from the per-second
-// variation, and p50/p99 latency against the tolerance alone (a unit keeps
-// percentiles, not a histogram).
+// (the busiest ones): mean rate, judged against its noise from the
+// per-second variation, and p50/p99 latency, shown but not judged (a unit
+// keeps percentiles, not the per-second histograms a noise estimate needs).
 func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 	type key struct {
 		w    string
@@ -185,7 +185,13 @@ func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 					uc.Changes = append(uc.Changes, ch)
 					continue
 				}
-				uc.Changes = append(uc.Changes, judge(ch, tolerance, false))
+				// No noise estimate for a unit's latency (it keeps
+				// percentiles, not per-second histograms): shown, not judged;
+				// the operations' latency is judged above.
+				if ch.Base != 0 {
+					ch.Relative = (ch.New - ch.Base) / ch.Base
+				}
+				uc.Changes = append(uc.Changes, ch)
 			}
 		}
 		for _, ch := range uc.Changes {
