@@ -119,6 +119,8 @@ type Input struct {
 	// Filter and Select describe a table query (OData $filter, $select).
 	Filter string   `json:"filter,omitempty"`
 	Select []string `json:"select,omitempty"`
+	// Bytes is the size of the request body that went on the wire.
+	Bytes int64 `json:"bytes,omitempty"`
 }
 
 // Message is one queue message a get returned.
@@ -170,6 +172,8 @@ type Output struct {
 	MessageID   string `json:"message_id,omitempty"`
 	PopReceipt  string `json:"pop_receipt,omitempty"`
 	NextVisible string `json:"next_visible,omitempty"`
+	// Bytes is the size of the response body the client read.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Err is the client-side error text for attempts without a response.
 	Err string `json:"err,omitempty"`
 }

@@ -123,7 +123,7 @@ func writeFixtureRun(t testing.TB, dir string, names fixtureNames) *Summary {
 			}
 		}
 		return elapsed
-	}, nil)
+	}, nil, nil)
 	picture := filepath.Join("checks", "hot.linearizable-p0.html")
 	if err := os.MkdirAll(filepath.Join(dir, "checks"), 0o755); err != nil {
 		t.Fatal(err)

@@ -31,3 +31,13 @@ const AccountTarget = 20000
 
 // TargetFor returns the target for a kind of unit.
 func TargetFor(k UnitKind) UnitTarget { return seedTargets[k] }
+
+// Bandwidth targets of the checklist, in bytes per second: a single blob
+// "up to a maximum of 60 MB/second" (read as MiB, as the current reference
+// gives it), and a US locally redundant account's 20 Gbps ingress and
+// 30 Gbps egress (the checklist's "Bandwidth" figures).
+const (
+	BlobBandwidth  = 60 << 20
+	AccountIngress = 20e9 / 8
+	AccountEgress  = 30e9 / 8
+)

@@ -38,7 +38,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
 		writeSpread(ew, s)
-		writeAccount(ew, s.Units)
+		writeAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
 		writeChecks(ew, s.Checks)
 		writeThresholds(ew, s.Thresholds)

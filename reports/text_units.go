@@ -97,8 +97,9 @@ func shortSource(s string) string {
 	return s
 }
 
-// writeAccount prints the whole account's figures against its target.
-func writeAccount(w *errWriter, us []UnitSummary) {
+// writeAccount prints the whole account's figures against its targets:
+// operations, and ingress and egress (request and response bodies).
+func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 	for _, u := range us {
 		if u.Kind != UnitAccount {
 			continue
@@ -112,5 +113,14 @@ func writeAccount(w *errWriter, us []UnitSummary) {
 			w.printf(", %d throttled", u.Throttled)
 		}
 		w.printf("\n")
+		if u.PeakSent > 0 || u.PeakReceived > 0 {
+			in, out := float64(AccountIngress), float64(AccountEgress)
+			if c != nil && c.Targets["ingress_gbps"] > 0 {
+				in, out = c.Targets["ingress_gbps"]*1e9/8, c.Targets["egress_gbps"]*1e9/8
+			}
+			w.printf("         ingress busiest second %s MiB/s (%s of %s Gbps), egress %s MiB/s (%s of %s Gbps)\n",
+				mib(float64(u.PeakSent)), percent(u.PeakSent, int64(in)), number(in*8/1e9),
+				mib(float64(u.PeakReceived)), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
+		}
 	}
 }

@@ -92,7 +92,10 @@ type unitKey struct {
 }
 
 type unitSeries struct {
-	amount    int64 // acknowledged
+	amount int64 // acknowledged
+	// sent and received are request and response body bytes per second
+	// (acknowledged attempts), nil until a body was seen.
+	sent, received []int64
 	throttled int64 // 503 / 500 OperationTimedOut answers
 	// firstThrottle is the return time (ns since the start) of the first
 	// throttled answer, -1 none.
@@ -181,9 +184,30 @@ func (s *unitSeries) add(op *checks.Op, amount int64) {
 	}
 	s.perSec[sec] += amount
 	s.amount += amount
+	if op.In.Bytes > 0 || op.Out.Bytes > 0 {
+		s.sent = addAt(s.sent, sec, op.In.Bytes)
+		s.received = addAt(s.received, sec, op.Out.Bytes)
+	}
 	if s.first < 0 || sec < s.first {
 		s.first = sec
 	}
+}
+
+// addAt adds v at index sec, growing xs as needed.
+func addAt(xs []int64, sec, v int64) []int64 {
+	if sec >= int64(len(xs)) {
+		xs = append(xs, make([]int64, sec+1-int64(len(xs)))...)
+	}
+	xs[sec] += v
+	return xs
+}
+
+// peakOf is the largest value of xs.
+func peakOf(xs []int64) (peak int64) {
+	for _, x := range xs {
+		peak = max(peak, x)
+	}
+	return peak
 }
 
 // UnitSummary is one unit's figures against its target.
@@ -211,6 +235,17 @@ type UnitSummary struct {
 	// same on each of its units): the busiest unit's share of each second,
 	// averaged (see BusiestShares).
 	BusiestShare float64 `json:"busiest_share_per_second,omitempty"`
+	// Sent and Received total the request and response bodies of the
+	// acknowledged attempts (bytes); PeakBytes is the busiest second of
+	// both together, PeakSent and PeakReceived of each (the account's
+	// ingress and egress). BandwidthTarget is the bytes-per-second target
+	// that applies (per blob; the account's ingress), 0 when none.
+	Sent            int64   `json:"sent_bytes,omitempty"`
+	Received        int64   `json:"received_bytes,omitempty"`
+	PeakBytes       int64   `json:"peak_bytes_per_s,omitempty"`
+	PeakSent        int64   `json:"peak_sent_per_s,omitempty"`
+	PeakReceived    int64   `json:"peak_received_per_s,omitempty"`
+	BandwidthTarget float64 `json:"bandwidth_target_per_s,omitempty"`
 	// Latency is the corrected latency of every attempt on the unit, for
 	// the units that keep a per-second series (see UnitLatencies).
 	Latency *Percentiles `json:"latency,omitempty"`
@@ -227,7 +262,12 @@ const MaxUnitSeries = 8
 // Units returns every unit's figures, by workload then busiest peak first.
 // active gives each workload's active period (its rate period), used for
 // the mean; targets the figure per kind of unit (nil: the checklist's).
-func (m *Metrics) Units(active func(workload string) time.Duration, targets map[UnitKind]float64) []UnitSummary {
+// bandwidth gives the bytes-per-second targets per kind (nil: the
+// checklist's).
+func (m *Metrics) Units(active func(workload string) time.Duration, targets, bandwidth map[UnitKind]float64) []UnitSummary {
+	if bandwidth == nil {
+		bandwidth = map[UnitKind]float64{UnitBlob: BlobBandwidth, UnitAccount: AccountIngress}
+	}
 	shares := m.BusiestShares()
 	var out []UnitSummary
 	for i := range m.units.shards {
@@ -243,6 +283,19 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets map[
 			if s.firstThrottle >= 0 {
 				us.FirstThrottled = float64(s.firstThrottle) / float64(time.Second)
 			}
+			us.Sent, us.Received = sum(s.sent), sum(s.received)
+			us.PeakSent, us.PeakReceived = peakOf(s.sent), peakOf(s.received)
+			for i := range max(len(s.sent), len(s.received)) {
+				var b int64
+				if i < len(s.sent) {
+					b += s.sent[i]
+				}
+				if i < len(s.received) {
+					b += s.received[i]
+				}
+				us.PeakBytes = max(us.PeakBytes, b)
+			}
+			us.BandwidthTarget = bandwidth[k.kind]
 			for sec, n := range s.perSec {
 				if n > us.Peak {
 					us.Peak, us.PeakSecond = n, int64(sec)
@@ -328,4 +381,11 @@ func (m *Metrics) BusiestShares() map[string]map[UnitKind]float64 {
 		}
 	}
 	return out
+}
+
+func sum(xs []int64) (t int64) {
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }

@@ -68,7 +68,7 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 	m.Record(h)
 	m.Record(unitOp("q", checks.KindQueuePut, "queue-a", 0.2, checks.OK))
 
-	us := m.Units(func(string) time.Duration { return 2 * time.Second }, nil)
+	us := m.Units(func(string) time.Duration { return 2 * time.Second }, nil, nil)
 	if len(us) != 4 {
 		t.Fatalf("units: %+v", us)
 	}
@@ -100,7 +100,7 @@ func TestUnitsFoldBeyondTheLimit(t *testing.T) {
 	for i := 0; i < maxUnits+10; i++ {
 		m.Record(unitOp("w", "blob.put", fmt.Sprintf("k%d", i), 0.5, checks.OK))
 	}
-	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil))
+	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil, nil))
 	if len(us) != maxUnits+1 {
 		t.Fatalf("%d units, want %d and one folded line", len(us), maxUnits+1)
 	}
@@ -122,7 +122,7 @@ func TestTableScanHasNoPartitionTarget(t *testing.T) {
 	op := unitOp("q", "table.scan", "", 0.5, checks.OK)
 	op.Out.Scanned = 5000
 	m.Record(op)
-	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil))
+	us := withoutAccount(m.Units(func(string) time.Duration { return time.Second }, nil, nil))
 	if len(us) != 1 || us[0].Name != TableScanUnit || us[0].Target != 0 || us[0].Amount != 5000 {
 		t.Errorf("%+v", us)
 	}
@@ -264,6 +264,44 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	for _, want := range []string{"partition spread by workload (key patterns side by side)", "single", "100.0%", "150.0%", "hashed", "75.0%", "2.0%", "from s", " 3.5"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestUnitBandwidth(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	for i := 0; i < 4; i++ {
+		op := unitOp("w", "blob.put", "k0", 0.5, checks.OK)
+		op.In.Bytes = 1 << 20
+		m.Record(op)
+		get := unitOp("w", "blob.get", "k0", 0.6, checks.OK)
+		get.Out.Bytes = 1 << 19
+		m.Record(get)
+	}
+	us := m.Units(func(string) time.Duration { return time.Second }, nil, nil)
+	var blob, acct UnitSummary
+	for _, u := range us {
+		switch u.Kind {
+		case UnitBlob:
+			blob = u
+		case UnitAccount:
+			acct = u
+		}
+	}
+	if blob.Sent != 4<<20 || blob.Received != 2<<20 || blob.PeakBytes != 6<<20 || blob.BandwidthTarget != BlobBandwidth {
+		t.Errorf("blob bytes: %+v", blob)
+	}
+	if acct.PeakSent != 4<<20 || acct.PeakReceived != 2<<20 {
+		t.Errorf("account ingress/egress: %+v", acct)
+	}
+	s := &Summary{Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.put", Count: 4, Outcomes: map[string]int64{"ok": 4}}}}}, Units: us}
+	var b bytes.Buffer
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"peak MiB/s", "of 60.0 MiB/s", "6.0", "10.0%", "ingress busiest second 4.0 MiB/s", "of 20 Gbps", "egress 2.0 MiB/s"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
 }

@@ -25,11 +25,12 @@ type unitTable struct {
 func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	kind, measure := us[0].Kind, us[0].Measure
 	t := unitTable{heading: fmt.Sprintf("per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)}
-	throttled, latency := false, false
+	throttled, latency, bytes := false, false, false
 	for i, u := range us {
 		if i < limit {
 			throttled = throttled || u.Throttled > 0
 			latency = latency || u.Latency != nil
+			bytes = bytes || (u.PeakBytes > 0 && u.BandwidthTarget > 0)
 		}
 	}
 	if latency {
@@ -49,6 +50,10 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	}
 	if latency {
 		t.head = append(t.head, "p50", "p99")
+	}
+	if bytes {
+		t.head = append(t.head, "peak MiB/s", "of "+mib(us[0].BandwidthTarget)+" MiB/s")
+		t.heading += "; bandwidth: request and response bodies"
 	}
 	var total, rest int64
 	for _, u := range us {
@@ -77,6 +82,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 				p50, p99 = ms(u.Latency.P50), ms(u.Latency.P99)
 			}
 			row = append(row, p50, p99)
+		}
+		if bytes {
+			row = append(row, mib(float64(u.PeakBytes)), percent(u.PeakBytes, int64(u.BandwidthTarget)))
 		}
 		t.rows = append(t.rows, row)
 	}
@@ -109,3 +117,6 @@ func harnessLine(ops []OpSummary) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// mib writes bytes as MiB with one decimal.
+func mib(b float64) string { return strconv.FormatFloat(b/(1<<20), 'f', 1, 64) }

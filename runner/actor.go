@@ -65,7 +65,8 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 	a.intended = 0
 	for try := 1; ; try++ {
 		var resp *http.Response
-		actx, cancel := context.WithTimeout(policy.WithCaptureResponse(ctx, &resp), e.Timeout)
+		var wire byteCount
+		actx, cancel := context.WithTimeout(withByteCount(policy.WithCaptureResponse(ctx, &resp), &wire), e.Timeout)
 		call := e.Rec.Now()
 		intended := call // closed loop, and retries (scheduled by the back-off)
 		if try == 1 && scheduled > 0 && scheduled < call {
@@ -82,6 +83,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		if c.CreateOnly {
 			in.IfNoneMatch = "*"
 		}
+		in.Bytes, out.Bytes = wire.sent.Load(), wire.received.Load()
 		op := checks.Op{
 			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,

@@ -66,12 +66,28 @@ checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-pr
 		t.Errorf("no refused write on the leased blob: misbehaving actors did not intrude (%v)", ops["mutex/blob.put"].Outcomes)
 	}
 	// The caching pattern: some reads came back 304 (counted as ok).
-	var notModified int
+	var notModified, counted int
 	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) {
 		if op.Kind == "blob.get" && op.Out.Status == 304 {
 			notModified++
 		}
+		// Bytes on the wire are the bodies: a put sends its value, a get
+		// reads it back.
+		switch {
+		case op.Kind == "blob.put" && op.Outcome == checks.OK:
+			if op.In.Bytes != int64(len(op.In.Value)) {
+				t.Errorf("put of %d bytes recorded %d sent", len(op.In.Value), op.In.Bytes)
+			}
+			counted++
+		case op.Kind == "blob.get" && op.Outcome == checks.OK && op.Out.Status == 200:
+			if op.Out.Bytes != int64(len(op.Out.Value)) {
+				t.Errorf("get of %d bytes recorded %d received", len(op.Out.Value), op.Out.Bytes)
+			}
+		}
 	})
+	if counted == 0 {
+		t.Error("no acknowledged put to check the bytes of")
+	}
 	if notModified == 0 {
 		t.Error("no conditional read was answered 304")
 	}

@@ -17,12 +17,22 @@ func unitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 	}
 }
 
+// bandwidthTargets are the scenario's bandwidth figures in bytes per
+// second: per blob, and the account's ingress.
+func bandwidthTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
+	return map[reports.UnitKind]float64{
+		reports.UnitBlob:    c.BlobBandwidth * (1 << 20),
+		reports.UnitAccount: c.Ingress * 1e9 / 8,
+	}
+}
+
 // capacityInfo describes the targets and the emulation for the summary.
 func capacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
 	c := sc.Capacity
 	info := &reports.CapacityInfo{
 		Profile: c.Profile, Scale: c.Scale, Overridden: c.Overridden,
-		Targets: map[string]float64{"blob": c.Blob, "partition": c.Partition, "queue": c.Queue, "account": c.Account},
+		Targets: map[string]float64{"blob": c.Blob, "partition": c.Partition, "queue": c.Queue, "account": c.Account,
+			"blob_bandwidth_mib": c.BlobBandwidth, "ingress_gbps": c.Ingress, "egress_gbps": c.Egress},
 		Sources: map[string]string{},
 	}
 	for _, k := range []reports.UnitKind{reports.UnitBlob, reports.UnitPartition, reports.UnitQueue, reports.UnitAccount} {

@@ -32,7 +32,7 @@ func newHTTPClient(maxConns int) *http.Client {
 // harness's, so that each one is recorded.
 func clientOptions(hc *http.Client) azcore.ClientOptions {
 	return azcore.ClientOptions{
-		Transport:       hc,
+		Transport:       countingTransport{hc},
 		Retry:           policy.RetryOptions{MaxRetries: -1},
 		Telemetry:       policy.TelemetryOptions{ApplicationID: "stormcheck"},
 		PerCallPolicies: []policy.Policy{injectHeaders{}, captureBody{}},

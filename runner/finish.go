@@ -57,7 +57,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 			return load
 		}
 		return sum.Elapsed
-	}, unitTargets(sc.Capacity))
+	}, unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
 	if err := unitLatencies(filepath.Join(o.ResultsDir, HistoryFile), sum.Units); err != nil {
 		logf("unit latencies: %v", err)
 	}

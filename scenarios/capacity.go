@@ -7,14 +7,16 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// The checklist's targets (shared/seeds/004): per blob 500 requests/s, per
-// table partition 2,000 entities/s, per queue 2,000 messages/s, per
-// account 20,000 requests/s.
-var checklistTargets = map[string]float64{"blob": 500, "partition": 2000, "queue": 2000, "account": 20000}
+// The checklist's targets (shared/seeds/004): per blob 500 requests/s and
+// 60 MiB/s (blob_bandwidth), per table partition 2,000 entities/s, per
+// queue 2,000 messages/s, per account 20,000 requests/s, and a US locally
+// redundant account's 20 Gbps ingress and 30 Gbps egress.
+var checklistTargets = map[string]float64{"blob": 500, "partition": 2000, "queue": 2000, "account": 20000,
+	"blob_bandwidth": 60, "ingress": 20, "egress": 30}
 
 var (
 	capacityFields  = []string{"profile", "scale", "targets"}
-	targetUnits     = []string{"blob", "partition", "queue", "account"}
+	targetUnits     = []string{"blob", "partition", "queue", "account", "blob_bandwidth", "ingress", "egress"}
 	emulationFields = []string{"throttle", "burst", "warmup", "delay"}
 	compareFields   = []string{"tolerance"}
 )
@@ -39,7 +41,7 @@ func (d *decoder) capacity(n *yaml.Node, c *Capacity) {
 		}
 	}
 	if p, ok := fs["targets"]; ok {
-		tf, ok := d.mapping(p.val, "capacity.targets", "per-unit targets ("+strings.Join(targetUnits, ", ")+")")
+		tf, ok := d.mapping(p.val, "capacity.targets", "per-unit targets ("+strings.Join(targetUnits, ", ")+"; per second: requests, entities, messages, requests; MiB; Gbps, Gbps)")
 		if ok {
 			d.allow(tf, "capacity.targets", targetUnits, nil)
 			for _, name := range sortedByPosition(tf) {
@@ -66,6 +68,12 @@ func (c *Capacity) set(unit string, v float64) {
 		c.Queue = v
 	case "account":
 		c.Account = v
+	case "blob_bandwidth":
+		c.BlobBandwidth = v
+	case "ingress":
+		c.Ingress = v
+	case "egress":
+		c.Egress = v
 	}
 }
 

@@ -192,7 +192,7 @@ workloads:
 			Actors: 1, Keys: 1, Line: 4,
 		}},
 		Checks:   []string{"no-lost-updates", "version-chain"},
-		Capacity: Capacity{Profile: ProfileChecklist, Blob: 500, Partition: 2000, Queue: 2000, Account: 20000, Scale: 1},
+		Capacity: Capacity{Profile: ProfileChecklist, Blob: 500, Partition: 2000, Queue: 2000, Account: 20000, BlobBandwidth: 60, Ingress: 20, Egress: 30, Scale: 1},
 		Compare:  Compare{Tolerance: 0.1},
 	}
 	if string(got.Source) != src {

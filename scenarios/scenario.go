@@ -50,6 +50,9 @@ type Capacity struct {
 	// Queue (messages per queue) and Account (requests per account) are
 	// the targets after overrides and Scale.
 	Blob, Partition, Queue, Account float64
+	// BlobBandwidth (MiB/s per blob), Ingress and Egress (Gbps per
+	// account) are the bandwidth targets, after overrides and Scale.
+	BlobBandwidth, Ingress, Egress float64
 	// Scale multiplied the profile's figures (1 unless the scenario scaled
 	// them down, e.g. for a small CI machine); overrides are not scaled.
 	Scale float64

@@ -36,7 +36,7 @@ func savedRun(t *testing.T, exitCode int) string {
 	s := &reports.Summary{
 		Scenario: "saved", Seed: 1, Target: "managed Azurite 3.37.0 (127.0.0.1)", Started: time.Now(), Elapsed: 3 * time.Second,
 		Workloads: ws, Harness: harness,
-		Units:    m.Units(func(string) time.Duration { return 3 * time.Second }, nil),
+		Units:    m.Units(func(string) time.Duration { return 3 * time.Second }, nil, nil),
 		Checks:   []checks.Result{{Check: "no-lost-updates", Workload: "counter", Verdict: checks.Pass, Summary: "no update lost"}},
 		Files:    map[string]string{"hlog": "hlog/", "history": "history.jsonl"},
 		ExitCode: exitCode,
