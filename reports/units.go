@@ -96,7 +96,7 @@ type unitSeries struct {
 	// sent and received are request and response body bytes per second
 	// (acknowledged attempts), nil until a body was seen.
 	sent, received []int64
-	throttled int64 // 503 / 500 OperationTimedOut answers
+	throttled      int64 // 503 / 500 OperationTimedOut answers
 	// firstThrottle is the return time (ns since the start) of the first
 	// throttled answer, -1 none.
 	firstThrottle int64
