@@ -114,19 +114,7 @@ func (c *BatchAtomicity) Finish() Result {
 	if x.reused > 0 {
 		undecided = append(undecided, plural(x.reused, "stamp", "stamps")+" reused by several batches")
 	}
-	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
-	case len(undecided) > 0:
-		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
-	default:
-		b.WriteString(": every batch all or nothing")
-	}
-	r := v.result(BatchAtomicityName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
-	}
-	return r
+	return v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "")
 }
 
 // baProblem is the first sighting of one stamp that should not have been

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // Verdict is a checker's conclusion over a whole history.
@@ -108,6 +109,27 @@ func (v *violations) add(key, msg string, ops ...Op) {
 		sort.Slice(ops, func(i, j int) bool { return ops[i].Seq < ops[j].Seq })
 		v.list = append(v.list, Violation{Key: key, Message: msg, Ops: ops})
 	}
+}
+
+// conclude ends a summary begun in b: the violations if any, else why the
+// check could not decide (undecided), else passText; then suffix. The
+// result fails on a violation, is undecided when there are reasons and no
+// violation, and passes otherwise.
+func (v *violations) conclude(name string, b *strings.Builder, undecided []string, passText, suffix string) Result {
+	switch {
+	case v.total > 0:
+		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case len(undecided) > 0:
+		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
+	default:
+		b.WriteString(": " + passText)
+	}
+	b.WriteString(suffix)
+	r := v.result(name, b.String())
+	if r.Verdict == Pass && len(undecided) > 0 {
+		r.Verdict = Undecided
+	}
+	return r
 }
 
 func (v *violations) result(name, summary string) Result {

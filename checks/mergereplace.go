@@ -188,19 +188,7 @@ func (c *MergeReplace) Finish() Result {
 	if t.noTag > 0 {
 		undecided = append(undecided, plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
-	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
-	case len(undecided) > 0:
-		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
-	default:
-		b.WriteString(": every read explained by the last replace and the merges after it")
-	}
-	r := v.result(MergeReplaceName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
-	}
-	return r
+	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "")
 }
 
 // mrShown is one property a read showed.

@@ -132,22 +132,11 @@ func (c *SnapshotReads) Finish() Result {
 	if x.reused > 0 {
 		undecided = append(undecided, plural(x.reused, "stamp", "stamps")+" reused by several batches")
 	}
-	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
-	case len(undecided) > 0:
-		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
-	default:
-		b.WriteString(": every page a consistent snapshot")
-	}
+	suffix := ""
 	if skipped > 0 {
-		fmt.Fprintf(&b, " (%s with a stamp batch-atomicity rejects or a repeated row not judged)", plural(skipped, "entity", "entities"))
+		suffix = fmt.Sprintf(" (%s with a stamp batch-atomicity rejects or a repeated row not judged)", plural(skipped, "entity", "entities"))
 	}
-	r := v.result(SnapshotReadsName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
-	}
-	return r
+	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix)
 }
 
 // stale reports that page ri shows newer batch a on entity ea and, on

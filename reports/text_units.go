@@ -118,9 +118,21 @@ func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 			if c != nil && c.Targets["ingress_gbps"] > 0 {
 				in, out = c.Targets["ingress_gbps"]*1e9/8, c.Targets["egress_gbps"]*1e9/8
 			}
-			w.printf("         ingress busiest second %s MiB/s (%s of %s Gbps), egress %s MiB/s (%s of %s Gbps)\n",
-				mib(float64(u.PeakSent)), percent(u.PeakSent, int64(in)), number(in*8/1e9),
-				mib(float64(u.PeakReceived)), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
+			w.printf("         ingress busiest second %s (%s of %s Gbps), egress %s (%s of %s Gbps)\n",
+				byteRate(u.PeakSent), percent(u.PeakSent, int64(in)), number(in*8/1e9),
+				byteRate(u.PeakReceived), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
 		}
 	}
+}
+
+// byteRate writes bytes per second in the largest unit that keeps a
+// whole number in front: 512 B/s, 3.4 KiB/s, 12.0 MiB/s.
+func byteRate(b int64) string {
+	switch {
+	case b >= 1<<20:
+		return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB/s"
+	case b >= 1<<10:
+		return strconv.FormatFloat(float64(b)/(1<<10), 'f', 1, 64) + " KiB/s"
+	}
+	return strconv.FormatInt(b, 10) + " B/s"
 }

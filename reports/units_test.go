@@ -305,3 +305,11 @@ func TestUnitBandwidth(t *testing.T) {
 		}
 	}
 }
+
+func TestByteRate(t *testing.T) {
+	for b, want := range map[int64]string{0: "0 B/s", 512: "512 B/s", 3500: "3.4 KiB/s", 12 << 20: "12.0 MiB/s"} {
+		if got := byteRate(b); got != want {
+			t.Errorf("byteRate(%d) = %q, want %q", b, got, want)
+		}
+	}
+}
