@@ -69,6 +69,7 @@ func (c *BatchAtomicity) Finish() Result {
 	var v violations
 	var t baTotals
 	c.visible(&v)
+	c.mustFail(&v)
 	c.final(&v, &t)
 	for _, p := range x.parts {
 		if p.batches > 0 {
@@ -190,6 +191,44 @@ func (c *BatchAtomicity) visible(v *violations) {
 		case tbEntEarly:
 			v.add(key, fmt.Sprintf("stamp read before its batch was sent: row %q shows the stamp of %s in a read that returned before it was sent%s",
 				row, x.describe(e.batch), times), excerpt(rd, x.batchExcerpt(e.batch))...)
+		}
+	}
+}
+
+// mustFail reports acknowledged batches that were built to fail: one of
+// their operations inserted a row that an earlier batch had certainly
+// written before the batch was sent (the workload never deletes), so the
+// service had to refuse the whole transaction, and acknowledging it means
+// the failing operation was dropped or the batch was not all or nothing.
+func (c *BatchAtomicity) mustFail(v *violations) {
+	x := c.x
+	for bi := range x.batches {
+		b := &x.batches[bi]
+		if b.setup() || b.bad || !b.span.ok {
+			continue
+		}
+		fails := ""
+		for i := range b.attempts {
+			if f := b.attempts[i].In.BatchFails; f != "" {
+				fails = f
+			}
+		}
+		row, known := x.rows.lookup(fails)
+		if fails == "" || !known {
+			continue
+		}
+		for wi := range x.batches {
+			w := &x.batches[wi]
+			if wi == bi || w.bad || w.part != b.part || !w.writes(row) || !w.span.applied() || w.span.by >= b.span.lo {
+				continue
+			}
+			if w.attempts[0].In.BatchFails == fails {
+				continue // w did not write the row: it only tried to insert it
+			}
+			v.add(x.partIDs.names[b.part], fmt.Sprintf("batch built to fail acknowledged: %s inserts row %q, which %s had written before it was sent, and was answered %s; the whole transaction must be refused",
+				x.describe(int32(bi)), fails, x.describe(int32(wi)), answer(tbAttempt(b.attempts))),
+				excerpt(x.batchExcerpt(int32(wi)), x.batchExcerpt(int32(bi)))...)
+			break
 		}
 	}
 }

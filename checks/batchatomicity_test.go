@@ -105,6 +105,22 @@ func TestBatchAtomicity(t *testing.T) {
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`half a batch visible in the final read: row "a" shows batch "b1" (#2) but the final read shows the older setup batch "setup-p1" (#1) on row "b" (1 of 2 rows)`, s, b, f)}}
 		}},
+		{"a batch built to fail acknowledged", func(h *hist) want {
+			s := h.tbSetup(p, "a", "b")
+			b := h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 100, 110)
+			h.op(b).Outcome, h.op(b).Out = OK, Output{Status: 202}
+			h.tbFinal(p, "a=b1", "b=setup-p1")
+			return want{verdict: Fail, vios: []expectViolation{
+				vio(`batch built to fail acknowledged: batch "b1" (#2) inserts row "b", which setup batch "setup-p1" (#1) had written before it was sent, and was answered ok 202; the whole transaction must be refused`, s, b)}}
+		}},
+		{"a batch built to fail, acknowledged, but its row not certainly there yet: quiet on that rule", func(h *hist) want {
+			h.tbSetup(p, "a")
+			h.tbBatch(1, p, "b0", tbRows("b"), OK, 100, 130) // writes b, acknowledged only after b1 was sent
+			b := h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 110, 120)
+			h.op(b).Outcome, h.op(b).Out = OK, Output{Status: 202}
+			h.tbFinal(p, "a=b1", "b=b0")
+			return want{verdict: Pass}
+		}},
 		{"half of an unknown batch visible in the final read", func(h *hist) want {
 			h.tbSetup(p, "a", "b", "c")
 			b := h.tbBatch(0, p, "b1", tbRows("a", "b", "c"), Unknown, 100, 110)
