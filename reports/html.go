@@ -66,11 +66,14 @@ type htmlPage struct {
 	Tally       string
 	Workloads   []htmlWorkload
 	Harness     string
-	Checks      []htmlCheck
-	Thresholds  []htmlThreshold
-	Files       []htmlFile
-	HlogNote    string
-	HlogIssues  []string
+	// Across is the run-wide unit figures as the text report words them:
+	// the spread of key patterns side by side, and the account.
+	Across     string
+	Checks     []htmlCheck
+	Thresholds []htmlThreshold
+	Files      []htmlFile
+	HlogNote   string
+	HlogIssues []string
 }
 
 type htmlKV struct{ Key, Value string }
@@ -242,6 +245,11 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU))
 		}
 		p.Harness = harnessLine(s.Harness)
+		var across strings.Builder
+		aw := &errWriter{w: &across}
+		writeSpread(aw, s)
+		writeAccount(aw, s.Units, s.Capacity)
+		p.Across = strings.TrimLeft(across.String(), "\n")
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
 		}

@@ -159,6 +159,10 @@ section.workload { margin-bottom: 20px; }
 {{- end}}
 </section>
 {{- end}}
+{{- with .Across}}
+<h2>Across workloads</h2>
+<pre>{{.}}</pre>
+{{- end}}
 {{- with .Harness}}
 <h2>Harness</h2>
 <p>Setup and final reads, not in the figures above: {{.}}</p>

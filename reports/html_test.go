@@ -95,6 +95,7 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		"Workload idle <small>(blob.lww, closed loop, 2 actors)</small>", "No operations recorded.",
 		"late starts 412, dropped starts 0",
 		"<strong>Limited by</strong> throttling: ",
+		"<h2>Across workloads</h2>", "account: ",
 		"&nbsp;&nbsp;uncorrected", // the open-loop workload's corrected and uncorrected rows differ
 		"busiest blob k0 (requests/s)", "target 500 requests/s per blob", "target 2,000 entities/s per partition",
 		"Per-partition utilisation", "Spread: 12 partitions",
