@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -143,42 +142,6 @@ func sortedByPosition(fs map[string]pair) []string {
 		return names[i] < names[j]
 	})
 	return names
-}
-
-// describe says what a node holds, for the "got ..." part of a message.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-	default:
-		return "an unexpected YAML node"
-	}
-	v := n.Value
-	switch n.ShortTag() {
-	case "!!null":
-		return "nothing (the value is empty)"
-	case "!!bool":
-		return "the boolean " + v
-	case "!!int", "!!float":
-		return v
-	case "!!str":
-		if _, err := strconv.ParseFloat(v, 64); err != nil && isRangeErr(err) {
-			return v + ", which is out of range"
-		}
-		if len(v) > 40 {
-			v = v[:37] + "..."
-		}
-		return strconv.Quote(v)
-	}
-	return "a value tagged " + n.ShortTag()
-}
-
-func isRangeErr(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 func contains(list []string, s string) bool {

@@ -9,10 +9,12 @@ type Error = yamlx.Error
 // ErrorList is every problem found in file order. Parse and Load return it as their error when the file is invalid.
 type ErrorList = yamlx.ErrorList
 
-// Field paths and spelling suggestions, shared with the other loader.
+// Field paths, spelling suggestions and value descriptions, shared with the
+// other loader.
 var (
 	join       = yamlx.Join
 	index      = yamlx.Index
 	resolve    = yamlx.Resolve
 	didYouMean = yamlx.DidYouMean
+	describe   = yamlx.Describe
 )

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -129,32 +128,4 @@ func integer(n *yaml.Node) (int, bool) {
 		return 0, false
 	}
 	return int(v), true
-}
-
-// describe says what a node holds, for the "got ..." part of a message.
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-	default:
-		return "an unexpected YAML node"
-	}
-	v := n.Value
-	switch n.ShortTag() {
-	case "!!null":
-		return "nothing (the value is empty)"
-	case "!!bool":
-		return "the boolean " + v
-	case "!!int", "!!float":
-		return v
-	case "!!str":
-		if len(v) > 40 {
-			v = v[:37] + "..."
-		}
-		return strconv.Quote(v)
-	}
-	return "a value tagged " + n.ShortTag() + " (" + v + ")"
 }

@@ -62,3 +62,41 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Describe says what a node holds, for the "got ..." part of a message: "a
+// mapping", "a list", "nothing (the value is empty)", "the boolean true", a
+// number as written, or a quoted (and shortened) string.
+func Describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.ScalarNode:
+	default:
+		return "an unexpected YAML node"
+	}
+	v := n.Value
+	switch n.ShortTag() {
+	case "!!null":
+		return "nothing (the value is empty)"
+	case "!!bool":
+		return "the boolean " + v
+	case "!!int", "!!float":
+		return v
+	case "!!str":
+		if _, err := strconv.ParseFloat(v, 64); err != nil && isRangeErr(err) {
+			return v + ", which is out of range"
+		}
+		if len(v) > 40 {
+			v = v[:37] + "..."
+		}
+		return strconv.Quote(v)
+	}
+	return "a value tagged " + n.ShortTag() + " (" + v + ")"
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
