@@ -110,6 +110,9 @@ type series struct {
 	// scanned and returned sum the entities acknowledged queries scanned
 	// and returned (the checklist's query density).
 	scanned, returned int64
+	// acct is this series' share of the account (see Units): kept here,
+	// under the series lock, so that no lock is shared by every operation.
+	acct unitSeries
 }
 
 // Metrics records operations live, from many goroutines at once. Each
@@ -174,7 +177,7 @@ func (m *Metrics) lookup(k seriesKey) *series {
 	if s, ok := old[k]; ok {
 		return s
 	}
-	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1}
+	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1}}
 	if m.hl != nil && !k.harness && !m.hl.closed {
 		s.iv = m.hl.newIntervals(k)
 	}
@@ -228,13 +231,17 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.scanned += int64(op.Out.Scanned)
 		s.returned += int64(returned(op))
 	}
+	us, unit := usageOf(op)
+	if counted(op) {
+		s.acct.add(op, accountAmount(us, unit))
+	}
 	completed := s.iv != nil && s.iv.record(sec, latUs)
 	s.mu.Unlock()
 
 	if completed {
 		m.hl.wake()
 	}
-	m.units.record(op)
+	m.units.record(op, us, unit)
 }
 
 // allSeries returns every series, in no particular order.

@@ -116,17 +116,26 @@ type unitShard struct {
 	m  map[unitKey]*unitSeries
 }
 
-func (u *units) record(op *checks.Op) {
-	if op.IsHarness() || (op.Outcome != checks.OK && op.Outcome != checks.Throttled) {
-		return
-	}
-	us, ok := usageOf(op)
-	account := int64(1)
+// counted reports whether op counts toward the units: a workload's
+// acknowledged or throttled attempt.
+func counted(op *checks.Op) bool {
+	return !op.IsHarness() && (op.Outcome == checks.OK || op.Outcome == checks.Throttled)
+}
+
+// accountAmount is what op costs the account: a request, or a table
+// operation's entities, a queue operation's messages.
+func accountAmount(us usage, ok bool) int64 {
 	if ok && us.kind != UnitBlob {
-		account = us.amount
+		return us.amount
 	}
-	u.add(unitKey{"", UnitAccount, "account"}, op, account, true)
-	if !ok {
+	return 1
+}
+
+// record accounts op to its unit. The account is accounted apart, in the
+// op's series (see Metrics.Record), so that no lock is shared by every
+// operation of the run.
+func (u *units) record(op *checks.Op, us usage, ok bool) {
+	if !ok || !counted(op) {
 		return
 	}
 	k := unitKey{op.Workload, us.kind, us.name}
@@ -279,40 +288,17 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets, ban
 				t.PerSecond = v
 			}
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
-				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec)}
-			if s.firstThrottle >= 0 {
-				us.FirstThrottled = float64(s.firstThrottle) / float64(time.Second)
-			}
-			us.Sent, us.Received = sum(s.sent), sum(s.received)
-			us.PeakSent, us.PeakReceived = peakOf(s.sent), peakOf(s.received)
-			for i := range max(len(s.sent), len(s.received)) {
-				var b int64
-				if i < len(s.sent) {
-					b += s.sent[i]
-				}
-				if i < len(s.received) {
-					b += s.received[i]
-				}
-				us.PeakBytes = max(us.PeakBytes, b)
-			}
-			us.BandwidthTarget = bandwidth[k.kind]
-			for sec, n := range s.perSec {
-				if n > us.Peak {
-					us.Peak, us.PeakSecond = n, int64(sec)
-				}
-			}
+				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec), BandwidthTarget: bandwidth[k.kind]}
 			if k.name == TableScanUnit {
 				us.Target = 0 // a scan reads every partition: no one partition's target applies
 			}
-			if d := active(k.workload); d > 0 {
-				us.Mean = float64(s.amount) / d.Seconds()
-			}
-			if us.Target > 0 {
-				us.Utilisation = float64(us.Peak) / us.Target
-			}
+			s.summarise(&us, active(k.workload))
 			out = append(out, us)
 		}
 		sh.mu.Unlock()
+	}
+	if acct, ok := m.account(active(""), targets, bandwidth); ok {
+		out = append(out, acct)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -388,4 +374,83 @@ func sum(xs []int64) (t int64) {
 		t += x
 	}
 	return t
+}
+
+// account sums the account's figures from every load series.
+func (m *Metrics) account(active time.Duration, targets, bandwidth map[UnitKind]float64) (UnitSummary, bool) {
+	var a unitSeries
+	a.first, a.firstThrottle = -1, -1
+	seen := false
+	for _, s := range m.allSeries() {
+		if s.key.harness {
+			continue
+		}
+		s.mu.Lock()
+		if s.acct.amount > 0 || s.acct.throttled > 0 {
+			seen = true
+			a.merge(&s.acct)
+		}
+		s.mu.Unlock()
+	}
+	if !seen {
+		return UnitSummary{}, false
+	}
+	t := TargetFor(UnitAccount)
+	if v, ok := targets[UnitAccount]; ok {
+		t.PerSecond = v
+	}
+	u := UnitSummary{Kind: UnitAccount, Name: "account", Measure: t.Measure, Amount: a.amount, Throttled: a.throttled,
+		Target: t.PerSecond, BusiestShare: 1, PerSecond: a.perSec, BandwidthTarget: bandwidth[UnitAccount]}
+	a.summarise(&u, active)
+	return u, true
+}
+
+// summarise fills u's figures derived from s: when throttling began, the
+// bytes and their busiest seconds, the busiest second, the mean over
+// active and the utilisation.
+func (s *unitSeries) summarise(u *UnitSummary, active time.Duration) {
+	if s.firstThrottle >= 0 {
+		u.FirstThrottled = float64(s.firstThrottle) / float64(time.Second)
+	}
+	u.Sent, u.Received = sum(s.sent), sum(s.received)
+	u.PeakSent, u.PeakReceived = peakOf(s.sent), peakOf(s.received)
+	for i := range max(len(s.sent), len(s.received)) {
+		var b int64
+		if i < len(s.sent) {
+			b += s.sent[i]
+		}
+		if i < len(s.received) {
+			b += s.received[i]
+		}
+		u.PeakBytes = max(u.PeakBytes, b)
+	}
+	for sec, n := range s.perSec {
+		if n > u.Peak {
+			u.Peak, u.PeakSecond = n, int64(sec)
+		}
+	}
+	if active > 0 {
+		u.Mean = float64(s.amount) / active.Seconds()
+	}
+	if u.Target > 0 {
+		u.Utilisation = float64(u.Peak) / u.Target
+	}
+}
+
+// merge adds o's figures into s.
+func (s *unitSeries) merge(o *unitSeries) {
+	s.amount += o.amount
+	s.throttled += o.throttled
+	if o.firstThrottle >= 0 && (s.firstThrottle < 0 || o.firstThrottle < s.firstThrottle) {
+		s.firstThrottle = o.firstThrottle
+	}
+	for i, v := range o.perSec {
+		s.perSec = addAt(s.perSec, int64(i), v)
+	}
+	for i, v := range o.sent {
+		s.sent = addAt(s.sent, int64(i), v)
+	}
+	for i, v := range o.received {
+		s.received = addAt(s.received, int64(i), v)
+	}
 }
