@@ -104,7 +104,7 @@ func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 		if u.Kind != UnitAccount {
 			continue
 		}
-		w.printf("\naccount: %s %s acknowledged, mean %s/s, busiest second %s/s at %ds", thousands(u.Amount), u.Measure,
+		w.printf("\naccount: %s %s served, mean %s/s, busiest second %s/s at %ds", thousands(u.Amount), u.Measure,
 			strconv.FormatFloat(u.Mean, 'f', 1, 64), thousands(u.Peak), u.PeakSecond)
 		if u.Target > 0 {
 			w.printf(", target %s/s (%s)", thousands(int64(u.Target)), percent(u.Peak, int64(u.Target)))

@@ -117,9 +117,18 @@ type unitShard struct {
 }
 
 // counted reports whether op counts toward the units: a workload's
-// acknowledged or throttled attempt.
+// acknowledged or throttled attempt, and for blobs (whose target counts
+// requests) every attempt the service answered, a lost race's 412 or 409
+// included. Table and queue units count the entities and messages of
+// acknowledged operations only.
 func counted(op *checks.Op) bool {
-	return !op.IsHarness() && (op.Outcome == checks.OK || op.Outcome == checks.Throttled)
+	if op.IsHarness() {
+		return false
+	}
+	if op.Outcome == checks.OK || op.Outcome == checks.Throttled {
+		return true
+	}
+	return op.Out.Status != 0 && strings.HasPrefix(op.Kind, "blob.")
 }
 
 // accountAmount is what op costs the account: a request, or a table

@@ -162,7 +162,7 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{
-		"account: 952 operations acknowledged, mean 95.2/s, busiest second 400/s at 3s, target 20,000/s (2.0%), 2 throttled",
+		"account: 952 operations served, mean 95.2/s, busiest second 400/s at 3s, target 20,000/s (2.0%), 2 throttled",
 		"per partition: entities/s acknowledged", "target 2,000 entities/s per partition (checklist)",
 		"p0", "2.5%", "... 2 more partitions with 183 entities", "spread: 10 partitions; the busiest took 10.5% of the entities overall",
 		"busiest of each second 50.0%", "query density", "table.scan", "1600", "10.0%", "800.0",
@@ -310,6 +310,29 @@ func TestByteRate(t *testing.T) {
 	for b, want := range map[int64]string{0: "0 B/s", 512: "512 B/s", 3500: "3.4 KiB/s", 12 << 20: "12.0 MiB/s"} {
 		if got := byteRate(b); got != want {
 			t.Errorf("byteRate(%d) = %q, want %q", b, got, want)
+		}
+	}
+}
+
+func TestBlobUnitsCountLostRaces(t *testing.T) {
+	m := NewMetrics(MetricsOptions{})
+	ok := unitOp("w", "blob.put", "k0", 0.5, checks.OK)
+	lost := unitOp("w", "blob.put", "k0", 0.5, checks.Conflict)
+	lost.Out.Status = 412
+	noAnswer := unitOp("w", "blob.put", "k0", 0.5, checks.Unknown) // no response: not served
+	tableLost := unitOp("w", checks.KindTableUpdate, "p/r", 0.5, checks.Conflict)
+	tableLost.Out.Status = 412
+	for _, op := range []*checks.Op{ok, lost, noAnswer, tableLost} {
+		m.Record(op)
+	}
+	for _, u := range m.Units(func(string) time.Duration { return time.Second }, nil, nil) {
+		switch u.Kind {
+		case UnitBlob:
+			if u.Amount != 2 {
+				t.Errorf("blob k0 served %d requests, want 2 (the 412 included, the unanswered one not)", u.Amount)
+			}
+		case UnitPartition:
+			t.Errorf("a refused table update counted %d entities", u.Amount)
 		}
 	}
 }

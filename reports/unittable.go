@@ -24,13 +24,19 @@ type unitTable struct {
 // appear only when a listed unit has them.
 func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	kind, measure := us[0].Kind, us[0].Measure
-	t := unitTable{heading: fmt.Sprintf("per %s: %s/s acknowledged, mean over the active period and busiest second", kind, measure)}
+	served := "acknowledged"
+	if kind == UnitBlob {
+		served = "served (lost races' 412/409 included)"
+	}
+	t := unitTable{heading: fmt.Sprintf("per %s: %s/s %s, mean over the active period and busiest second", kind, measure, served)}
 	throttled, latency, bytes := false, false, false
 	for i, u := range us {
 		if i < limit {
 			throttled = throttled || u.Throttled > 0
 			latency = latency || u.Latency != nil
-			bytes = bytes || (u.PeakBytes > 0 && u.BandwidthTarget > 0)
+			// Bandwidth columns only when some unit used a visible share
+			// of its bandwidth target (tiny bodies would show 0.0 %).
+			bytes = bytes || (u.BandwidthTarget > 0 && float64(u.PeakBytes) >= 0.001*u.BandwidthTarget)
 		}
 	}
 	if latency {
