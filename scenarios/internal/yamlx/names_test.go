@@ -14,7 +14,7 @@ func TestDescribe(t *testing.T) {
 		"true":          "the boolean true",
 		"12.5":          "12.5",
 		"hello":         `"hello"`,
-		"1e999999":      "1e999999",
+		"1e999999":      "1e999999, which is out of range",
 		`"1e99999"`:     "1e99999, which is out of range",
 		"!!binary aGk=": "a value tagged !!binary (aGk=)",
 		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": `"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa..."`,
