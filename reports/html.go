@@ -293,24 +293,6 @@ func capacityText(c *CapacityInfo) string {
 	return t
 }
 
-func workloadDesc(ws *WorkloadSummary) string {
-	var desc []string
-	if ws.Kind != "" {
-		desc = append(desc, ws.Kind)
-	}
-	switch ws.Executor {
-	case "":
-	case "closed", "open":
-		desc = append(desc, ws.Executor+" loop")
-	default:
-		desc = append(desc, ws.Executor)
-	}
-	if ws.Actors > 0 {
-		desc = append(desc, plural(int64(ws.Actors), "actor"))
-	}
-	return strings.Join(desc, ", ")
-}
-
 func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}

@@ -120,7 +120,9 @@ func unitsOf(all []UnitSummary, workload string) []UnitSummary {
 	return out
 }
 
-func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
+// workloadDesc is a workload's kind, loop and actors: "blob.lww, closed
+// loop, 4 actors".
+func workloadDesc(ws *WorkloadSummary) string {
 	var desc []string
 	if ws.Kind != "" {
 		desc = append(desc, ws.Kind)
@@ -135,9 +137,13 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	if ws.Actors > 0 {
 		desc = append(desc, plural(int64(ws.Actors), "actor"))
 	}
+	return strings.Join(desc, ", ")
+}
+
+func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
 	w.printf("\nworkload %s", ws.Name)
-	if len(desc) > 0 {
-		w.printf(" (%s)", strings.Join(desc, ", "))
+	if desc := workloadDesc(ws); desc != "" {
+		w.printf(" (%s)", desc)
 	}
 	w.printf("\n")
 
