@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"fmt"
-	"sort"
+	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -25,11 +25,7 @@ type pair struct {
 
 // errorf records an error located at n.
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
-	e := &Error{File: d.file, Line: 1, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)}
-	if n != nil && n.Line > 0 {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	d.errs = append(d.errs, e)
+	d.errs = append(d.errs, yamlx.At(d.file, n, field, fmt.Sprintf(format, args...)))
 }
 
 // has reports whether the field at path was written in the file.
@@ -127,21 +123,7 @@ func (d *decoder) allow(fs map[string]pair, path string, allowed []string, hint 
 
 // sortedByPosition returns the names of fs in file order.
 func sortedByPosition(fs map[string]pair) []string {
-	names := make([]string, 0, len(fs))
-	for name := range fs {
-		names = append(names, name)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := fs[names[i]].key, fs[names[j]].key
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Column != b.Column {
-			return a.Column < b.Column
-		}
-		return names[i] < names[j]
-	})
-	return names
+	return yamlx.SortedByPosition(fs, func(p pair) *yaml.Node { return p.key })
 }
 
 func contains(list []string, s string) bool {

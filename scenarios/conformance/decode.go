@@ -2,9 +2,9 @@ package conformance
 
 import (
 	"fmt"
+	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -23,11 +23,7 @@ type pair struct {
 
 // errorf records an error located at n.
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
-	e := &Error{File: d.file, Line: 1, Col: 1, Field: field, Msg: fmt.Sprintf(format, args...)}
-	if n != nil && n.Line > 0 {
-		e.Line, e.Col = n.Line, n.Column
-	}
-	d.errs = append(d.errs, e)
+	d.errs = append(d.errs, yamlx.At(d.file, n, field, fmt.Sprintf(format, args...)))
 }
 
 // mapping checks that n is a mapping and returns its fields by name,
@@ -76,18 +72,7 @@ func (d *decoder) require(fs map[string]pair, n *yaml.Node, path string, names .
 
 // sortedByPosition returns the names of fs in file order.
 func sortedByPosition(fs map[string]pair) []string {
-	names := make([]string, 0, len(fs))
-	for name := range fs {
-		names = append(names, name)
-	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := fs[names[i]].key, fs[names[j]].key
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
-	return names
+	return yamlx.SortedByPosition(fs, func(p pair) *yaml.Node { return p.key })
 }
 
 // str reads a string. A number or boolean is refused with a hint to quote

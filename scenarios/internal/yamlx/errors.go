@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
 )
 
 // Error is one problem in a scenario or rule file, located to its line
@@ -90,4 +92,14 @@ func (l ErrorList) SortByPosition() {
 		}
 		return l[i].Col < l[j].Col
 	})
+}
+
+// At makes the error about field located at node n, or at line 1, column 1
+// of file when n is nil or carries no position.
+func At(file string, n *yaml.Node, field, msg string) *Error {
+	e := &Error{File: file, Line: 1, Col: 1, Field: field, Msg: msg}
+	if n != nil && n.Line > 0 {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	return e
 }

@@ -1,6 +1,7 @@
 package yamlx
 
 import (
+	"sort"
 	"strconv"
 
 	"gopkg.in/yaml.v3"
@@ -99,4 +100,24 @@ func Describe(n *yaml.Node) string {
 func isRangeErr(err error) bool {
 	ne, ok := err.(*strconv.NumError)
 	return ok && ne.Err == strconv.ErrRange
+}
+
+// SortedByPosition returns the keys of a mapping's fields in file order
+// (line, then column, then name); key gives a field's key node.
+func SortedByPosition[F any](fs map[string]F, key func(F) *yaml.Node) []string {
+	names := make([]string, 0, len(fs))
+	for name := range fs {
+		names = append(names, name)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := key(fs[names[i]]), key(fs[names[j]])
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Column != b.Column {
+			return a.Column < b.Column
+		}
+		return names[i] < names[j]
+	})
+	return names
 }
