@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 )
 
 // conformNotRun stands for a rule or step that did not run on one side.
@@ -16,7 +16,7 @@ const conformNotRun = "(not run)"
 // differently: per rule, its status on each side, then each
 // step whose observed response differs, aligned in two columns. A count
 // line ends it.
-func WriteConformDiff(w io.Writer, diffs []checks.RuleDiff, nameA, nameB string) error {
+func WriteConformDiff(w io.Writer, diffs []verdict.RuleDiff, nameA, nameB string) error {
 	ew := &errWriter{w: w}
 	if len(diffs) == 0 {
 		fmt.Fprintf(ew, "no differences between %s and %s\n", nameA, nameB)

@@ -4,15 +4,15 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 )
 
 // ConformReport is the JSON form of a conformance run.
 type ConformReport struct {
 	// Results are the rules' outcomes, in the order given.
-	Results []checks.RuleResult `json:"results"`
+	Results []verdict.RuleResult `json:"results"`
 	// Baseline is the comparison with the target's baseline, if any.
-	Baseline *checks.BaselineReport `json:"baseline,omitempty"`
+	Baseline *verdict.BaselineReport `json:"baseline,omitempty"`
 	// OK is the baseline's verdict (rep.OK()), or, with no baseline, true
 	// when every rule passed.
 	OK bool `json:"ok"`
@@ -20,10 +20,10 @@ type ConformReport struct {
 
 // WriteConformJSON writes results and rep (nil: no baseline) to path as
 // indented JSON, atomically.
-func WriteConformJSON(path string, results []checks.RuleResult, rep *checks.BaselineReport) error {
+func WriteConformJSON(path string, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
 	out := ConformReport{Results: results, Baseline: rep, OK: conformOK(results, rep)}
 	if out.Results == nil {
-		out.Results = []checks.RuleResult{}
+		out.Results = []verdict.RuleResult{}
 	}
 	return WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
@@ -35,12 +35,12 @@ func WriteConformJSON(path string, results []checks.RuleResult, rep *checks.Base
 
 // conformOK is the run's verdict: the baseline's, or with none, every rule
 // passed.
-func conformOK(results []checks.RuleResult, rep *checks.BaselineReport) bool {
+func conformOK(results []verdict.RuleResult, rep *verdict.BaselineReport) bool {
 	if rep != nil {
 		return rep.OK()
 	}
 	for i := range results {
-		if results[i].Status != checks.ConformPass {
+		if results[i].Status != verdict.ConformPass {
 			return false
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 )
 
 // JUnit XML, as CI systems read it: testsuites, one testsuite per service
@@ -64,7 +64,7 @@ type (
 //   - a rule that could not be run is an error.
 //
 // rep nil means no baseline: every divergence fails.
-func WriteConformJUnit(path string, results []checks.RuleResult, rep *checks.BaselineReport) error {
+func WriteConformJUnit(path string, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
 	doc := junitSuites{Name: "stormcheck conformance"}
 	var total time.Duration
 	for _, g := range groupConformByService(results) {
@@ -108,7 +108,7 @@ func WriteConformJUnit(path string, results []checks.RuleResult, rep *checks.Bas
 }
 
 // junitConformCase is one rule's testcase.
-func junitConformCase(r *checks.RuleResult, rep *checks.BaselineReport) junitCase {
+func junitConformCase(r *verdict.RuleResult, rep *verdict.BaselineReport) junitCase {
 	c := junitCase{
 		Name:      r.ID,
 		Classname: conformTag(r.Tags, 0) + "." + conformTag(r.Tags, 1),
@@ -123,7 +123,7 @@ func junitConformCase(r *checks.RuleResult, rep *checks.BaselineReport) junitCas
 		notes = append(notes, "source: "+r.Source)
 	}
 	switch r.Status {
-	case checks.ConformDiverges:
+	case verdict.ConformDiverges:
 		if kind == "known" {
 			notes = append(notes, "known divergence, accepted by the baseline: "+stepDivergence(r.Divergence()))
 			notes = append(notes, acceptedNote(item.Accepted)...)
@@ -141,10 +141,10 @@ func junitConformCase(r *checks.RuleResult, rep *checks.BaselineReport) junitCas
 			}
 		}
 		c.Failure = &junitProblem{Message: stepDivergence(r.Divergence()), Type: typ, Text: strings.Join(text, "\n")}
-	case checks.ConformError:
+	case verdict.ConformError:
 		msg := oneLineText(r.ErrorText())
 		c.Error = &junitProblem{Message: msg, Type: "error", Text: msg}
-	case checks.ConformPass:
+	case verdict.ConformPass:
 		if kind == "fixed" {
 			notes = append(notes, "passes, but the baseline accepts a divergence: remove it from the baseline")
 		}
@@ -154,7 +154,7 @@ func junitConformCase(r *checks.RuleResult, rep *checks.BaselineReport) junitCas
 }
 
 // acceptedNote is a baseline entry's reason and link, as notes.
-func acceptedNote(a *checks.AcceptedDivergence) []string {
+func acceptedNote(a *verdict.AcceptedDivergence) []string {
 	var out []string
 	if a == nil {
 		return out
@@ -170,7 +170,7 @@ func acceptedNote(a *checks.AcceptedDivergence) []string {
 
 // groupConformByService groups results by their first tag, in name order,
 // rules in id order.
-func groupConformByService(results []checks.RuleResult) []conformGroup {
+func groupConformByService(results []verdict.RuleResult) []conformGroup {
 	var out []conformGroup
 	for _, g := range groupConform(results) {
 		if n := len(out); n > 0 && out[n-1].service == g.service {

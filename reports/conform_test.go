@@ -10,16 +10,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 )
 
 // conformRule makes a concluded result: steps judged from (expect, observe)
 // pairs.
-func conformRule(id string, tags []string, steps ...[2]int) checks.RuleResult {
-	r := checks.RuleResult{ID: id, Title: "title " + id, Tags: tags, Elapsed: 1500 * time.Millisecond, Target: "azurite"}
+func conformRule(id string, tags []string, steps ...[2]int) verdict.RuleResult {
+	r := verdict.RuleResult{ID: id, Title: "title " + id, Tags: tags, Elapsed: 1500 * time.Millisecond, Target: "azurite"}
 	for i, s := range steps {
-		e := checks.StepExpect{Status: []int{s[0]}}
-		o := checks.StepObservation{Status: s[1]}
+		e := verdict.StepExpect{Status: []int{s[0]}}
+		o := verdict.StepObservation{Status: s[1]}
 		if s[0] == 412 {
 			e.ErrorCode = []string{"LeaseIdMissing"}
 			if s[1] == 412 {
@@ -29,25 +29,25 @@ func conformRule(id string, tags []string, steps ...[2]int) checks.RuleResult {
 		if s[1] == 0 {
 			o.Err = "dial tcp: connection refused"
 		}
-		r.Add(checks.JudgeStep(i+1, "blob.put", e, o))
+		r.Add(verdict.JudgeStep(i+1, "blob.put", e, o))
 	}
 	r.Conclude()
 	return r
 }
 
-func conformSample() ([]checks.RuleResult, *checks.BaselineReport) {
+func conformSample() ([]verdict.RuleResult, *verdict.BaselineReport) {
 	lease := []string{"blob", "lease"}
-	results := []checks.RuleResult{
+	results := []verdict.RuleResult{
 		conformRule("blob.lease.pass", lease, [2]int{201, 201}),
 		conformRule("blob.lease.unexpected", lease, [2]int{201, 201}, [2]int{201, 201}, [2]int{412, 201}),
 		conformRule("blob.lease.known", lease, [2]int{412, 200}),
 		conformRule("blob.etag.error", []string{"blob", "etag"}, [2]int{200, 0}),
 		conformRule("queue.msg.pass", []string{"queue", "messages"}, [2]int{201, 201}),
 	}
-	b := &checks.Baseline{Target: "azurite 3.37.0", Divergences: []checks.AcceptedDivergence{
+	b := &verdict.Baseline{Target: "azurite 3.37.0", Divergences: []verdict.AcceptedDivergence{
 		{Rule: "blob.lease.known", Actual: "200", Reason: "azurite does not check leases", Link: "https://example.invalid/1"},
 	}}
-	rep := checks.CompareBaseline(results, b)
+	rep := verdict.CompareBaseline(results, b)
 	return results, &rep
 }
 
@@ -161,7 +161,7 @@ func TestConformJUnit(t *testing.T) {
 	results, rep := conformSample()
 	tests := []struct {
 		name                     string
-		rep                      *checks.BaselineReport
+		rep                      *verdict.BaselineReport
 		tests, failures, errors  int
 		blobFailures, queueTests int
 		knownNote                bool
@@ -214,10 +214,10 @@ func TestConformJUnit(t *testing.T) {
 
 func TestConformDiff(t *testing.T) {
 	lease := []string{"blob", "lease"}
-	a := []checks.RuleResult{conformRule("r1", lease, [2]int{412, 412}), conformRule("r2", lease, [2]int{201, 201})}
-	b := []checks.RuleResult{conformRule("r1", lease, [2]int{412, 200})}
+	a := []verdict.RuleResult{conformRule("r1", lease, [2]int{412, 412}), conformRule("r2", lease, [2]int{201, 201})}
+	b := []verdict.RuleResult{conformRule("r1", lease, [2]int{412, 200})}
 	var sb strings.Builder
-	if err := WriteConformDiff(&sb, checks.DiffTargets(a, b), "azure", "azurite"); err != nil {
+	if err := WriteConformDiff(&sb, verdict.DiffTargets(a, b), "azure", "azurite"); err != nil {
 		t.Fatal(err)
 	}
 	out := sb.String()

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 )
 
 // conformNoTag names the group of a rule without the tag it is grouped by.
@@ -25,7 +25,7 @@ const conformNoTag = "(untagged)"
 // "fixed" (accepted, but it now passes), else empty. Errors show why the
 // rule could not be run. A totals line ends the matrix, then, with a
 // baseline, the baseline's counts and verdict.
-func WriteConformMatrix(w io.Writer, results []checks.RuleResult, rep *checks.BaselineReport) error {
+func WriteConformMatrix(w io.Writer, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
 	ew := &errWriter{w: w}
 	groups := groupConform(results)
 	for gi, g := range groups {
@@ -79,12 +79,12 @@ func WriteConformMatrix(w io.Writer, results []checks.RuleResult, rep *checks.Ba
 // conformGroup is one service/feature section of the matrix.
 type conformGroup struct {
 	service, feature string
-	rules            []*checks.RuleResult
+	rules            []*verdict.RuleResult
 }
 
 // groupConform groups results by their first two tags, groups and rules in
 // name order.
-func groupConform(results []checks.RuleResult) []conformGroup {
+func groupConform(results []verdict.RuleResult) []conformGroup {
 	byKey := map[[2]string]*conformGroup{}
 	var keys [][2]string
 	for i := range results {
@@ -122,13 +122,13 @@ func conformTag(tags []string, i int) string {
 }
 
 // conformLabel is a status as the matrix shows it.
-func conformLabel(s checks.ConformStatus) string {
+func conformLabel(s verdict.ConformStatus) string {
 	switch s {
-	case checks.ConformPass:
+	case verdict.ConformPass:
 		return "PASS"
-	case checks.ConformDiverges:
+	case verdict.ConformDiverges:
 		return "DIVERGES"
-	case checks.ConformError:
+	case verdict.ConformError:
 		return "ERROR"
 	}
 	return strings.ToUpper(string(s))
@@ -136,13 +136,13 @@ func conformLabel(s checks.ConformStatus) string {
 
 // conformDetail is the matrix's last column: the first diverging step for
 // a divergence, the cause for an error, empty for a pass.
-func conformDetail(r *checks.RuleResult) string {
+func conformDetail(r *verdict.RuleResult) string {
 	switch r.Status {
-	case checks.ConformDiverges:
+	case verdict.ConformDiverges:
 		if d := r.Divergence(); d != nil {
 			return stepDivergence(d)
 		}
-	case checks.ConformError:
+	case verdict.ConformError:
 		return "error: " + oneLineText(r.ErrorText())
 	}
 	return ""
@@ -150,7 +150,7 @@ func conformDetail(r *checks.RuleResult) string {
 
 // stepDivergence is "step 3 blob.put: expected 412 LeaseIdMissing, got 201".
 // A nil step (a result marked diverging without one) says so.
-func stepDivergence(d *checks.StepVerdict) string {
+func stepDivergence(d *verdict.StepVerdict) string {
 	if d == nil {
 		return "diverges, no diverging step recorded"
 	}
@@ -158,18 +158,18 @@ func stepDivergence(d *checks.StepVerdict) string {
 }
 
 // conformTotals is the matrix's totals line.
-func conformTotals(results []checks.RuleResult, rep *checks.BaselineReport) string {
+func conformTotals(results []verdict.RuleResult, rep *verdict.BaselineReport) string {
 	var pass, div, errs, known int
 	for i := range results {
 		switch results[i].Status {
-		case checks.ConformPass:
+		case verdict.ConformPass:
 			pass++
-		case checks.ConformDiverges:
+		case verdict.ConformDiverges:
 			div++
 			if rep.IsKnown(results[i].ID) {
 				known++
 			}
-		case checks.ConformError:
+		case verdict.ConformError:
 			errs++
 		}
 	}

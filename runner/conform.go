@@ -17,7 +17,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -33,9 +33,9 @@ import (
 // waits of slow rules (a lease expiring) overlap whatever parallel is, and
 // the whole run takes about as long as its slowest rule, not the sum of
 // their waits.
-func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, parallel int) []checks.RuleResult {
+func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
 	runID := newRunID()
-	out := make([]checks.RuleResult, len(rules))
+	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
 	var wg sync.WaitGroup
 	for i := range rules {
@@ -78,8 +78,8 @@ func (s slots) take(ctx context.Context) bool {
 func (s slots) give() { <-s }
 
 // runRule runs one rule, holding a place of sem except while it waits.
-func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string, sem slots) checks.RuleResult {
-	res := checks.RuleResult{ID: r.ID, Title: r.Title, Source: r.Source, Tags: r.Tags, Target: t.Desc}
+func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string, sem slots) verdict.RuleResult {
+	res := verdict.RuleResult{ID: r.ID, Title: r.Title, Source: r.Source, Tags: r.Tags, Target: t.Desc}
 	if !sem.take(ctx) {
 		res.Error = "interrupted"
 		res.Conclude()
@@ -115,7 +115,7 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 			continue
 		}
 		obs, resp, out := rr.do(ctx, st)
-		v := checks.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
 		res.Add(v)
 		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
@@ -221,11 +221,11 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 	return h
 }
 
-func (rr *ruleRun) expect(st *conformance.Step) checks.StepExpect {
+func (rr *ruleRun) expect(st *conformance.Step) verdict.StepExpect {
 	x := &st.Expect
-	e := checks.StepExpect{Status: x.Status, ErrorCode: x.ErrorCode, ETag: x.ETag.Kind,
+	e := verdict.StepExpect{Status: x.Status, ErrorCode: x.ErrorCode, ETag: x.ETag.Kind,
 		HeadersPresent: x.HeadersPresent, HeadersAbsent: x.HeadersAbsent, Body: x.Body,
-		ServiceExpect: checks.ServiceExpect{Messages: x.Messages, DequeueCount: x.DequeueCount, Text: x.Text,
+		ServiceExpect: verdict.ServiceExpect{Messages: x.Messages, DequeueCount: x.DequeueCount, Text: x.Text,
 			MessageID: x.MessageID.Kind, MessageIDRef: rr.vars[x.MessageID.Var],
 			PopReceipt: x.PopReceipt.Kind, PopReceiptRef: rr.vars[x.PopReceipt.Var],
 			NextVisibleIn: x.NextVisibleIn, Properties: x.Properties, Entities: x.Entities, FailedIndex: x.FailedIndex}}
@@ -243,7 +243,7 @@ type callOut struct {
 	// the response has no ETag header.
 	etag string
 	// svc is what a table or queue response carried.
-	svc checks.ServiceObservation
+	svc verdict.ServiceObservation
 	// batch is the failed operation of an entity group transaction that
 	// was answered 202; nil otherwise.
 	batch *batchFailure
@@ -253,7 +253,7 @@ type callOut struct {
 }
 
 // do sends one step and observes the raw response.
-func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObservation, *http.Response, callOut) {
+func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
 	var resp *http.Response
 	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(withHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
@@ -262,7 +262,7 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (checks.StepObs
 	if errors.As(err, &re) && resp == nil {
 		resp = re.RawResponse
 	}
-	obs := checks.StepObservation{}
+	obs := verdict.StepObservation{}
 	key := rr.resource(st)
 	obs.PrevETag = rr.lastETag[key]
 	if resp == nil {
@@ -311,7 +311,7 @@ func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response, out callOu
 	}
 	msg := out.svc.Message
 	if msg == nil {
-		msg = &checks.ConformMessage{}
+		msg = &verdict.ConformMessage{}
 	}
 	for what, name := range st.Capture {
 		switch what {

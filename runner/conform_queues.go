@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -67,10 +67,10 @@ func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut
 			r, err = q.EnqueueMessage(ctx, text, &azqueue.EnqueueMessageOptions{VisibilityTimeout: int32p(st.Visibility)})
 		}
 		if err == nil {
-			var msgs []*checks.ConformMessage
+			var msgs []*verdict.ConformMessage
 			for _, m := range r.Messages {
 				if m != nil {
-					msgs = append(msgs, &checks.ConformMessage{ID: conformStr(m.MessageID), PopReceipt: conformStr(m.PopReceipt), NextVisibleIn: visibleIn(m.TimeNextVisible, r.Date)})
+					msgs = append(msgs, &verdict.ConformMessage{ID: conformStr(m.MessageID), PopReceipt: conformStr(m.PopReceipt), NextVisibleIn: visibleIn(m.TimeNextVisible, r.Date)})
 					if out.nextVisible == "" {
 						out.nextVisible = conformDate(m.TimeNextVisible)
 					}
@@ -82,10 +82,10 @@ func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut
 		var r azqueue.DequeueMessagesResponse
 		r, err = q.DequeueMessages(ctx, &azqueue.DequeueMessagesOptions{NumberOfMessages: int32p(st.NumMessages), VisibilityTimeout: int32p(st.Visibility)})
 		if err == nil {
-			var msgs []*checks.ConformMessage
+			var msgs []*verdict.ConformMessage
 			for _, m := range r.Messages {
 				if m != nil {
-					msgs = append(msgs, &checks.ConformMessage{ID: conformStr(m.MessageID), PopReceipt: conformStr(m.PopReceipt), Text: conformStr(m.MessageText),
+					msgs = append(msgs, &verdict.ConformMessage{ID: conformStr(m.MessageID), PopReceipt: conformStr(m.PopReceipt), Text: conformStr(m.MessageText),
 						DequeueCount: m.DequeueCount, NextVisibleIn: visibleIn(m.TimeNextVisible, r.Date)})
 					if out.nextVisible == "" {
 						out.nextVisible = conformDate(m.TimeNextVisible)
@@ -99,10 +99,10 @@ func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut
 		var r azqueue.PeekMessagesResponse
 		r, err = q.PeekMessages(ctx, &azqueue.PeekMessagesOptions{NumberOfMessages: int32p(st.NumMessages)})
 		if err == nil {
-			var msgs []*checks.ConformMessage
+			var msgs []*verdict.ConformMessage
 			for _, m := range r.Messages {
 				if m != nil {
-					msgs = append(msgs, &checks.ConformMessage{ID: conformStr(m.MessageID), Text: conformStr(m.MessageText), DequeueCount: m.DequeueCount})
+					msgs = append(msgs, &verdict.ConformMessage{ID: conformStr(m.MessageID), Text: conformStr(m.MessageText), DequeueCount: m.DequeueCount})
 				}
 			}
 			n := len(msgs)
@@ -112,7 +112,7 @@ func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut
 		var r azqueue.UpdateMessageResponse
 		r, err = q.UpdateMessage(ctx, rr.value(st.MessageID), rr.value(st.PopReceipt), text, &azqueue.UpdateMessageOptions{VisibilityTimeout: int32p(st.Visibility)})
 		if err == nil {
-			out.svc.Message = &checks.ConformMessage{ID: rr.value(st.MessageID), PopReceipt: conformStr(r.PopReceipt), NextVisibleIn: visibleIn(r.TimeNextVisible, r.Date)}
+			out.svc.Message = &verdict.ConformMessage{ID: rr.value(st.MessageID), PopReceipt: conformStr(r.PopReceipt), NextVisibleIn: visibleIn(r.TimeNextVisible, r.Date)}
 			out.nextVisible = conformDate(r.TimeNextVisible)
 		}
 	case "queue.delete":
@@ -141,7 +141,7 @@ func conformDate(t *time.Time) string {
 	return t.UTC().Format(http.TimeFormat)
 }
 
-func firstMessage(msgs []*checks.ConformMessage) *checks.ConformMessage {
+func firstMessage(msgs []*verdict.ConformMessage) *verdict.ConformMessage {
 	if len(msgs) == 0 {
 		return nil
 	}

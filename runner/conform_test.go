@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
@@ -159,15 +159,15 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := checks.ReadBaseline(f)
+	base, err := verdict.ReadBaseline(f)
 	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
 	results := Conformance(ctx, tgt, rs.Select(nil), 4)
-	if rep := checks.CompareBaseline(results, base); !rep.OK() {
+	if rep := verdict.CompareBaseline(results, base); !rep.OK() {
 		for _, r := range results {
-			if r.Status != checks.ConformPass && !rep.IsKnown(r.ID) {
+			if r.Status != verdict.ConformPass && !rep.IsKnown(r.ID) {
 				t.Errorf("%s on Azurite: %s %s %+v", r.ID, r.Status, r.Error, r.Divergence())
 			}
 		}
@@ -177,7 +177,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := Conformance(ctx, tgt, ops, 1)[0]; r.Status != checks.ConformPass {
+	if r := Conformance(ctx, tgt, ops, 1)[0]; r.Status != verdict.ConformPass {
 		t.Errorf("blob ops: %s %s %+v", r.Status, r.Error, r.Steps)
 	}
 	// A rule gives its place back while it waits: with one place, two
@@ -188,7 +188,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	}
 	start := time.Now()
 	for _, r := range Conformance(ctx, tgt, waits, 1) {
-		if r.Status != checks.ConformPass {
+		if r.Status != verdict.ConformPass {
 			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
 		}
 	}
@@ -200,7 +200,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range Conformance(ctx, tgt, svcOps, 2) {
-		if r.Status != checks.ConformPass {
+		if r.Status != verdict.ConformPass {
 			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
 		}
 	}
@@ -210,7 +210,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	}
 	for _, r := range Conformance(ctx, tgt, wrongSvc, 2) {
 		want := map[string]string{"test.wrong-table": "412 UpdateConditionNotSatisfied", "test.wrong-queue": "200, 1 message"}[r.ID]
-		if d := r.Divergence(); r.Status != checks.ConformDiverges || d == nil || d.Actual != want {
+		if d := r.Divergence(); r.Status != verdict.ConformDiverges || d == nil || d.Actual != want {
 			t.Errorf("%s must diverge showing %q: %+v", r.ID, want, r)
 		}
 	}
@@ -234,7 +234,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := Conformance(ctx, tgt, wrong, 1)[0]
-	if res.Status != checks.ConformDiverges || len(res.Steps) != 3 || res.Steps[1].Pass || res.Steps[2].Pass {
+	if res.Status != verdict.ConformDiverges || len(res.Steps) != 3 || res.Steps[1].Pass || res.Steps[2].Pass {
 		t.Fatalf("a wrong rule must diverge at steps 2 and 3: %+v", res)
 	}
 	if d := res.Divergence(); d == nil || !strings.Contains(d.Actual, "201") || !strings.Contains(res.Steps[2].Actual, "412 LeaseIdMissing") {

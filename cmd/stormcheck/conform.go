@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -72,11 +72,11 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "stormcheck conform: no rule in %s carries tags %v\n", *rulesDir, sel)
 		return exitUsage
 	}
-	var base *checks.Baseline
+	var base *verdict.Baseline
 	if *baseline != "" {
 		f, err := os.Open(*baseline)
 		if err == nil {
-			base, err = checks.ReadBaseline(f)
+			base, err = verdict.ReadBaseline(f)
 			f.Close()
 		}
 		if err != nil {
@@ -112,9 +112,9 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	}
 	results := runner.Conformance(ctx, t, rules, *parallel)
 	_ = t.Close()
-	var rep *checks.BaselineReport
+	var rep *verdict.BaselineReport
 	if base != nil {
-		r := checks.CompareBaseline(results, base)
+		r := verdict.CompareBaseline(results, base)
 		rep = &r
 	}
 	_ = reports.WriteConformMatrix(stdout, results, rep)
@@ -126,7 +126,7 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	}
 	if *writeBaseline != "" {
 		err := reports.WriteFileAtomic(*writeBaseline, func(w io.Writer) error {
-			return checks.WriteBaseline(w, checks.BaselineFrom(results, baselineTarget(st, t)))
+			return verdict.WriteBaseline(w, verdict.BaselineFrom(results, baselineTarget(st, t)))
 		})
 		if err != nil {
 			fmt.Fprintln(stderr, "stormcheck conform:", err)
@@ -140,7 +140,7 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	}
 	for _, r := range results {
-		if r.Status != checks.ConformPass {
+		if r.Status != verdict.ConformPass {
 			return exitViolation
 		}
 	}
@@ -179,7 +179,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var sides [2][]checks.RuleResult
+	var sides [2][]verdict.RuleResult
 	for i, spec := range args {
 		st, err := targetSpec(spec)
 		if err != nil {
@@ -194,7 +194,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		sides[i] = runner.Conformance(ctx, t, rules, parallel)
 		_ = t.Close()
 	}
-	diffs := checks.DiffTargets(sides[0], sides[1])
+	diffs := verdict.DiffTargets(sides[0], sides[1])
 	_ = reports.WriteConformDiff(stdout, diffs, args[0], args[1])
 	if len(diffs) > 0 {
 		return exitViolation

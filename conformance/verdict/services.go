@@ -1,4 +1,4 @@
-package checks
+package verdict
 
 import (
 	"maps"
@@ -258,8 +258,12 @@ func propsForm(p map[string]string) string {
 
 // count is "1 message", "3 messages", "1 entity", "0 entities".
 func count(n int, what string) string {
+	many := what + "s"
 	if what == "entity" {
-		return plural(n, "entity", "entities")
+		many = "entities"
 	}
-	return plural(n, what, what+"s")
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + many
 }

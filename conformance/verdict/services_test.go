@@ -1,4 +1,4 @@
-package checks
+package verdict
 
 import "testing"
 
