@@ -5,7 +5,7 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // decoder walks a scenario's yaml.Node tree, filling a Scenario and

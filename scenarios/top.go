@@ -4,7 +4,7 @@ import (
 	"math"
 	"strings"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // scenario decodes the top-level mapping root into s.

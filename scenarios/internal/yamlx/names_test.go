@@ -3,7 +3,7 @@ package yamlx
 import (
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestDescribe(t *testing.T) {
