@@ -124,7 +124,8 @@ func (i *Instance) await(ctx context.Context, o Options) error {
 // azuriteArgs is Azurite's command line: loopback only, port 0 everywhere,
 // disk persistence in dataDir (in-memory persistence stalls all ports for
 // long GC pauses after heavy churn), API-version check off (the Go SDK is
-// newer than Azurite) and no telemetry.
+// newer than Azurite) and no telemetry (on the releases that have the
+// option: see optionSince).
 func azuriteArgs(o Options, dataDir string) []string {
 	a := []string{
 		"--blobHost", "127.0.0.1", "--blobPort", "0",
@@ -132,7 +133,9 @@ func azuriteArgs(o Options, dataDir string) []string {
 		"--tableHost", "127.0.0.1", "--tablePort", "0",
 		"--location", dataDir,
 		"--skipApiVersionCheck",
-		"--disableTelemetry",
+	}
+	if knowsOption(o.Version, "--disableTelemetry") {
+		a = append(a, "--disableTelemetry")
 	}
 	if o.OAuth {
 		a = append(a, "--oauth", "basic", "--cert", o.CertPEM, "--key", o.KeyPEM)
