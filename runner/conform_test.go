@@ -1,9 +1,8 @@
 package runner
 
 import (
+	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -149,18 +148,18 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tgt.Close()
-	rs, err := conformance.LoadDir(filepath.Join("..", "scenarios", "conformance"))
+	// The rules and the baseline the binary ships (go:embed).
+	rs, err := conformance.Shipped()
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Azurite conforms to every rule except the divergences its shipped
 	// baseline lists (each with a reason).
-	f, err := os.Open(filepath.Join("..", "scenarios", "conformance", "baselines", "azurite-3.37.0.json"))
-	if err != nil {
-		t.Fatal(err)
+	data, ok := conformance.ShippedBaseline("azurite-" + scenarios.DefaultAzuriteVersion)
+	if !ok {
+		t.Fatalf("no shipped baseline for azurite %s", scenarios.DefaultAzuriteVersion)
 	}
-	base, err := verdict.ReadBaseline(f)
-	f.Close()
+	base, err := verdict.ReadBaseline(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}

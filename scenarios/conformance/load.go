@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,22 +16,34 @@ import (
 // together as one ErrorList; a file that cannot be read gives the error
 // from os.ReadFile. A directory with no *.yaml file is an error.
 func LoadDir(dir string) (*RuleSet, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, ErrorList{{File: dir, Msg: "not a directory: --rules takes a directory of *.yaml rule files"}}
+	}
+	return LoadFS(os.DirFS(dir), dir)
+}
+
+// LoadFS is LoadDir over the *.yaml files at the root of fsys; label is
+// the directory named in errors and in Rule.File (label/NAME.yaml).
+func LoadFS(fsys fs.FS, label string) (*RuleSet, error) {
+	files, err := fs.Glob(fsys, "*.yaml")
 	if err != nil {
 		return nil, err
 	}
 	sort.Strings(files)
 	if len(files) == 0 {
-		return nil, ErrorList{{File: dir, Msg: "no *.yaml rule files in this directory"}}
+		return nil, ErrorList{{File: label, Msg: "no *.yaml rule files in this directory"}}
 	}
 	rs := &RuleSet{}
 	var errs ErrorList
 	first := map[string]Rule{}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
+	for _, name := range files {
+		data, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return nil, err
 		}
+		f := filepath.Join(label, name)
 		rules, err := Parse(f, data)
 		if err != nil {
 			errs = append(errs, err.(ErrorList)...)
