@@ -2,21 +2,112 @@ package checks
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+
+	"github.com/klauspost/compress/zstd"
 )
 
-// ReadHistory streams a history file (one JSON Op per line) to fn, in file
-// order, without holding the history in memory. A truncated last line (a run
-// killed while writing) is reported, not silently dropped.
+// zstdMagic starts every zstd frame (RFC 8878, section 3.1.1).
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+// TruncatedError says a history ends inside a record: the run that wrote it
+// was killed or its disk filled up. Every whole record before that point
+// was read and delivered; the error says how many.
+type TruncatedError struct {
+	// Records is how many whole records were read.
+	Records int
+	// Why is what was cut: a partial line, or a compressed frame cut short.
+	Why string
+}
+
+func (e *TruncatedError) Error() string {
+	return fmt.Sprintf("history truncated after record %d (%s): the run was interrupted or its disk filled up; "+
+		"the %d whole records before it were read", e.Records, e.Why, e.Records)
+}
+
+// IsTruncated reports whether err is (or wraps) a TruncatedError: the
+// records before it were delivered and can still be judged.
+func IsTruncated(err error) bool {
+	var t *TruncatedError
+	return errors.As(err, &t)
+}
+
+// ReadHistory streams a history (one JSON Op per line, plain or zstd
+// compressed: the first bytes tell) to fn, in file order, without holding
+// the history in memory. A history that ends inside a record (a partial
+// last line, or a compressed frame cut short) delivers every whole record
+// and then returns a *TruncatedError; a record that is not a valid Op is an
+// error naming its line.
 func ReadHistory(r io.Reader, fn func(*Op) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	line := 0
-	for sc.Scan() {
+	br := bufio.NewReaderSize(r, 64*1024)
+	head, _ := br.Peek(len(zstdMagic))
+	var src io.Reader = br
+	if bytes.Equal(head, zstdMagic) {
+		d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		defer d.Close()
+		src = d
+	}
+	return readLines(src, fn)
+}
+
+// ReadHistoryFile opens path and reads it with ReadHistory; errors name the
+// file.
+func ReadHistoryFile(path string, fn func(*Op) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := ReadHistory(f, fn); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// readLines decodes one Op per line. The decompressor's own error at the
+// end (a frame cut short) is a truncation once the whole records before it
+// have been delivered.
+func readLines(src io.Reader, fn func(*Op) error) error {
+	rd := bufio.NewReaderSize(src, 256*1024)
+	line, records := 0, 0
+	var long []byte // a line longer than the reader's buffer, assembled
+	for {
+		b, err := rd.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, b...)
+			if len(long) > 64<<20 {
+				return fmt.Errorf("history line %d: longer than 64 MiB", line+1)
+			}
+			continue
+		}
+		if long != nil {
+			b = append(long, b...)
+			long = nil
+		}
+		if err != nil {
+			if len(bytes.TrimSpace(b)) > 0 {
+				// The last line has no newline: the writer was stopped
+				// in the middle of it (a whole record always ends in one).
+				return &TruncatedError{Records: records, Why: fmt.Sprintf("line %d has no end", line+1)}
+			}
+			if err == io.EOF {
+				return nil
+			}
+			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zstd.ErrMagicMismatch) {
+				return &TruncatedError{Records: records, Why: "the compressed stream ends inside a frame: " + err.Error()}
+			}
+			return err
+		}
 		line++
-		b := sc.Bytes()
+		b = bytes.TrimRight(b, "\r\n")
 		if len(b) == 0 {
 			continue
 		}
@@ -24,11 +115,11 @@ func ReadHistory(r io.Reader, fn func(*Op) error) error {
 		if err := json.Unmarshal(b, &op); err != nil {
 			return fmt.Errorf("history line %d: %w", line, err)
 		}
+		records++
 		if err := fn(&op); err != nil {
 			return err
 		}
 	}
-	return sc.Err()
 }
 
 // Run feeds ops to fresh checkers and returns their results in order.

@@ -47,7 +47,7 @@ workloads:
 		b.Fatal(err)
 	}
 	defer t.Close()
-	rec, err := NewRecorder(filepath.Join(dir, "history.jsonl"), time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
+	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
 	if err != nil {
 		b.Fatal(err)
 	}

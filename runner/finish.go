@@ -58,16 +58,12 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		}
 		return sum.Elapsed
 	}, unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
-	if err := unitLatencies(filepath.Join(o.ResultsDir, HistoryFile), sum.Units); err != nil {
-		logf("unit latencies: %v", err)
-	}
-	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
-	if len(m.HlogFiles()) > 0 {
-		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
-	}
+	// One pass over the history feeds the checks and the units' latencies.
+	units := reports.NewUnitLatencyCollector(sum.Units)
+	history := filepath.Join(o.ResultsDir, HistoryFile)
 	if runErr == nil || len(runs) > 0 && rec.Count() > 0 {
 		logf("checking %d operations", rec.Count())
-		results, err := CheckHistory(filepath.Join(o.ResultsDir, HistoryFile), sc)
+		results, err := CheckHistory(history, sc, units.Observe)
 		if err != nil && runErr == nil {
 			runErr = err
 		}
@@ -75,6 +71,13 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 			runErr = err
 		}
 		sum.Checks = results
+	} else if err := checks.ReadHistoryFile(history, func(op *checks.Op) error { units.Observe(op); return nil }); err != nil {
+		logf("unit latencies: %v", err)
+	}
+	units.Apply()
+	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
+	if len(m.HlogFiles()) > 0 {
+		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
 	}
 	if runErr != nil {
 		sum.Error = Redact(runErr.Error())
@@ -132,9 +135,13 @@ func hasWorkload(ws []reports.WorkloadSummary, name string) bool {
 	return false
 }
 
-// CheckHistory runs the scenario's checks over a history file, each on every
-// workload whose kind it applies to, streaming the file once.
-func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) {
+// CheckHistory runs the scenario's checks over a history file (compressed
+// or plain), each on every workload whose kind it applies to, reading the
+// file once; observe, if given, sees every operation of that same pass. A
+// history that ends inside a record (a killed run, a full disk) is checked
+// up to its last whole record: the results come back with an error that
+// checks.IsTruncated recognizes.
+func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.Op)) ([]checks.Result, error) {
 	type bound struct {
 		workload string
 		c        checks.Checker
@@ -154,34 +161,37 @@ func CheckHistory(path string, sc *scenarios.Scenario) ([]checks.Result, error) 
 			by[w.Name] = append(by[w.Name], c)
 		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("checks: %w", err)
-	}
-	defer f.Close()
-	err = checks.ReadHistory(f, func(op *checks.Op) error {
+	readErr := checks.ReadHistoryFile(path, func(op *checks.Op) error {
 		for _, c := range by[op.Workload] {
 			c.Observe(op)
 		}
+		for _, f := range observe {
+			f(op)
+		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("checks: %w", err)
+	if readErr != nil && !checks.IsTruncated(readErr) {
+		return nil, fmt.Errorf("checks: %w", readErr)
 	}
 	out := make([]checks.Result, len(all))
 	for i, b := range all {
 		out[i] = b.c.Finish()
 		out[i].Workload = b.workload
 	}
+	if readErr != nil {
+		return out, fmt.Errorf("checks: %w", readErr)
+	}
 	return out, nil
 }
 
-// unitLatencies reads the history for the listed units' latencies.
-func unitLatencies(path string, units []reports.UnitSummary) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+// HistoryPath is the history file of a results directory: the compressed
+// one, or history.jsonl as runs before compression wrote it.
+func HistoryPath(dir string) string {
+	p := filepath.Join(dir, HistoryFile)
+	if _, err := os.Stat(p); err != nil {
+		if _, err2 := os.Stat(filepath.Join(dir, LegacyHistoryFile)); err2 == nil {
+			return filepath.Join(dir, LegacyHistoryFile)
+		}
 	}
-	defer f.Close()
-	return reports.UnitLatencies(f, units)
+	return p
 }

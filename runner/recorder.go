@@ -12,9 +12,10 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 )
 
-// Recorder streams every attempt to the history file, in Seq order, and to
-// the live metrics. The history is never held in memory: a run of any length
-// costs the buffer and the metrics' histograms.
+// Recorder streams every attempt to the history file, in Seq order,
+// compressed (zstd, see checks.HistoryWriter), and to the live metrics. The
+// history is never held in memory: a run of any length costs the buffers and
+// the metrics' histograms.
 type Recorder struct {
 	start   time.Time // monotonic base of every recorded time
 	metrics *reports.Metrics
@@ -22,6 +23,7 @@ type Recorder struct {
 	mu   sync.Mutex
 	seq  uint64
 	f    *os.File
+	z    *checks.HistoryWriter
 	w    *bufio.Writer
 	enc  *json.Encoder
 	err  error
@@ -36,8 +38,13 @@ func NewRecorder(path string, start time.Time, m *reports.Metrics) (*Recorder, e
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	w := bufio.NewWriterSize(f, 256*1024)
-	r := &Recorder{start: start, metrics: m, f: f, w: w, enc: json.NewEncoder(w), done: make(chan struct{})}
+	z, err := checks.NewHistoryWriter(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	w := bufio.NewWriterSize(z, 256*1024)
+	r := &Recorder{start: start, metrics: m, f: f, z: z, w: w, enc: json.NewEncoder(w), done: make(chan struct{})}
 	r.wg.Add(1)
 	go r.flushEvery(time.Second)
 	return r, nil
@@ -70,8 +77,9 @@ func (r *Recorder) Count() uint64 {
 	return r.seq
 }
 
-// flushEvery pushes buffered records to the file, so an interrupted run
-// loses at most the last second.
+// flushEvery pushes buffered records to the file as a complete compressed
+// block, so an interrupted run (or a full disk) loses at most the last
+// second: the history stays readable up to its last whole record.
 func (r *Recorder) flushEvery(d time.Duration) {
 	defer r.wg.Done()
 	t := time.NewTicker(d)
@@ -83,7 +91,7 @@ func (r *Recorder) flushEvery(d time.Duration) {
 		case <-t.C:
 			r.mu.Lock()
 			if r.err == nil {
-				r.err = r.w.Flush()
+				r.err = r.flush()
 			}
 			r.mu.Unlock()
 		}
@@ -105,6 +113,9 @@ func (r *Recorder) Close() error {
 	if r.err == nil {
 		r.err = r.w.Flush()
 	}
+	if err := r.z.Close(); err != nil && r.err == nil {
+		r.err = err
+	}
 	if err := r.f.Sync(); err != nil && r.err == nil {
 		r.err = err
 	}
@@ -113,4 +124,12 @@ func (r *Recorder) Close() error {
 	}
 	r.f = nil
 	return r.err
+}
+
+// flush pushes the buffered records through the compressor to the file.
+func (r *Recorder) flush() error {
+	if err := r.w.Flush(); err != nil {
+		return err
+	}
+	return r.z.Flush()
 }

@@ -51,11 +51,13 @@ type WorkloadProgress struct {
 
 // File names inside a results directory.
 const (
-	HistoryFile  = "history.jsonl"
-	SummaryFile  = "summary.json"
-	ScenarioFile = "scenario.yaml"
-	AzuriteLog   = "azurite.log"
-	HlogDir      = "hlog"
+	HistoryFile = "history.jsonl.zst"
+	// LegacyHistoryFile is the uncompressed history of older runs, still read.
+	LegacyHistoryFile = "history.jsonl"
+	SummaryFile       = "summary.json"
+	ScenarioFile      = "scenario.yaml"
+	AzuriteLog        = "azurite.log"
+	HlogDir           = "hlog"
 )
 
 type running struct {

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -248,18 +249,28 @@ workloads:
 	}
 }
 
-// writeHistoryFile replaces a history file with ops.
+// writeHistoryFile replaces a history file with ops, compressed as the
+// recorder writes it.
 func writeHistoryFile(t *testing.T, path string, ops []checks.Op) {
 	t.Helper()
-	var b strings.Builder
+	var b bytes.Buffer
+	w, err := checks.NewHistoryWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range ops {
 		line, err := ops[i].MarshalJSONLine()
 		if err != nil {
 			t.Fatal(err)
 		}
-		b.Write(line)
+		if _, err := w.Write(line); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -20,7 +20,7 @@ import (
 const runHelp = `usage: stormcheck run [flags] SCENARIO.yaml
 
 Runs the scenario's workloads against its target, records every attempt to
-RESULTS/history.jsonl, checks the history, prints a report and writes
+RESULTS/history.jsonl.zst, checks the history, prints a report and writes
 RESULTS/summary.json, one HdrHistogram log per operation (RESULTS/hlog/) and,
 for a managed Azurite, its log.
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 )
 
 func TestValidatePrintsOnePreciseErrorPerFile(t *testing.T) {
@@ -82,13 +82,11 @@ func TestExitCodes(t *testing.T) {
 }
 
 // TestCheckCommandFindsViolation re-checks a saved results directory whose
-// history holds a lost update: two writes succeeded on the same ETag.
+// history holds a lost update: two writes succeeded on the same ETag. The
+// history is read compressed (as runs write it now), plain (as older runs
+// wrote it), and compressed but cut short after the violation (a killed run):
+// the last is checked up to its last whole record and says so.
 func TestCheckCommandFindsViolation(t *testing.T) {
-	dir := t.TempDir()
-	scenario := "name: saved\nduration: 1s\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2}\n"
-	if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(scenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ops := []checks.Op{
 		{Actor: checks.ActorSetup, Kind: "blob.put", Key: "k0", In: checks.Input{Value: "0 setup-1"}, Out: checks.Output{Status: 201, ETag: `"e0"`}, Call: 1, Return: 2},
 		{Actor: 0, Kind: "blob.get", Key: "k0", Out: checks.Output{Status: 200, ETag: `"e0"`, Value: "0 setup-1"}, Call: 3, Return: 4},
@@ -97,19 +95,47 @@ func TestCheckCommandFindsViolation(t *testing.T) {
 		{Actor: 1, Kind: "blob.put", Key: "k0", In: checks.Input{IfMatch: `"e0"`, Value: "1 a1-1"}, Out: checks.Output{Status: 201, ETag: `"e2"`}, Call: 7, Return: 8},
 		{Actor: checks.ActorFinal, Kind: "blob.get", Key: "k0", Out: checks.Output{Status: 200, ETag: `"e2"`, Value: "1 a1-1"}, Call: 9, Return: 10},
 	}
-	f, _ := os.Create(filepath.Join(dir, "history.jsonl"))
-	enc := json.NewEncoder(f)
+	var plain bytes.Buffer
 	for i := range ops {
 		ops[i].Seq, ops[i].Workload, ops[i].Attempt = uint64(i+1), "counter", 1
-		_ = enc.Encode(&ops[i])
+		line, _ := ops[i].MarshalJSONLine()
+		plain.Write(line)
 	}
-	f.Close()
-	var out, errOut bytes.Buffer
-	code := run([]string{"check", dir}, &out, &errOut)
-	if code != exitViolation {
-		t.Fatalf("exit %d, want %d; %s %s", code, exitViolation, out.String(), errOut.String())
+	var zst bytes.Buffer // flushed after every record, as the recorder flushes every second
+	w, _ := checks.NewHistoryWriter(&zst)
+	for i := range ops {
+		line, _ := ops[i].MarshalJSONLine()
+		_, _ = w.Write(line)
+		_ = w.Flush()
 	}
-	if !strings.Contains(out.String(), "FAIL") || !strings.Contains(out.String(), "no-lost-updates") {
-		t.Errorf("report does not show the failure:\n%s", out.String())
+	_ = w.Close()
+	for _, c := range []struct {
+		name, file string
+		data       []byte
+		truncated  bool
+	}{
+		{"compressed", runner.HistoryFile, zst.Bytes(), false},
+		{"plain (older runs)", runner.LegacyHistoryFile, plain.Bytes(), false},
+		{"compressed, cut short", runner.HistoryFile, zst.Bytes()[:zst.Len()-12], true},
+	} {
+		dir := t.TempDir()
+		scenario := "name: saved\nduration: 1s\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2}\n"
+		if err := os.WriteFile(filepath.Join(dir, "scenario.yaml"), []byte(scenario), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, c.file), c.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var out, errOut bytes.Buffer
+		code := run([]string{"check", dir}, &out, &errOut)
+		if code != exitViolation {
+			t.Fatalf("%s: exit %d, want %d; %s %s", c.name, code, exitViolation, out.String(), errOut.String())
+		}
+		if !strings.Contains(out.String(), "FAIL") || !strings.Contains(out.String(), "no-lost-updates") {
+			t.Errorf("%s: report does not show the failure:\n%s", c.name, out.String())
+		}
+		if said := strings.Contains(errOut.String(), "truncated"); said != c.truncated {
+			t.Errorf("%s: stderr says truncated=%v, want %v: %s", c.name, said, c.truncated, errOut.String())
+		}
 	}
 }

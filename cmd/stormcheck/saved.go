@@ -17,7 +17,11 @@ import (
 // checker is fixed or added, old runs can be judged again.
 func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: stormcheck check RESULTS_DIR\n\nRe-runs the scenario's checks (from RESULTS_DIR/scenario.yaml) over RESULTS_DIR/history.jsonl.")
+		fmt.Fprintln(stderr, "usage: stormcheck check RESULTS_DIR\n\n"+
+			"Re-runs the scenario's checks (from RESULTS_DIR/scenario.yaml) over RESULTS_DIR/history.jsonl.zst\n"+
+			"(or history.jsonl, as runs before compression wrote it). A history cut short by a killed run or\n"+
+			"a full disk is checked up to its last whole record, and the verdict is at best undecided.\n"+
+			"To read the history yourself: zstd -dc RESULTS_DIR/history.jsonl.zst | head")
 		return exitUsage
 	}
 	dir := args[0]
@@ -26,7 +30,12 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	results, err := runner.CheckHistory(filepath.Join(dir, runner.HistoryFile), sc)
+	results, err := runner.CheckHistory(runner.HistoryPath(dir), sc)
+	truncated := checks.IsTruncated(err)
+	if truncated {
+		fmt.Fprintln(stderr, "stormcheck check: warning:", err)
+		err = nil
+	}
 	if err == nil {
 		err = runner.WriteArtifacts(dir, results) // pictures of violations, beside the history
 	}
@@ -37,6 +46,9 @@ func cmdCheck(args []string, stdout, stderr io.Writer) int {
 	s := &reports.Summary{Scenario: sc.Name, Checks: results}
 	reports.WriteText(stdout, s)
 	code := exitOK
+	if truncated {
+		code = exitUndecided // what the missing records held was not judged
+	}
 	for _, r := range results {
 		if r.Verdict == checks.Fail {
 			return exitViolation

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 )
 
 // TestCtrlCStillWritesResults builds the binary, runs the quickstart, sends
@@ -55,7 +56,7 @@ func TestCtrlCStillWritesResults(t *testing.T) {
 			t.Errorf("%s after Ctrl-C: %s %s", r.Check, r.Verdict, r.Summary)
 		}
 	}
-	if fi, err := os.Stat(filepath.Join(dir, "history.jsonl")); err != nil || fi.Size() == 0 {
+	if fi, err := os.Stat(filepath.Join(dir, runner.HistoryFile)); err != nil || fi.Size() == 0 {
 		t.Errorf("history: %v", err)
 	}
 	if !strings.Contains(strings.ToLower(stdout.String()), "interrupted") {
