@@ -99,7 +99,7 @@ func (d *decoder) rule(n *yaml.Node, path string) (Rule, bool) {
 	if !ok {
 		return r, false
 	}
-	d.allow(fs, path, ruleFields)
+	d.allow(fs, path, append(slices.Clone(ruleFields), "covers"))
 	d.require(fs, n, path, ruleFields...)
 	if p, ok := fs["id"]; ok {
 		r.Line, r.Col = p.val.Line, p.val.Column
@@ -127,6 +127,9 @@ func (d *decoder) rule(n *yaml.Node, path string) (Rule, bool) {
 	}
 	if p, ok := fs["steps"]; ok {
 		r.Steps = d.steps(p.val, join(path, "steps"), fs, path)
+	}
+	if p, ok := fs["covers"]; ok {
+		r.Covers = d.covers(p.val, join(path, "covers"), r.Steps)
 	}
 	return r, len(d.errs) == before
 }

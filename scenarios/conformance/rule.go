@@ -24,6 +24,9 @@ type Rule struct {
 	Tags []string
 	// Steps run in order.
 	Steps []Step
+	// Covers are the points of the REST reference checklist (Reference)
+	// the rule covers; the coverage map is made from them.
+	Covers []Cover
 	// File is the file the rule was read from.
 	File string
 	// Line and Col locate the rule's id in File.

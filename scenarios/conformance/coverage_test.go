@@ -1,0 +1,98 @@
+package conformance
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+const coveredRule = `
+rules:
+  - id: t.cov
+    title: T
+    source: S
+    tags: [blob]
+    covers: ["blob.put if-match=false", "blob.put error=ConditionNotMet", "blob.put state=exists"]
+    steps:
+      - {op: blob.put, blob: b, body: "1", expect: {status: 201}}
+      - {op: blob.put, blob: b, body: "2", if_match: '"0x1"', expect: {status: 412, error_code: ConditionNotMet}}
+`
+
+func TestCoverageFromCovers(t *testing.T) {
+	rules, err := Parse("c.yaml", []byte(coveredRule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cov := Coverage(rules)
+	var put OpCoverage
+	for _, oc := range cov {
+		if oc.Ref.Op == "blob.put" {
+			put = oc
+		}
+	}
+	c, total := put.Covered()
+	if c != 3 || total < 20 {
+		t.Fatalf("blob.put: %d of %d covered", c, total)
+	}
+	holes := strings.Join(put.Holes(), " ")
+	if strings.Contains(holes, "if-match=false") || !strings.Contains(holes, "if-match=true") || !strings.Contains(holes, "state=missing") {
+		t.Errorf("holes: %s", holes)
+	}
+	var b strings.Builder
+	if err := WriteCoverage(&b, cov); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"Put Blob (blob.put)  3/", "if-match                         -true +false -star", "error", "+ConditionNotMet", "3 of "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("coverage output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCoversRefused(t *testing.T) {
+	for _, tc := range []struct{ cover, want string }{
+		{"blob.put", `must be "OP DIMENSION=VALUE"`},
+		{"blob.nope if-match=false", `op "blob.nope" has no checklist`},
+		{"blob.get if-match=false", "has no blob.get step"},
+		{"blob.put if-macth=false", `did you mean "if-match"`},
+		{"blob.put if-none-match=false", "no blob.put step sends if-none-match"},
+		{"blob.put if-match=maybe", `"maybe" is not in the checklist`},
+		{"blob.put state=asleep", "allowed: exists, missing"},
+		{"blob.put error=ConditionNotMet\", \"blob.put error=ConditionNotMet", "listed twice"},
+	} {
+		src := strings.Replace(coveredRule, `["blob.put if-match=false", "blob.put error=ConditionNotMet", "blob.put state=exists"]`, `["`+tc.cover+`"]`, 1)
+		_, err := Parse("c.yaml", []byte(src))
+		var list ErrorList
+		if !errors.As(err, &list) || len(list) != 1 || !strings.Contains(list[0].Error(), tc.want) || !strings.Contains(list[0].Error(), "c.yaml:7:") {
+			t.Errorf("%s: want one error at c.yaml:7 saying %q, got %v", tc.cover, tc.want, err)
+		}
+	}
+}
+
+// Every checklist names a step op, a field that op takes, and no point
+// twice.
+func TestReferenceConsistent(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Reference {
+		spec, ok := Ops[r.Op]
+		if !ok || seen[r.Op] || r.Name == "" || !strings.HasPrefix(r.Page, "https://learn.microsoft.com/") {
+			t.Errorf("%s: op known %v, listed twice %v, name %q, page %q", r.Op, ok, seen[r.Op], r.Name, r.Page)
+		}
+		seen[r.Op] = true
+		dims := map[string]bool{}
+		for _, p := range r.Params {
+			if dims[p.Name] && p.Name != "if-match" || len(p.Classes) == 0 {
+				t.Errorf("%s %s: repeated or without classes", r.Op, p.Name)
+			}
+			dims[p.Name] = true
+			took := false
+			for _, f := range spec.Fields {
+				took = took || f == p.Field
+			}
+			if !took {
+				t.Errorf("%s %s: op does not take field %s", r.Op, p.Name, p.Field)
+			}
+		}
+	}
+}
