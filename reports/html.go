@@ -296,9 +296,7 @@ func capacityText(c *CapacityInfo) string {
 func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}
-	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
-		hw.LateDrop = fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
-	}
+	hw.LateDrop = ArrivalsLine(*ws)
 	for _, o := range ws.Ops {
 		row := []string{itoa(o.Count)}
 		for _, oc := range checks.Outcomes {

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -10,12 +11,15 @@ import (
 
 // LimitedBy says what limited a workload's throughput, from its figures:
 // throttling (the service refused work: 503 ServerBusy or 500 Operation
-// Timeout, first seen at some second); the client (an open loop's arrivals
-// dropped because every actor was busy, or the harness using most of the
-// machine's CPU, clientCPU); or the target's capacity (an open loop whose
-// operations started late because answers came back slower than arrivals,
-// with the client not saturated; a closed loop's actors all waiting on the
-// service, so its latency bounds the rate). Empty when nothing stands out.
+// Timeout, first seen at some second); the client (the harness using most
+// of the machine's CPU, clientCPU, or an open loop's pacer falling behind,
+// or too few actors for the rate at the target's typical latency); or the
+// target (an open loop whose arrivals were served late, dropped or never
+// served although its actors suffice at the target's typical latency: the
+// target's latency grew while arrivals kept their schedule; a closed
+// loop's actors all waiting on the service, so its latency bounds the
+// rate). Open-loop shares are of arrivals, not of operations (an
+// iteration may make several calls). Empty when nothing stands out.
 func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []string {
 	var out []string
 	var total, throttled int64
@@ -36,20 +40,78 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 		}
 		out = append(out, s)
 	}
-	if w.Dropped > 0 {
-		out = append(out, fmt.Sprintf("the client: %d arrivals dropped because all %d actors were busy (raise actors, or the target is too slow for the rate)", w.Dropped, w.Actors))
-	}
 	busy := clientCPU >= cpuBusy
 	if busy {
 		out = append(out, fmt.Sprintf("the client: the harness used %s of the machine's CPU during the load (figures may understate the target)", pct(clientCPU)))
 	}
-	if w.Executor == "open" && throttled == 0 && !busy && total > 0 && float64(w.Late) > lateShare*float64(total) {
-		out = append(out, fmt.Sprintf("the target's capacity: %d of %d operations started late (answers slower than the arrival rate) without throttling or a busy client", w.Late, total))
+	if w.Executor == "open" && throttled == 0 {
+		if s := openLoopLimit(w, busy); s != "" {
+			out = append(out, s)
+		}
 	}
 	if w.Executor == "closed" && w.Actors > 0 && len(out) == 0 {
 		out = append(out, fmt.Sprintf("the target's latency: %d closed-loop actors each wait for every answer, so throughput is actors / latency", w.Actors))
 	}
 	return out
+}
+
+// openLoopLimit tells, for an open loop that fell behind its schedule,
+// whether the client (pacer short of CPU, or too few actors by Little's
+// law at the target's median service time) or the target (its latency grew
+// while arrivals kept their schedule) held it back. Empty when the loop
+// kept up.
+func openLoopLimit(w WorkloadSummary, busy bool) string {
+	if w.Arrivals <= 0 {
+		return ""
+	}
+	behind := w.Late + w.Dropped + w.Unserved
+	if float64(behind) <= lateShare*float64(w.Arrivals) {
+		return ""
+	}
+	what := fmt.Sprintf("%d of %d arrivals served late, %d dropped (backlog of %d full), %d never served", w.Late, w.Arrivals, w.Dropped, w.Backlog, w.Unserved)
+	if float64(w.PacerLate) > lateShare*float64(w.Arrivals) {
+		return fmt.Sprintf("the client: its pacer placed %d of %d arrivals more than 5 ms late with room in the backlog (short of CPU); %s", w.PacerLate, w.Arrivals, what)
+	}
+	if busy {
+		return "" // the CPU line above says it
+	}
+	served := w.Arrivals - w.Dropped - w.Unserved
+	var perIter float64 // median service time of one iteration, in ms
+	var p50, p99 float64
+	for _, o := range w.Ops {
+		if served > 0 {
+			perIter += float64(o.Count) / float64(served) * o.Latency.P50
+		}
+		p50, p99 = max(p50, o.Latency.P50), max(p99, o.Latency.P99)
+	}
+	rate := 0.0
+	if w.Active > 0 {
+		rate = float64(w.Arrivals) / w.Active.Seconds()
+	}
+	if needed := rate * perIter / 1000; served > 0 && needed > float64(w.Actors) {
+		return fmt.Sprintf("the client: %d actors are too few for %.0f arrivals/s at the target's median service time (%.1f ms per iteration needs about %.0f actors; raise actors); %s",
+			w.Actors, rate, perIter, math.Ceil(needed), what)
+	}
+	return fmt.Sprintf("the target: its latency grew while arrivals kept their schedule (service time p99 %.1f ms against p50 %.1f ms; %d actors suffice at the median); %s",
+		p99, p50, w.Actors, what)
+}
+
+// ArrivalsLine is an open loop's schedule in one line: every arrival,
+// served late, dropped from a full backlog, never served. Empty for a
+// closed loop that started nothing late.
+func ArrivalsLine(ws WorkloadSummary) string {
+	if ws.Executor != "open" && ws.Late == 0 && ws.Dropped == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
+	if ws.Arrivals > 0 {
+		s = fmt.Sprintf("arrivals %d: %s (backlog of %d full), never served %d; deepest backlog %d",
+			ws.Arrivals, s, ws.Backlog, ws.Unserved, ws.PeakBacklog)
+		if ws.PacerLate > 0 {
+			s += fmt.Sprintf("; placed late by the pacer %d", ws.PacerLate)
+		}
+	}
+	return s
 }
 
 // cpuBusy is the harness CPU share above which the client may be the

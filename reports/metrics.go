@@ -5,6 +5,7 @@
 package reports
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"sync"
@@ -103,6 +104,7 @@ type series struct {
 	corSum   int64
 	latMax   int64 // nanoseconds, exact
 	corMax   int64
+	missed   int64 // arrivals never served, in cor only (RecordMissed)
 	first    int64 // earliest Intended seen (ns since start)
 	last     int64 // latest Return seen
 	perSec   []Counts
@@ -242,6 +244,28 @@ func (m *Metrics) Record(op *checks.Op) {
 		m.hl.wake()
 	}
 	m.units.record(op, us, unit)
+}
+
+// RecordMissed adds count open-loop arrivals of a workload that were never
+// served to the corrected histogram of kind (the op its iterations start
+// with), each with latency ns: what it had at least waited by the end of
+// the load. They count in the corrected figures only: no attempt was made.
+func (m *Metrics) RecordMissed(workload, kind string, latency, count int64) {
+	if count <= 0 {
+		return
+	}
+	s := m.lookup(seriesKey{workload: workload, kind: kind})
+	latency = max(latency, 0)
+	s.mu.Lock()
+	_ = s.cor.RecordValues(micros(latency), count)
+	if latency > 0 && count > (math.MaxInt64-s.corSum)/latency {
+		s.corSum = math.MaxInt64 // saturate: a mean past 292 years says enough
+	} else {
+		s.corSum += latency * count
+	}
+	s.corMax = max(s.corMax, latency)
+	s.missed += count
+	s.mu.Unlock()
 }
 
 // allSeries returns every series, in no particular order.

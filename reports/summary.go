@@ -65,10 +65,20 @@ type WorkloadSummary struct {
 	Actors   int    `json:"actors"`
 	// Ops has one entry per op kind, sorted by op name.
 	Ops []OpSummary `json:"ops"`
-	// Late counts starts behind their intended time and Dropped arrivals
-	// never started (open-loop executors; set by the caller).
-	Late    int64 `json:"late"`
-	Dropped int64 `json:"dropped"`
+	// Open-loop figures (set by the caller): Arrivals is every arrival due
+	// during the load; each was served (Late: more than 5 ms after its
+	// intended start), Dropped (every actor busy and the backlog of Backlog
+	// arrivals full) or Unserved (still in the backlog when the load
+	// ended). PacerLate counts arrivals the pacer itself placed late with
+	// room in the backlog (the client short of CPU); PeakBacklog is the
+	// deepest the backlog was.
+	Arrivals    int64 `json:"arrivals,omitempty"`
+	Late        int64 `json:"late"`
+	Dropped     int64 `json:"dropped"`
+	Unserved    int64 `json:"unserved,omitempty"`
+	PacerLate   int64 `json:"pacer_late,omitempty"`
+	Backlog     int   `json:"backlog,omitempty"`
+	PeakBacklog int64 `json:"peak_backlog,omitempty"`
 	// Active is the period rates are over: the workload's first intended
 	// start to its last return.
 	Active time.Duration `json:"active_ns,omitempty"`
@@ -91,6 +101,12 @@ type OpSummary struct {
 	// behind, and retries' back-off).
 	Latency   Percentiles `json:"latency"`
 	Corrected Percentiles `json:"corrected"`
+	// Missed counts the open-loop arrivals never served (dropped from a
+	// full backlog, or still waiting when the load ended) that this op
+	// kind's iterations would have started with: they are in Corrected
+	// (not in Count or Latency), each with the latency it had at least
+	// reached by the end of the load, as wrk2 counts them.
+	Missed int64 `json:"missed,omitempty"`
 	// Scanned and Returned sum the entities the acknowledged table reads
 	// of this kind scanned and returned (query density: returned/scanned).
 	Scanned  int64 `json:"scanned,omitempty"`
@@ -206,12 +222,13 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Count:     n,
 		Outcomes:  make(map[string]int64, numOutcomes),
 		Latency:   percentiles(s.lat, n, s.latSum, s.latMax),
-		Corrected: percentiles(s.cor, n, s.corSum, s.corMax),
+		Corrected: percentiles(s.cor, n+s.missed, s.corSum, s.corMax),
+		Missed:    s.missed,
 		Scanned:   s.scanned,
 		Returned:  s.returned,
 		PerSecond: slices.Clone(s.perSec),
 	}
-	if n > 0 {
+	if n > 0 || s.missed > 0 {
 		o.Histograms = &OpHistograms{Latency: encodeHistogram(s.lat), Corrected: encodeHistogram(s.cor)}
 	}
 	for _, oc := range checks.Outcomes {

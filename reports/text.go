@@ -152,8 +152,8 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	} else {
 		writeOpTable(w, ws.Ops)
 	}
-	if ws.Executor == "open" || ws.Late > 0 || ws.Dropped > 0 {
-		w.printf("  late starts %d, dropped starts %d\n", ws.Late, ws.Dropped)
+	if line := ArrivalsLine(*ws); line != "" {
+		w.printf("  %s\n", line)
 	}
 	writeLimitedBy(w, *ws, units, clientCPU)
 	writeDensity(w, ws.Ops)

@@ -63,6 +63,10 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 	// calls after it are due when the previous one returns.
 	scheduled := a.intended
 	a.intended = 0
+	if scheduled > 0 && e.openKind.Load() == nil {
+		k := c.Kind
+		e.openKind.CompareAndSwap(nil, &k)
+	}
 	for try := 1; ; try++ {
 		var resp *http.Response
 		var wire byteCount

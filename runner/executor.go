@@ -14,12 +14,24 @@ import (
 // before it counts as late (timer precision plus a scheduling hiccup).
 const lateAfter = 5 * time.Millisecond
 
-// ExecStats counts what an executor could not do as scheduled.
+// ExecStats counts what an executor did and could not do as scheduled.
 type ExecStats struct {
-	// Late: operations that started more than 5 ms after their intended start.
+	// Arrivals: an open loop's arrivals due during its load phase; each is
+	// served, dropped or unserved.
+	Arrivals atomic.Int64
+	// Late: arrivals served more than 5 ms after their intended start.
 	Late atomic.Int64
-	// Dropped: arrivals that found every actor busy and the queue full.
+	// Dropped: arrivals that found every actor busy and the backlog full.
 	Dropped atomic.Int64
+	// Unserved: arrivals still waiting in the backlog when the load ended.
+	Unserved atomic.Int64
+	// PacerLate: arrivals the pacer itself placed more than 5 ms after
+	// their intended start with room in the backlog: the client, not the
+	// target, fell behind (short of CPU).
+	PacerLate atomic.Int64
+	// Backlog is the backlog's bound; PeakBacklog the deepest it was.
+	Backlog     int
+	PeakBacklog atomic.Int64
 	// Iterations started.
 	Iterations atomic.Int64
 }
@@ -30,6 +42,8 @@ type loadPlan struct {
 	profile Profile
 	// limit is the load phase's length (0: bounded by iterations only).
 	limit time.Duration
+	// backlog bounds an open loop's backlog (0: backlogFor's default).
+	backlog int
 }
 
 func planFor(w scenarios.Workload, sc *scenarios.Scenario) loadPlan {
@@ -106,57 +120,151 @@ func runClosed(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecSt
 	close(stopCtl)
 }
 
-// runOpen runs the open loop: arrivals on an absolute schedule computed from
-// the start, served by a pool of actors. Latency counts from the intended
-// start (wrk2), so a slow service cannot hide behind a slowed client.
+// backlogFor is an open loop's backlog bound: arrivals that find every
+// actor busy wait here, in order, and are served late. It holds
+// backlogSeconds of the workload's highest rate, at least 16 per actor and
+// at most maxBacklog.
+func backlogFor(pl loadPlan) int {
+	if pl.backlog > 0 {
+		return pl.backlog
+	}
+	peak := pl.w.Rate
+	for _, s := range pl.w.Stages {
+		peak = max(peak, s.Target)
+	}
+	n := math.Min(peak*backlogSeconds, maxBacklog)
+	return int(max(n, float64(16*pl.w.Actors), 1))
+}
+
+const (
+	backlogSeconds = 10
+	maxBacklog     = 100_000
+)
+
+// roomWait is how long a pacer whose backlog is full waits before it
+// looks again: the arrivals due meanwhile are dropped together.
+const roomWait = time.Millisecond
+
+// runOpen runs the open loop the way wrk2 means it: arrivals on an absolute
+// schedule computed from the start, served by a pool of actors. Latency
+// counts from the intended start, so a slow service cannot hide behind a
+// slowed client. An arrival that finds every actor busy waits in a bounded
+// backlog and is served late; past the bound it is dropped. No arrival
+// leaves the record: dropped arrivals, and those still waiting when the
+// load ends, go into the corrected histogram of the op kind iterations
+// start with, with the latency they had at least reached by the end.
 func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStats) {
-	type arrival struct{ intended int64 }
-	queue := make(chan arrival, pl.w.Actors)
+	st.Backlog = backlogFor(pl)
+	queue := make(chan int64, st.Backlog)
+	var mu sync.Mutex // guards miss
+	miss := newMissed()
 	var wg sync.WaitGroup
 	for i := 0; i < pl.w.Actors; i++ {
 		wg.Add(1)
 		go func(a *Actor) {
 			defer wg.Done()
-			for arr := range queue {
-				if ctx.Err() != nil {
+			for due := range queue {
+				if ctx.Err() != nil || e.stopping() {
+					mu.Lock()
+					miss.add(due, 1)
+					mu.Unlock()
+					st.Unserved.Add(1)
 					continue
 				}
-				if time.Duration(e.Rec.Now()-arr.intended) > lateAfter {
+				if time.Duration(e.Rec.Now()-due) > lateAfter {
 					st.Late.Add(1)
 				}
-				a.intended = arr.intended
+				a.intended = due
 				wl.Iterate(ctx, a)
 			}
 		}(e.Actor(i))
 	}
-	base := e.Rec.Now()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-dispatch:
-	for n := int64(0); !e.stopping(); n++ {
-		at, ok := pl.profile.ArrivalTime(n)
-		if !ok || (pl.limit > 0 && at >= pl.limit) {
-			break
-		}
-		due := base + int64(at)
-		if wait := time.Duration(due - e.Rec.Now()); wait > 0 {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				break dispatch
-			case <-timer.C:
-			}
-		}
-		if !claim(st, pl.w.Iterations) {
-			break
-		}
-		select {
-		case queue <- arrival{intended: due}:
-		default:
-			st.Dropped.Add(1)
-			st.Iterations.Add(-1) // a dropped arrival is not an iteration
-		}
-	}
+	pace(ctx, e, pl, st, queue, func(due, n int64) {
+		mu.Lock()
+		miss.add(due, n)
+		mu.Unlock()
+	})
 	close(queue)
 	wg.Wait()
+	recordMissed(e, miss, e.Rec.Now())
+}
+
+// pace is the open loop's pacer: it places each arrival in the backlog when
+// it falls due, and when the backlog is full drops every arrival due so far
+// in one step (so no rate, however high, makes it spin per arrival). It
+// returns at the end of the schedule, at the iteration bound, when the load
+// is stopped or on ctx's end (Ctrl-C), whichever comes first.
+func pace(ctx context.Context, e *Env, pl loadPlan, st *ExecStats, queue chan<- int64, drop func(due, n int64)) {
+	base := e.Rec.Now()
+	// last is the number of arrivals the schedule holds before the limit.
+	last := int64(math.MaxInt64)
+	if pl.limit > 0 {
+		last = pl.profile.Arrivals(pl.limit - 1)
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	sleep := func(d time.Duration) bool {
+		timer.Reset(d)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-timer.C:
+			return true
+		}
+	}
+	for n := int64(0); n < last && ctx.Err() == nil && !e.stopping(); {
+		at, ok := pl.profile.ArrivalTime(n)
+		if !ok {
+			return
+		}
+		due := base + int64(at)
+		now := e.Rec.Now()
+		if wait := time.Duration(due - now); wait > 0 {
+			if !sleep(wait) {
+				return
+			}
+			continue
+		}
+		if len(queue) < cap(queue) {
+			if !claim(st, pl.w.Iterations) {
+				return
+			}
+			if time.Duration(now-due) > lateAfter {
+				st.PacerLate.Add(1)
+			}
+			queue <- due // only the pacer sends: room cannot vanish
+			st.Arrivals.Add(1)
+			if d := int64(len(queue)); d > st.PeakBacklog.Load() {
+				st.PeakBacklog.Store(d)
+			}
+			n++
+			continue
+		}
+		// Backlog full: every arrival due by now is dropped, in one step.
+		m := min(max(pl.profile.Arrivals(time.Duration(now-base)), n+1), last)
+		lastDue := due
+		if t, ok := pl.profile.ArrivalTime(m - 1); ok {
+			lastDue = max(base+int64(t), due)
+		}
+		drop(lastDue, m-n)
+		st.Dropped.Add(m - n)
+		st.Arrivals.Add(m - n)
+		n = m
+		if !sleep(roomWait) {
+			return
+		}
+	}
+}
+
+// recordMissed puts the arrivals the loop could not serve into the
+// corrected histogram, each with the latency it had reached at end.
+func recordMissed(e *Env, miss *missed, end int64) {
+	if miss.total == 0 || e.Rec.metrics == nil {
+		return
+	}
+	kind := e.firstKind()
+	miss.each(end, func(latency, count int64) {
+		e.Rec.metrics.RecordMissed(e.Name, kind, latency, count)
+	})
 }

@@ -113,49 +113,6 @@ func TestClosedLoopRampsActors(t *testing.T) {
 	}
 }
 
-// TestOpenLoopCountsDroppedAndCorrectsLatency offers 200 arrivals/s to one
-// actor that serves 50/s: most arrivals are dropped, those served start late,
-// and their corrected latency includes the wait.
-func TestOpenLoopCountsDroppedAndCorrectsLatency(t *testing.T) {
-	e, path := testEnv(t)
-	var st ExecStats
-	w := &sleeper{d: 20 * time.Millisecond, start: time.Now()}
-	pl := loadPlan{w: scenarios.Workload{Actors: 1, Executor: scenarios.ExecutorOpen}, profile: NewProfile(200, nil, time.Second), limit: time.Second}
-	runOpen(context.Background(), e, w, pl, &st)
-	ops := readOps(t, e, path)
-	served, dropped := int64(len(ops)), st.Dropped.Load()
-	if served+dropped < 195 || served+dropped > 201 {
-		t.Errorf("%d served + %d dropped, want the 200 scheduled", served, dropped)
-	}
-	if dropped < 100 || st.Late.Load() == 0 {
-		t.Errorf("dropped %d late %d: an overloaded open loop must say so", dropped, st.Late.Load())
-	}
-	var corrected int
-	for _, op := range ops {
-		if op.CorrectedLatency() < op.Latency() {
-			t.Fatalf("corrected %v < uncorrected %v", op.CorrectedLatency(), op.Latency())
-		}
-		if op.CorrectedLatency() > op.Latency()+int64(5*time.Millisecond) {
-			corrected++
-		}
-	}
-	if corrected < len(ops)/2 {
-		t.Errorf("only %d of %d served arrivals waited: latency is not measured from the intended start", corrected, len(ops))
-	}
-}
-
-func TestOpenLoopKeepsRateWhenActorsSuffice(t *testing.T) {
-	e, path := testEnv(t)
-	var st ExecStats
-	w := &sleeper{d: 2 * time.Millisecond, start: time.Now()}
-	pl := loadPlan{w: scenarios.Workload{Actors: 8, Executor: scenarios.ExecutorOpen}, profile: NewProfile(100, nil, time.Second), limit: time.Second}
-	runOpen(context.Background(), e, w, pl, &st)
-	ops := readOps(t, e, path)
-	if len(ops) < 98 || len(ops) > 101 || st.Dropped.Load() != 0 {
-		t.Errorf("%d ops, %d dropped; want 100 and none", len(ops), st.Dropped.Load())
-	}
-}
-
 func readHistoryFile(t *testing.T, path string, fn func(*checks.Op)) {
 	t.Helper()
 	f, err := os.Open(path)

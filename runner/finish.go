@@ -123,7 +123,9 @@ func WriteArtifacts(dir string, results []checks.Result) error {
 
 func fillWorkload(w *reports.WorkloadSummary, r *running) {
 	w.Name, w.Kind, w.Executor, w.Actors = r.env.Name, r.env.Kind, r.plan.w.Executor, r.plan.w.Actors
-	w.Late, w.Dropped = r.stats.Late.Load(), r.stats.Dropped.Load()
+	st := &r.stats
+	w.Arrivals, w.Late, w.Dropped, w.Unserved = st.Arrivals.Load(), st.Late.Load(), st.Dropped.Load(), st.Unserved.Load()
+	w.PacerLate, w.Backlog, w.PeakBacklog = st.PacerLate.Load(), st.Backlog, st.PeakBacklog.Load()
 }
 
 func hasWorkload(ws []reports.WorkloadSummary, name string) bool {

@@ -85,3 +85,31 @@ func (p Profile) ArrivalTime(n int64) (t time.Duration, ok bool) {
 	}
 	return 0, false
 }
+
+// Arrivals is how many arrivals are due by elapsed time t (arrival 0 is due
+// at 0): one more than the integral of the rate up to t, rounded down, and
+// never more than the profile holds. It is ArrivalTime's inverse, used to
+// count in one step the arrivals that fall due while the backlog is full.
+func (p Profile) Arrivals(t time.Duration) int64 {
+	if t < 0 {
+		return 0
+	}
+	var area float64
+	for _, s := range p.segs {
+		if t >= s.to {
+			area = s.area0 + (s.r0+s.r1)/2*(s.to-s.from).Seconds()
+			continue
+		}
+		d := (t - s.from).Seconds()
+		if d < 0 {
+			break
+		}
+		lvl := p.At(t)
+		area = s.area0 + (s.r0+lvl)/2*d
+		break
+	}
+	if area >= math.MaxInt64/2 {
+		return math.MaxInt64 / 2
+	}
+	return int64(area) + 1
+}

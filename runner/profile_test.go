@@ -70,3 +70,29 @@ func absDur(d time.Duration) time.Duration {
 	}
 	return d
 }
+
+// TestArrivalsInvertsArrivalTime: the arrivals due by the time arrival n is
+// due are n+1, on a steady rate and on ramps up and down.
+func TestArrivalsInvertsArrivalTime(t *testing.T) {
+	for _, p := range []Profile{
+		NewProfile(100, nil, 10*time.Second),
+		NewProfile(10, []scenarios.Stage{{Duration: 2 * time.Second, Target: 200}, {Duration: 3 * time.Second, Target: 20}}, 0),
+	} {
+		if p.Arrivals(-1) != 0 || p.Arrivals(0) != 1 {
+			t.Errorf("arrivals by -1ns %d, by 0 %d; want 0 and 1", p.Arrivals(-1), p.Arrivals(0))
+		}
+		for n := int64(0); ; n++ {
+			at, ok := p.ArrivalTime(n)
+			if !ok {
+				if got := p.Arrivals(p.End()); got != n && got != n+1 {
+					t.Errorf("%d arrivals by the end, the schedule holds %d", got, n)
+				}
+				break
+			}
+			// float rounding may put the boundary a nanosecond either side
+			if got := p.Arrivals(at + 1); got < n || got > n+2 {
+				t.Fatalf("arrival %d due at %v: %d due by then", n, at, got)
+			}
+		}
+	}
+}

@@ -60,6 +60,18 @@ type Env struct {
 	seed    int64
 	retryOn [checks.Unknown + 1]bool
 	stop    atomic.Bool
+	// openKind is the op kind the first open-loop iteration started with:
+	// the corrected histogram unserved arrivals are recorded in.
+	openKind atomic.Pointer[string]
+}
+
+// firstKind is the op kind open-loop iterations start with, or "arrival"
+// when no iteration ever started.
+func (e *Env) firstKind() string {
+	if k := e.openKind.Load(); k != nil {
+		return *k
+	}
+	return "arrival"
 }
 
 func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *Target, runID string) *Env {

@@ -54,6 +54,7 @@ var invalidCases = map[string]struct {
 	"payload-too-big.yaml":             {7, 22, "workloads[0].params.payload_bytes", "must be a whole number ≥ 0 and ≤ 4194304, got 5000000"},
 	"rate-nan.yaml":                    {7, 11, "workloads[0].rate", "must be a number > 0, got .nan"},
 	"rate-negative.yaml":               {7, 11, "workloads[0].rate", "must be a number > 0, got -5"},
+	"rate-too-high.yaml":               {7, 11, "workloads[0].rate", "must be at most 1e+06 arrivals per second (one machine's pacer; run shards for more), got 1e12"},
 	"rate-on-closed.yaml":              {6, 5, "workloads[0].rate", "rate applies to executor: open (this workload's executor is closed, the default)"},
 	"retry-max-attempts.yaml":          {4, 17, "retry.max_attempts", "must be a whole number ≥ 1 and ≤ 20, got 21"},
 	"retry-max-below-base.yaml":        {5, 8, "retry.max", "must be a duration ≥ retry.base (2s), got 1s"},

@@ -126,7 +126,7 @@ func (d *decoder) rate(n *yaml.Node, fs map[string]pair, path, exec string, defa
 		}
 		d.errorf(p.key, join(path, "rate"), "rate applies to executor: open (%s); set executor: open, or remove rate", was)
 	case set:
-		w.Rate, _ = d.number(p.val, join(path, "rate"), 0, true)
+		w.Rate = d.arrivalRate(p.val, join(path, "rate"), true)
 	case exec == ExecutorOpen:
 		d.errorf(n, join(path, "rate"), "required for executor: open: the starting arrivals per second, a number > 0")
 	}
@@ -166,12 +166,26 @@ func (d *decoder) stages(n *yaml.Node, path, exec string, w *Workload) {
 	}
 }
 
+// maxRate bounds an open loop's arrivals per second: more than one client
+// machine can place (the pacer then only counts what it drops); shards
+// spread a larger load.
+const maxRate = 1e6
+
+// arrivalRate reads arrivals per second, > 0 when exclusive, ≤ maxRate.
+func (d *decoder) arrivalRate(n *yaml.Node, path string, exclusive bool) float64 {
+	v, ok := d.number(n, path, 0, exclusive)
+	if ok && v > maxRate {
+		d.errorf(n, path, "must be at most %g arrivals per second (one machine's pacer; run shards for more), got %s", float64(maxRate), describe(n))
+		return 0
+	}
+	return v
+}
+
 // stageTarget reads a stage target: whole actors for a closed executor,
 // arrivals per second for an open one.
 func (d *decoder) stageTarget(n *yaml.Node, path, exec string) float64 {
 	if exec != ExecutorClosed {
-		v, _ := d.number(n, path, 0, false)
-		return v
+		return d.arrivalRate(n, path, false)
 	}
 	v, ok := wholeValue(n)
 	if !ok || v < 0 || v > maxActors {
