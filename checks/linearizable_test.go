@@ -570,18 +570,39 @@ func TestLinearizableBudget(t *testing.T) {
 	// checker from hanging on it.)
 }
 
+// A key too large for porcupine is decided by version-chain: a clean one
+// passes (the run is not undecided), a fork fails, both saying so.
 func TestLinearizableTooLarge(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	ops, _ := linGenerate(r, linGenConfig{keys: 2, actors: 3, ops: 100, readFrac: 0.5, fault: linFork})
+	clean, _ := linGenerate(r, linGenConfig{keys: 2, actors: 3, ops: 100, readFrac: 0.5})
 	c := NewLinearizable()
 	c.MaxOps = 60
-	res := Run(ops, c)[0]
-	linWant{verdict: Undecided, summary: []string{"too large for porcupine; version-chain decides these", "3 actors"}}.assert(t, res)
+	res := Run(clean, c)[0]
+	linWant{verdict: Pass, summary: []string{"2 linearizable (2 of them too large for porcupine, decided by version-chain)"}}.assert(t, res)
 
+	forked, _ := linGenerate(r, linGenConfig{keys: 2, actors: 3, ops: 100, readFrac: 0.5, fault: linFork})
+	for _, c := range []*Linearizable{{MaxOps: 60, MaxActors: 16}, {MaxOps: 20000, MaxActors: 2}} {
+		c.Budget, c.keys = time.Second, map[string]*linKey{}
+		res = Run(forked, c)[0]
+		if res.Verdict != Fail || !strings.Contains(res.Summary, "NOT linearizable: k0") {
+			t.Errorf("MaxOps %d, MaxActors %d: %s %s", c.MaxOps, c.MaxActors, res.Verdict, res.Summary)
+		}
+		if len(res.Violations) == 0 || !strings.Contains(res.Violations[0].Message, "decided by version-chain (too large for porcupine): fork") {
+			t.Errorf("MaxOps %d, MaxActors %d: violations %+v", c.MaxOps, c.MaxActors, res.Violations)
+		}
+	}
+
+	// What version-chain cannot decide stays undecided: no final read.
+	var cut []Op
+	for _, op := range clean {
+		if op.Actor != ActorFinal {
+			cut = append(cut, op)
+		}
+	}
 	c = NewLinearizable()
-	c.MaxActors = 2
-	res = Run(ops, c)[0]
-	linWant{verdict: Undecided, summary: []string{"too large for porcupine"}}.assert(t, res)
+	c.MaxOps = 60
+	res = Run(cut, c)[0]
+	linWant{verdict: Undecided, summary: []string{"too large for porcupine, and version-chain could not decide it", "no final read", "3 actors"}}.assert(t, res)
 }
 
 // rawLinearizable checks without the pre-pass: unknown writes all stay
