@@ -2,20 +2,19 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-const compareUsage = `usage: stormcheck compare [flags] BASE NEW
-
-Compares two saved runs (results directories, or their summary.json files)
+const compareLong = `Compares two saved runs (results directories, or their summary.json files)
 of the same scenario: per workload and operation, the change in throughput
 and in latency (p50, p90, p99, p99.9 from each run's whole HdrHistogram,
 corrected; the Kolmogorov-Smirnov distance between the distributions), each
@@ -26,31 +25,42 @@ A change is flagged as a regression (or an improvement) only when it is
 larger than both the noise and the tolerance: --tolerance, else the NEW
 run's scenario (compare: {tolerance: 0.1}), else 10 %.
 
-Exit codes: 0 no regression, 6 a regression, 2 bad usage or unreadable runs.
+Exit codes: 0 no regression, 6 a regression, 2 bad usage or unreadable runs.`
 
-Flags:
-`
+func newCompareCmd() *cobra.Command {
+	tolerance := &optionalFloat{}
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "compare [flags] BASE NEW",
+		Short: "Compare two saved runs: throughput and latency changes beyond the noise",
+		Long:  compareLong,
+		Example: `  stormcheck compare results/base results/new
+  stormcheck compare results/base results/new --tolerance 0.2
+  stormcheck compare --json results/base/summary.json results/new/summary.json`,
+		Args:              exactArgs(2, "want two saved runs, BASE and NEW (results directories or summary.json files)"),
+		ValidArgsFunction: completeDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exitWith(compareRuns(cmd, args[0], args[1], tolerance, asJSON))
+		},
+	}
+	cmd.Flags().Var(tolerance, "tolerance", "relative change never flagged, e.g. 0.1 for 10 % (default: the NEW run's scenario's compare.tolerance, else 0.1)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the comparison as JSON")
+	return cmd
+}
 
-// cmdCompare compares two saved runs.
-func cmdCompare(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, compareUsage); fs.PrintDefaults() }
-	tolerance := fs.Float64("tolerance", -1, "relative change never flagged, e.g. 0.1 for 10 % (default: the scenario's, else 0.1)")
-	asJSON := fs.Bool("json", false, "print the comparison as JSON")
-	if err := fs.Parse(args); err != nil {
+// compareRuns compares two saved runs.
+func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *optionalFloat, asJSON bool) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if tolerance.set && tolerance.v < 0 {
+		fmt.Fprintf(stderr, "stormcheck compare: --tolerance %g: must be 0 or more (0.1 is 10 %%)\n", tolerance.v)
 		return exitUsage
 	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return exitUsage
-	}
-	base, baseHlog, err := loadRun(fs.Arg(0))
+	base, baseHlog, err := loadRun(basePath)
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck compare:", err)
 		return exitUsage
 	}
-	cur, curHlog, err := loadRun(fs.Arg(1))
+	cur, curHlog, err := loadRun(newPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck compare:", err)
 		return exitUsage
@@ -58,24 +68,47 @@ func cmdCompare(args []string, stdout, stderr io.Writer) int {
 	if base.Scenario != cur.Scenario {
 		fmt.Fprintf(stderr, "stormcheck compare: warning: comparing different scenarios (%q and %q)\n", base.Scenario, cur.Scenario)
 	}
-	tol := *tolerance
-	if tol < 0 {
-		tol = scenarioTolerance(fs.Arg(1))
+	tol := tolerance.v
+	if !tolerance.set {
+		tol = scenarioTolerance(newPath)
 	}
 	c := reports.CompareRuns(base, cur, reports.CompareOptions{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
-	if *asJSON {
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(c); err != nil {
 			return exitHarness
 		}
-	} else if err := reports.WriteComparison(stdout, c, fs.Arg(0), fs.Arg(1)); err != nil {
+	} else if err := reports.WriteComparison(stdout, c, basePath, newPath); err != nil {
 		return exitHarness
 	}
 	if c.Regressions > 0 {
 		return exitRegression
 	}
 	return exitOK
+}
+
+// optionalFloat is a float flag that knows whether it was given; unset, it
+// shows no default of its own in --help (the usage text says what applies).
+type optionalFloat struct {
+	v   float64
+	set bool
+}
+
+func (o *optionalFloat) String() string {
+	if !o.set {
+		return ""
+	}
+	return strconv.FormatFloat(o.v, 'g', -1, 64)
+}
+func (o *optionalFloat) Type() string { return "float" }
+func (o *optionalFloat) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("not a number (e.g. 0.1 for 10 %%)")
+	}
+	o.v, o.set = v, true
+	return nil
 }
 
 // loadRun reads a run's summary from a results directory or a summary.json

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
@@ -18,9 +19,7 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
-const conformHelp = `usage: stormcheck conform [flags]
-
-Runs the conformance rules (YAML step scripts, default scenarios/conformance/)
+const conformLong = `Runs the conformance rules (YAML step scripts, default scenarios/conformance/)
 against a target: each rule in its own new container, table or queue,
 independent rules in parallel, every step's status, x-ms-error-code, ETag (and
 entity properties, messages, pop receipts) compared with what the Azure Storage
@@ -33,58 +32,97 @@ the exit code is 0 when the divergences are exactly the known ones (a known
 divergence that now passes is reported so the baseline can be tightened).
 Without a baseline, 0 means every rule passed.
 
+With --diff TARGET1 TARGET2 (azurite, azurite:VERSION, or env:VAR naming a
+variable that holds a connection string), runs the rules against both and
+shows only where they differ.
+
 Exit codes: 0 conforms (or matches the baseline), 1 unexpected divergence or
-a rule that could not run, 2 bad usage or invalid rules, 3 target error.
+a rule that could not run, 2 bad usage or invalid rules, 3 target error.`
 
-Flags:
-`
+// conformFlags are conform's flags.
+type conformFlags struct {
+	rulesDir, tags, baseline, writeBaseline, out, connStr string
+	target                                                *enumFlag
+	parallel                                              int
+	diff                                                  bool
+}
 
-func cmdConform(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conform", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, conformHelp); fs.PrintDefaults() }
-	rulesDir := fs.String("rules", filepath.Join("scenarios", "conformance"), "directory of rule files (*.yaml)")
-	tags := fs.String("tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease); -TAG leaves out rules carrying TAG (e.g. blob,-slow)")
-	baseline := fs.String("baseline", "", "known divergences of this target (JSON); exit 0 when exactly these diverge")
-	writeBaseline := fs.String("write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
-	out := fs.String("out", "", "results directory (default results/conform-<date>-<time>)")
-	target := fs.String("target", "azurite", "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)")
-	connStr := fs.String("connection-string", "", "storage connection string (never printed); implies --target connection-string")
-	parallel := fs.Int("parallel", 8, "rules run at once")
-	diff := fs.Bool("diff", false, "run the rules against two targets given as arguments (azurite, azurite:VERSION or env:VAR holding a connection string) and show only where they differ")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
+func newConformCmd() *cobra.Command {
+	f := &conformFlags{}
+	cmd := &cobra.Command{
+		Use:   "conform [flags] [--diff TARGET1 TARGET2]",
+		Short: "Run the conformance rules: where the target diverges from the docs",
+		Long:  conformLong,
+		Example: `  # every rule against a managed Azurite, gated on the shipped baseline (as CI does)
+  stormcheck conform --baseline scenarios/conformance/baselines/azurite-3.37.0.json
+
+  # only the blob lease rules, leaving out the slow ones
+  stormcheck conform --tags blob,lease,-slow
+
+  # where does a real account differ from Azurite?
+  stormcheck conform --diff azurite env:AZURE_STORAGE_CONNECTION_STRING`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if !f.diff && len(args) > 0 {
+				return usageErr(cmd.CommandPath(), fmt.Errorf("%s: unexpected argument(s) %q (targets as arguments only with --diff)", cmd.CommandPath(), args))
+			}
+			return nil
+		},
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return []string{"azurite", "azurite:" + scenarios.DefaultAzuriteVersion, "env:AZURE_STORAGE_CONNECTION_STRING"}, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exitWith(conform(cmd, args, f))
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.rulesDir, "rules", filepath.Join("scenarios", "conformance"), "directory of rule files (*.yaml)")
+	fl.StringVar(&f.tags, "tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease); -TAG leaves out rules carrying TAG (e.g. blob,-slow)")
+	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target (JSON); exit 0 when exactly these diverge")
+	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
+	fl.StringVar(&f.out, "out", "", "results directory (default results/conform-<date>-<time>)")
+	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
+	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
+	fl.IntVar(&f.parallel, "parallel", 8, "rules run at once")
+	fl.BoolVar(&f.diff, "diff", false, "run the rules against two targets given as arguments (azurite, azurite:VERSION or env:VAR holding a connection string) and show only where they differ")
+	_ = cmd.MarkFlagDirname("rules")
+	_ = cmd.MarkFlagDirname("out")
+	_ = cmd.MarkFlagFilename("baseline", "json")
+	return cmd
+}
+
+func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if f.parallel < 1 {
+		fmt.Fprintf(stderr, "stormcheck conform: --parallel %d: must be 1 or more\n", f.parallel)
 		return exitUsage
 	}
-	rs, err := conformance.LoadDir(*rulesDir)
+	rs, err := conformance.LoadDir(f.rulesDir)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
 	var sel []string
-	if *tags != "" {
-		sel = strings.Split(*tags, ",")
+	if f.tags != "" {
+		sel = strings.Split(f.tags, ",")
 	}
 	rules := rs.Select(sel)
 	if len(rules) == 0 {
-		fmt.Fprintf(stderr, "stormcheck conform: no rule in %s carries tags %v\n", *rulesDir, sel)
+		fmt.Fprintf(stderr, "stormcheck conform: no rule in %s carries tags %v\n", f.rulesDir, sel)
 		return exitUsage
 	}
 	var base *verdict.Baseline
-	if *baseline != "" {
-		f, err := os.Open(*baseline)
+	if f.baseline != "" {
+		file, err := os.Open(f.baseline)
 		if err == nil {
-			base, err = verdict.ReadBaseline(f)
-			f.Close()
+			base, err = verdict.ReadBaseline(file)
+			file.Close()
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "stormcheck conform: baseline %s: %v\n", *baseline, err)
+			fmt.Fprintf(stderr, "stormcheck conform: baseline %s: %v\n", f.baseline, err)
 			return exitUsage
 		}
 	}
-	dir := *out
+	dir := f.out
 	if dir == "" {
 		dir = filepath.Join("results", "conform-"+time.Now().Format("20060102-150405"))
 	}
@@ -92,25 +130,22 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 		return exitUsage
 	}
-	if *diff {
-		return conformDiff(fs.Args(), rules, dir, *parallel, stdout, stderr)
+	if f.diff {
+		return conformDiff(args, rules, dir, f.parallel, stdout, stderr)
 	}
 	st := scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
-	if *target == scenarios.TargetConnectionString || *connStr != "" {
+	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
-	} else if *target != scenarios.TargetAzurite {
-		fmt.Fprintf(stderr, "stormcheck conform: --target %q: allowed: azurite, connection-string\n", *target)
-		return exitUsage
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), *rulesDir, dir)
-	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: *connStr, WorkDir: dir, Progress: stderr, MaxConns: *parallel * 2})
+	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), f.rulesDir, dir)
+	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform: target:", runner.Redact(err.Error()))
 		return exitHarness
 	}
-	results := runner.Conformance(ctx, t, rules, *parallel)
+	results := runner.Conformance(ctx, t, rules, f.parallel)
 	_ = t.Close()
 	var rep *verdict.BaselineReport
 	if base != nil {
@@ -124,8 +159,8 @@ func cmdConform(args []string, stdout, stderr io.Writer) int {
 	if err := reports.WriteConformJUnit(filepath.Join(dir, "conform.junit.xml"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
-	if *writeBaseline != "" {
-		err := reports.WriteFileAtomic(*writeBaseline, func(w io.Writer) error {
+	if f.writeBaseline != "" {
+		err := reports.WriteFileAtomic(f.writeBaseline, func(w io.Writer) error {
 			return verdict.WriteBaseline(w, verdict.BaselineFrom(results, baselineTarget(st, t)))
 		})
 		if err != nil {

@@ -1,30 +1,30 @@
 // Command stormcheck runs Azure Storage concurrency scenarios against Azurite
 // (started by itself) or a real account, checks the recorded history against
 // the documented rules, and reports latency and throughput.
+//
+// The command line is built with spf13/cobra: one file per command
+// (run.go, validate.go, check.go, report.go, conform.go, compare.go,
+// kinds.go, version.go, completion.go); this file holds the root command and turns what a
+// command returns into the documented exit code.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
 )
 
-const usage = `stormcheck: load tests and conformance checks for Azure Storage concurrency.
-
-Usage:
-  stormcheck run [flags] SCENARIO.yaml     run a scenario and check its history
-  stormcheck validate SCENARIO.yaml...     check scenario files without running them
-  stormcheck check RESULTS_DIR             re-run the checks over a saved run's history
-  stormcheck report RESULTS_DIR            print a saved run's report again
-  stormcheck conform [flags]               run the conformance rules: where the target diverges from the docs
-  stormcheck compare [flags] BASE NEW      compare two saved runs: throughput and latency changes beyond the noise
-  stormcheck kinds                         list workload kinds, their params and checks
-  stormcheck version                       print the version
+const rootLong = `stormcheck: load tests and conformance checks for Azure Storage concurrency.
 
 By default a run starts its own Azurite (installed with npm on first use into
-the user cache directory), so nothing else is needed. 'stormcheck run -h'
-lists the flags.
+the user cache directory), so nothing else is needed. Every command has
+--help with examples; flags may come before or after the arguments.`
 
+const exitCodesHelp = `
 Exit codes:
   0  every check passed
   1  a check found a violation
@@ -40,36 +40,156 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run runs the command line args, writing to stdout and stderr, and returns
+// the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	}
-	switch args[0] {
-	case "run":
-		return cmdRun(args[1:], stdout, stderr)
-	case "validate":
-		return cmdValidate(args[1:], stdout, stderr)
-	case "check":
-		return cmdCheck(args[1:], stdout, stderr)
-	case "report":
-		return cmdReport(args[1:], stdout, stderr)
-	case "kinds":
-		return cmdKinds(stdout)
-	case "conform":
-		return cmdConform(args[1:], stdout, stderr)
-	case "compare":
-		return cmdCompare(args[1:], stdout, stderr)
-	case "version", "--version":
-		fmt.Fprintln(stdout, "stormcheck", version)
-		return exitOK
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
+	root := newRootCmd(stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "stormcheck: unknown command %q\n\n%s", args[0], usage)
+	var ex *exitError
+	if errors.As(err, &ex) {
+		if ex.err != nil {
+			fmt.Fprintln(stderr, ex.err)
+		}
+		if ex.code == exitUsage && ex.hint != "" {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ex.hint)
+		}
+		return ex.code
+	}
+	// Errors from cobra itself: an unknown command or flag, a bad flag
+	// value, the wrong number of arguments. All are bad usage.
+	cmd, _, ferr := root.Find(args)
+	name := "stormcheck"
+	if ferr == nil && cmd != nil {
+		name = cmd.CommandPath()
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", name, err)
+	if cmd == nil || cmd == root {
+		if len(args) == 0 {
+			fmt.Fprint(stderr, "\n", root.UsageString())
+		} else {
+			fmt.Fprintln(stderr, "Run 'stormcheck --help' for the commands.")
+		}
+	} else {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
+	}
 	return exitUsage
 }
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// newRootCmd builds the whole command tree; a fresh one per call so that
+// tests can run commands one after another without flags left over.
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "stormcheck",
+		Short: "Load tests and conformance checks for Azure Storage concurrency",
+		Long:  rootLong,
+		Example: `  stormcheck run scenarios/quickstart.yaml
+  stormcheck run scenarios/quickstart.yaml --duration 5s --progress lines
+  stormcheck validate scenarios/*.yaml
+  stormcheck kinds
+  stormcheck compare results/base results/new
+  source <(stormcheck completion bash)`,
+		Version:       versionString(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		// With no command, say what is missing: bad usage (exit 2).
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErr("", fmt.Errorf("stormcheck: a command is needed\n\n%s%s", cmd.UsageString(), exitCodesHelp))
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.SetUsageTemplate(root.UsageTemplate())
+	root.SetHelpTemplate(root.HelpTemplate() + "{{if not .HasParent}}" + exitCodesHelp + "{{end}}")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr(cmd.CommandPath(), fmt.Errorf("%s: %w", cmd.CommandPath(), err))
+	})
+	root.CompletionOptions.DisableDefaultCmd = true // ours, in completion.go, refuses an unknown shell
+	root.AddCommand(
+		newRunCmd(),
+		newValidateCmd(),
+		newCheckCmd(),
+		newReportCmd(),
+		newConformCmd(),
+		newCompareCmd(),
+		newKindsCmd(),
+		newVersionCmd(),
+		newCompletionCmd(),
+	)
+	return root
+}
+
+// exitError carries a command's exit code to run; err, when set, is printed
+// on stderr (a command that already printed what went wrong leaves it nil).
+type exitError struct {
+	code int
+	err  error
+	hint string // for bad usage: the command whose --help to point at
+}
+
+func (e *exitError) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit code %d", e.code)
+}
+
+// exitWith turns a command's exit code into what RunE returns.
+func exitWith(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// usageErr is bad usage (exit 2): err says what was wrong, and the user is
+// pointed at the --help of command path cmdPath.
+func usageErr(cmdPath string, err error) error {
+	return &exitError{code: exitUsage, err: err, hint: cmdPath}
+}
+
+// enumFlag is a string flag that takes one of a fixed set of values; any
+// other value is refused when the flags are parsed, naming the allowed ones.
+type enumFlag struct {
+	value   string
+	allowed []string
+}
+
+func newEnumFlag(def string, allowed ...string) *enumFlag {
+	return &enumFlag{value: def, allowed: allowed}
+}
+
+func (e *enumFlag) String() string { return e.value }
+func (e *enumFlag) Type() string   { return strings.Join(e.allowed, "|") } // shown in --help
+func (e *enumFlag) Set(v string) error {
+	for _, a := range e.allowed {
+		if v == a {
+			e.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("allowed: %s", strings.Join(e.allowed, ", "))
+}
+
+// addEnumFlag defines an enumFlag on cmd, with shell completion of its
+// values.
+func addEnumFlag(cmd *cobra.Command, name, def, usage string, allowed ...string) *enumFlag {
+	e := newEnumFlag(def, allowed...)
+	cmd.Flags().Var(e, name, usage)
+	_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(allowed, cobra.ShellCompDirectiveNoFileComp))
+	return e
+}
+
+// completeYAML completes scenario files.
+func completeYAML(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
+// completeDirs completes directories (results directories).
+func completeDirs(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}

@@ -41,19 +41,20 @@ func TestValidatePrintsOnePreciseErrorPerFile(t *testing.T) {
 
 func TestUsageAndUnknownCommand(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if code := run(nil, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "Exit codes") {
+	if code := run(nil, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "Exit codes") || !strings.Contains(errOut.String(), "a command is needed") {
 		t.Errorf("no args: exit %d, %q", code, errOut.String())
 	}
 	errOut.Reset()
 	if code := run([]string{"frobnicate"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), `unknown command "frobnicate"`) {
 		t.Errorf("unknown command: exit %d, %q", code, errOut.String())
 	}
-	errOut.Reset()
-	if code := run([]string{"run", "-h"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "--connection-string") {
-		t.Errorf("run -h: exit %d, %q", code, errOut.String())
+	out.Reset()
+	if code := run([]string{"run", "-h"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "--connection-string") {
+		t.Errorf("run -h: exit %d, %q", code, out.String())
 	}
-	if code := run([]string{"run", "--target", "moon", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitUsage {
-		t.Errorf("bad --target: exit %d", code)
+	errOut.Reset()
+	if code := run([]string{"run", "--target", "moon", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "allowed: azurite, connection-string") {
+		t.Errorf("bad --target: exit %d %q", code, errOut.String())
 	}
 }
 

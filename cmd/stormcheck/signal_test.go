@@ -18,10 +18,7 @@ import (
 // code 130, the final reads and checks done, everything written.
 func TestCtrlCStillWritesResults(t *testing.T) {
 	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "stormcheck")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	dir := filepath.Join(tmp, "out")
 	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "../../scenarios/quickstart.yaml")
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}

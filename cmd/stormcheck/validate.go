@@ -2,25 +2,35 @@ package main
 
 import (
 	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-func cmdValidate(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "usage: stormcheck validate SCENARIO.yaml...\n\nChecks each scenario file strictly (unknown fields, types, ranges) without running it.\nErrors name FILE:LINE:COL, the field and what is allowed. Exit code 2 if any file is invalid.")
-		return exitUsage
+func newValidateCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate SCENARIO.yaml...",
+		Short: "Check scenario files strictly without running them",
+		Long: `Checks each scenario file strictly (unknown fields, types, ranges) without
+running it. Errors name FILE:LINE:COL, the field and what is allowed, one line
+per invalid file. Exit code 2 if any file is invalid.`,
+		Example: `  stormcheck validate scenarios/quickstart.yaml
+  stormcheck validate scenarios/*.yaml`,
+		Args:              minArgs(1, "want one or more scenario files (try scenarios/quickstart.yaml)"),
+		ValidArgsFunction: completeYAML,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			code := exitOK
+			for _, f := range args {
+				sc, err := scenarios.Load(f)
+				if err != nil {
+					fmt.Fprintln(cmd.ErrOrStderr(), err)
+					code = exitUsage
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%q, %d workload(s), checks %v)\n", f, sc.Name, len(sc.Workloads), sc.Checks)
+			}
+			return exitWith(code)
+		},
 	}
-	code := exitOK
-	for _, f := range args {
-		sc, err := scenarios.Load(f)
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			code = exitUsage
-			continue
-		}
-		fmt.Fprintf(stdout, "%s: ok (%q, %d workload(s), checks %v)\n", f, sc.Name, len(sc.Workloads), sc.Checks)
-	}
-	return code
 }

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+func newCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check RESULTS_DIR",
+		Short: "Re-run the checks over a saved run's history",
+		Long: `Re-runs the scenario's checks (from RESULTS_DIR/scenario.yaml) over
+RESULTS_DIR/history.jsonl.zst (or history.jsonl, as runs before compression
+wrote it): after a checker is fixed or added, old runs can be judged again.
+Pictures of violations are written beside the history.
+
+A history cut short by a killed run or a full disk is checked up to its last
+whole record, and the verdict is at best undecided (exit 4).
+To read the history yourself: zstd -dc RESULTS_DIR/history.jsonl.zst | head`,
+		Example:           `  stormcheck check results/quickstart-20261122-091957`,
+		Args:              exactArgs(1, "want exactly one results directory"),
+		ValidArgsFunction: completeDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return exitWith(checkSaved(cmd, args[0]))
+		},
+	}
+}
+
+// checkSaved re-runs the checks of a saved run over its history file.
+func checkSaved(cmd *cobra.Command, dir string) int {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	sc, err := scenarios.Load(filepath.Join(dir, runner.ScenarioFile))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	results, err := runner.CheckHistory(runner.HistoryPath(dir), sc)
+	truncated := checks.IsTruncated(err)
+	if truncated {
+		fmt.Fprintln(stderr, "stormcheck check: warning:", err)
+		err = nil
+	}
+	if err == nil {
+		err = runner.WriteArtifacts(dir, results) // pictures of violations, beside the history
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "stormcheck check:", err)
+		return exitHarness
+	}
+	s := &reports.Summary{Scenario: sc.Name, Checks: results}
+	reports.WriteText(stdout, s)
+	code := exitOK
+	if truncated {
+		code = exitUndecided // what the missing records held was not judged
+	}
+	for _, r := range results {
+		if r.Verdict == checks.Fail {
+			return exitViolation
+		}
+		if r.Verdict == checks.Undecided {
+			code = exitUndecided
+		}
+	}
+	return code
+}

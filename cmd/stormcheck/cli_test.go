@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// TestHelpOnEveryCommand: -h and --help exit 0 on every command, print to
+// stdout, and teach with examples.
+func TestHelpOnEveryCommand(t *testing.T) {
+	root := newRootCmd(&bytes.Buffer{}, &bytes.Buffer{})
+	var names []string
+	for _, c := range root.Commands() {
+		names = append(names, c.Name())
+	}
+	for _, want := range []string{"run", "validate", "check", "report", "conform", "compare", "kinds", "version", "completion"} {
+		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
+			t.Errorf("no %s command among %v", want, names)
+		}
+	}
+	for _, name := range names {
+		for _, h := range []string{"-h", "--help"} {
+			var out, errOut bytes.Buffer
+			code := run([]string{name, h}, &out, &errOut)
+			if code != exitOK || !strings.Contains(out.String(), "Usage:") {
+				t.Errorf("%s %s: exit %d\n%s%s", name, h, code, out.String(), errOut.String())
+			}
+			if name != "help" && name != "completion" && !strings.Contains(out.String(), "Examples:") {
+				t.Errorf("%s %s has no examples:\n%s", name, h, out.String())
+			}
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"--help"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "Exit codes") {
+		t.Errorf("--help: exit %d\n%s", code, out.String())
+	}
+}
+
+// TestBadUsageSaysWhatWasWrong: every kind of bad usage exits 2 with a
+// message naming what was wrong (and the allowed values), not the usage alone.
+func TestBadUsageSaysWhatWasWrong(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "--format", "xml", "x"}, `invalid argument "xml" for "--format" flag: allowed: text, html, json`},
+		{[]string{"run", "--progress", "fancy", "../../scenarios/quickstart.yaml"}, `"fancy" for "--progress" flag: allowed: auto, bars, lines, none`},
+		{[]string{"run", "--duration", "soon", "../../scenarios/quickstart.yaml"}, `"soon" for "--duration"`},
+		{[]string{"run", "--duration", "-5s", "../../scenarios/quickstart.yaml"}, `--duration -5s: must be positive`},
+		{[]string{"run"}, "want exactly one scenario file"},
+		{[]string{"run", "a.yaml", "b.yaml"}, "want exactly one scenario file"},
+		{[]string{"run", "--frobnicate", "a.yaml"}, "unknown flag: --frobnicate"},
+		{[]string{"validate"}, "want one or more scenario files"},
+		{[]string{"check"}, "want exactly one results directory"},
+		{[]string{"check", "a", "b"}, "want exactly one results directory"},
+		{[]string{"report"}, "want exactly one results directory"},
+		{[]string{"compare", "a"}, "want two saved runs"},
+		{[]string{"compare", "--tolerance", "lots", "a", "b"}, `"lots" for "--tolerance" flag: not a number`},
+		{[]string{"compare", "--tolerance", "-1", "a", "b"}, "--tolerance -1: must be 0 or more"},
+		{[]string{"conform", "--target", "moon"}, "allowed: azurite, connection-string"},
+		{[]string{"conform", "--parallel", "0"}, "--parallel 0: must be 1 or more"},
+		{[]string{"conform", "azurite"}, "targets as arguments only with --diff"},
+		{[]string{"version", "extra"}, `unknown command "extra"`},
+		{[]string{"completion", "tcsh"}, `"tcsh"`},
+	}
+	for _, c := range cases {
+		var out, errOut bytes.Buffer
+		code := run(c.args, &out, &errOut)
+		if code != exitUsage || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: exit %d, want %d and %q on stderr; got\n%s", c.args, code, exitUsage, c.want, errOut.String())
+		}
+		if code == exitUsage && strings.Contains(errOut.String(), "\nUsage:") {
+			t.Errorf("%v: prints the whole usage instead of what was wrong:\n%s", c.args, errOut.String())
+		}
+	}
+}
+
+// TestFlagsAfterArguments: flags may follow the positional arguments, as
+// with kubectl or k6 (the standard flag package stopped at the first one).
+func TestFlagsAfterArguments(t *testing.T) {
+	dir := savedRun(t, exitOK)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"report", dir, "--format", "json"}, &out, &errOut); code != exitOK || !strings.HasPrefix(out.String(), "{") {
+		t.Errorf("report DIR --format json: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"compare", dir, "--tolerance", "50", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "no regression") {
+		t.Errorf("compare A --tolerance 50 B: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	// run FILE --flag parses the flag: an invalid value proves it was read.
+	errOut.Reset()
+	if code := run([]string{"run", "../../scenarios/quickstart.yaml", "--progress", "fancy"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "--progress") {
+		t.Errorf("run FILE --progress fancy: exit %d\n%s", code, errOut.String())
+	}
+}
+
+func TestCompletionScripts(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "__start_stormcheck", "zsh": "#compdef stormcheck", "fish": "complete -c stormcheck", "powershell": "Register-ArgumentCompleter"} {
+		var out, errOut bytes.Buffer
+		if code := run([]string{"completion", shell}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), want) {
+			t.Errorf("completion %s: exit %d, lacks %q", shell, code, want)
+		}
+	}
+	// The values of an enum flag complete, and scenario files by extension.
+	var out, errOut bytes.Buffer
+	run([]string{"__complete", "run", "--progress", ""}, &out, &errOut)
+	for _, want := range []string{"auto\n", "bars\n", "lines\n", "none\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--progress completion lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	run([]string{"__complete", "run", ""}, &out, &errOut)
+	if !strings.Contains(out.String(), "yaml\n") {
+		t.Errorf("run completes no yaml files:\n%s", out.String())
+	}
+}
+
+func TestDescribeBuild(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/stormcheck/stormcheck", Version: "v0.3.1"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.time", Value: "2026-11-24T06:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	got := describeBuild(bi, "")
+	for _, want := range []string{"stormcheck v0.3.1", "revision 0123abcd", "committed 2026-11-24T06:00:00Z", "modified", "go1.26.8"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if got := describeBuild(bi, "v9.9.9"); !strings.HasPrefix(got, "stormcheck v9.9.9 ") {
+		t.Errorf("-X main.version does not win: %q", got)
+	}
+	got = describeBuild(&debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "")
+	if strings.Contains(got, "dev ") || !strings.Contains(got, "no VCS revision recorded") {
+		t.Errorf("without VCS: %q", got)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binOut  []byte
+)
+
+// buildBinary builds stormcheck once per test process, with VCS stamping
+// on (whatever GOFLAGS says), into a directory removed at the end.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "stormcheck-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "stormcheck")
+		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, ".")
+		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		binOut, binErr = cmd.CombinedOutput()
+	})
+	if binErr != nil {
+		t.Fatalf("build: %v\n%s", binErr, binOut)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// TestVersionFromBuildInfo: the built binary's version is what the Go
+// toolchain recorded in it (go version -m), not a fixed "dev".
+func TestVersionFromBuildInfo(t *testing.T) {
+	bin := buildBinary(t)
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := exec.Command("go", "version", "-m", bin).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.TrimSpace(string(out))
+	var rev, modVersion string
+	for _, l := range strings.Split(string(meta), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case len(f) >= 2 && f[0] == "build" && strings.HasPrefix(f[1], "vcs.revision="):
+			rev = strings.TrimPrefix(f[1], "vcs.revision=")
+		case len(f) >= 3 && f[0] == "mod" && f[1] == "github.com/stormcheck/stormcheck":
+			modVersion = f[2]
+		}
+	}
+	if modVersion == "" || !strings.HasPrefix(got, "stormcheck "+modVersion+" ") {
+		t.Errorf("version %q does not carry the module version %q", got, modVersion)
+	}
+	if rev != "" && !strings.Contains(got, "revision "+rev) {
+		t.Errorf("version %q lacks the recorded revision %s", got, rev)
+	}
+	if rev == "" && !strings.Contains(got, "no VCS revision recorded") {
+		t.Errorf("version %q does not say that no revision was recorded", got)
+	}
+	flag, _ := exec.Command(bin, "--version").Output()
+	if strings.TrimSpace(string(flag)) != got {
+		t.Errorf("--version %q differs from version %q", flag, got)
+	}
+}

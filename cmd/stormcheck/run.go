@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+const runLong = `Runs the scenario's workloads against its target, records every attempt to
+RESULTS/history.jsonl.zst, checks the history, prints a report and writes
+RESULTS/summary.json, one HdrHistogram log per operation (RESULTS/hlog/),
+RESULTS/report.html and, for a managed Azurite, its log.
+
+Targets: by default the scenario's target (normally a managed Azurite that
+stormcheck starts on free loopback ports and stops at the end). To run
+against another endpoint or a real account without editing the scenario:
+  --target connection-string   reads AZURE_STORAGE_CONNECTION_STRING
+  --connection-string STR      (implies --target connection-string)
+Every resource a run creates is named sc<run id>-<workload>... and deleted
+at the end, even after Ctrl-C. Secrets are never printed or written.
+
+Ctrl-C stops the load, then does the final reads and checks; a second
+Ctrl-C skips those. Either way the results recorded so far are written.`
+
+const runExample = `  # the quickstart, about 30 s against a managed Azurite
+  stormcheck run scenarios/quickstart.yaml
+
+  # a 5-second smoke run, plain progress lines, results in a chosen folder
+  stormcheck run scenarios/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
+
+  # against a real account (the connection string is never printed)
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string`
+
+// runFlags are run's flags.
+type runFlags struct {
+	out, connStr     string
+	target, progress *enumFlag
+	duration         time.Duration
+	seed             int64
+}
+
+func newRunCmd() *cobra.Command {
+	f := &runFlags{}
+	cmd := &cobra.Command{
+		Use:               "run [flags] SCENARIO.yaml",
+		Short:             "Run a scenario, check its history, print the report, write the results directory",
+		Long:              runLong,
+		Example:           runExample,
+		Args:              exactArgs(1, "want exactly one scenario file (try scenarios/quickstart.yaml)"),
+		ValidArgsFunction: completeYAML,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runScenario(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.out, "out", "", "results directory (default results/<scenario>-<date>-<time>)")
+	f.target = addEnumFlag(cmd, "target", "", "override the scenario's target kind: azurite or connection-string", scenarios.TargetAzurite, scenarios.TargetConnectionString)
+	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
+	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
+	fl.DurationVar(&f.duration, "duration", 0, "override every workload's load duration, e.g. 5s (workloads with stages keep them)")
+	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
+	return cmd
+}
+
+func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	sc, err := scenarios.Load(file)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if f.seed != 0 {
+		sc.Seed = f.seed
+	}
+	if f.duration < 0 {
+		return usageErr(cmd.CommandPath(), fmt.Errorf("stormcheck run: --duration %s: must be positive", f.duration))
+	}
+	if f.duration > 0 {
+		sc.Duration = f.duration
+		for i := range sc.Workloads {
+			sc.Workloads[i].Duration = f.duration
+		}
+	}
+	to := runner.TargetOptions{ConnectionString: f.connStr}
+	switch f.target.value {
+	case scenarios.TargetAzurite:
+		sc.Target = scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
+	case scenarios.TargetConnectionString: // (--connection-string alone: the runner lets it win)
+		sc.Target.Kind = scenarios.TargetConnectionString
+		if sc.Target.ConnectionStringEnv == "" {
+			sc.Target.ConnectionStringEnv = "AZURE_STORAGE_CONNECTION_STRING"
+		}
+	}
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("results", fmt.Sprintf("%s-%s", sc.Name, time.Now().Format("20060102-150405")))
+	}
+
+	// First Ctrl-C: stop the load. Second: skip final reads and cleanup waits.
+	ctx, stop := context.WithCancel(context.Background())
+	abort, abortNow := context.WithCancel(context.Background())
+	defer stop()
+	defer abortNow()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		<-sigs
+		stop()
+		<-sigs
+		abortNow()
+	}()
+
+	disp := newDisplay(f.progress.value, stderr)
+	opts := runner.Options{
+		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: abort,
+		Progress: disp.update, ProgressEvery: disp.every(),
+	}
+	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
+	sum, runErr := runner.Run(ctx, sc, opts)
+	disp.close()
+	code := exitCode(sum, runErr)
+	sum.ExitCode = code
+	// Record the exit code in the summary too (rewritten atomically; fails
+	// only if the results directory could not be made, as already said).
+	_ = reports.WriteSummaryJSON(filepath.Join(dir, runner.SummaryFile), sum)
+	_ = reports.WriteHTMLReport(dir, sum) // the page too, now with the exit code (the runner wrote it once already)
+	reports.WriteText(stdout, sum)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(runner.Redact(runErr.Error())))
+	}
+	fmt.Fprintf(stdout, "\nresults: %s (exit code %d)\n", dir, code)
+	return exitWith(code)
+}
+
+// exactArgs wants n arguments, else bad usage saying msg.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: %s (got %d argument(s))", cmd.CommandPath(), msg, len(args)))
+		}
+		return nil
+	}
+}
+
+// minArgs wants at least n arguments, else bad usage saying msg.
+func minArgs(n int, msg string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: %s", cmd.CommandPath(), msg))
+		}
+		return nil
+	}
+}
