@@ -14,8 +14,8 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 
 	if p, ok := fs["name"]; ok {
 		if v, ok := d.str(p.val, "name"); ok {
-			if strings.TrimSpace(v) == "" {
-				d.errorf(p.val, "name", "must be a non-empty string naming the scenario")
+			if !scenarioName.MatchString(v) {
+				d.errorf(p.val, "name", "must be %s, got %s", scenarioNameRule, describe(p.val))
 			}
 			s.Name = v
 		}

@@ -12,13 +12,6 @@ import (
 // Container names forbid "--" and a trailing "-".
 var workloadName = regexp.MustCompile(`^[a-z0-9](-?[a-z0-9])*$`)
 
-// Limits on workload sizes.
-const (
-	maxActors       = 10000
-	maxKeys         = 100000
-	maxPayloadBytes = 4 << 20
-)
-
 // workloads decodes the workloads list into s.Workloads.
 func (d *decoder) workloads(n *yaml.Node, s *Scenario) {
 	if n.Kind != yaml.SequenceNode {
@@ -27,6 +20,10 @@ func (d *decoder) workloads(n *yaml.Node, s *Scenario) {
 	}
 	if len(n.Content) == 0 {
 		d.errorf(n, "workloads", "must list at least one workload (mappings with name, kind, ...)")
+		return
+	}
+	if len(n.Content) > maxWorkloads {
+		d.errorf(n, "workloads", "lists %d workloads; a scenario has at most %d (split it into several scenarios, or give a workload more actors or keys)", len(n.Content), maxWorkloads)
 		return
 	}
 	for i, item := range n.Content {
@@ -38,6 +35,7 @@ func (d *decoder) workloads(n *yaml.Node, s *Scenario) {
 		s.Workloads = append(s.Workloads, w)
 	}
 	d.uniqueNames(s)
+	d.totals(n, s)
 }
 
 // workload decodes one workload. w.Kind and w.Executor are set only when
@@ -140,6 +138,10 @@ func (d *decoder) stages(n *yaml.Node, path, exec string, w *Workload) {
 	}
 	if len(n.Content) == 0 {
 		d.errorf(n, path, "must list at least one stage {duration: 10s, target: N}; remove stages for a steady load")
+		return
+	}
+	if len(n.Content) > maxStages {
+		d.errorf(n, path, "lists %d stages; a workload has at most %d", len(n.Content), maxStages)
 		return
 	}
 	w.Stages = []Stage{}

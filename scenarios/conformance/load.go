@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -8,13 +9,15 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 )
 
 // LoadDir loads every *.yaml file of dir, in name order, into one RuleSet.
 // Rule ids must be unique across the files; a duplicate is reported at the
 // later rule, naming the earlier. Problems in all files are returned
 // together as one ErrorList; a file that cannot be read gives the error
-// from os.ReadFile. A directory with no *.yaml file is an error.
+// from the operating system; one over 1 MiB is an Error in the list. A directory with no *.yaml file is an error.
 func LoadDir(dir string) (*RuleSet, error) {
 	if fi, err := os.Stat(dir); err != nil {
 		return nil, err
@@ -39,11 +42,16 @@ func LoadFS(fsys fs.FS, label string) (*RuleSet, error) {
 	var errs ErrorList
 	first := map[string]Rule{}
 	for _, name := range files {
-		data, err := fs.ReadFile(fsys, name)
+		f := filepath.Join(label, name)
+		data, err := yamlx.ReadFS(fsys, name, f) // at most 1 MiB
+		var big *Error
+		if errors.As(err, &big) {
+			errs = append(errs, big)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		f := filepath.Join(label, name)
 		rules, err := Parse(f, data)
 		if err != nil {
 			errs = append(errs, err.(ErrorList)...)

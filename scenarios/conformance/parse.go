@@ -3,11 +3,12 @@ package conformance
 import (
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 )
 
 // The fields of a rule file and of a rule.
@@ -26,30 +27,24 @@ const SlowTag = "slow"
 const MaxQuickWait = 5 * time.Second
 
 var (
-	idSyn    = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
-	tagSyn   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+	idSyn  = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+	tagSyn = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 )
 
 // Parse reads the rules of one rule file strictly; file names the source
 // in errors and in Rule.File. On failure it returns nil and an ErrorList
 // of every problem, in file order.
 func Parse(file string, data []byte) ([]Rule, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		e := &Error{File: file, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			e.Line, _ = strconv.Atoi(m[1])
-			e.Msg = strings.TrimPrefix(err.Error(), m[0])
-		}
-		return nil, ErrorList{e}
+	root, perr := yamlx.ParseDocument(file, data) // bounded: size, aliases
+	if perr != nil {
+		return nil, ErrorList{perr}
 	}
 	d := &decoder{file: file}
-	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+	if root == nil {
 		d.errorf(nil, "", "empty rule file: a rule file is a YAML mapping with a list of rules")
 		return nil, d.errs
 	}
-	rules := d.rulesFile(resolve(doc.Content[0]))
+	rules := d.rulesFile(resolve(root))
 	if len(d.errs) > 0 {
 		d.errs.SortByPosition()
 		return nil, d.errs

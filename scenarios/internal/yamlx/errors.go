@@ -4,6 +4,7 @@
 package yamlx
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -62,11 +63,20 @@ func (e *Error) Error() string {
 // position). The loaders return it as their error.
 type ErrorList []*Error
 
-// Error prints one error per line.
+// MaxPrinted is how many errors an ErrorList prints; a file with more
+// problems gets a last line saying how many more there are (the list
+// itself holds them all).
+const MaxPrinted = 20
+
+// Error prints one error per line, at most MaxPrinted, then how many more
+// there are.
 func (l ErrorList) Error() string {
-	lines := make([]string, len(l))
-	for i, e := range l {
-		lines[i] = e.Error()
+	lines := make([]string, 0, min(len(l), MaxPrinted)+1)
+	for _, e := range l[:min(len(l), MaxPrinted)] {
+		lines = append(lines, e.Error())
+	}
+	if more := len(l) - MaxPrinted; more > 0 {
+		lines = append(lines, fmt.Sprintf("... and %d more problems not shown (%d in all); fix these and load the file again", more, len(l)))
 	}
 	return strings.Join(lines, "\n")
 }
