@@ -67,6 +67,13 @@ type MetricsOptions struct {
 	// reported in this order, with zeros before their first operation;
 	// workloads not listed follow, sorted by name. Optional.
 	Workloads []string
+	// Goals says, per workload name, what its progress counts as achieved
+	// (see GoalOf). Workloads without one show no achievement.
+	Goals map[string]Goal
+	// Export keeps, per (workload, op, outcome), the counts of latencies
+	// in LiveBuckets that live exporters (Prometheus, OTLP) read with
+	// Live. Off, Record does not pay for them.
+	Export bool
 }
 
 // WorkloadProgress is a cheap snapshot of one workload's load operations,
@@ -83,6 +90,13 @@ type WorkloadProgress struct {
 	// Rate is attempts per second over the last full second of the run
 	// (all outcomes).
 	Rate float64
+	// Achieved counts what the workload is for (Goal.Noun: increments
+	// acknowledged, blobs created, messages consumed), zero with no goal.
+	Achieved int64
+	// Goal names what Achieved counts; empty when the workload has none.
+	Goal string
+	// AchievedRate is Achieved's rate over the last full second.
+	AchievedRate float64
 }
 
 // seriesKey names one series. Harness series are keyed by op kind alone.
@@ -115,6 +129,13 @@ type series struct {
 	// acct is this series' share of the account (see Units): kept here,
 	// under the series lock, so that no lock is shared by every operation.
 	acct unitSeries
+	// resp counts attempts by HTTP status and x-ms-error-code.
+	resp map[Response]int64
+	// busy is, per second, the nanoseconds calls of this series spent in
+	// flight during that second (mean calls in flight = busy/1s).
+	busy []int64
+	// live holds the latency buckets for exporters; nil unless Export.
+	live *liveHist
 }
 
 // Metrics records operations live, from many goroutines at once. Each
@@ -179,7 +200,11 @@ func (m *Metrics) lookup(k seriesKey) *series {
 	if s, ok := old[k]; ok {
 		return s
 	}
-	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1}}
+	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1},
+		resp: map[Response]int64{}}
+	if m.opts.Export && !k.harness {
+		s.live = &liveHist{}
+	}
 	if m.hl != nil && !k.harness && !m.hl.closed {
 		s.iv = m.hl.newIntervals(k)
 	}
@@ -229,6 +254,11 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.perSec = append(s.perSec, make([]Counts, sec+1-int64(len(s.perSec)))...)
 	}
 	s.perSec[sec][o]++
+	s.resp[Response{Status: op.Out.Status, Code: op.Out.ErrorCode}]++
+	s.busy = addBusy(s.busy, op.Call, op.Return)
+	if s.live != nil {
+		s.live.record(o, cor)
+	}
 	if o == checks.OK && op.Out.Scanned > 0 {
 		s.scanned += int64(op.Out.Scanned)
 		s.returned += int64(returned(op))
@@ -321,16 +351,28 @@ func (m *Metrics) ProgressAt(elapsed time.Duration) []WorkloadProgress {
 	out := make([]WorkloadProgress, 0, len(names))
 	for _, w := range names {
 		var c Counts
-		var last int64
+		var last, achieved, achievedLast int64
+		goal, hasGoal := m.opts.Goals[w]
 		for _, s := range groups[w] {
+			counts := goal.Counts(s.key.kind)
 			s.mu.Lock()
 			c.add(s.counts)
 			if full >= 0 && full < int64(len(s.perSec)) {
 				last += s.perSec[full].Total()
+				if counts {
+					achievedLast += s.perSec[full][checks.OK]
+				}
+			}
+			if counts {
+				achieved += s.counts[checks.OK]
 			}
 			s.mu.Unlock()
 		}
-		out = append(out, progressOf(w, c, last))
+		p := progressOf(w, c, last)
+		if hasGoal {
+			p.Goal, p.Achieved, p.AchievedRate = goal.Noun, achieved, float64(achievedLast)
+		}
+		out = append(out, p)
 	}
 	return out
 }

@@ -82,6 +82,13 @@ type WorkloadSummary struct {
 	// Active is the period rates are over: the workload's first intended
 	// start to its last return.
 	Active time.Duration `json:"active_ns,omitempty"`
+	// Goal names what the workload achieves ("increments", "messages
+	// consumed"); Achieved counts it (see reports.Goal).
+	Goal     string `json:"goal,omitempty"`
+	Achieved int64  `json:"achieved,omitempty"`
+	// InFlight is, for every second of the run, the mean number of calls
+	// in flight: the actors busy with the service that second.
+	InFlight []float64 `json:"in_flight,omitempty"`
 }
 
 // OpSummary is the figures of one op kind.
@@ -111,6 +118,10 @@ type OpSummary struct {
 	// of this kind scanned and returned (query density: returned/scanned).
 	Scanned  int64 `json:"scanned,omitempty"`
 	Returned int64 `json:"returned,omitempty"`
+	// Responses counts attempts by HTTP status and x-ms-error-code (status
+	// 0: no response), by status then code: 412 ConditionNotMet and 409
+	// LeaseAlreadyPresent tell different stories.
+	Responses []ResponseCount `json:"responses,omitempty"`
 	// PerSecond counts attempts by outcome for every second of the run
 	// (index = second since the start, by return time): throughput and
 	// outcomes over time.
@@ -177,8 +188,25 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 		}
 		period := activePeriod(first, last, elapsed)
 		wsum := WorkloadSummary{Name: w, Ops: make([]OpSummary, 0, len(g)), Active: period}
+		goal, hasGoal := m.opts.Goals[w]
+		if hasGoal {
+			wsum.Goal = goal.Noun
+		}
+		var busy []int64
 		for _, s := range g {
-			wsum.Ops = append(wsum.Ops, s.summary(period))
+			o := s.summary(period)
+			if hasGoal && goal.Counts(o.Op) {
+				wsum.Achieved += o.Outcomes[checks.OK.String()]
+			}
+			wsum.Ops = append(wsum.Ops, o)
+			s.mu.Lock()
+			for i, v := range s.busy {
+				busy = addAt(busy, int64(i), v)
+			}
+			s.mu.Unlock()
+		}
+		for _, v := range busy {
+			wsum.InFlight = append(wsum.InFlight, math.Round(float64(v)/1e7)/100)
 		}
 		ws = append(ws, wsum)
 	}
@@ -228,6 +256,10 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Returned:  s.returned,
 		PerSecond: slices.Clone(s.perSec),
 	}
+	for r, n := range s.resp {
+		o.Responses = append(o.Responses, ResponseCount{r, n})
+	}
+	sortResponses(o.Responses)
 	if n > 0 || s.missed > 0 {
 		o.Histograms = &OpHistograms{Latency: encodeHistogram(s.lat), Corrected: encodeHistogram(s.cor)}
 	}

@@ -31,6 +31,15 @@ type Options struct {
 	// Abort cancels what remains after an interrupt: the final reads and the
 	// cleanup. The run's ctx is the first interrupt (stop the load).
 	Abort context.Context
+	// Exporters publish the run's metrics live (runner/metricsexport:
+	// Prometheus, OTLP). Each is attached to the run's metrics as soon as
+	// they exist; the caller starts and closes them.
+	Exporters []Exporter
+}
+
+// Exporter publishes a run's live metrics (see runner/metricsexport).
+type Exporter interface {
+	Attach(m *reports.Metrics)
 }
 
 // Progress is a live snapshot for progress bars.
@@ -88,11 +97,19 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.Files["scenario"] = ScenarioFile
 
 	names := make([]string, len(sc.Workloads))
+	goals := map[string]reports.Goal{}
 	for i, w := range sc.Workloads {
 		names[i] = w.Name
+		if g, ok := reports.GoalOf(w.Kind); ok {
+			goals[w.Name] = g
+		}
 	}
 	start := time.Now()
-	metrics := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(o.ResultsDir, HlogDir), Start: start, Workloads: names})
+	metrics := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(o.ResultsDir, HlogDir), Start: start,
+		Workloads: names, Goals: goals, Export: len(o.Exporters) > 0})
+	for _, e := range o.Exporters {
+		e.Attach(metrics)
+	}
 	rec, err := NewRecorder(filepath.Join(o.ResultsDir, HistoryFile), start, metrics)
 	if err != nil {
 		return sum, err

@@ -1,0 +1,55 @@
+package reports
+
+import "slices"
+
+// Goal is what a workload exists to achieve, counted from its acknowledged
+// operations: a counter's acknowledged increments, create-once's creations,
+// a queue consumer's messages consumed. Progress bars and live metrics show
+// it instead of reads and writes lumped together.
+type Goal struct {
+	// Noun names one unit of achievement, plural: "increments".
+	Noun string
+	// Ops are the op kinds whose ok attempts each count one.
+	Ops []string
+}
+
+// Counts reports whether an ok attempt of op kind counts toward the goal.
+func (g Goal) Counts(kind string) bool { return slices.Contains(g.Ops, kind) }
+
+// goals maps workload kinds to their goals.
+var goals = map[string]Goal{
+	"blob.etag-counter":      {"increments", []string{"blob.put"}},
+	"blob.create-once":       {"creations", []string{"blob.create"}},
+	"blob.lease-mutex":       {"increments", []string{"blob.put"}},
+	"blob.lww":               {"writes", []string{"blob.put"}},
+	"blob.block-commit":      {"commits", []string{"blob.commit"}},
+	"blob.lease-lifecycle":   {"leases acquired", []string{"blob.lease.acquire"}},
+	"container.lease":        {"leases acquired", []string{"container.lease.acquire"}},
+	"container.etag":         {"conditional updates", []string{"container.setacl", "container.setmeta"}},
+	"table.etag-counter":     {"increments", []string{"table.update", "table.merge"}},
+	"table.force-update":     {"updates", []string{"table.update", "table.merge", "table.upsert", "table.upsert-merge"}},
+	"table.merge-vs-replace": {"updates", []string{"table.update", "table.merge", "table.upsert"}},
+	"table.hot-partition":    {"inserts", []string{"table.insert"}},
+	"table.batch":            {"batches", []string{"table.batch"}},
+	"table.query":            {"queries", []string{"table.query", "table.query-filter", "table.scan"}},
+	"queue.work":             {"messages consumed", []string{"queue.delete"}},
+	"queue.hot":              {"messages consumed", []string{"queue.delete"}},
+}
+
+// GoalOf returns the goal of a workload kind; ok is false for a kind with
+// none (progress then shows acknowledged operations).
+func GoalOf(kind string) (Goal, bool) {
+	g, ok := goals[kind]
+	return g, ok
+}
+
+// GoalKinds lists the workload kinds that have a goal (for tests that keep
+// the table in step with the runner's kinds).
+func GoalKinds() []string {
+	out := make([]string, 0, len(goals))
+	for k := range goals {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
