@@ -4,10 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -294,24 +292,6 @@ func describeLoad(runs []*running) string {
 		s += ")"
 	}
 	return s
-}
-
-// prepareResults creates the results directory and keeps a copy of the
-// scenario beside the results, so a run can be re-read and re-checked.
-func prepareResults(dir string, sc *scenarios.Scenario) error {
-	if dir == "" {
-		return errors.New("no results directory")
-	}
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("results directory %s is not empty: choose another with --out", dir)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results directory: %w", err)
-	}
-	return reports.WriteFileAtomic(filepath.Join(dir, ScenarioFile), func(w io.Writer) error {
-		_, err := w.Write(sc.Source)
-		return err
-	})
 }
 
 func newRunID() string {

@@ -79,7 +79,7 @@ func newConformCmd() *cobra.Command {
 	fl.StringVar(&f.tags, "tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease); -TAG leaves out rules carrying TAG (e.g. blob,-slow)")
 	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target (JSON); exit 0 when exactly these diverge")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
-	fl.StringVar(&f.out, "out", "", "results directory (default results/conform-<date>-<time>)")
+	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>)")
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	fl.IntVar(&f.parallel, "parallel", 8, "rules run at once")
@@ -126,7 +126,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if dir == "" {
 		dir = filepath.Join("results", "conform-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := runner.ClaimResultsDir(dir); err != nil { // never into an earlier run's folder
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 		return exitUsage
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -64,7 +65,7 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "out", "", "results directory (default results/<scenario>-<date>-<time>)")
+	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/<scenario>-<date>-<time>)")
 	f.target = addEnumFlag(cmd, "target", "", "override the scenario's target kind: azurite or connection-string", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
@@ -129,6 +130,9 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
 	sum, runErr := runner.Run(ctx, sc, opts)
 	disp.close()
+	if errors.Is(runErr, runner.ErrResultsDirRefused) { // nothing written there: keep it so
+		return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck run: %w", runErr)}
+	}
 	code := exitCode(sum, runErr)
 	sum.ExitCode = code
 	// Record the exit code in the summary too (rewritten atomically; fails
