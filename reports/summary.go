@@ -31,6 +31,17 @@ type Summary struct {
 	Interrupted bool `json:"interrupted"`
 	// Error is why the run failed, if it did.
 	Error string `json:"error,omitempty"`
+	// RunID names the run's resources on the target (sc<run id>...).
+	RunID string `json:"run_id,omitempty"`
+	// CleanupError says what the run could not delete from the target and
+	// why; Left lists what it found there and did not delete.
+	// `stormcheck cleanup --run RunID` deletes it later.
+	CleanupError string   `json:"cleanup_error,omitempty"`
+	Left         []string `json:"left_on_target,omitempty"`
+	// NotWritten says which results could not be written, and why.
+	NotWritten []string `json:"not_written,omitempty"`
+	// ChecksError says why the checks could not run (Checks is then empty).
+	ChecksError string `json:"checks_error,omitempty"`
 	// Workloads are the load figures, in scenario order.
 	Workloads []WorkloadSummary `json:"workloads"`
 	// Checks are the checkers' verdicts.

@@ -40,7 +40,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeSpread(ew, s)
 		writeAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
-		writeChecks(ew, s.Checks)
+		writeChecks(ew, s.Checks, s.ChecksError)
 		writeThresholds(ew, s.Thresholds)
 	}
 	writeFiles(ew, s.Files)
@@ -102,6 +102,12 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 	}
 	if s.Error != "" {
 		w.printf("ERROR: %s\n", s.Error)
+	}
+	for _, nw := range s.NotWritten {
+		w.printf("NOT WRITTEN: %s\n", nw)
+	}
+	if s.CleanupError != "" {
+		w.printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
 	if ran && len(s.Workloads) > 0 {
 		w.printf("\nrate/s: ok+conflict per second over the workload's active period\n")
@@ -243,7 +249,11 @@ func writeHarness(w *errWriter, ops []OpSummary) {
 	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", harnessLine(ops))
 }
 
-func writeChecks(w *errWriter, rs []checks.Result) {
+func writeChecks(w *errWriter, rs []checks.Result, failed string) {
+	if failed != "" {
+		w.printf("\nchecks: FAILED TO RUN: %s\n", failed)
+		return
+	}
 	if len(rs) == 0 {
 		w.printf("\nchecks: none\n")
 		return

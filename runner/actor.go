@@ -23,6 +23,9 @@ type Actor struct {
 	intended int64
 	writes   int
 	cache    map[string]cachedRead // per key, for conditional reads
+	// unanswered counts this actor's attempts in a row that got no answer
+	// at all (refused, unreachable, timed out): its next call backs off.
+	unanswered int
 }
 
 // Call describes one logical operation for Do.
@@ -67,6 +70,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		k := c.Kind
 		e.openKind.CompareAndSwap(nil, &k)
 	}
+	a.awaitTarget(ctx)
 	for try := 1; ; try++ {
 		var resp *http.Response
 		var wire byteCount
@@ -93,6 +97,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
 		}
 		e.Rec.Record(&op)
+		a.noteAnswer(&op, ctx)
 		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() {
 			return op
 		}
@@ -102,6 +107,54 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			t.Stop()
 			return op
 		case <-t.C:
+		}
+	}
+}
+
+// noteAnswer counts attempts in a row that the target did not answer.
+func (a *Actor) noteAnswer(op *checks.Op, ctx context.Context) {
+	switch {
+	case op.Out.Status != 0:
+		a.unanswered = 0
+	case ctx.Err() == nil: // not the run giving up on the call
+		a.unanswered++
+	}
+}
+
+// awaitTarget backs off before a call while the target does not answer
+// (a killed target refuses at once: without a pause, actors would retry it
+// thousands of times a second). The wait doubles from retry.base up to
+// retry.max, with equal jitter (half fixed, half random), and ends early
+// when the load stops.
+func (a *Actor) awaitTarget(ctx context.Context) {
+	if a.unanswered == 0 {
+		return
+	}
+	e := a.env
+	d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, a.unanswered)
+	ceil := e.Retry.Base << min(a.unanswered-1, 30)
+	if ceil > e.Retry.Max || ceil <= 0 {
+		ceil = e.Retry.Max
+	}
+	a.pause(ctx, max(d, ceil/2)) // at least half the ceiling: a bounded rate of attempts
+}
+
+// pause waits d, or less if ctx ends or the load stops.
+func (a *Actor) pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	poll := time.NewTicker(25 * time.Millisecond)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			return
+		case <-poll.C:
+			if a.env.stopping() {
+				return
+			}
 		}
 	}
 }

@@ -11,46 +11,75 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
 
-// cleanup deletes every container, table and queue whose name starts with
-// the run's unique prefix, and nothing else: stormcheck never touches what it
-// did not create.
-func cleanup(ctx context.Context, t *Target, prefix string) error {
+// cleanupScope says what one cleanup deletes and how.
+type cleanupScope struct {
+	runID string
+	// allServices lists tables and queues even when this process did not
+	// create any (stormcheck cleanup, for an earlier run).
+	allServices bool
+	// dryRun lists without deleting.
+	dryRun bool
+}
+
+// cleanupRun deletes every container, table and queue of one run, and its
+// marker last, once everything else is gone: stormcheck never touches what
+// it did not create (see runmarker.go). It returns what it found (in a
+// dry run, what it would delete), what it could not delete (with
+// "(listing failed)" when a listing failed part-way) and what went wrong.
+func cleanupRun(ctx context.Context, t *Target, s cleanupScope) (found, left []string, err error) {
 	if t == nil {
-		return nil
+		return nil, nil, nil
 	}
-	return errors.Join(cleanupContainers(ctx, t, prefix), cleanupTables(ctx, t, prefix), cleanupQueues(ctx, t, prefix))
+	prefix := runPrefix(s.runID)
+	c, cl, cerr := cleanupContainers(ctx, t, prefix, s.dryRun)
+	tb, tl, terr := cleanupTables(ctx, t, prefix, s)
+	q, ql, qerr := cleanupQueues(ctx, t, prefix, s)
+	found = append(append(append(found, c...), tb...), q...)
+	left = append(append(append(left, cl...), tl...), ql...)
+	err = errors.Join(cerr, terr, qerr)
+	if err == nil && !s.dryRun && t.Blob != nil {
+		if _, derr := t.Blob.DeleteContainer(ctx, markerName(s.runID), nil); derr != nil && !isStatus(derr, 404) {
+			err = fmt.Errorf("deleting the run's marker container %s: %s", markerName(s.runID), describeCallErr(derr))
+			left = append(left, "container "+markerName(s.runID)+" (the run's marker)")
+		}
+	}
+	return found, left, err
 }
 
 // cleanupContainers deletes the run's containers.
-func cleanupContainers(ctx context.Context, t *Target, prefix string) error {
+func cleanupContainers(ctx context.Context, t *Target, prefix string, dryRun bool) (found, left []string, err error) {
 	if t.Blob == nil {
-		return nil
+		return nil, nil, nil
 	}
 	pager := t.Blob.NewListContainersPager(&service.ListContainersOptions{Prefix: &prefix})
 	var errs []error
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("listing containers %s*: %s", prefix, Redact(err.Error()))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing containers %s*: %s", prefix, describeCallErr(err))
 		}
 		for _, c := range page.ContainerItems {
 			if c.Name == nil {
 				continue
 			}
-			if err := deleteContainer(ctx, t, *c.Name); err != nil {
-				errs = append(errs, fmt.Errorf("deleting container %s: %s", *c.Name, Redact(err.Error())))
+			found = append(found, "container "+*c.Name)
+			if dryRun {
+				continue
+			}
+			if err := deleteContainer(ctx, t, *c.Name); err != nil && !isStatus(err, 404) {
+				left = append(left, "container "+*c.Name)
+				errs = append(errs, fmt.Errorf("deleting container %s: %s", *c.Name, describeCallErr(err)))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return found, left, errors.Join(errs...)
 }
 
 // deleteContainer deletes one of the run's containers; a lease the run left
 // on it (an actor let it run, or the run was interrupted) is broken first.
 func deleteContainer(ctx context.Context, t *Target, name string) error {
 	_, err := t.Blob.DeleteContainer(ctx, name, nil)
-	var re *azcore.ResponseError
-	if err == nil || !errors.As(err, &re) || re.StatusCode != 412 {
+	if err == nil || !isStatus(err, 412) {
 		return err
 	}
 	c := t.Blob.NewContainerClient(name)
@@ -64,4 +93,10 @@ func deleteContainer(ctx context.Context, t *Target, name string) error {
 	}
 	_, err = t.Blob.DeleteContainer(ctx, name, nil)
 	return err
+}
+
+// isStatus reports whether err is the service answering status.
+func isStatus(err error, status int) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == status
 }

@@ -11,10 +11,11 @@ import (
 )
 
 // cleanupTables deletes the run's tables: their names are the run prefix
-// without hyphens (see tableName). Only when a workload created tables.
-func cleanupTables(ctx context.Context, t *Target, prefix string) error {
-	if t.Table == nil || !t.usedTables.Load() {
-		return nil
+// without hyphens (see tableName). Only when a workload created tables, or
+// for an earlier run (s.allServices).
+func cleanupTables(ctx context.Context, t *Target, prefix string, s cleanupScope) (found, left []string, err error) {
+	if t.Table == nil || !s.allServices && !t.usedTables.Load() {
+		return nil, nil, nil
 	}
 	p := strings.ReplaceAll(prefix, "-", "")
 	// Table names compare as strings: every name with prefix p sorts in
@@ -25,41 +26,51 @@ func cleanupTables(ctx context.Context, t *Target, prefix string) error {
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("listing tables %s*: %s", p, Redact(err.Error()))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing tables %s*: %s", p, describeCallErr(err))
 		}
 		for _, tb := range page.Tables {
 			if tb.Name == nil || !strings.HasPrefix(*tb.Name, p) {
 				continue
 			}
-			if _, err := t.Table.DeleteTable(ctx, *tb.Name, nil); err != nil {
-				errs = append(errs, fmt.Errorf("deleting table %s: %s", *tb.Name, Redact(err.Error())))
+			found = append(found, "table "+*tb.Name)
+			if s.dryRun {
+				continue
+			}
+			if _, err := t.Table.DeleteTable(ctx, *tb.Name, nil); err != nil && !isStatus(err, 404) {
+				left = append(left, "table "+*tb.Name)
+				errs = append(errs, fmt.Errorf("deleting table %s: %s", *tb.Name, describeCallErr(err)))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return found, left, errors.Join(errs...)
 }
 
 // cleanupQueues deletes the run's queues. Only when a workload created
-// queues.
-func cleanupQueues(ctx context.Context, t *Target, prefix string) error {
-	if t.Queue == nil || !t.usedQueues.Load() {
-		return nil
+// queues, or for an earlier run (s.allServices).
+func cleanupQueues(ctx context.Context, t *Target, prefix string, s cleanupScope) (found, left []string, err error) {
+	if t.Queue == nil || !s.allServices && !t.usedQueues.Load() {
+		return nil, nil, nil
 	}
 	pager := t.Queue.NewListQueuesPager(&azqueue.ListQueuesOptions{Prefix: &prefix})
 	var errs []error
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return fmt.Errorf("listing queues %s*: %s", prefix, Redact(err.Error()))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing queues %s*: %s", prefix, describeCallErr(err))
 		}
 		for _, q := range page.Queues {
-			if q.Name == nil {
+			if q.Name == nil || !strings.HasPrefix(*q.Name, prefix) {
 				continue
 			}
-			if _, err := t.Queue.DeleteQueue(ctx, *q.Name, nil); err != nil {
-				errs = append(errs, fmt.Errorf("deleting queue %s: %s", *q.Name, Redact(err.Error())))
+			found = append(found, "queue "+*q.Name)
+			if s.dryRun {
+				continue
+			}
+			if _, err := t.Queue.DeleteQueue(ctx, *q.Name, nil); err != nil && !isStatus(err, 404) {
+				left = append(left, "queue "+*q.Name)
+				errs = append(errs, fmt.Errorf("deleting queue %s: %s", *q.Name, describeCallErr(err)))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return found, left, errors.Join(errs...)
 }

@@ -48,7 +48,7 @@ func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, paral
 	wg.Wait()
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
 	defer cancel()
-	_ = cleanup(cctx, t, "sc"+runID+"-")
+	_, _, _ = cleanupRun(cctx, t, cleanupScope{runID: runID})
 	return out
 }
 

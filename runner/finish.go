@@ -18,11 +18,17 @@ import (
 func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Recorder, m *reports.Metrics,
 	runs []*running, runErr error, logf func(string, ...any)) (*reports.Summary, error) {
 	sum.Elapsed = time.Since(sum.Started)
-	if err := rec.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("history: %w", err)
+	if err := rec.Close(); err != nil {
+		sum.NotWritten = append(sum.NotWritten, fmt.Sprintf("%s: every record after the first failed write (%v); the records before it are whole", HistoryFile, err))
+		if runErr == nil {
+			runErr = fmt.Errorf("history: %w", err)
+		}
 	}
-	if err := m.Close(); err != nil && runErr == nil {
-		runErr = fmt.Errorf("hlog: %w", err)
+	if err := m.Close(); err != nil {
+		sum.NotWritten = append(sum.NotWritten, fmt.Sprintf("%s: %v", HlogDir, err))
+		if runErr == nil {
+			runErr = fmt.Errorf("hlog: %w", err)
+		}
 	}
 	ws, harness := m.Summary(sum.Elapsed)
 	byName := map[string]*running{}
@@ -64,11 +70,21 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	if runErr == nil || len(runs) > 0 && rec.Count() > 0 {
 		logf("checking %d operations", rec.Count())
 		results, err := CheckHistory(history, sc, units.Observe)
-		if err != nil && runErr == nil {
-			runErr = err
+		switch {
+		case err != nil && checks.IsTruncated(err) && rec.Err() != nil:
+			// Cut at the failed write, as NotWritten says: the checks
+			// decided over every whole record before it.
+		case err != nil:
+			sum.ChecksError = Redact(err.Error())
+			if runErr == nil {
+				runErr = err
+			}
 		}
-		if err := WriteArtifacts(o.ResultsDir, results); err != nil && runErr == nil {
-			runErr = err
+		if err := WriteArtifacts(o.ResultsDir, results); err != nil {
+			sum.NotWritten = append(sum.NotWritten, err.Error())
+			if runErr == nil {
+				runErr = err
+			}
 		}
 		sum.Checks = results
 	} else if err := checks.ReadHistoryFile(history, func(op *checks.Op) error { units.Observe(op); return nil }); err != nil {
@@ -82,14 +98,39 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	if runErr != nil {
 		sum.Error = Redact(runErr.Error())
 	}
-	sum.Files["report"] = reports.HTMLFile
-	if err := reports.WriteSummaryJSON(filepath.Join(o.ResultsDir, SummaryFile), sum); err != nil && runErr == nil {
-		runErr = err
-	}
-	if err := reports.WriteHTMLReport(o.ResultsDir, sum); err != nil { // a missing page is no reason to fail the run
-		logf("%s: %v", reports.HTMLFile, err)
+	if err := WriteResults(o.ResultsDir, sum); err != nil {
+		logf("ERROR: %v", err)
+		if runErr == nil {
+			runErr = err
+		}
 	}
 	return sum, runErr
+}
+
+// WriteResults writes the summary and the HTML report, each atomically.
+// The report is listed in the summary's files only once written; what
+// could not be written is named in sum.NotWritten (the summary cannot say
+// it of itself: the returned error does).
+func WriteResults(dir string, sum *reports.Summary) error {
+	sum.Files["report"] = reports.HTMLFile
+	if err := reports.WriteHTMLReport(dir, sum); err != nil {
+		delete(sum.Files, "report")
+		sum.NotWritten = appendOnce(sum.NotWritten, fmt.Sprintf("%s: %v", reports.HTMLFile, err))
+	}
+	if err := reports.WriteSummaryJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
+		sum.NotWritten = appendOnce(sum.NotWritten, fmt.Sprintf("%s: %v", SummaryFile, err))
+		return fmt.Errorf("%s not written: %w", SummaryFile, err)
+	}
+	return nil
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
 }
 
 // WriteArtifacts writes the files checks produced (e.g. porcupine's picture

@@ -38,20 +38,5 @@ func (p *idlePolls) after(ctx context.Context, a *Actor, empty bool) {
 	d = min(max(2*d, idleFirst), idleMax)
 	p.wait[a.ID] = d
 	p.mu.Unlock()
-	t := time.NewTimer(d)
-	defer t.Stop()
-	stop := time.NewTicker(25 * time.Millisecond)
-	defer stop.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			return
-		case <-stop.C:
-			if a.env.stopping() {
-				return
-			}
-		}
-	}
+	a.pause(ctx, d)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -20,15 +21,21 @@ type Recorder struct {
 	start   time.Time // monotonic base of every recorded time
 	metrics *reports.Metrics
 
-	mu   sync.Mutex
-	seq  uint64
-	f    *os.File
-	z    *checks.HistoryWriter
-	w    *bufio.Writer
-	enc  *json.Encoder
-	err  error
-	done chan struct{}
-	wg   sync.WaitGroup
+	mu  sync.Mutex
+	seq uint64
+	f   *os.File
+	// cw counts the bytes the compressor handed to f; whole is that count
+	// after the last complete block (see flush).
+	cw    *countingWriter
+	whole int64
+	z     *checks.HistoryWriter
+	w     *bufio.Writer
+	enc   *json.Encoder
+	err   error
+	// failed is closed at the first failed write (see fail).
+	failed chan struct{}
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
 
 // NewRecorder creates the history file at path; recorded times count from
@@ -38,13 +45,15 @@ func NewRecorder(path string, start time.Time, m *reports.Metrics) (*Recorder, e
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	z, err := checks.NewHistoryWriter(f)
+	cw := &countingWriter{w: f}
+	z, err := checks.NewHistoryWriter(cw)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	w := bufio.NewWriterSize(z, 256*1024)
-	r := &Recorder{start: start, metrics: m, f: f, z: z, w: w, enc: json.NewEncoder(w), done: make(chan struct{})}
+	r := &Recorder{start: start, metrics: m, f: f, cw: cw, z: z, w: w, enc: json.NewEncoder(w),
+		done: make(chan struct{}), failed: make(chan struct{})}
 	r.wg.Add(1)
 	go r.flushEvery(time.Second)
 	return r, nil
@@ -62,7 +71,7 @@ func (r *Recorder) Record(op *checks.Op) {
 	r.seq++
 	op.Seq = r.seq
 	if r.err == nil {
-		r.err = r.enc.Encode(op)
+		r.fail(r.enc.Encode(op))
 	}
 	r.mu.Unlock()
 	if r.metrics != nil {
@@ -91,7 +100,7 @@ func (r *Recorder) flushEvery(d time.Duration) {
 		case <-t.C:
 			r.mu.Lock()
 			if r.err == nil {
-				r.err = r.flush()
+				r.fail(r.flush())
 			}
 			r.mu.Unlock()
 		}
@@ -111,13 +120,13 @@ func (r *Recorder) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.err == nil {
-		r.err = r.w.Flush()
+		r.fail(r.w.Flush())
 	}
-	if err := r.z.Close(); err != nil && r.err == nil {
-		r.err = err
+	if r.err == nil {
+		r.fail(r.z.Close())
 	}
 	if err := r.f.Sync(); err != nil && r.err == nil {
-		r.err = err
+		r.fail(err)
 	}
 	if err := r.f.Close(); err != nil && r.err == nil {
 		r.err = err
@@ -126,10 +135,53 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
-// flush pushes the buffered records through the compressor to the file.
+// flush pushes the buffered records through the compressor to the file,
+// as a complete block.
 func (r *Recorder) flush() error {
 	if err := r.w.Flush(); err != nil {
 		return err
 	}
-	return r.z.Flush()
+	if err := r.z.Flush(); err != nil {
+		return err
+	}
+	r.whole = r.cw.n
+	return nil
+}
+
+// Failed is closed at the first write the history file refused (a full
+// disk, a file size limit): the run stops its load there.
+func (r *Recorder) Failed() <-chan struct{} { return r.failed }
+
+// Err is the first write error, if any.
+func (r *Recorder) Err() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+// fail keeps the first write error and cuts the file back to its last
+// complete block: a write that failed half-way leaves no torn block, and
+// the history reads back every record before it (then says it was cut
+// short). Shrinking a file needs no space. r.mu is held.
+func (r *Recorder) fail(err error) {
+	if err == nil || r.err != nil {
+		return
+	}
+	r.err = err
+	if terr := r.f.Truncate(r.whole); terr != nil {
+		r.err = fmt.Errorf("%w (and cutting the torn block failed: %v)", err, terr)
+	}
+	close(r.failed)
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -26,19 +26,37 @@ type Options struct {
 	// Progress, if set, is called about every ProgressEvery with live figures.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
-	// Abort cancels what remains after an interrupt: the final reads and the
-	// cleanup. The run's ctx is the first interrupt (stop the load).
+	// Abort, the second interrupt, skips the final reads and shortens the
+	// cleanup to CleanupAfterAbort. The run's ctx is the first interrupt
+	// (stop the load).
 	Abort context.Context
 	// Exporters publish the run's metrics live (runner/metricsexport:
 	// Prometheus, OTLP). Each is attached to the run's metrics as soon as
 	// they exist; the caller starts and closes them.
 	Exporters []Exporter
+	// Abandon, the third interrupt, stops the cleanup: what it did not
+	// delete is left, and the summary says so (stormcheck cleanup --run).
+	Abandon context.Context
+	// UnreachableAfter overrides the scenario's unreachable_after.
+	UnreachableAfter time.Duration
 }
 
 // Exporter publishes a run's live metrics (see runner/metricsexport).
 type Exporter interface {
 	Attach(m *reports.Metrics)
 }
+
+// Bounds of the phases after the load: none waits longer, whatever the
+// target does.
+const (
+	// FinalReadsBound bounds the quiet reads after the load.
+	FinalReadsBound = 2 * time.Minute
+	// CleanupBound bounds deleting the run's resources.
+	CleanupBound = time.Minute
+	// CleanupAfterAbort bounds the cleanup after a second interrupt, and
+	// after the target stopped answering.
+	CleanupAfterAbort = 10 * time.Second
+)
 
 // Progress is a live snapshot for progress bars.
 type Progress struct {
@@ -76,12 +94,28 @@ type running struct {
 }
 
 // Run runs a scenario end to end: open the target, set up, load, final
-// reads, checks, cleanup. Whatever happens, the results directory receives
+// reads, cleanup, checks. Whatever happens, the results directory receives
 // the history recorded so far and a summary (written atomically); the error
 // is a harness or target error, never a check verdict.
+//
+// What stops a run early, and what then still happens:
+//   - ctx (the first Ctrl-C): the load stops; final reads, cleanup and
+//     checks still run, each within its bound.
+//   - o.Abort (the second): the final reads are skipped; the cleanup still
+//     runs, within CleanupAfterAbort.
+//   - o.Abandon (the third): the cleanup stops; what it did not delete is
+//     listed in the summary, for `stormcheck cleanup --run ID`.
+//   - a target that answers nothing for the scenario's unreachable_after:
+//     an ERROR line, the load stops, no final reads, a short cleanup, and
+//     the error says which endpoint was silent since when.
+//   - the first write the history file refuses (a full disk): the load
+//     stops; the history keeps every whole record written before.
 func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summary, error) {
 	if o.Abort == nil {
 		o.Abort = context.Background()
+	}
+	if o.Abandon == nil {
+		o.Abandon = context.Background()
 	}
 	logf := func(format string, a ...any) {
 		if o.Log != nil {
@@ -115,10 +149,36 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.Started = rec.Start()
 	sum.Files["history"] = HistoryFile
 
+	// trouble ends the load early: the target is unreachable, or the
+	// history cannot be written. Its cause is the run's error.
+	trouble, stopForTrouble := context.WithCancelCause(context.Background())
+	defer stopForTrouble(nil)
+	go func() {
+		select {
+		case <-rec.Failed():
+			err := fmt.Errorf("writing %s: %w: stopped the load at the first failed write; the history keeps every record written before it", HistoryFile, rec.Err())
+			logf("ERROR: %v", err)
+			stopForTrouble(err)
+		case <-trouble.Done():
+		}
+	}()
+	loadCtx, stopLoad := either(ctx, trouble)
+	defer stopLoad()
+
 	var runs []*running
+	var target *Target
+	var runID string
+	stopWatch := func() {}
 	finish := func(runErr error) (*reports.Summary, error) {
 		if ctx.Err() != nil { // Ctrl-C, possibly while Azurite was starting
 			sum.Interrupted = true
+		}
+		if runID != "" {
+			cleanupAfterRun(target, runID, trouble, o, sum, logf)
+		}
+		stopWatch() // the checks send nothing: a silence now means nothing
+		if cause := context.Cause(trouble); trouble.Err() != nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
+			runErr = cause
 		}
 		return finishRun(sc, o, sum, rec, metrics, runs, runErr, logf)
 	}
@@ -137,7 +197,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	if sc.Target.Kind == scenarios.TargetAzurite && to.ConnectionString == "" {
 		logf("starting Azurite %s", sc.Target.AzuriteVersion)
 	}
-	target, err := OpenTarget(ctx, sc.Target, to)
+	target, err = OpenTarget(ctx, sc.Target, to)
 	if err != nil {
 		return finish(fmt.Errorf("target: %w", err))
 	}
@@ -151,8 +211,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			sum.Files["azurite log"] = rel
 		}
 	}
+	unreachableAfter := sc.UnreachableAfter
+	if o.UnreachableAfter > 0 {
+		unreachableAfter = o.UnreachableAfter
+	}
+	if unreachableAfter <= 0 {
+		unreachableAfter = scenarios.DefaultUnreachableAfter
+	}
+	stopWatch = watchTarget(target, unreachableAfter, stopForTrouble, logf)
 
-	runID := newRunID()
+	id := newRunID()
 	for _, w := range sc.Workloads {
 		f, ok := workloads[w.Kind]
 		if !ok {
@@ -162,19 +230,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
-		runs = append(runs, &running{plan: planFor(w, sc), env: newEnv(w, sc, rec, target, runID), wl: wl})
+		runs = append(runs, &running{plan: planFor(w, sc), env: newEnv(w, sc, rec, target, id), wl: wl})
 	}
-	defer func() {
-		cctx, cancel := context.WithTimeout(o.Abort, time.Minute)
-		defer cancel()
-		if err := cleanup(cctx, target, "sc"+runID+"-"); err != nil {
-			logf("cleanup: %v", err)
-		}
-	}()
 
-	logf("setting up %d workload(s)", len(runs))
+	logf("setting up %d workload(s) (run id %s)", len(runs), id)
+	if err := markRun(loadCtx, target, id, time.Now()); err != nil {
+		return finish(fmt.Errorf("setup: %w", err))
+	}
+	runID, sum.RunID = id, id // from here on, the run has resources to clean
 	for _, r := range runs {
-		if err := r.wl.Setup(ctx, r.env); err != nil {
+		if err := r.wl.Setup(loadCtx, r.env); err != nil {
 			return finish(fmt.Errorf("setup of workload %s: %w", r.env.Name, err))
 		}
 	}
@@ -182,24 +247,34 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	logf("load: %s", describeLoad(runs))
 	cpu0, cpuOK := processCPU()
 	loadStart := time.Now()
-	load(ctx, runs, rec, metrics, o)
+	load(loadCtx, runs, rec, metrics, o)
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		// The harness's share of the machine while the load ran: near 1,
 		// the client (not the target) may be what limited the run.
 		sum.ClientCPU = float64(cpu1-cpu0) / float64(time.Since(loadStart)) / float64(runtime.NumCPU())
 	}
-	if ctx.Err() != nil {
-		logf("interrupted: stopping the load, then final reads and checks (interrupt again to skip them)")
-	}
-
-	logf("final reads")
-	fctx, cancel := context.WithTimeout(o.Abort, 2*time.Minute)
-	for _, r := range runs {
-		if err := r.wl.Final(fctx, r.env); err != nil {
-			logf("final reads of %s: %v", r.env.Name, err)
+	switch {
+	case trouble.Err() != nil:
+		logf("final reads skipped: %v", context.Cause(trouble))
+	case o.Abort.Err() != nil:
+		logf("final reads skipped (interrupted twice)")
+	default:
+		if ctx.Err() != nil {
+			logf("interrupted: stopping the load, then final reads, cleanup and checks (interrupt again to skip the final reads, a third time to stop the cleanup)")
 		}
+		logf("final reads")
+		fctx, cancel := either(o.Abort, trouble)
+		fctx, cancelT := context.WithTimeout(fctx, FinalReadsBound)
+		waited := waiting(logf, "final reads", FinalReadsBound)
+		for _, r := range runs {
+			if err := r.wl.Final(fctx, r.env); err != nil {
+				logf("final reads of %s: %v", r.env.Name, err)
+			}
+		}
+		waited()
+		cancelT()
+		cancel()
 	}
-	cancel()
 	return finish(nil)
 }
 

@@ -37,6 +37,8 @@ type Target struct {
 	// AzuriteLog is the managed Azurite's log file ("" for other targets).
 	AzuriteLog string
 	http       *http.Client
+	reach      *reachability
+	managed    bool
 	azurite    *azurite.Instance
 	proxy      *throttle.Proxy
 }
@@ -70,8 +72,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 	if hc == nil {
 		hc = newHTTPClient(max(o.MaxConns, 16))
 	}
+	reach := newReachability()
+	hc = watchedClient(hc, reach)
 	opts := &service.ClientOptions{ClientOptions: clientOptions(hc)}
-	t := &Target{http: hc}
+	t := &Target{http: hc, reach: reach}
 	var err error
 	kind := st.Kind
 	if o.ConnectionString != "" {
@@ -83,7 +87,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		if serr != nil {
 			return nil, serr
 		}
-		t.azurite, t.AzuriteLog = inst, inst.LogPath
+		t.azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
 		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
 		blobURL, queueURL, tableURL := inst.BlobURL, inst.QueueURL, inst.TableURL
 		if o.Emulation != nil {
@@ -156,6 +160,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 	}
 	return t, nil
 }
+
+// Managed reports whether the target is an Azurite the run started: its
+// data goes with it, so nothing of the run can be left on it.
+func (t *Target) Managed() bool { return t != nil && t.managed }
 
 // Close stops a managed Azurite and releases connections. Safe to call twice.
 func (t *Target) Close() error {

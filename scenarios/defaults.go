@@ -7,8 +7,10 @@ import (
 
 // Defaults applied to fields a scenario file leaves out.
 const (
-	defaultSeed                = 1
-	defaultTimeout             = 10 * time.Second
+	defaultSeed    = 1
+	defaultTimeout = 10 * time.Second
+	// DefaultUnreachableAfter: three default timeouts without any answer.
+	DefaultUnreachableAfter    = 30 * time.Second
 	defaultRetryMaxAttempts    = 4
 	defaultRetryBase           = 200 * time.Millisecond
 	defaultRetryMax            = 5 * time.Second
@@ -31,6 +33,9 @@ func applyDefaults(s *Scenario, seedSet bool) {
 	}
 	if s.Timeout == 0 {
 		s.Timeout = defaultTimeout
+	}
+	if s.UnreachableAfter == 0 {
+		s.UnreachableAfter = DefaultUnreachableAfter
 	}
 	targetDefaults(&s.Target)
 	r := &s.Retry

@@ -26,6 +26,10 @@ type Scenario struct {
 	// Timeout bounds each attempt; past it the outcome is "unknown".
 	Timeout time.Duration
 	Retry   Retry
+	// UnreachableAfter is how long the target may leave every request
+	// unanswered (refused connections, or no response at all) before the
+	// run stops the load and ends with a target error.
+	UnreachableAfter time.Duration
 	// Workloads run side by side, each with its own actors.
 	Workloads []Workload
 	// Checks run over the recorded history, each on every workload whose

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"math"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -39,6 +40,9 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	}
 	if p, ok := fs["retry"]; ok {
 		d.retry(p.val, &s.Retry)
+	}
+	if p, ok := fs["unreachable_after"]; ok {
+		s.UnreachableAfter, _ = d.duration(p.val, "unreachable_after", time.Second, false)
 	}
 	if p, ok := fs["workloads"]; ok {
 		d.workloads(p.val, s)

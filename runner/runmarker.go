@@ -1,0 +1,131 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+)
+
+// A run marker is how stormcheck recognises its own resources on a target,
+// long after the run: before a run creates anything, it creates the empty
+// container sc<run id> stamped with the metadata stormcheck_run=<run id> and
+// stormcheck_created=<RFC 3339 time>. Every resource of the run is named
+// sc<run id>-... (tables: sc<run id>... without hyphens), and the marker is
+// deleted last, only once everything else is gone. A name of the same shape
+// without its stamped marker is not stormcheck's and is never touched.
+const (
+	metaRun     = "stormcheck_run"
+	metaCreated = "stormcheck_created"
+)
+
+// runIDPattern is a run id as newRunID makes them: 8 lower-case hex digits.
+var runIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
+
+// ValidRunID reports whether s has the shape of a run id.
+func ValidRunID(s string) bool { return runIDPattern.MatchString(s) }
+
+// markerName is the run's marker container.
+func markerName(runID string) string { return "sc" + runID }
+
+// runPrefix starts the name of every container and queue of the run.
+func runPrefix(runID string) string { return "sc" + runID + "-" }
+
+// RunMark is a run found on a target by its marker.
+type RunMark struct {
+	ID      string
+	Created time.Time
+}
+
+// markRun creates the run's marker container, stamped.
+func markRun(ctx context.Context, t *Target, runID string, created time.Time) error {
+	if t == nil || t.Blob == nil {
+		return nil
+	}
+	id, at := runID, created.UTC().Format(time.RFC3339)
+	_, err := t.Blob.CreateContainer(ctx, markerName(runID), &container.CreateOptions{
+		Metadata: map[string]*string{metaRun: &id, metaCreated: &at},
+	})
+	if err != nil {
+		return fmt.Errorf("creating the run's marker container %s: %s", markerName(runID), describeCallErr(err))
+	}
+	return nil
+}
+
+// findRuns lists the runs whose stamped marker is on the target, oldest
+// first. A container named like a marker without the stamp is someone
+// else's.
+func findRuns(ctx context.Context, t *Target) ([]RunMark, error) {
+	if t == nil || t.Blob == nil {
+		return nil, nil
+	}
+	prefix := "sc"
+	pager := t.Blob.NewListContainersPager(&service.ListContainersOptions{
+		Prefix: &prefix, Include: service.ListContainersInclude{Metadata: true},
+	})
+	var out []RunMark
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return out, fmt.Errorf("listing containers sc*: %s", describeCallErr(err))
+		}
+		for _, c := range page.ContainerItems {
+			if c.Name == nil || len(*c.Name) != 10 || !ValidRunID((*c.Name)[2:]) {
+				continue
+			}
+			if m, ok := markOf((*c.Name)[2:], c); ok {
+				out = append(out, m)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, nil
+}
+
+// markOf reads a marker's stamp: the run id must match the name, and the
+// creation time is the stamp's (the container's Last-Modified if the stamp
+// cannot be read).
+func markOf(id string, c *service.ContainerItem) (RunMark, bool) {
+	if meta(c.Metadata, metaRun) != id {
+		return RunMark{}, false
+	}
+	m := RunMark{ID: id}
+	if at, err := time.Parse(time.RFC3339, meta(c.Metadata, metaCreated)); err == nil {
+		m.Created = at
+	} else if c.Properties != nil && c.Properties.LastModified != nil {
+		m.Created = *c.Properties.LastModified
+	}
+	return m, true
+}
+
+// meta reads a metadata value whatever the case the service gave its key.
+func meta(md map[string]*string, key string) string {
+	for k, v := range md {
+		if strings.EqualFold(k, key) && v != nil {
+			return *v
+		}
+	}
+	return ""
+}
+
+// describeCallErr is one line for an SDK error: the status and error code
+// when the service answered, the redacted transport error when it did not
+// (never the SDK's multi-line dump of the request).
+func describeCallErr(err error) string {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		s := fmt.Sprintf("HTTP %d", re.StatusCode)
+		if re.ErrorCode != "" {
+			s += " " + re.ErrorCode
+		}
+		return s
+	}
+	return Redact(shortErr(err))
+}
