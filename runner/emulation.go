@@ -13,7 +13,7 @@ import (
 func startEmulation(ctx context.Context, o TargetOptions, inst *azurite.Instance) (*throttle.Proxy, error) {
 	e, c := o.Emulation, o.Capacity
 	po := throttle.Options{Blob: inst.BlobURL, Queue: inst.QueueURL, Table: inst.TableURL,
-		Burst: e.Burst, Warmup: e.Warmup, Delay: e.Delay, Log: o.Progress}
+		Burst: e.Burst, Warmup: e.Warmup, Delay: e.Delay, Log: o.Progress, Clock: o.throttleClock}
 	if e.Throttle {
 		po.Limits = throttle.Limits{BlobRequests: c.Blob, PartitionEntities: c.Partition, QueueMessages: c.Queue, AccountRequests: c.Account}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -75,42 +76,51 @@ func readOps(t *testing.T, e *Env, path string) []checks.Op {
 	return ops
 }
 
+// TestClosedLoopHonoursIterationBound runs in a synctest bubble: virtual
+// time, so every actor is inside its 1 ms call at once however slowly a
+// busy machine starts their goroutines.
 func TestClosedLoopHonoursIterationBound(t *testing.T) {
-	e, path := testEnv(t)
-	var st ExecStats
-	w := &sleeper{d: time.Millisecond, start: time.Now()}
-	pl := loadPlan{w: scenarios.Workload{Actors: 8, Iterations: 100}, profile: NewProfile(8, nil, 0)}
-	runClosed(context.Background(), e, w, pl, &st)
-	ops := readOps(t, e, path)
-	if len(ops) != 100 || st.Iterations.Load() != 100 {
-		t.Fatalf("%d ops, %d iterations; want exactly 100", len(ops), st.Iterations.Load())
-	}
-	for _, op := range ops {
-		if op.Intended != op.Call {
-			t.Fatalf("closed loop: intended %d != call %d: corrected and uncorrected latency must be equal", op.Intended, op.Call)
+	synctest.Test(t, func(t *testing.T) {
+		e, path := testEnv(t)
+		var st ExecStats
+		w := &sleeper{d: time.Millisecond, start: time.Now()}
+		pl := loadPlan{w: scenarios.Workload{Actors: 8, Iterations: 100}, profile: NewProfile(8, nil, 0)}
+		runClosed(context.Background(), e, w, pl, &st)
+		ops := readOps(t, e, path)
+		if len(ops) != 100 || st.Iterations.Load() != 100 {
+			t.Fatalf("%d ops, %d iterations; want exactly 100", len(ops), st.Iterations.Load())
 		}
-	}
-	if w.peak.Load() != 8 {
-		t.Errorf("peak concurrency %d, want 8 actors", w.peak.Load())
-	}
+		for _, op := range ops {
+			if op.Intended != op.Call {
+				t.Fatalf("closed loop: intended %d != call %d: corrected and uncorrected latency must be equal", op.Intended, op.Call)
+			}
+		}
+		if w.peak.Load() != 8 {
+			t.Errorf("peak concurrency %d, want 8 actors", w.peak.Load())
+		}
+	})
 }
 
+// TestClosedLoopRampsActors runs in a synctest bubble: the ramp follows
+// virtual time, so what it decides does not depend on the machine's speed.
 func TestClosedLoopRampsActors(t *testing.T) {
-	e, _ := testEnv(t)
-	var st ExecStats
-	w := &sleeper{d: 5 * time.Millisecond, start: time.Now()}
-	stages := []scenarios.Stage{{Duration: 300 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}
-	pl := loadPlan{w: scenarios.Workload{Actors: 1, Stages: stages}, profile: NewProfile(1, stages, 0)}
-	stop := time.AfterFunc(600*time.Millisecond, func() { e.stop.Store(true) })
-	defer stop.Stop()
-	runClosed(context.Background(), e, w, pl, &st)
-	// The ramp reaches 2.67 actors at 100 ms; all 6 at once would mean no ramp.
-	if w.first > 3 {
-		t.Errorf("%d actors busy in the first 100 ms of a ramp from 1 to 6 over 300 ms", w.first)
-	}
-	if w.peak.Load() != 6 {
-		t.Errorf("peak %d actors, want the ramp's 6", w.peak.Load())
-	}
+	synctest.Test(t, func(t *testing.T) {
+		e, _ := testEnv(t)
+		var st ExecStats
+		w := &sleeper{d: 5 * time.Millisecond, start: time.Now()}
+		stages := []scenarios.Stage{{Duration: 300 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}
+		pl := loadPlan{w: scenarios.Workload{Actors: 1, Stages: stages}, profile: NewProfile(1, stages, 0)}
+		stop := time.AfterFunc(600*time.Millisecond, func() { e.stop.Store(true) })
+		defer stop.Stop()
+		runClosed(context.Background(), e, w, pl, &st)
+		// The ramp reaches 2.67 actors at 100 ms; all 6 at once would mean no ramp.
+		if w.first > 3 {
+			t.Errorf("%d actors busy in the first 100 ms of a ramp from 1 to 6 over 300 ms", w.first)
+		}
+		if w.peak.Load() != 6 {
+			t.Errorf("peak %d actors, want the ramp's 6", w.peak.Load())
+		}
+	})
 }
 
 func readHistoryFile(t *testing.T, path string, fn func(*checks.Op)) {

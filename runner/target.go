@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
@@ -63,6 +64,9 @@ type TargetOptions struct {
 	// between the clients and a managed Azurite, enforcing Capacity.
 	Emulation *scenarios.Emulation
 	Capacity  scenarios.Capacity
+	// throttleClock, set by tests, is the throttling proxy's clock (nil:
+	// real time), so that what it decides depends on the arrivals alone.
+	throttleClock func() time.Time
 }
 
 // OpenTarget connects to the scenario's target, starting a managed Azurite

@@ -76,14 +76,16 @@ func TestEnsureInstallsIntoSharedCache(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != DefaultVersion {
 		t.Fatalf("%s --version = %q, %v; want %s", want, out, err, DefaultVersion)
 	}
-	// A further Ensure is a cache hit: fast and silent.
+	// A further Ensure is a cache hit: silent, and it runs no npm: with
+	// nothing on PATH (no npm, no node) it still answers. (How long it takes
+	// depends on the machine and is not asserted.)
 	var again syncBuffer
-	t1 := time.Now()
+	t.Setenv("PATH", t.TempDir())
 	if bin, err := Ensure(ctx, Options{Progress: &again}); err != nil || bin != want {
-		t.Fatalf("cached Ensure = %q, %v", bin, err)
+		t.Fatalf("cached Ensure with no npm on PATH = %q, %v", bin, err)
 	}
-	if d := time.Since(t1); d > time.Second || again.String() != "" {
-		t.Errorf("cached Ensure took %s and said %q; want instant and silent", d, again.String())
+	if again.String() != "" {
+		t.Errorf("cached Ensure said %q; want silent", again.String())
 	}
 }
 

@@ -117,7 +117,7 @@ func TestInstallInterrupted(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) && (err == nil || !strings.Contains(err.Error(), "deadline exceeded")) {
 		t.Fatalf("err = %v; want deadline exceeded", err)
 	}
-	if d := time.Since(t0); d > 10*time.Second {
+	if d := time.Since(t0); d > time.Minute { // a deadline, not a speed: the hanging npm never returns by itself
 		t.Errorf("cancellation took %s", d)
 	}
 	if _, err := os.Stat(cache); !errors.Is(err, os.ErrNotExist) {

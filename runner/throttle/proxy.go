@@ -51,6 +51,11 @@ type Options struct {
 	// Log, if not nil, receives one line per listener at start, one per
 	// unit at its first throttled request, and a summary at Close.
 	Log io.Writer
+	// Clock is the time the buckets read at each request; nil is
+	// time.Now. A virtual clock (set by a test to each request's scheduled
+	// arrival) makes every decision a function of the arrivals alone, not
+	// of how fast the machine delivered them.
+	Clock func() time.Time
 }
 
 // withDefaults validates o and fills in the defaults.
@@ -135,7 +140,11 @@ func Start(ctx context.Context, o Options) (*Proxy, error) {
 			return nil, err
 		}
 	}
-	p := &Proxy{opts: o, now: time.Now, started: time.Now(), reg: newRegistry(o.Limits, o.Burst, o.Warmup)}
+	now := o.Clock
+	if now == nil {
+		now = time.Now
+	}
+	p := &Proxy{opts: o, now: now, started: now(), reg: newRegistry(o.Limits, o.Burst, o.Warmup)}
 	p.transport = &http.Transport{
 		Proxy:               nil, // loopback only: never a proxy from the environment
 		DialContext:         dialLoopback,
@@ -463,7 +472,7 @@ func (p *Proxy) Close() error {
 				refused += s.Throttled
 			}
 		}
-		p.logf("throttle: closed after %s: %d units refused %d requests in all", time.Since(p.started).Round(time.Millisecond), units, refused)
+		p.logf("throttle: closed after %s: %d units refused %d requests in all", p.now().Sub(p.started).Round(time.Millisecond), units, refused)
 	})
 	return p.closeErr
 }
