@@ -147,14 +147,7 @@ func barCurrent(w runner.WorkloadProgress, elapsed time.Duration) int64 {
 }
 
 func barText(w runner.WorkloadProgress, elapsed time.Duration) string {
-	s := fmt.Sprintf("%d ops %.0f/s ok %d conflict %d", w.Ops, w.Rate, w.OK, w.Conflicts)
-	if w.Throttled > 0 {
-		s += fmt.Sprintf(" throttled %d", w.Throttled)
-	}
-	s += fmt.Sprintf(" err %d", w.Errors)
-	if w.Unknown > 0 {
-		s += fmt.Sprintf(" unknown %d", w.Unknown)
-	}
+	s := reports.ProgressText(w.WorkloadProgress)
 	if w.Limit > 0 && !w.Done {
 		left := max(w.Limit-elapsed, 0).Round(time.Second)
 		s += fmt.Sprintf(" %s left", left)

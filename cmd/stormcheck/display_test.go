@@ -63,7 +63,7 @@ func TestBarsNeverBlockTheRun(t *testing.T) {
 		t.Fatal("the progress display blocked")
 	}
 	s := out.String()
-	for _, want := range []string{"counter", "create", "2000 ops", "phase 0", "phase 150", "final reads"} {
+	for _, want := range []string{"counter", "create", "2000 calls", "phase 0", "phase 150", "final reads"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("bars output lacks %q:\n%s", want, s)
 		}
@@ -75,7 +75,7 @@ func TestLinesModePrintsPlainLines(t *testing.T) {
 	d := newDisplay("auto", &out) // a buffer is not a terminal: lines
 	d.update(progressAt(5*time.Second, false))
 	d.close()
-	if !strings.Contains(out.String(), "counter: 5000 ops") || strings.Contains(out.String(), "\x1b[") {
+	if !strings.Contains(out.String(), "counter: 5000 calls") || strings.Contains(out.String(), "\x1b[") {
 		t.Errorf("lines mode: %q", out.String())
 	}
 }

@@ -40,6 +40,9 @@ const runExample = `  # the quickstart, about 30 s against a managed Azurite
   # a 5-second smoke run, plain progress lines, results in a chosen folder
   stormcheck run scenarios/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
 
+  # live metrics while it runs: a Prometheus endpoint and an OTLP collector
+  stormcheck run scenarios/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
+
   # against a real account (the connection string is never printed)
   AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string`
 
@@ -49,6 +52,7 @@ type runFlags struct {
 	target, progress *enumFlag
 	duration         time.Duration
 	seed             int64
+	export           *exportFlags
 }
 
 func newRunCmd() *cobra.Command {
@@ -71,6 +75,7 @@ func newRunCmd() *cobra.Command {
 	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
 	fl.DurationVar(&f.duration, "duration", 0, "override every workload's load duration, e.g. 5s (workloads with stages keep them)")
 	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
+	f.export = addExportFlags(cmd)
 	return cmd
 }
 
@@ -122,10 +127,15 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 		abortNow()
 	}()
 
+	exporters, stopExport, err := f.export.start(sc.Name, stderr)
+	if err != nil {
+		return usageErr(cmd.CommandPath(), fmt.Errorf("stormcheck run: %w", err))
+	}
+	defer stopExport()
 	disp := newDisplay(f.progress.value, stderr)
 	opts := runner.Options{
 		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: abort,
-		Progress: disp.update, ProgressEvery: disp.every(),
+		Progress: disp.update, ProgressEvery: disp.every(), Exporters: exporters,
 	}
 	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
 	sum, runErr := runner.Run(ctx, sc, opts)

@@ -82,11 +82,7 @@ workloads:
 	mu.Unlock()
 
 	fams := scrape(t, prom.URL())
-	req, n := recv.last(t)
-	if n < 1 {
-		t.Fatal("no OTLP export")
-	}
-	otel := pointsOf(req)
+	otel, _ := lastExport(t, recv)
 	for _, w := range sum.Workloads {
 		if w.Goal == "" || w.Achieved == 0 {
 			t.Errorf("workload %s achieved %d %s", w.Name, w.Achieved, w.Goal)
