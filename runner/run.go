@@ -241,7 +241,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	runID, sum.RunID = id, id // from here on, the run has resources to clean
 	for _, r := range runs {
 		if err := r.wl.Setup(loadCtx, r.env); err != nil {
-			return finish(fmt.Errorf("setup of workload %s: %w", r.env.Name, err))
+			return finish(fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(target, err)))
 		}
 	}
 

@@ -2,14 +2,12 @@ package runner
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
@@ -113,19 +111,4 @@ func meta(md map[string]*string, key string) string {
 		}
 	}
 	return ""
-}
-
-// describeCallErr is one line for an SDK error: the status and error code
-// when the service answered, the redacted transport error when it did not
-// (never the SDK's multi-line dump of the request).
-func describeCallErr(err error) string {
-	var re *azcore.ResponseError
-	if errors.As(err, &re) {
-		s := fmt.Sprintf("HTTP %d", re.StatusCode)
-		if re.ErrorCode != "" {
-			s += " " + re.ErrorCode
-		}
-		return s
-	}
-	return Redact(shortErr(err))
 }

@@ -41,7 +41,7 @@ func waitListening(ctx context.Context, s *logSink, p *process) (map[string]list
 		case <-p.done:
 			return nil, fmt.Errorf("process exited before listening (%v)", p.err)
 		case <-ctx.Done():
-			return nil, fmt.Errorf("azurite did not report its ports in time (%d of 3 services listening): %w", len(got), context.Cause(ctx))
+			return nil, fmt.Errorf("waiting for its ports (%d of 3 services listening): %w", len(got), context.Cause(ctx))
 		}
 	}
 	return got, nil

@@ -53,6 +53,10 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	if logPath == "" {
 		logPath = filepath.Join(workDir, "azurite.log")
 	}
+	if ctx.Err() != nil { // interrupted before anything was started
+		os.RemoveAll(dataDir)
+		return nil, interrupted(ctx, "before Azurite was started")
+	}
 	sink, w, err := newLogSink(logPath)
 	if err != nil {
 		os.RemoveAll(dataDir)
@@ -81,6 +85,9 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 	}
 	if err := inst.await(ctx, o); err != nil {
 		inst.Stop()
+		if ctx.Err() != nil { // the caller gave up (Ctrl-C), not Azurite
+			return nil, interrupted(ctx, "while Azurite was starting; it was stopped")
+		}
 		return nil, fmt.Errorf("azurite: %w\nlast lines of %s:\n%s", err, logPath, sink.lastLines())
 	}
 	hc.CloseIdleConnections()
@@ -172,4 +179,11 @@ func newHTTPClient(o Options) (*http.Client, error) {
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
 	return &http.Client{Transport: tr}, nil
+}
+
+// interrupted is Start's error when its context ended: the start-up was
+// interrupted (Ctrl-C, or the caller's own deadline), which says nothing
+// about Azurite. It wraps the context's cause.
+func interrupted(ctx context.Context, when string) error {
+	return fmt.Errorf("azurite: start-up interrupted %s: %w", when, context.Cause(ctx))
 }
