@@ -2,12 +2,10 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
-	"net/http"
+	"strconv"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/stormcheck/stormcheck/checks"
 )
 
@@ -26,6 +24,8 @@ type Actor struct {
 	// unanswered counts this actor's attempts in a row that got no answer
 	// at all (refused, unreachable, timed out): its next call backs off.
 	unanswered int
+	wire       byteCount    // the current attempt's, reused
+	timer      attemptTimer // bounds each attempt
 }
 
 // Call describes one logical operation for Do.
@@ -72,9 +72,9 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 	}
 	a.awaitTarget(ctx)
 	for try := 1; ; try++ {
-		var resp *http.Response
-		var wire byteCount
-		actx, cancel := context.WithTimeout(withByteCount(policy.WithCaptureResponse(ctx, &resp), &wire), e.Timeout)
+		wire := &a.wire
+		wire.reset()
+		actx := a.timer.start(ctx, e.Timeout, wire)
 		call := e.Rec.Now()
 		intended := call // closed loop, and retries (scheduled by the back-off)
 		if try == 1 && scheduled > 0 && scheduled < call {
@@ -82,7 +82,8 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		}
 		in, got, err := fn(actx, try)
 		ret := e.Rec.Now()
-		cancel()
+		err = a.timer.stop(err)
+		resp := wire.resp
 		outcome, out := classify(resp, err, c.Conflicts)
 		if err == nil {
 			mergeOutput(&out, &got)
@@ -162,13 +163,18 @@ func (a *Actor) pause(ctx context.Context, d time.Duration) {
 // Tag returns a tag no other write attempt of the run carries.
 func (a *Actor) Tag() string {
 	a.writes++
+	var b [32]byte
+	var t []byte
 	switch a.ID {
 	case checks.ActorSetup:
-		return fmt.Sprintf("setup-%d", a.writes)
+		t = append(b[:0], "setup-"...)
 	case checks.ActorFinal:
-		return fmt.Sprintf("final-%d", a.writes)
+		t = append(b[:0], "final-"...)
+	default:
+		t = strconv.AppendInt(append(b[:0], 'a'), int64(a.ID), 10)
+		t = append(t, '-')
 	}
-	return fmt.Sprintf("a%d-%d", a.ID, a.writes)
+	return string(strconv.AppendInt(t, int64(a.writes), 10))
 }
 
 // Key picks one of the workload's keys uniformly.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
@@ -24,13 +26,34 @@ var (
 // blobs holds one workload's container and its blob clients.
 type blobs struct {
 	c *container.Client
+	// clients caches a block blob client per key (a client is safe for
+	// concurrent use; making one per call costs several allocations).
+	clients sync.Map // string -> *blockblob.Client
+	cached  atomic.Int64
 }
+
+// maxCachedClients bounds the cache: workloads that name a new blob per
+// call make a client per call instead of growing it.
+const maxCachedClients = 4096
 
 func newBlobs(e *Env) *blobs {
 	return &blobs{c: e.Target.Blob.NewContainerClient(e.Prefix)}
 }
 
-func (b *blobs) block(key string) *blockblob.Client { return b.c.NewBlockBlobClient(key) }
+func (b *blobs) block(key string) *blockblob.Client {
+	if c, ok := b.clients.Load(key); ok {
+		return c.(*blockblob.Client)
+	}
+	c := b.c.NewBlockBlobClient(key)
+	if b.cached.Load() >= maxCachedClients {
+		return c
+	}
+	got, loaded := b.clients.LoadOrStore(key, c)
+	if !loaded {
+		b.cached.Add(1)
+	}
+	return got.(*blockblob.Client)
+}
 
 // createContainer creates the workload's container, recorded as setup.
 func (b *blobs) createContainer(ctx context.Context, a *Actor, name string) checks.Op {
@@ -96,11 +119,15 @@ func modified(i checks.Input) *blob.ModifiedAccessConditions {
 		et := azcore.ETag(i.IfNoneMatch)
 		m.IfNoneMatch = &et
 	}
-	if t, err := http.ParseTime(i.IfModifiedSince); err == nil {
-		m.IfModifiedSince = &t
+	if i.IfModifiedSince != "" { // parse only what is there: a failed parse allocates its error
+		if t, err := http.ParseTime(i.IfModifiedSince); err == nil {
+			m.IfModifiedSince = &t
+		}
 	}
-	if t, err := http.ParseTime(i.IfUnmodifiedSince); err == nil {
-		m.IfUnmodifiedSince = &t
+	if i.IfUnmodifiedSince != "" {
+		if t, err := http.ParseTime(i.IfUnmodifiedSince); err == nil {
+			m.IfUnmodifiedSince = &t
+		}
 	}
 	return m
 }

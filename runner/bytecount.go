@@ -12,19 +12,35 @@ import (
 // Bytes on the wire, per attempt: how much a request sent (its body) and
 // how much its response brought back (its body, as the SDK read it), for
 // the bandwidth targets (60 MiB/s per blob, the account's ingress and
-// egress). Headers are left out, as the targets count data.
+// egress). Headers are left out, as the targets count data. The same
+// context value captures the attempt's raw response (what the record's
+// status, headers and sent conditions come from), so an attempt costs one
+// context value, reused by its actor, not two fresh ones.
 
 type bytesKey struct{}
 
-// byteCount is one attempt's tally.
-type byteCount struct{ sent, received atomic.Int64 }
+// byteCount is one attempt's tally and its raw response.
+type byteCount struct {
+	sent, received atomic.Int64
+	// resp is the last response the transport returned (nil without one).
+	resp *http.Response
+	body countingBody
+}
+
+// reset readies c for the next attempt.
+func (c *byteCount) reset() {
+	c.sent.Store(0)
+	c.received.Store(0)
+	c.resp = nil
+	c.body = countingBody{}
+}
 
 func withByteCount(ctx context.Context, c *byteCount) context.Context {
 	return context.WithValue(ctx, bytesKey{}, c)
 }
 
 // countingTransport counts the bodies of the requests made with a
-// byteCount in their context.
+// byteCount in their context, and keeps their response.
 type countingTransport struct{ next policy.Transporter }
 
 func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
@@ -33,8 +49,12 @@ func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
 		c.sent.Add(req.ContentLength)
 	}
 	resp, err := t.next.Do(req)
-	if ok && resp != nil && resp.Body != nil {
-		resp.Body = &countingBody{ReadCloser: resp.Body, c: c}
+	if ok && resp != nil {
+		c.resp = resp
+		if resp.Body != nil {
+			c.body = countingBody{ReadCloser: resp.Body, c: c}
+			resp.Body = &c.body
+		}
 	}
 	return resp, err
 }

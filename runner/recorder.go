@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -30,7 +29,7 @@ type Recorder struct {
 	whole int64
 	z     *checks.HistoryWriter
 	w     *bufio.Writer
-	enc   *json.Encoder
+	enc   lineEncoder
 	err   error
 	// failed is closed at the first failed write (see fail).
 	failed chan struct{}
@@ -52,7 +51,7 @@ func NewRecorder(path string, start time.Time, m *reports.Metrics) (*Recorder, e
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	w := bufio.NewWriterSize(z, 256*1024)
-	r := &Recorder{start: start, metrics: m, f: f, cw: cw, z: z, w: w, enc: json.NewEncoder(w),
+	r := &Recorder{start: start, metrics: m, f: f, cw: cw, z: z, w: w, enc: lineEncoder{w},
 		done: make(chan struct{}), failed: make(chan struct{})}
 	r.wg.Add(1)
 	go r.flushEvery(time.Second)
@@ -184,4 +183,15 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
+}
+
+// lineEncoder writes each op as one JSON line straight into the history's
+// buffer (checks.Op.AppendJSONLine: the bytes encoding/json writes, with no
+// reflection and no allocation).
+type lineEncoder struct{ w *bufio.Writer }
+
+// Encode writes op and a newline.
+func (e lineEncoder) Encode(op *checks.Op) error {
+	_, err := e.w.Write(op.AppendJSONLine(e.w.AvailableBuffer()))
+	return err
 }

@@ -23,35 +23,60 @@ func sentInput(in checks.Input, resp *http.Response, err error) checks.Input {
 	if resp == nil || resp.Request == nil {
 		return in
 	}
-	h := header(resp.Request.Header)
-	in.IfMatch = h.Get("If-Match")
-	in.IfNoneMatch = h.Get("If-None-Match")
-	in.IfModifiedSince = h.Get("If-Modified-Since")
-	in.IfUnmodifiedSince = h.Get("If-Unmodified-Since")
-	switch h.Get("x-ms-lease-action") {
+	var sent sentHeaders
+	sent.read(resp.Request.Header)
+	in.IfMatch, in.IfNoneMatch = sent.ifMatch, sent.ifNoneMatch
+	in.IfModifiedSince, in.IfUnmodifiedSince = sent.ifModifiedSince, sent.ifUnmodifiedSince
+	switch sent.leaseAction {
 	case "acquire": // the id an acquire asks for travels as the proposed id
-		in.LeaseID = h.Get("x-ms-proposed-lease-id")
+		in.LeaseID = sent.proposedLeaseID
 	case "change":
-		in.LeaseID, in.ProposedLeaseID = h.Get("x-ms-lease-id"), h.Get("x-ms-proposed-lease-id")
+		in.LeaseID, in.ProposedLeaseID = sent.leaseID, sent.proposedLeaseID
 	default:
-		in.LeaseID = h.Get("x-ms-lease-id")
+		in.LeaseID = sent.leaseID
 	}
 	return in
 }
 
-// header reads a request's headers whatever the case of their keys: the
-// SDK sets its x-ms-* headers straight into the map, in lower case, which
-// http.Header.Get (canonical keys only) would not find.
-type header http.Header
+// sentHeaders are the request headers the record keeps, read in one pass
+// whatever the case of their keys: the SDK sets its x-ms-* headers straight
+// into the map, in lower case, which http.Header.Get (canonical keys only)
+// would not find. A canonical key wins over another spelling.
+type sentHeaders struct {
+	ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince string
+	leaseAction, leaseID, proposedLeaseID                    string
+}
 
-func (h header) Get(key string) string {
-	if v := http.Header(h).Get(key); v != "" {
-		return v
-	}
+func (s *sentHeaders) read(h http.Header) {
+	var canon [7]bool
 	for k, v := range h {
-		if len(v) > 0 && strings.EqualFold(k, key) {
-			return v[0]
+		if len(v) == 0 || v[0] == "" {
+			continue
 		}
+		var i int
+		var dst *string
+		switch {
+		case strings.EqualFold(k, "If-Match"):
+			i, dst = 0, &s.ifMatch
+		case strings.EqualFold(k, "If-None-Match"):
+			i, dst = 1, &s.ifNoneMatch
+		case strings.EqualFold(k, "If-Modified-Since"):
+			i, dst = 2, &s.ifModifiedSince
+		case strings.EqualFold(k, "If-Unmodified-Since"):
+			i, dst = 3, &s.ifUnmodifiedSince
+		case strings.EqualFold(k, "x-ms-lease-action"):
+			i, dst = 4, &s.leaseAction
+		case strings.EqualFold(k, "x-ms-lease-id"):
+			i, dst = 5, &s.leaseID
+		case strings.EqualFold(k, "x-ms-proposed-lease-id"):
+			i, dst = 6, &s.proposedLeaseID
+		default:
+			continue
+		}
+		if canon[i] {
+			continue
+		}
+		*dst = v[0]
+		canon[i] = k == http.CanonicalHeaderKey(k)
 	}
-	return ""
 }

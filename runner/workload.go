@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -101,4 +102,4 @@ func (e *Env) Actor(id int) *Actor {
 }
 
 // KeyName is the name of key i of this workload.
-func KeyName(i int) string { return fmt.Sprintf("k%d", i) }
+func KeyName(i int) string { return "k" + strconv.Itoa(i) }

@@ -1,0 +1,251 @@
+package runner
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"hash"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// BenchmarkBlobClients measures what stormcheck costs per call against the
+// SDK it drives and against the wire itself: three clients run the same
+// etag-counter loop (Get Blob, then Put Blob If-Match the ETag read) with
+// the same concurrency, one after the other in rotating slices, against the
+// fast loopback Blob endpoint of blobfixture_test.go (a child process, so
+// the figures are the clients' alone):
+//
+//   - stormcheck: the blob.etag-counter workload through the closed-loop
+//     executor, the actors, classification, the history file and the live
+//     metrics, exactly as a run does;
+//   - azblob: a bare loop of the same azblob calls;
+//   - raw: net/http with Shared Key signing by hand, the floor.
+//
+// It reports CPU per call, allocations and bytes per call and calls per
+// second per core of each, and the ratios to the bare azblob loop.
+//
+//	go test -run '^$' -bench BlobClients -benchtime 4x ./runner/
+//
+// STORMCHECK_BENCH_CLIENT=stormcheck (or azblob, raw) runs one client only,
+// for -cpuprofile / -memprofile.
+func BenchmarkBlobClients(b *testing.B) {
+	const actors, keys = 8, 8
+	const slice = 2 * time.Second
+	ctx := context.Background()
+	dir := b.TempDir()
+	endpoint := startFixture(b)
+	cs := "DefaultEndpointsProtocol=http;AccountName=" + fixtureAccount + ";AccountKey=" + fixtureKey + ";BlobEndpoint=" + endpoint + ";"
+
+	// stormcheck, set up the way Run sets up a workload.
+	sc, err := scenarios.Parse("bench.yaml", []byte(`
+name: bench
+duration: 1h
+workloads:
+  - {name: counter, kind: blob.etag-counter, actors: 8, keys: 8}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	t, err := OpenTarget(ctx, sc.Target, TargetOptions{ConnectionString: cs, MaxConns: actors + 16})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer t.Close()
+	start := time.Now()
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: start, Workloads: []string{"counter"}})
+	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), start, m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Close()
+	defer rec.Close()
+	env := newEnv(sc.Workloads[0], sc, rec, t, "bench")
+	wl := &etagCounter{}
+	if err := wl.Setup(ctx, env); err != nil {
+		b.Fatal(err)
+	}
+
+	// The bare azblob loop: its own client, default options, the same
+	// HTTP transport settings, the same container and blobs.
+	bare, err := service.NewClientFromConnectionString(cs, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: newHTTPClient(actors + 16)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bareBlobs := &blobs{c: bare.NewContainerClient(env.Prefix)}
+
+	raw := &rawClient{hc: newHTTPClient(actors + 16), base: endpoint + "/" + env.Prefix + "/"}
+	raw.key, _ = base64.StdEncoding.DecodeString(fixtureKey)
+
+	type client struct {
+		name                 string
+		run                  func(d time.Duration) int64 // calls made
+		calls, allocs, bytes int64
+		wall, cpu            time.Duration
+	}
+	clients := []*client{
+		{name: "stormcheck", run: func(d time.Duration) int64 { n, _ := harnessLoop(ctx, env, wl, actors, d); return n }},
+		{name: "azblob", run: func(d time.Duration) int64 { n, _ := plainLoop(ctx, bareBlobs, actors, keys, d); return n }},
+		{name: "raw", run: func(d time.Duration) int64 { return raw.loop(ctx, actors, keys, d) }},
+	}
+	only := os.Getenv("STORMCHECK_BENCH_CLIENT")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := range clients {
+			c := clients[(i+j)%len(clients)] // rotate the order: warm-up and drift favour none
+			if only != "" && c.name != only {
+				continue
+			}
+			runtime.GC()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			cpu0, t0 := cpuTime(), time.Now()
+			n := c.run(slice)
+			c.wall += time.Since(t0)
+			c.cpu += cpuTime() - cpu0
+			runtime.ReadMemStats(&m1)
+			c.calls += n
+			c.allocs += int64(m1.Mallocs - m0.Mallocs)
+			c.bytes += int64(m1.TotalAlloc - m0.TotalAlloc)
+		}
+	}
+	b.StopTimer()
+	// Every call must have been served: ok, or 412 for a lost race.
+	ws, _ := m.Summary(time.Since(start))
+	for _, w := range ws {
+		for _, o := range w.Ops {
+			if bad := o.Count - o.Outcomes["ok"] - o.Outcomes["conflict"]; bad > 0 {
+				b.Fatalf("stormcheck: %d of %d %s calls failed: %v", bad, o.Count, o.Op, o.Outcomes)
+			}
+		}
+	}
+	if n := raw.failed.Load(); n > 0 {
+		b.Fatalf("raw: %d calls failed", n)
+	}
+	var base *client
+	for _, c := range clients {
+		if c.calls == 0 {
+			continue
+		}
+		cpu := float64(c.cpu.Nanoseconds()) / 1e3 / float64(c.calls)
+		b.ReportMetric(cpu, c.name+"-cpu-µs/call")
+		b.ReportMetric(float64(c.allocs)/float64(c.calls), c.name+"-allocs/call")
+		b.ReportMetric(float64(c.bytes)/float64(c.calls), c.name+"-B/call")
+		b.ReportMetric(float64(c.calls)/c.cpu.Seconds(), c.name+"-calls/s/core")
+		b.ReportMetric(float64(c.calls)/c.wall.Seconds(), c.name+"-calls/s")
+		if c.name == "azblob" {
+			base = c
+		}
+	}
+	if base == nil {
+		return
+	}
+	per := func(c *client) (cpu, allocs, bytes float64) {
+		n := float64(c.calls)
+		return float64(c.cpu) / n, float64(c.allocs) / n, float64(c.bytes) / n
+	}
+	bc, ba, bb := per(base)
+	for _, c := range clients {
+		if c == base || c.calls == 0 {
+			continue
+		}
+		cc, ca, cb := per(c)
+		b.ReportMetric(cc/bc, "cpu-"+c.name+"/azblob")
+		b.ReportMetric(ca/ba, "allocs-"+c.name+"/azblob")
+		b.ReportMetric(cb/bb, "bytes-"+c.name+"/azblob")
+	}
+}
+
+// rawClient is the floor: Get Blob and If-Match Put Blob with net/http,
+// signed with Shared Key by hand, nothing else.
+type rawClient struct {
+	hc   *http.Client
+	base string // endpoint/container/
+	key  []byte
+	// failed counts answers other than 200, 201 and 412.
+	failed atomic.Int64
+}
+
+func (c *rawClient) loop(ctx context.Context, actors, keys int, d time.Duration) int64 {
+	var calls atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(d)
+	for a := 0; a < actors; a++ {
+		wg.Add(1)
+		go func(seed uint64) {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(seed, 2))
+			mac := hmac.New(sha256.New, c.key)
+			for time.Now().Before(deadline) {
+				url := c.base + KeyName(r.IntN(keys))
+				resp, err := c.do(ctx, mac, http.MethodGet, url, "", "")
+				calls.Add(1)
+				if err != nil {
+					c.failed.Add(1)
+					continue
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				cur, err := checks.ParseCounterValue(string(data))
+				et := resp.Header.Get("ETag")
+				if err != nil || resp.StatusCode != http.StatusOK || et == "" {
+					c.failed.Add(1)
+					continue
+				}
+				v := checks.CounterValue{N: cur.N + 1, Tag: "r"}.Format(0)
+				if resp, err = c.do(ctx, mac, http.MethodPut, url, et, v); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+				if err != nil || resp.StatusCode != http.StatusCreated && resp.StatusCode != http.StatusPreconditionFailed {
+					c.failed.Add(1)
+				}
+				calls.Add(1)
+			}
+		}(uint64(a))
+	}
+	wg.Wait()
+	return calls.Load()
+}
+
+func (c *rawClient) do(ctx context.Context, mac hash.Hash, method, url, ifMatch, body string) (*http.Response, error) {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return nil, err
+	}
+	h := req.Header
+	h["X-Ms-Date"] = []string{time.Now().UTC().Format(http.TimeFormat)}
+	h["X-Ms-Version"] = []string{"2025-11-05"}
+	if ifMatch != "" {
+		h["If-Match"] = []string{ifMatch}
+	}
+	if method == http.MethodPut {
+		h["X-Ms-Blob-Type"] = []string{"BlockBlob"}
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	}
+	mac.Reset()
+	io.WriteString(mac, stringToSign(req, fixtureAccount))
+	h["Authorization"] = []string{"SharedKey " + fixtureAccount + ":" + base64.StdEncoding.EncodeToString(mac.Sum(nil))}
+	return c.hc.Do(req)
+}
