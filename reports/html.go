@@ -218,7 +218,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	if !s.Started.IsZero() {
 		p.Meta = append(p.Meta, htmlKV{"started", s.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
-	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100 * time.Millisecond).String()})
+	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100*time.Millisecond).String() + timeBase(s)})
 	if c := s.Capacity; c != nil {
 		p.Meta = append(p.Meta, htmlKV{"capacity", capacityText(c)})
 		if c.Emulation != "" {

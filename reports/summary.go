@@ -24,9 +24,15 @@ type Summary struct {
 	// Target describes the service, e.g. "managed Azurite 3.37.0
 	// (127.0.0.1)". Never a key or a connection string.
 	Target string `json:"target"`
-	// Started is the wall-clock start of the run; Elapsed its length.
-	Started time.Time     `json:"started"`
-	Elapsed time.Duration `json:"elapsed_ns"`
+	// Started is the run's time zero: when the target was ready, after
+	// Startup (for a managed Azurite, its install on first use and its
+	// start), which is set-up and counted apart. Elapsed runs from Started:
+	// workload set-up (LoadStart), the load, final reads. Every time in the
+	// history and every per-second series count from Started.
+	Started   time.Time     `json:"started"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	Startup   time.Duration `json:"startup_ns,omitempty"`
+	LoadStart time.Duration `json:"load_start_ns,omitempty"`
 	// Interrupted is set when the run was stopped before its end.
 	Interrupted bool `json:"interrupted"`
 	// Error is why the run failed, if it did.

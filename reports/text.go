@@ -95,7 +95,7 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 	if !s.Started.IsZero() {
 		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
 	}
-	w.printf("run       %selapsed %s\n", when, s.Elapsed.Round(100*time.Millisecond))
+	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), timeBase(s))
 	writeCapacity(w, s.Capacity)
 	if s.Interrupted {
 		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
@@ -310,4 +310,20 @@ func writeFiles(w *errWriter, files map[string]string) {
 	for _, l := range labels {
 		w.printf("  %-*s  %s\n", width, l, files[l])
 	}
+}
+
+// timeBase says where the load starts on the run's clock and how long the
+// target took to be ready before it (set-up, not in the run's times).
+func timeBase(s *Summary) string {
+	var parts []string
+	if s.LoadStart > 0 {
+		parts = append(parts, "load from +"+s.LoadStart.Round(100*time.Millisecond).String())
+	}
+	if s.Startup > 0 {
+		parts = append(parts, "target start "+s.Startup.Round(100*time.Millisecond).String()+" before, not counted")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 )
@@ -178,4 +179,22 @@ func TestWriteTextNamesCheckPictures(t *testing.T) {
 	if !strings.Contains(b.String(), "picture: checks/w.linearizable-k0.html") {
 		t.Errorf("the picture's file is not named:\n%s", b.String())
 	}
+}
+
+// TestTimeBaseShownApart: the run line says where the load starts on the
+// run's clock and how long the target took to start before it.
+func TestTimeBaseShownApart(t *testing.T) {
+	s := sampleSummary()
+	s.Startup, s.LoadStart = 76900*time.Millisecond, 300*time.Millisecond
+	var b strings.Builder
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "run started 2025-01-02 15:04:05 UTC, elapsed 1m0.2s (load from +300ms; target start 1m16.9s before, not counted)"
+	for _, l := range strings.Split(b.String(), "\n") {
+		if fields(l) == want {
+			return
+		}
+	}
+	t.Errorf("no line %q in:\n%s", want, b.String())
 }

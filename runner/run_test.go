@@ -55,6 +55,7 @@ func TestRunAgainstManagedAzurite(t *testing.T) {
 	sc := parse(t, raceScenario)
 	dir := filepath.Join(t.TempDir(), "results")
 	var progressCalls int
+	before := time.Now()
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Progress: func(Progress) { progressCalls++ }, ProgressEvery: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("run: %v", err)
@@ -62,6 +63,7 @@ func TestRunAgainstManagedAzurite(t *testing.T) {
 	if sum.Interrupted || sum.Error != "" {
 		t.Fatalf("summary says interrupted=%v error=%q", sum.Interrupted, sum.Error)
 	}
+	assertTimeBase(t, sum, before, dir)
 	if progressCalls == 0 {
 		t.Error("no progress reported")
 	}
@@ -187,9 +189,16 @@ workloads:
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if !sum.Interrupted || sum.Elapsed > 40*time.Second {
+	if !sum.Interrupted {
 		t.Fatalf("interrupted=%v after %v", sum.Interrupted, sum.Elapsed)
 	}
+	// The load stopped before its minute: no load op was started after it
+	// (a bound on what the executor decided, not on the machine's speed).
+	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) {
+		if !op.IsHarness() && op.Call >= int64(sum.LoadStart+time.Minute) {
+			t.Fatalf("load op #%d started at +%v, after the interrupted load's end", op.Seq, time.Duration(op.Call))
+		}
+	})
 	back, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
 	if err != nil || !back.Interrupted {
 		t.Fatalf("summary after interrupt: %v", err)
@@ -254,4 +263,31 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// assertTimeBase: the run's clock starts when the target is ready, not
+// before Azurite's start: Started comes after Startup, the load starts at
+// LoadStart on that clock (no load op intended before it), and no busiest
+// second lies beyond the run's length.
+func assertTimeBase(t *testing.T, sum *reports.Summary, before time.Time, dir string) {
+	t.Helper()
+	if sum.Startup <= 0 || sum.Started.Sub(before) < sum.Startup {
+		t.Errorf("time zero %v after the call, the target's start took %v: the run's clock includes set-up", sum.Started.Sub(before), sum.Startup)
+	}
+	if sum.LoadStart <= 0 || sum.LoadStart >= sum.Elapsed {
+		t.Errorf("load start +%v, elapsed %v", sum.LoadStart, sum.Elapsed)
+	}
+	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) {
+		if op.Call < 0 {
+			t.Fatalf("op #%d called at %d ns, before time zero", op.Seq, op.Call)
+		}
+		if !op.IsHarness() && op.Intended < int64(sum.LoadStart) {
+			t.Fatalf("load op #%d %s intended at %v, before the load started at +%v", op.Seq, op.Kind, time.Duration(op.Intended), sum.LoadStart)
+		}
+	})
+	for _, u := range sum.Units {
+		if time.Duration(u.PeakSecond)*time.Second > sum.Elapsed {
+			t.Errorf("unit %s %s busiest at s %d of a run of %v", u.Kind, u.Name, u.PeakSecond, sum.Elapsed)
+		}
+	}
 }
