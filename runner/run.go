@@ -128,6 +128,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		return sum, err
 	}
 	sum.Files["scenario"] = ScenarioFile
+	if err := checkFaults(sc.Faults); err != nil {
+		return sum, err
+	}
 
 	names := make([]string, len(sc.Workloads))
 	goals := map[string]reports.Goal{}

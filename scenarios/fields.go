@@ -7,7 +7,7 @@ import (
 // The fields each mapping of a scenario file accepts, in the order the
 // documentation presents them.
 var (
-	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks", "capacity", "emulation", "thresholds", "compare", "unreachable_after"}
+	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks", "capacity", "emulation", "thresholds", "compare", "unreachable_after", "faults"}
 	targetFields   = []string{"kind", "connection_string_env", "account", "key_env", "blob_url", "queue_url", "table_url", "azurite_version"}
 	retryFields    = []string{"max_attempts", "base", "max", "on"}
 	workloadFields = []string{"name", "kind", "executor", "actors", "rate", "keys", "duration", "iterations", "stages", "params"}

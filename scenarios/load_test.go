@@ -48,7 +48,7 @@ var invalidCases = map[string]struct {
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
 	"name-missing.yaml":                {1, 1, "name", "required: the scenario's name"},
 	"no-bound.yaml":                    {3, 5, "workloads[0]", "no bound: set duration, stages or iterations here or a top-level duration"},
-	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare, unreachable_after), got a list"},
+	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare, unreachable_after, faults), got a list"},
 	"open-without-rate.yaml":           {4, 5, "workloads[0].rate", "required for executor: open"},
 	"param-not-for-kind.yaml":          {7, 7, "workloads[0].params.hold", `kind blob.etag-counter has no param "hold"; it takes only payload_bytes`},
 	"payload-too-big.yaml":             {7, 22, "workloads[0].params.payload_bytes", "must be a whole number ≥ 0 and ≤ 4194304, got 5000000"},

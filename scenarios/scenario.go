@@ -44,6 +44,20 @@ type Scenario struct {
 	Thresholds []Threshold
 	// Compare is how `stormcheck compare` judges runs of this scenario.
 	Compare Compare
+	// Faults are injected on purpose during the load (see Fault).
+	Faults []Fault
+}
+
+// Breaks reports the faults that break a promise of the service on
+// purpose (a check must fail).
+func (s *Scenario) Breaks() []Fault {
+	var out []Fault
+	for _, f := range s.Faults {
+		if f.Broken() {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Capacity is a profile of scalability targets, per second.

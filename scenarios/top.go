@@ -61,6 +61,9 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	if p, ok := fs["thresholds"]; ok {
 		d.thresholds(p.val, s)
 	}
+	if p, ok := fs["faults"]; ok {
+		d.faults(p.val, s)
+	}
 	if p, ok := fs["compare"]; ok {
 		d.compare(p.val, &s.Compare)
 	}

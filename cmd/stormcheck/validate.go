@@ -28,9 +28,21 @@ per invalid file. Exit code 2 if any file is invalid.`,
 					code = exitUsage
 					continue
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%q, %d workload(s), checks %v)\n", f, sc.Name, len(sc.Workloads), sc.Checks)
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%q, %d workload(s), checks %v%s)\n", f, sc.Name, len(sc.Workloads), sc.Checks, faultsText(sc))
 			}
 			return exitWith(code)
 		},
 	}
+}
+
+// faultsText names a scenario's faults for validate's line ("" if none).
+func faultsText(sc *scenarios.Scenario) string {
+	if len(sc.Faults) == 0 {
+		return ""
+	}
+	names := make([]string, len(sc.Faults))
+	for i, f := range sc.Faults {
+		names[i] = f.Name
+	}
+	return fmt.Sprintf(", faults %v", names)
 }
