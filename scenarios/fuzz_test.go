@@ -5,11 +5,31 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/internal/fuzzguard"
 )
 
+// aliasSeeds use anchors, aliases and merge keys the ways a user might, and
+// small versions of the ways an attacker would.
+var aliasSeeds = []string{
+	"name: a\nduration: 1s\nbase: &b {kind: blob.lww, actors: 2}\nworkloads:\n  - {<<: *b, name: one}\n  - {<<: *b, name: two, actors: 3}\n",
+	"name: a\nduration: 1s\nworkloads:\n  - &w {name: one, kind: blob.lww}\n  - {<<: [*w, {keys: 2}], name: two}\n",
+	"name: a\nduration: &d 2s\ntimeout: *d\nworkloads: [{name: w, kind: blob.lww, duration: *d}]\nchecks: &c [no-lost-updates]\n",
+	"name: a\nworkloads: &w [*w]\n",
+	"name: a\nduration: 1s\nworkloads:\n  - &w {name: a, kind: blob.lww, <<: *w}\n",
+	"name: a\nduration: 1s\nworkloads: [{<<: *nope, name: w}]\n",
+	nestedMerges(3, 3),
+	nestedMerges(6, 4),
+}
+
 // FuzzParse checks that Parse never panics, and returns either a scenario
-// or an ErrorList of located errors. The seeds are every YAML file here.
+// or an ErrorList of located errors, within fuzzguard's bounds on one
+// input's time and memory (scripts/fuzz.sh). The seeds are every YAML file
+// here, and files built from aliases and merge keys (<<), nested and not.
 func FuzzParse(f *testing.F) {
+	for _, seed := range aliasSeeds {
+		f.Add([]byte(seed))
+	}
 	for _, pattern := range []string{"*.yaml", "testdata/invalid/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
@@ -21,7 +41,9 @@ func FuzzParse(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse("fuzz.yaml", data)
+		var s *Scenario
+		var err error
+		fuzzguard.Run(t, func() { s, err = Parse("fuzz.yaml", data) })
 		if (s == nil) == (err == nil) {
 			t.Fatalf("got scenario %v and error %v", s, err)
 		}
