@@ -46,13 +46,16 @@ var hostileNames = fixtureNames{
 func writeFixtureRun(t testing.TB, dir string, names fixtureNames) *Summary {
 	t.Helper()
 	start := time.Date(2026, 11, 22, 4, 48, 16, 0, time.UTC)
-	m := NewMetrics(MetricsOptions{HlogDir: filepath.Join(dir, "hlog"), Start: start, Workloads: []string{names.counter, names.hot, names.idle}})
+	counterGoal, _ := GoalOf("blob.etag-counter")
+	hotGoal, _ := GoalOf("table.hot-partition")
+	m := NewMetrics(MetricsOptions{HlogDir: filepath.Join(dir, "hlog"), Start: start, Workloads: []string{names.counter, names.hot, names.idle},
+		Goals: map[string]Goal{names.counter: counterGoal, names.hot: hotGoal}})
 	rng := rand.New(rand.NewSource(7))
 	const seconds = 24
 	op := func(w, kind, key string, actor int, out checks.Outcome, intendedMs, lagMs, latMs float64) {
 		call := int64((intendedMs + lagMs) * 1e6)
 		m.Record(&checks.Op{Actor: actor, Workload: w, Kind: kind, Key: key, Attempt: 1,
-			Intended: int64(intendedMs * 1e6), Call: call, Return: call + int64(latMs*1e6), Outcome: out})
+			Intended: int64(intendedMs * 1e6), Call: call, Return: call + int64(latMs*1e6), Outcome: out, Out: fixtureResponse(kind, out)})
 	}
 	// setup and final reads: harness ops, kept apart
 	op(names.counter, "blob.put", names.key, checks.ActorSetup, checks.OK, 0, 0, 12)
@@ -162,6 +165,28 @@ func writeFixtureRun(t testing.TB, dir string, names fixtureNames) *Summary {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// fixtureResponse is the status and error code Azurite gives an op of
+// kind with outcome out.
+func fixtureResponse(kind string, out checks.Outcome) checks.Output {
+	switch out {
+	case checks.Conflict:
+		return checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
+	case checks.Throttled:
+		return checks.Output{Status: 503, ErrorCode: "ServerBusy"}
+	case checks.Error:
+		return checks.Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
+	case checks.Unknown:
+		return checks.Output{}
+	}
+	switch kind {
+	case "blob.put":
+		return checks.Output{Status: 201}
+	case "table.insert":
+		return checks.Output{Status: 204}
+	}
+	return checks.Output{Status: 200}
 }
 
 // almost reports whether a and b agree to within rel (relative).

@@ -172,10 +172,12 @@ func encodeHistogram(h *hdrhistogram.Histogram) string {
 // Percentiles come from an HdrHistogram (3 significant digits, 1µs
 // resolution); Max and Mean are exact.
 type Percentiles struct {
-	// P50, P90, P99 and P999 are the 50th, 90th, 99th and 99.9th
-	// percentiles; Max the largest value and Mean the average.
+	// P50, P90, P95, P99 and P999 are the 50th, 90th, 95th, 99th and
+	// 99.9th percentiles; Max the largest value and Mean the average.
+	// (Summaries written before P95 existed read it as 0.)
 	P50  float64 `json:"p50_ms"`
 	P90  float64 `json:"p90_ms"`
+	P95  float64 `json:"p95_ms"`
 	P99  float64 `json:"p99_ms"`
 	P999 float64 `json:"p999_ms"`
 	Max  float64 `json:"max_ms"`
@@ -289,7 +291,7 @@ func (s *series) summary(period time.Duration) OpSummary {
 	return o
 }
 
-var summaryQuantiles = []float64{50, 90, 99, 99.9}
+var summaryQuantiles = []float64{50, 90, 95, 99, 99.9}
 
 // percentiles reads a microsecond histogram into milliseconds. Percentiles
 // are capped at the exact maximum (the histogram reports the top of a
@@ -304,8 +306,9 @@ func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
 	return Percentiles{
 		P50:   ms(v[0]),
 		P90:   ms(v[1]),
-		P99:   ms(v[2]),
-		P999:  ms(v[3]),
+		P99:   ms(v[3]),
+		P95:   ms(v[2]),
+		P999:  ms(v[4]),
 		Max:   maxMs,
 		Mean:  math.Round(float64(sumNs)/float64(n)) / 1e6,
 		Count: n,

@@ -18,7 +18,7 @@ var seedTargets = map[UnitKind]UnitTarget{
 		Source: "checklist, Blobs: \"a single blob supports up to 500 requests per second\""},
 	UnitPartition: {PerSecond: 2000, Measure: "entities",
 		Source: "checklist, Tables: \"within a single partition, the scalability target for accessing tables is 2,000 entities (1KB each) per second\"; each entity inserted, updated, deleted or scanned counts"},
-	UnitQueue: {PerSecond: 2000, Measure: "messages",
+	UnitQueue: {PerSecond: 2000, Measure: "message ops",
 		Source: "checklist, Queues: \"a single queue can process approximately 2,000 messages (1KB each) per second (each AddMessage, GetMessage, and DeleteMessage count as a message)\""},
 	UnitAccount: {PerSecond: AccountTarget, Measure: "operations",
 		Source: "checklist, Tables: \"up to 20,000 entities (1KB each) per second for an account\"; Azure Storage scalability targets (azure-docs includes/azure-storage-limits.md): \"Total Request Rate (assuming 1KB object size) per storage account: up to 20,000 IOPS, entities per second, or messages per second\"; every request counts one, table operations their entities, queue operations their messages"},

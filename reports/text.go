@@ -1,13 +1,14 @@
 package reports
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -29,8 +30,29 @@ const uncorrectedLabel = "  uncorrected"
 // coordinated omission, as wrk2 reports by default). Where the uncorrected
 // (call-to-return, service-time) figures differ, they follow on an
 // "uncorrected" row beneath, so both read in the same columns.
+//
+// The report fits in TextWidth (80) columns: tables too wide are split
+// into column groups, prose wraps with a hanging indent. Only a
+// violation's recorded operations and the files' paths may be longer:
+// they are copied, not read, and wrapping would break them.
 func WriteText(w io.Writer, s *Summary) error {
-	ew := &errWriter{w: w}
+	out := &errWriter{w: w}
+	var buf bytes.Buffer
+	ew := &errWriter{w: &buf}
+	flush := func() {
+		for _, line := range strings.SplitAfter(buf.String(), "\n") {
+			if line == "" {
+				continue
+			}
+			if rest, ok := strings.CutPrefix(line, noWrap); ok {
+				out.printf("%s", rest)
+				continue
+			}
+			for _, l := range wrapLine(strings.TrimSuffix(line, "\n")) {
+				out.printf("%s\n", l)
+			}
+		}
+	}
 	ran := anyOps(s)
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
@@ -44,7 +66,8 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeThresholds(ew, s.Thresholds)
 	}
 	writeFiles(ew, s.Files)
-	return ew.err
+	flush()
+	return errors.Join(ew.err, out.err)
 }
 
 // anyOps reports whether the run recorded any operation at all.
@@ -110,8 +133,9 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 		w.printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
 	if ran && len(s.Workloads) > 0 {
-		w.printf("\nrate/s: ok+conflict per second over the workload's active period\n")
-		w.printf("p50..max: latency in ms from the intended start (corrected); \"uncorrected\" rows, where they differ: call to return\n")
+		w.printf("\n")
+		writeWrapped(w, "", "         ", "rate/s:  ok+conflict attempts per second over the workload's active period")
+		writeWrapped(w, "", "         ", "latency: ms from the intended start (corrected); \"uncorrected\" rows, where they differ: call to return")
 	}
 }
 
@@ -156,7 +180,10 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	if len(ws.Ops) == 0 {
 		w.printf("  no operations recorded\n")
 	} else {
+		writeAchieved(w, ws)
 		writeOpTable(w, ws.Ops)
+		writeLatencyTable(w, ws.Ops)
+		writeResponses(w, ws.Ops)
 	}
 	if line := ArrivalsLine(*ws); line != "" {
 		w.printf("  %s\n", line)
@@ -180,41 +207,80 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	}
 }
 
-// writeOpTable aligns the op table with a right-aligning tabwriter; the op
-// column is padded by hand so it reads left-aligned.
-func writeOpTable(w *errWriter, ops []OpSummary) {
-	width := max(len("op"), len(uncorrectedLabel))
-	for _, o := range ops {
-		width = max(width, len(o.Op))
+// writeAchieved says what the workload achieved (its Goal), at what
+// rate over its active period.
+func writeAchieved(w *errWriter, ws *WorkloadSummary) {
+	if ws.Goal == "" {
+		return
 	}
-	// The tabwriter's padding gives the table its two-space indent.
-	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
+	rate := ""
+	if ws.Active > 0 {
+		rate = fmt.Sprintf(" (%s/s over %s)", strconv.FormatFloat(float64(ws.Achieved)/ws.Active.Seconds(), 'f', 1, 64), ws.Active.Round(100*time.Millisecond))
+	}
+	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s", thousands(ws.Achieved), ws.Goal, rate))
+}
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	cells := func(c ...string) { fmt.Fprint(tw, strings.Join(c, "\t")+"\t\n") }
-	cells(left("op"), "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s",
-		"p50", "p90", "p99", "p99.9", "max")
+// writeOpTable writes the attempts per op by outcome, and the rate.
+func writeOpTable(w *errWriter, ops []OpSummary) {
+	t := textTable{indent: "  ", head: []string{"op", "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s"}}
 	for _, o := range ops {
-		row := []string{left(o.Op), itoa(o.Count)}
+		row := []string{o.Op, itoa(o.Count)}
 		for _, oc := range checks.Outcomes {
 			row = append(row, itoa(o.Outcomes[oc.String()]))
 		}
-		row = append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))
+		t.add(append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))...)
+	}
+	t.write(w)
+}
+
+// writeLatencyTable writes each op's latency percentiles, max and mean
+// (corrected), with an "uncorrected" row beneath where those differ.
+func writeLatencyTable(w *errWriter, ops []OpSummary) {
+	t := textTable{indent: "  ", head: []string{"latency ms", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"}}
+	for _, o := range ops {
 		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
-		cells(append(row, cor...)...)
+		t.add(append([]string{o.Op}, cor...)...)
 		if strings.Join(cor, " ") != strings.Join(unc, " ") {
-			blank := make([]string, len(row)-1)
-			cells(append(append([]string{left(uncorrectedLabel)}, blank...), unc...)...)
+			t.add(append([]string{uncorrectedLabel}, unc...)...)
 		}
 	}
-	tw.Flush()
+	t.write(w)
 }
 
 func latencyCells(p Percentiles) []string {
 	if p.Count == 0 {
-		return []string{"-", "-", "-", "-", "-"}
+		return []string{"-", "-", "-", "-", "-", "-", "-"}
 	}
-	return []string{ms(p.P50), ms(p.P90), ms(p.P99), ms(p.P999), ms(p.Max)}
+	p95 := "-" // a summary written before p95 was kept
+	if p.P95 > 0 || p.P90 == 0 {
+		p95 = ms(p.P95)
+	}
+	return []string{ms(p.P50), ms(p.P90), p95, ms(p.P99), ms(p.P999), ms(p.Max), ms(p.Mean)}
+}
+
+// writeResponses breaks down, per op, the attempts that were not answered
+// 2xx by HTTP status and x-ms-error-code: a lost If-Match race (412
+// ConditionNotMet) and a lease held by another (409 LeaseAlreadyPresent)
+// tell different stories.
+func writeResponses(w *errWriter, ops []OpSummary) {
+	t := textTable{indent: "  ", head: []string{"not 2xx", "status", "x-ms-error-code", "count", "of op"}, left: []int{2}}
+	for _, o := range ops {
+		for _, r := range o.Responses {
+			if r.Status >= 200 && r.Status < 300 {
+				continue
+			}
+			status, code := strconv.Itoa(r.Status), r.Code
+			if r.Status == 0 {
+				status, code = "none", "(no response)"
+			} else if code == "" {
+				code = "-"
+			}
+			t.add(o.Op, status, code, itoa(r.Count), percent(r.Count, o.Count))
+		}
+	}
+	if len(t.rows) > 0 {
+		t.write(w)
+	}
 }
 
 // ms formats milliseconds with about three significant digits.
@@ -267,11 +333,17 @@ func writeChecks(w *errWriter, rs []checks.Result, failed string) {
 	}
 	w.printf("\nchecks: %d pass, %d fail, %d undecided\n", n[checks.Pass], n[checks.Fail], n[checks.Undecided])
 	for _, r := range rs {
-		w.printf("  %-9s  %-*s  ", strings.ToUpper(string(r.Verdict)), width, r.Check)
+		prefix := fmt.Sprintf("  %-9s  %-*s  ", strings.ToUpper(string(r.Verdict)), width, r.Check)
 		if wwidth > 0 { // a workload column only when some result names one
-			w.printf("%-*s  ", wwidth, r.Workload)
+			prefix += fmt.Sprintf("%-*s  ", wwidth, r.Workload)
 		}
-		w.printf("%s\n", r.Summary)
+		hang := strings.Repeat(" ", len(prefix)) // the summary wraps under itself
+		if len(prefix) > TextWidth/2 {
+			hang = "    "
+		}
+		for _, l := range breakLine(prefix+r.Summary, len(prefix), hang) {
+			w.printf(noWrap+"%s\n", l)
+		}
 		if r.Verdict != checks.Fail {
 			continue
 		}
@@ -283,7 +355,7 @@ func writeChecks(w *errWriter, rs []checks.Result, failed string) {
 				w.printf("    - %s\n", v.Message)
 			}
 			for i := range v.Ops {
-				w.printf("        %s\n", v.Ops[i].String())
+				w.printf(noWrap+"        %s\n", v.Ops[i].String())
 			}
 		}
 		if more := max(r.Total, len(r.Violations)) - shown; more > 0 {
@@ -308,7 +380,7 @@ func writeFiles(w *errWriter, files map[string]string) {
 	sort.Strings(labels)
 	w.printf("\nfiles\n")
 	for _, l := range labels {
-		w.printf("  %-*s  %s\n", width, l, files[l])
+		w.printf(noWrap+"  %-*s  %s\n", width, l, files[l])
 	}
 }
 

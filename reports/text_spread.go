@@ -1,11 +1,8 @@
 package reports
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 )
 
 // writeSpread compares, when two or more workloads load units of the same
@@ -49,21 +46,16 @@ func writeSpread(w *errWriter, s *Summary) {
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return order[rows[i].workload] < order[rows[j].workload] })
 		w.printf("\n%s spread by workload (key patterns side by side)\n", kind)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		width := len("workload")
-		for _, r := range rows {
-			width = max(width, len(r.workload))
-		}
-		left := func(x string) string { return x + strings.Repeat(" ", width-len(x)) }
-		fmt.Fprintln(tw, "  "+strings.Join([]string{left("workload"), string(kind) + "s", "busiest overall", "busiest per second", "busiest peak/s", "peak/target", "throttled"}, "\t")+"\t")
+		t := textTable{indent: "  ", head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
+			"busiest\npeak/s", "peak/\ntarget", "throttled"}}
 		for _, r := range rows {
 			util := "-"
 			if r.target > 0 {
 				util = percent(r.peak, int64(r.target))
 			}
-			fmt.Fprintln(tw, "  "+strings.Join([]string{left(r.workload), strconv.Itoa(r.units), percent(r.top, r.amount),
-				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)}, "\t")+"\t")
+			t.add(r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64)+"%", itoa(r.peak), util, itoa(r.throttled))
 		}
-		tw.Flush()
+		t.write(w)
 	}
 }

@@ -1,10 +1,8 @@
 package reports
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 )
 
 // maxUnitRows is how many of a workload's units the text report lists;
@@ -17,56 +15,66 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
-	t := buildUnitTable(us, maxUnitRows)
-	w.printf("  %s\n", t.heading)
-	width := 0
-	for _, r := range append([][]string{t.head}, t.rows...) {
-		width = max(width, len(r[0]))
+	u := buildUnitTable(us, maxUnitRows)
+	writeWrapped(w, "  ", "    ", u.heading)
+	t := textTable{indent: "    ", head: textHeads(u.head), rows: u.rows}
+	t.write(w)
+	if u.more != "" {
+		writeWrapped(w, "    ", "      ", u.more)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	for _, r := range append([][]string{t.head}, t.rows...) {
-		cells := append([]string{r[0] + strings.Repeat(" ", width-len(r[0]))}, r[1:]...)
-		fmt.Fprint(tw, "  "+strings.Join(cells, "\t")+"\t\n")
+	if u.spread != "" {
+		writeWrapped(w, "  ", "    ", u.spread)
 	}
-	tw.Flush()
-	if t.more != "" {
-		w.printf("    %s\n", t.more)
+}
+
+// textHeads breaks long column names over two header lines, so that the
+// text tables fit in 80 columns: "peak/target" becomes "peak/" over
+// "target".
+func textHeads(head []string) []string {
+	out := make([]string, len(head))
+	for i, h := range head {
+		switch {
+		case width(h) <= 8:
+			out[i] = h
+		case strings.Contains(h, " "):
+			// the space that makes the longer line shortest
+			best := -1
+			for j, c := range h {
+				if c == ' ' && (best < 0 || max(j, len(h)-j-1) < max(best, len(h)-best-1)) {
+					best = j
+				}
+			}
+			out[i] = h[:best] + "\n" + h[best+1:]
+		case strings.Contains(h, "/"):
+			j := strings.Index(h, "/")
+			out[i] = h[:j+1] + "\n" + h[j+1:]
+		default:
+			out[i] = h
+		}
 	}
-	if t.spread != "" {
-		w.printf("  %s\n", t.spread)
-	}
+	return out
 }
 
 // writeDensity prints, for the table reads of a workload, the entities
 // scanned against those returned (the checklist's query density).
 func writeDensity(w *errWriter, ops []OpSummary) {
-	var rows []OpSummary
+	t := textTable{indent: "  ", head: []string{"op", "scanned", "returned", "returned/\nscanned", "scanned\nper read"}}
 	for _, o := range ops {
-		if o.Scanned > 0 {
-			rows = append(rows, o)
+		if o.Scanned == 0 {
+			continue
 		}
-	}
-	if len(rows) == 0 {
-		return
-	}
-	w.printf("  query density: entities scanned vs returned by acknowledged reads (each scanned entity counts toward the targets)\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	width := len("op")
-	for _, o := range rows {
-		width = max(width, len(o.Op))
-	}
-	left := func(s string) string { return s + strings.Repeat(" ", width-len(s)) }
-	cells := func(c ...string) { fmt.Fprint(tw, "  "+strings.Join(c, "\t")+"\t\n") }
-	cells(left("op"), "scanned", "returned", "returned/scanned", "scanned per read")
-	for _, o := range rows {
 		reads := o.Outcomes["ok"]
 		per := "-"
 		if reads > 0 {
 			per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
 		}
-		cells(left(o.Op), itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per)
+		t.add(o.Op, itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per)
 	}
-	tw.Flush()
+	if len(t.rows) == 0 {
+		return
+	}
+	writeWrapped(w, "  ", "    ", "query density: entities scanned vs returned by acknowledged reads (each scanned entity counts toward the targets)")
+	t.write(w)
 }
 
 func percent(part, whole int64) string {

@@ -101,6 +101,10 @@ type unitSeries struct {
 	// throttled answer, -1 none.
 	firstThrottle int64
 	first         int64 // first second with an acknowledged amount, -1 none
+	// put and consumed count a queue's messages put and deleted
+	// (acknowledged): what went through it, beside the message ops the
+	// target counts.
+	put, consumed int64
 	perSec        []int64
 }
 
@@ -202,6 +206,12 @@ func (s *unitSeries) add(op *checks.Op, amount int64) {
 	}
 	s.perSec[sec] += amount
 	s.amount += amount
+	switch op.Kind {
+	case checks.KindQueuePut:
+		s.put++
+	case checks.KindQueueDelete:
+		s.consumed++
+	}
 	if op.In.Bytes > 0 || op.Out.Bytes > 0 {
 		s.sent = addAt(s.sent, sec, op.In.Bytes)
 		s.received = addAt(s.received, sec, op.Out.Bytes)
@@ -233,8 +243,14 @@ type UnitSummary struct {
 	Workload string   `json:"workload"`
 	Kind     UnitKind `json:"kind"`
 	Name     string   `json:"name"`
-	// Measure is what Amount counts: requests, entities or messages.
+	// Measure is what Amount counts: requests, entities or message ops
+	// (a queue's target counts each AddMessage, each message a GetMessages
+	// returned, each DeleteMessage and UpdateMessage as one "message").
 	Measure string `json:"measure"`
+	// Put and Consumed count, for a queue, the messages put and the
+	// messages deleted after processing (acknowledged).
+	Put      int64 `json:"put,omitempty"`
+	Consumed int64 `json:"consumed,omitempty"`
 	// Amount is the acknowledged total; Throttled the throttled answers,
 	// the first of them FirstThrottled seconds after the run started.
 	Amount         int64   `json:"amount"`
@@ -297,6 +313,7 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets, ban
 				t.PerSecond = v
 			}
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
+				Put: s.put, Consumed: s.consumed,
 				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec), BandwidthTarget: bandwidth[k.kind]}
 			if k.name == TableScanUnit {
 				us.Target = 0 // a scan reads every partition: no one partition's target applies

@@ -29,6 +29,10 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 		served = "served (lost races' 412/409 included)"
 	}
 	t := unitTable{heading: fmt.Sprintf("per %s: %s/s %s, mean over the active period and busiest second", kind, measure, served)}
+	queue := kind == UnitQueue
+	if queue {
+		t.heading = fmt.Sprintf("per %s: message ops/s acknowledged (each put, each message got, each delete and update counts one, as the target counts them), mean over the active period and busiest second; messages put and consumed (deleted)", kind)
+	}
 	throttled, latency, bytes := false, false, false
 	for i, u := range us {
 		if i < limit {
@@ -51,6 +55,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 		t.heading += fmt.Sprintf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
 	}
 	t.head = []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
+	if queue {
+		t.head = append(t.head[:2], append([]string{"put", "consumed"}, t.head[2:]...)...)
+	}
 	if throttled {
 		t.head = append(t.head, "from s")
 	}
@@ -75,6 +82,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
 		}
 		row := []string{u.Name, itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
+		if queue {
+			row = append(row[:2], append([]string{itoa(u.Put), itoa(u.Consumed)}, row[2:]...)...)
+		}
 		if throttled {
 			from := "-"
 			if u.Throttled > 0 {

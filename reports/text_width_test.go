@@ -1,0 +1,87 @@
+package reports
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// opDump is a violation's recorded operation, as the checks list it.
+var opDump = regexp.MustCompile(`^ {8}#\d+ `)
+
+// checkWidth fails for every line of a text report wider than TextWidth,
+// except the ones the report leaves long on purpose: a violation's
+// recorded operations and the files' paths.
+func checkWidth(t *testing.T, name, out string) {
+	t.Helper()
+	files := false
+	for i, l := range strings.Split(out, "\n") {
+		if l == "files" {
+			files = true
+		}
+		if files || opDump.MatchString(l) {
+			continue
+		}
+		if n := width(l); n > TextWidth {
+			t.Errorf("%s: line %d is %d columns:\n%s", name, i+1, n, l)
+		}
+	}
+}
+
+// TestTextFitsIn80Columns renders the realistic fixture run (two
+// workloads, units, throttling, responses, checks with a violation,
+// thresholds), the sample summary and a workload with long op names, and
+// wants every line within 80 columns.
+func TestTextFitsIn80Columns(t *testing.T) {
+	long := &Summary{Scenario: "long", Workloads: []WorkloadSummary{{Name: "lease", Kind: "container.lease", Executor: "closed", Actors: 4,
+		Goal: "leases acquired", Achieved: 12345, Ops: []OpSummary{
+			{Op: "container.lease.acquire-with-a-very-long-name", Count: 123456789, Outcomes: map[string]int64{"ok": 12345, "conflict": 123444444, "throttled": 1234567, "error": 12345, "unknown": 1234},
+				Rate: 12345.6, Corrected: Percentiles{P50: 1234, P90: 2345, P95: 3456, P99: 4567, P999: 5678, Max: 6789, Mean: 1111, Count: 9},
+				Responses: []ResponseCount{{Response{409, "LeaseAlreadyPresent"}, 123444444}, {Response{0, ""}, 1234}}},
+			{Op: "container.setacl", Count: 5, Outcomes: map[string]int64{"ok": 5}},
+		}}}}
+	for name, s := range map[string]*Summary{
+		"fixture": writeFixtureRun(t, t.TempDir(), plainNames),
+		"sample":  sampleSummary(),
+		"long":    long,
+	} {
+		var b bytes.Buffer
+		if err := WriteText(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		checkWidth(t, name, b.String())
+		if name == "long" {
+			// The long op name has a line of its own, its figures beneath.
+			if !strings.Contains(b.String(), "\n  container.lease.acquire-with-a-very-long-name\n") {
+				t.Errorf("long op name not on its own line:\n%s", b.String())
+			}
+			if !strings.Contains(fields(b.String()), "container.lease.acquire-with-a-very-long-name 409 LeaseAlreadyPresent 123444444 100.0%") {
+				t.Errorf("no 409 LeaseAlreadyPresent row:\n%s", b.String())
+			}
+		}
+		if testing.Verbose() {
+			t.Logf("%s:\n%s", name, b.String())
+		}
+	}
+}
+
+// A table wider than the report is split into column groups, each
+// starting with the first column.
+func TestTextTableSplitsWideTables(t *testing.T) {
+	tb := textTable{indent: "  ", head: []string{"name"}}
+	row := []string{"k0"}
+	for i := 0; i < 12; i++ {
+		tb.head = append(tb.head, "column-"+string(rune('a'+i)))
+		row = append(row, "1234567")
+	}
+	tb.add(row...)
+	var b bytes.Buffer
+	w := &errWriter{w: &b}
+	tb.write(w)
+	out := b.String()
+	checkWidth(t, "wide", out)
+	if strings.Count(out, "  name") != 2 || strings.Count(out, "  k0") != 2 || !strings.Contains(out, "column-l") {
+		t.Errorf("want two column groups, each with the first column:\n%s", out)
+	}
+}
