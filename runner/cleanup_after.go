@@ -27,7 +27,11 @@ func cleanupAfterRun(t *Target, runID string, trouble context.Context, o Options
 	case o.Abort.Err() != nil:
 		bound, why = CleanupAfterAbort, ", interrupted twice"
 	}
-	logf("cleanup: deleting the run's resources (%s*, at most %s%s; interrupt again to stop it)", runPrefix(runID), bound, why)
+	stopHint := ""
+	if o.Abort.Err() != nil {
+		stopHint = "; Ctrl-C again to stop it"
+	}
+	logf("cleanup: deleting the run's resources (%s*, at most %s%s%s)", runPrefix(runID), bound, why, stopHint)
 	ctx, cancel := context.WithTimeout(o.Abandon, bound)
 	defer cancel()
 	if trouble.Err() == nil { // the target going silent now ends it too

@@ -3,48 +3,32 @@ package runner
 import (
 	"context"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// lookAlikes are resources stormcheck did not create, named like its own:
-// the prefix shape of a run without its marker, a marker-shaped container
-// without the stamp, one stamped for another run id, and plain names. No
-// cleanup may touch them.
-var lookAlikes = struct{ containers, tables, queues []string }{
-	containers: []string{"sc0badc0de-counter", "sc0badc0de", "sc1234abcd", "someone-elses", "scratch"},
-	tables:     []string{"sc0badc0decounter", "someoneelses"},
-	queues:     []string{"sc0badc0de-q0", "someone-elses"},
-}
-
-// plantLookAlikes creates lookAlikes on the target.
-func plantLookAlikes(ctx context.Context, t *testing.T, tg *Target) {
+// plantLookAlikes creates targettest.LookAlikes on inst, and returns a
+// lister of everything the target holds.
+func plantLookAlikes(ctx context.Context, t *testing.T, inst *azurite.Instance) func() []string {
 	t.Helper()
-	other := "99999999" // stamped, but for a run id that is not its name's
-	for _, c := range lookAlikes.containers {
-		var o *container.CreateOptions
-		if c == "sc1234abcd" {
-			o = &container.CreateOptions{Metadata: map[string]*string{metaRun: &other}}
-		}
-		if _, err := tg.Blob.CreateContainer(ctx, c, o); err != nil {
-			t.Fatal(err)
-		}
+	c, err := targettest.Open(inst.ConnectionString())
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, n := range lookAlikes.tables {
-		if _, err := tg.Table.CreateTable(ctx, n, nil); err != nil {
-			t.Fatal(err)
-		}
+	if err := c.PlantLookAlikes(ctx); err != nil {
+		t.Fatal(err)
 	}
-	for _, n := range lookAlikes.queues {
-		if _, err := tg.Queue.CreateQueue(ctx, n, nil); err != nil {
+	return func() []string {
+		all, err := c.List(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
+		return all
 	}
 }
 
@@ -66,59 +50,6 @@ func plantRun(ctx context.Context, t *testing.T, tg *Target, id string, created 
 	}
 }
 
-// everything lists every container, table and queue of the target.
-func everything(ctx context.Context, t *testing.T, tg *Target) []string {
-	t.Helper()
-	var all []string
-	cp := tg.Blob.NewListContainersPager(nil)
-	for cp.More() {
-		page, err := cp.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range page.ContainerItems {
-			all = append(all, "container "+*c.Name)
-		}
-	}
-	tp := tg.Table.NewListTablesPager(nil)
-	for tp.More() {
-		page, err := tp.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, x := range page.Tables {
-			all = append(all, "table "+*x.Name)
-		}
-	}
-	qp := tg.Queue.NewListQueuesPager(nil)
-	for qp.More() {
-		page, err := qp.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, q := range page.Queues {
-			all = append(all, "queue "+*q.Name)
-		}
-	}
-	sort.Strings(all)
-	return all
-}
-
-func lookAlikeNames() []string {
-	var all []string
-	for _, c := range lookAlikes.containers {
-		all = append(all, "container "+c)
-	}
-	for _, n := range lookAlikes.tables {
-		all = append(all, "table "+n)
-	}
-	for _, n := range lookAlikes.queues {
-		all = append(all, "queue "+n)
-	}
-	sort.Strings(all)
-	return all
-}
-
 // openTestTarget opens a target on inst the way a run with a connection
 // string does.
 func openTestTarget(ctx context.Context, t *testing.T, inst *azurite.Instance) *Target {
@@ -138,17 +69,17 @@ func openTestTarget(ctx context.Context, t *testing.T, inst *azurite.Instance) *
 func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	tg := openTestTarget(ctx, t, inst)
-	plantLookAlikes(ctx, t, tg)
+	everything := plantLookAlikes(ctx, t, inst)
 	now := time.Now()
 	plantRun(ctx, t, tg, "0a0a0a0a", now.Add(-48*time.Hour))
 	plantRun(ctx, t, tg, "0b0b0b0b", now)
-	before := everything(ctx, t, tg)
+	before := everything()
 
 	runs, err := CleanupRuns(ctx, tg, CleanupOptions{OlderThan: 24 * time.Hour, DryRun: true, Now: now})
 	if err != nil || len(runs) != 1 || runs[0].Mark.ID != "0a0a0a0a" || len(runs[0].Resources) != 3 {
 		t.Fatalf("dry run: %+v, %v; want run 0a0a0a0a with its 3 resources", runs, err)
 	}
-	if after := everything(ctx, t, tg); !slices.Equal(after, before) {
+	if after := everything(); !slices.Equal(after, before) {
 		t.Fatalf("a dry run deleted something:\nbefore %v\nafter  %v", before, after)
 	}
 
@@ -156,7 +87,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 	if err != nil || len(runs) != 1 || runs[0].Err != nil {
 		t.Fatalf("older than 24h: %+v, %v", runs, err)
 	}
-	after := everything(ctx, t, tg)
+	after := everything()
 	for _, n := range after {
 		if strings.Contains(n, "0a0a0a0a") {
 			t.Errorf("the old run's %s is still there", n)
@@ -169,7 +100,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 	if _, err := CleanupRuns(ctx, tg, CleanupOptions{RunID: "0b0b0b0b"}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := everything(ctx, t, tg), lookAlikeNames(); !slices.Equal(got, want) {
+	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
 		t.Errorf("after both cleanups the target holds\n%v\nwant only the look-alikes\n%v", got, want)
 	}
 
@@ -178,7 +109,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 			t.Errorf("--run %s: %v; want \"no run %s\"", id, err, id)
 		}
 	}
-	if got, want := everything(ctx, t, tg), lookAlikeNames(); !slices.Equal(got, want) {
+	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
 		t.Errorf("look-alikes touched: %v", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -115,22 +116,25 @@ func WriteResults(dir string, sum *reports.Summary) error {
 	sum.Files["report"] = reports.HTMLFile
 	if err := reports.WriteHTMLReport(dir, sum); err != nil {
 		delete(sum.Files, "report")
-		sum.NotWritten = appendOnce(sum.NotWritten, fmt.Sprintf("%s: %v", reports.HTMLFile, err))
+		sum.NotWritten = noteNotWritten(sum.NotWritten, reports.HTMLFile, err)
 	}
 	if err := reports.WriteSummaryJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
-		sum.NotWritten = appendOnce(sum.NotWritten, fmt.Sprintf("%s: %v", SummaryFile, err))
+		sum.NotWritten = noteNotWritten(sum.NotWritten, SummaryFile, err)
 		return fmt.Errorf("%s not written: %w", SummaryFile, err)
 	}
 	return nil
 }
 
-func appendOnce(list []string, s string) []string {
+// noteNotWritten says file could not be written, once: a later attempt's
+// reason replaces an earlier one's.
+func noteNotWritten(list []string, file string, err error) []string {
+	out := list[:0:0]
 	for _, x := range list {
-		if x == s {
-			return list
+		if !strings.HasPrefix(x, file+": ") {
+			out = append(out, x)
 		}
 	}
-	return append(list, s)
+	return append(out, fmt.Sprintf("%s: %v", file, err))
 }
 
 // WriteArtifacts writes the files checks produced (e.g. porcupine's picture

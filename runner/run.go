@@ -272,7 +272,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		logf("final reads skipped (interrupted twice)")
 	default:
 		if ctx.Err() != nil {
-			logf("interrupted: stopping the load, then final reads, cleanup and checks (interrupt again to skip the final reads, a third time to stop the cleanup)")
+			logf("load stopped: interrupted")
 		}
 		logf("final reads")
 		fctx, cancel := either(o.Abort, trouble)

@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
 // syncLog is a Log the test reads while the run writes.
@@ -130,7 +131,7 @@ func TestKilledTargetStopsTheRun(t *testing.T) {
 func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	tg := openTestTarget(ctx, t, inst)
-	plantLookAlikes(ctx, t, tg)
+	everything := plantLookAlikes(ctx, t, inst)
 	thaw := func() { _ = syscall.Kill(-inst.PID, syscall.SIGCONT) }
 	t.Cleanup(thaw) // never leave a stopped process behind
 	dir := filepath.Join(t.TempDir(), "results")
@@ -162,14 +163,14 @@ func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 	}
 	readWholeHistory(t, filepath.Join(dir, HistoryFile))
 
-	left := everything(ctx, t, tg)
+	left := everything()
 	if !slices.Contains(left, "container sc"+sum.RunID) {
 		t.Fatalf("the frozen target kept nothing of run %s? %v", sum.RunID, left)
 	}
 	if _, err := CleanupRuns(ctx, tg, CleanupOptions{RunID: sum.RunID}); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := everything(ctx, t, tg), lookAlikeNames(); !slices.Equal(got, want) {
+	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
 		t.Errorf("after stormcheck cleanup --run %s the target holds\n%v\nwant only the look-alikes\n%v", sum.RunID, got, want)
 	}
 }

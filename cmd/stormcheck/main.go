@@ -3,7 +3,7 @@
 // the documented rules, and reports latency and throughput.
 //
 // The command line is built with spf13/cobra: one file per command
-// (run.go, validate.go, check.go, report.go, conform.go, compare.go,
+// (run.go, cleanup.go, validate.go, check.go, report.go, conform.go, compare.go,
 // kinds.go, version.go, completion.go); this file holds the root command and turns what a
 // command returns into the documented exit code.
 package main
@@ -111,6 +111,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 	root.CompletionOptions.DisableDefaultCmd = true // ours, in completion.go, refuses an unknown shell
 	root.AddCommand(
 		newRunCmd(),
+		newCleanupCmd(),
 		newValidateCmd(),
 		newCheckCmd(),
 		newReportCmd(),

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,11 +24,22 @@ stormcheck starts on free loopback ports and stops at the end). To run
 against another endpoint or a real account without editing the scenario:
   --target connection-string   reads AZURE_STORAGE_CONNECTION_STRING
   --connection-string STR      (implies --target connection-string)
-Every resource a run creates is named sc<run id>-<workload>... and deleted
-at the end, even after Ctrl-C. Secrets are never printed or written.
+Every resource a run creates is named sc<run id>-<workload>..., beside the
+run's marker container sc<run id>, and deleted at the end within its own
+bound (1m), even after Ctrl-C. Secrets are never printed or written.
 
-Ctrl-C stops the load, then does the final reads and checks; a second
-Ctrl-C skips those. Either way the results recorded so far are written.`
+Ctrl-C stops the load; final reads, cleanup and checks follow. A second
+Ctrl-C skips the final reads; the cleanup still runs, for at most 10s. A
+third stops the cleanup: what is left is listed with the 'stormcheck
+cleanup --run ID' command that deletes it. Every time, the results recorded
+so far are written and the exit code is 130.
+
+A target that answers nothing at all (killed, frozen, unreachable) for
+--unreachable-after (default 30s, or the scenario's unreachable_after) stops
+the run: an ERROR line names the endpoint and since when, the final reads
+are skipped, the cleanup gets 10s, the results are written, exit code 3.
+A results folder that fills up stops the load at the first failed write;
+the history keeps every whole record before it; exit code 3.`
 
 const runExample = `  # the quickstart, about 30 s against a managed Azurite
   stormcheck run scenarios/quickstart.yaml
@@ -53,6 +60,7 @@ type runFlags struct {
 	duration         time.Duration
 	seed             int64
 	export           *exportFlags
+	unreachableAfter time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -76,6 +84,7 @@ func newRunCmd() *cobra.Command {
 	fl.DurationVar(&f.duration, "duration", 0, "override every workload's load duration, e.g. 5s (workloads with stages keep them)")
 	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
 	f.export = addExportFlags(cmd)
+	fl.DurationVar(&f.unreachableAfter, "unreachable-after", 0, "stop the run (exit 3) once the target has answered nothing at all for this long (default: the scenario's unreachable_after, 30s)")
 	return cmd
 }
 
@@ -112,20 +121,8 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 		dir = filepath.Join("results", fmt.Sprintf("%s-%s", sc.Name, time.Now().Format("20060102-150405")))
 	}
 
-	// First Ctrl-C: stop the load. Second: skip final reads and cleanup waits.
-	ctx, stop := context.WithCancel(context.Background())
-	abort, abortNow := context.WithCancel(context.Background())
-	defer stop()
-	defer abortNow()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		<-sigs
-		stop()
-		<-sigs
-		abortNow()
-	}()
+	intr := catchInterrupts(stderr)
+	defer intr.release()
 
 	exporters, stopExport, err := f.export.start(sc.Name, stderr)
 	if err != nil {
@@ -134,24 +131,27 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	defer stopExport()
 	disp := newDisplay(f.progress.value, stderr)
 	opts := runner.Options{
-		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: abort,
-		Progress: disp.update, ProgressEvery: disp.every(), Exporters: exporters,
+		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: intr.abort, Abandon: intr.abandon,
+		UnreachableAfter: f.unreachableAfter,
+		Progress:         disp.update, ProgressEvery: disp.every(), Exporters: exporters,
 	}
 	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
-	sum, runErr := runner.Run(ctx, sc, opts)
+	sum, runErr := runner.Run(intr.load, sc, opts)
 	disp.close()
 	if errors.Is(runErr, runner.ErrResultsDirRefused) { // nothing written there: keep it so
 		return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck run: %w", runErr)}
 	}
 	code := exitCode(sum, runErr)
 	sum.ExitCode = code
-	// Record the exit code in the summary too (rewritten atomically; fails
-	// only if the results directory could not be made, as already said).
-	_ = reports.WriteSummaryJSON(filepath.Join(dir, runner.SummaryFile), sum)
-	_ = reports.WriteHTMLReport(dir, sum) // the page too, now with the exit code (the runner wrote it once already)
+	// Record the exit code in the summary and the page too (rewritten
+	// atomically; what cannot be written is named in the report below).
+	_ = runner.WriteResults(dir, sum)
 	reports.WriteText(stdout, sum)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(runner.Redact(runErr.Error())))
+	}
+	if sum.CleanupError != "" && sum.RunID != "" {
+		fmt.Fprintf(stderr, "stormcheck: run %s left resources on the target; delete them later with:\n  %s\n", sum.RunID, cleanupCommand(sum.RunID, dir, f))
 	}
 	fmt.Fprintf(stdout, "\nresults: %s (exit code %d)\n", dir, code)
 	return exitWith(code)

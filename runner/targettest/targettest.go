@@ -1,0 +1,122 @@
+// Package targettest helps tests look at a storage target from outside a
+// run: it plants resources stormcheck did not create, named like its own,
+// and lists everything a target holds, so a test can show that a cleanup
+// deleted exactly the run's resources and nothing else.
+package targettest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+)
+
+// LookAlikes are resources stormcheck did not create, named like its own:
+// the prefix shape of a run without its marker, a marker-shaped container
+// without the stamp, one stamped for another run id, and plain names.
+var LookAlikes = []string{
+	"container sc0badc0de-counter", "container sc0badc0de", "container sc1234abcd",
+	"container someone-elses", "container scratch",
+	"table sc0badc0decounter", "table someoneelses",
+	"queue sc0badc0de-q0", "queue someone-elses",
+}
+
+// Clients are a target's three service clients.
+type Clients struct {
+	Blob  *service.Client
+	Table *aztables.ServiceClient
+	Queue *azqueue.ServiceClient
+}
+
+// Open makes the clients for a connection string.
+func Open(cs string) (*Clients, error) {
+	b, err := service.NewClientFromConnectionString(cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	t, err := aztables.NewServiceClientFromConnectionString(cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	q, err := azqueue.NewServiceClientFromConnectionString(cs, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Clients{Blob: b, Table: t, Queue: q}, nil
+}
+
+// PlantLookAlikes creates LookAlikes (sc1234abcd stamped with the metadata
+// of a run marker, but for run id 99999999).
+func (c *Clients) PlantLookAlikes(ctx context.Context) error {
+	other := "99999999"
+	for _, r := range LookAlikes {
+		var kind, name string
+		fmt.Sscan(r, &kind, &name)
+		var err error
+		switch kind {
+		case "container":
+			var o *container.CreateOptions
+			if name == "sc1234abcd" {
+				o = &container.CreateOptions{Metadata: map[string]*string{"stormcheck_run": &other}}
+			}
+			_, err = c.Blob.CreateContainer(ctx, name, o)
+		case "table":
+			_, err = c.Table.CreateTable(ctx, name, nil)
+		case "queue":
+			_, err = c.Queue.CreateQueue(ctx, name, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("planting %s: %w", r, err)
+		}
+	}
+	return nil
+}
+
+// List is every container, table and queue on the target ("container x"),
+// sorted.
+func (c *Clients) List(ctx context.Context) ([]string, error) {
+	var all []string
+	cp := c.Blob.NewListContainersPager(nil)
+	for cp.More() {
+		page, err := cp.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range page.ContainerItems {
+			all = append(all, "container "+*x.Name)
+		}
+	}
+	tp := c.Table.NewListTablesPager(nil)
+	for tp.More() {
+		page, err := tp.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range page.Tables {
+			all = append(all, "table "+*x.Name)
+		}
+	}
+	qp := c.Queue.NewListQueuesPager(nil)
+	for qp.More() {
+		page, err := qp.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range page.Queues {
+			all = append(all, "queue "+*x.Name)
+		}
+	}
+	sort.Strings(all)
+	return all, nil
+}
+
+// SortedLookAlikes is LookAlikes sorted, as List returns them.
+func SortedLookAlikes() []string {
+	s := append([]string(nil), LookAlikes...)
+	sort.Strings(s)
+	return s
+}
