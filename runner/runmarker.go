@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"regexp"
 	"sort"
 	"strings"
