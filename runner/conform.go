@@ -185,6 +185,12 @@ func (rr *ruleRun) value(v *conformance.Value) string {
 	switch {
 	case v == nil:
 		return ""
+	case len(v.List) > 0:
+		parts := make([]string, len(v.List))
+		for i, p := range v.List {
+			parts[i] = rr.value(p)
+		}
+		return strings.Join(parts, ", ")
 	case v.Now:
 		return time.Now().Add(v.Offset).UTC().Format(http.TimeFormat)
 	case v.Ref != "":
@@ -334,6 +340,8 @@ func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response, out callOu
 			rr.vars[name] = resp.Header.Get("x-ms-request-id")
 		case "copy_id":
 			rr.vars[name] = resp.Header.Get("x-ms-copy-id")
+		case "snapshot":
+			rr.vars[name] = resp.Header.Get("x-ms-snapshot")
 		}
 	}
 }
@@ -355,6 +363,13 @@ func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 func (rr *ruleRun) blobCall(ctx context.Context, st *conformance.Step) (string, error) {
 	c := rr.t.Blob.NewContainerClient(rr.container(st.Container))
 	b := c.NewBlockBlobClient(st.Blob)
+	if st.Snapshot != nil {
+		sb, err := b.WithSnapshot(rr.value(st.Snapshot))
+		if err != nil {
+			return "", err
+		}
+		b = sb
+	}
 	meta := map[string]*string{}
 	for k, v := range st.Metadata {
 		meta[k] = &v

@@ -96,3 +96,39 @@ func TestReferenceConsistent(t *testing.T) {
 		}
 	}
 }
+
+// The value forms the reference rules need: ETag lists, raw dates and
+// snapshots.
+func TestReferenceValueForms(t *testing.T) {
+	src := `
+rules:
+  - id: t.forms
+    title: T
+    source: S
+    tags: [blob]
+    steps:
+      - {op: blob.put, blob: b, body: "1", capture: {etag: e1}, expect: {status: 201}}
+      - {op: blob.snapshot, blob: b, capture: {snapshot: s1}, expect: {status: 201}}
+      - {op: blob.get, blob: b, snapshot: $s1, if_match: ['"x"', $e1], if_modified_since: "raw:yesterday", expect: {status: 200}}
+`
+	rules, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := rules[0].Steps[2]
+	if st.Snapshot == nil || st.Snapshot.Ref != "s1" || len(st.IfMatch.List) != 2 || st.IfMatch.List[0].Literal != `"x"` ||
+		st.IfMatch.List[1].Ref != "e1" || st.IfModifiedSince.Literal != "yesterday" {
+		t.Errorf("forms: %+v %+v %+v", st.Snapshot, st.IfMatch, st.IfModifiedSince)
+	}
+	for _, tc := range []struct{ from, to, want string }{
+		{`if_match: ['"x"', $e1]`, `if_match: ['"x"']`, "needs at least two"},
+		{`snapshot: $s1`, `snapshot: $e1`, "holds a etag"},
+		{`if_modified_since: "raw:yesterday"`, `if_modified_since: "yesterday"`, "raw:TEXT"},
+		{`{op: blob.get, blob: b, snapshot: $s1,`, `{op: blob.stage, block_id: x, blob: b, snapshot: $s1,`, `does not take "snapshot"`},
+	} {
+		_, err := Parse("f.yaml", []byte(strings.Replace(src, tc.from, tc.to, 1)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: want an error saying %q, got %v", tc.to, tc.want, err)
+		}
+	}
+}

@@ -75,11 +75,18 @@ func (d *decoder) covers(n *yaml.Node, path string, steps []Step) []Cover {
 				continue
 			}
 			allowed = pr.Classes
-			sent := false
+			// A parameter point needs a step of op that sends it; the
+			// class absent needs one that does not.
+			absent := val == ClassAbsent
+			found := false
 			for j := range steps {
-				sent = sent || steps[j].Op == op && stepSends(&steps[j], pr.Field)
+				found = found || steps[j].Op == op && stepSends(&steps[j], pr.Field) != absent
 			}
-			if !sent {
+			switch {
+			case !found && absent:
+				d.errorf(item, p, "the rule covers %s %s=absent but every %s step sends %s (field %s)", op, dim, op, dim, pr.Field)
+				continue
+			case !found:
 				d.errorf(item, p, "the rule covers %s %s but no %s step sends %s (field %s)", op, dim, op, dim, pr.Field)
 				continue
 			}

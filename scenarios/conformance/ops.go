@@ -21,11 +21,11 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
-	"capture", "expect"}
+	"snapshot", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
-	"message_id", "next_visible"}
+	"message_id", "next_visible", "snapshot"}
 
 // messageCaptures are the capturables only a queue op returning a message
 // has (queue.put, queue.get: the first message; queue.update).
@@ -37,18 +37,18 @@ var messageOps = []string{"queue.put", "queue.get", "queue.update"}
 
 // Ops are the step ops and the fields each takes.
 var Ops = map[string]OpSpec{
-	"blob.put":           blobOp("body", "metadata", "lease_id", etagConds, dateConds),
-	"blob.get":           blobOp("lease_id", etagConds, dateConds),
-	"blob.getprops":      blobOp("lease_id", etagConds, dateConds),
-	"blob.setmeta":       blobOp("metadata", "lease_id", etagConds, dateConds),
-	"blob.setprops":      blobOp("lease_id", etagConds, dateConds),
-	"blob.delete":        blobOp("lease_id", etagConds, dateConds),
+	"blob.put":           blobOp("snapshot", "body", "metadata", "lease_id", etagConds, dateConds),
+	"blob.get":           blobOp("snapshot", "lease_id", etagConds, dateConds),
+	"blob.getprops":      blobOp("snapshot", "lease_id", etagConds, dateConds),
+	"blob.setmeta":       blobOp("snapshot", "metadata", "lease_id", etagConds, dateConds),
+	"blob.setprops":      blobOp("snapshot", "lease_id", etagConds, dateConds),
+	"blob.delete":        blobOp("snapshot", "lease_id", etagConds, dateConds),
 	"blob.snapshot":      blobOp("metadata", "lease_id", etagConds, dateConds),
 	"blob.copy":          require(blobOp("source", "metadata", "lease_id", etagConds, dateConds, sourceConds), "source"),
 	"blob.abortcopy":     require(blobOp("copy_id", "lease_id"), "copy_id"),
 	"blob.stage":         require(blobOp("block_id", "body", "lease_id"), "block_id"),
 	"blob.commit":        require(blobOp("blocks", "metadata", "lease_id", etagConds, dateConds), "blocks"),
-	"blob.lease.acquire": blobOp("duration", "proposed_lease_id", etagConds, dateConds),
+	"blob.lease.acquire": blobOp("snapshot", "duration", "proposed_lease_id", etagConds, dateConds),
 	"blob.lease.renew":   blobOp("lease_id", etagConds, dateConds),
 	"blob.lease.change":  blobOp("lease_id", "proposed_lease_id", etagConds, dateConds),
 	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),

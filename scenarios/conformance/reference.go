@@ -165,9 +165,9 @@ var Reference = []OpRef{
 		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound"), Precedence: blobPrecedence},
 	{Op: "blob.delete", Name: "Delete Blob", Page: restBase + "delete-blob",
 		Params: params(blobConds(false), one(leaseIDParam())), States: blobStates,
-		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound"), Precedence: blobPrecedence},
+		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound", "SnapshotsPresent"), Precedence: blobPrecedence},
 	{Op: "blob.snapshot", Name: "Snapshot Blob", Page: restBase + "snapshot-blob",
-		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
+		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
 		Errors: []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation"}, Precedence: []string{"missing+if-match"}},
 	{Op: "blob.copy", Name: "Copy Blob", Page: restBase + "copy-blob",
 		Params: params(blobConds(false), one(leaseIDParam()), []ParamRef{
@@ -186,8 +186,8 @@ var Reference = []OpRef{
 		Params: one(leaseIDParam()), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
 		Errors: []string{"LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidBlockId"}},
 	{Op: "blob.commit", Name: "Put Block List", Page: restBase + "put-block-list",
-		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
-		Errors: append(append([]string{}, blobWriteErrors...), "InvalidBlockList"), Precedence: []string{"missing+if-match", "leased-other+if-match"}},
+		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
+		Errors: append(append([]string{}, blobWriteErrors...), "InvalidBlockList"), Precedence: blobPrecedence},
 	{Op: "blob.lease.acquire", Name: "Lease Blob (acquire)", Page: restBase + "lease-blob",
 		Params: params([]ParamRef{{Name: "x-ms-lease-duration", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "duration"},
 			{Name: "x-ms-proposed-lease-id", Classes: []string{ClassValid, ClassInvalid}, Field: "proposed_lease_id"}}, blobConds(false)),
@@ -274,11 +274,11 @@ var Reference = []OpRef{
 	{Op: "queue.update", Name: "Update Message", Page: restBase + "update-message",
 		Params: []ParamRef{{Name: "popreceipt", Classes: []string{ClassMatch, ClassMismatch, ClassInvalid}, Field: "pop_receipt"},
 			{Name: "visibilitytimeout", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "visibility"}},
-		States: []string{StateExists, StateMissing, StateDeleted}, Errors: []string{"MessageNotFound", "QueueNotFound", "OutOfRangeQueryParameterValue", "InvalidQueryParameterValue"},
+		States: []string{StateExists, StateMissing, StateDeleted}, Errors: []string{"MessageNotFound", "QueueNotFound", "OutOfRangeQueryParameterValue", "InvalidQueryParameterValue", "PopReceiptMismatch"},
 		Precedence: []string{"deleted+popreceipt"}},
 	{Op: "queue.delete", Name: "Delete Message", Page: restBase + "delete-message2",
 		Params: []ParamRef{{Name: "popreceipt", Classes: []string{ClassMatch, ClassMismatch, ClassInvalid}, Field: "pop_receipt"}},
-		States: []string{StateExists, StateMissing, StateDeleted}, Errors: []string{"MessageNotFound", "QueueNotFound", "InvalidQueryParameterValue"}},
+		States: []string{StateExists, StateMissing, StateDeleted}, Errors: []string{"MessageNotFound", "QueueNotFound", "InvalidQueryParameterValue", "PopReceiptMismatch"}},
 }
 
 // RefFor returns the checklist of op, nil if the reference has none.

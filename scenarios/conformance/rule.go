@@ -41,6 +41,9 @@ type Step struct {
 	Op string
 	// Blob is the alias of the blob the op acts on.
 	Blob string
+	// Snapshot addresses a snapshot of the blob (a captured snapshot, or a
+	// literal to test a malformed one); nil addresses the base blob.
+	Snapshot *Value
 	// Container is the alias of the container; "" means the rule's own.
 	Container string
 	// Source is the alias of the source blob of blob.copy.
@@ -231,4 +234,7 @@ type Value struct {
 	Offset time.Duration
 	// Now means the time the step runs ($now).
 	Now bool
+	// List holds the values of a comma-separated list of ETags (then the
+	// other fields are zero).
+	List []*Value
 }

@@ -91,6 +91,8 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		default:
 			s.Source = a
 		}
+	case "snapshot":
+		s.Snapshot = d.value(v, path, vars, "snapshot")
 	case "body":
 		if b, ok := d.str(v, path); ok {
 			s.Body = &b

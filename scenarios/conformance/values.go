@@ -41,11 +41,30 @@ var (
 
 // dateHelp explains what a date field takes.
 const dateHelp = `an RFC 1123 date ("Mon, 02 Jan 2006 15:04:05 GMT"), $now, $now+1h, $now-1d ` +
-	`(units s, m, h, d) or a captured last_modified as $var or $var+1s`
+	`(units s, m, h, d), a captured last_modified as $var or $var+1s, or raw:TEXT to send TEXT as it is ` +
+	`(to test how the service treats a malformed date)`
 
 // value reads a field that may be a literal or a whole-value reference
 // $var to a variable captured as want (etag or lease_id).
+//
+// An ETag condition may also be a list of literals and references, sent
+// comma-separated (If-Match: "a", "b").
 func (d *decoder) value(n *yaml.Node, path string, vars scope, want string) *Value {
+	if n.Kind == yaml.SequenceNode && want == "etag" {
+		if len(n.Content) < 2 {
+			d.errorf(n, path, "a list of ETags needs at least two, got %d", len(n.Content))
+			return nil
+		}
+		v := &Value{}
+		for i, item := range n.Content {
+			part := d.value(resolve(item), index(path, i), vars, want)
+			if part == nil {
+				return nil
+			}
+			v.List = append(v.List, part)
+		}
+		return v
+	}
 	s, ok := d.str(n, path)
 	if !ok {
 		return nil
@@ -69,6 +88,9 @@ func (d *decoder) date(n *yaml.Node, path string, vars scope) *Value {
 	s, ok := d.str(n, path)
 	if !ok {
 		return nil
+	}
+	if raw, ok := strings.CutPrefix(s, "raw:"); ok {
+		return &Value{Literal: raw}
 	}
 	if !strings.HasPrefix(s, "$") {
 		if _, err := time.Parse(time.RFC1123, s); err != nil {
