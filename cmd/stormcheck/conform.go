@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -19,7 +20,8 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
-const conformLong = `Runs the conformance rules (YAML step scripts, default scenarios/conformance/)
+const conformLong = `Runs the conformance rules (YAML step scripts compiled into stormcheck; --rules
+DIR adds a folder of your own, whose rules replace built-in ones of the same id)
 against a target: each rule in its own new container, table or queue,
 independent rules in parallel, every step's status, x-ms-error-code, ETag (and
 entity properties, messages, pop receipts) compared with what the Azure Storage
@@ -27,7 +29,13 @@ documentation says. Prints a matrix grouped by service and
 feature (pass / diverges / error, with expected vs actual) and writes
 conform.json and conform.junit.xml.
 
-With --baseline FILE, the divergences listed there are known and accepted:
+With --coverage, prints instead the coverage map: for every operation of the
+REST reference checklist, which condition headers (with their value classes),
+resource states, error codes and precedence cases rules cover (+) and which
+not (-), from the rules' covers: lists. It needs no target.
+
+With --baseline FILE (or the name of a baseline shipped inside stormcheck,
+e.g. azurite-3.37.0), the divergences listed there are known and accepted:
 the exit code is 0 when the divergences are exactly the known ones (a known
 divergence that now passes is reported so the baseline can be tightened).
 Without a baseline, 0 means every rule passed.
@@ -44,7 +52,7 @@ type conformFlags struct {
 	rulesDir, tags, baseline, writeBaseline, out, connStr string
 	target                                                *enumFlag
 	parallel                                              int
-	diff                                                  bool
+	diff, coverage                                        bool
 }
 
 func newConformCmd() *cobra.Command {
@@ -54,7 +62,13 @@ func newConformCmd() *cobra.Command {
 		Short: "Run the conformance rules: where the target diverges from the docs",
 		Long:  conformLong,
 		Example: `  # every rule against a managed Azurite, gated on the shipped baseline (as CI does)
-  stormcheck conform --baseline scenarios/conformance/baselines/azurite-3.37.0.json
+  stormcheck conform --baseline azurite-3.37.0
+
+  # which headers, states and error paths of each operation have rules, and which not
+  stormcheck conform --coverage
+
+  # the built-in rules plus (or replaced by) your own
+  stormcheck conform --rules ./my-rules
 
   # only the blob lease rules, leaving out the slow ones
   stormcheck conform --tags blob,lease,-slow
@@ -75,9 +89,10 @@ func newConformCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.rulesDir, "rules", filepath.Join("scenarios", "conformance"), "directory of rule files (*.yaml)")
+	fl.StringVar(&f.rulesDir, "rules", "", "directory of your own rule files (*.yaml), added to the built-in rules; a rule with a built-in id replaces it")
 	fl.StringVar(&f.tags, "tags", "", "run only rules carrying all these comma-separated tags (e.g. blob,lease); -TAG leaves out rules carrying TAG (e.g. blob,-slow)")
-	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target (JSON); exit 0 when exactly these diverge")
+	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target: a JSON file, or the name of a shipped baseline ("+strings.Join(conformance.ShippedBaselines(), ", ")+"); exit 0 when exactly these diverge")
+	fl.BoolVar(&f.coverage, "coverage", false, "print the coverage map of the rules against the REST reference checklist (per operation: headers, states, error codes, precedence; + covered, - hole) and exit")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
 	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>)")
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
@@ -96,7 +111,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		fmt.Fprintf(stderr, "stormcheck conform: --parallel %d: must be 1 or more\n", f.parallel)
 		return exitUsage
 	}
-	rs, err := conformance.LoadDir(f.rulesDir)
+	rs, from, err := loadRules(f.rulesDir, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
@@ -107,17 +122,19 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	rules := rs.Select(sel)
 	if len(rules) == 0 {
-		fmt.Fprintf(stderr, "stormcheck conform: no rule in %s carries tags %v\n", f.rulesDir, sel)
+		fmt.Fprintf(stderr, "stormcheck conform: no rule in %s carries tags %v\n", from, sel)
 		return exitUsage
+	}
+	if f.coverage {
+		if err := conformance.WriteCoverage(stdout, conformance.Coverage(rules)); err != nil {
+			fmt.Fprintln(stderr, "stormcheck conform:", err)
+			return exitHarness
+		}
+		return exitOK
 	}
 	var base *verdict.Baseline
 	if f.baseline != "" {
-		file, err := os.Open(f.baseline)
-		if err == nil {
-			base, err = verdict.ReadBaseline(file)
-			file.Close()
-		}
-		if err != nil {
+		if base, err = readBaseline(f.baseline); err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform: baseline %s: %v\n", f.baseline, err)
 			return exitUsage
 		}
@@ -139,7 +156,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), f.rulesDir, dir)
+	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), from, dir)
 	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform: target:", runner.Redact(err.Error()))
@@ -180,6 +197,52 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 	}
 	return exitOK
+}
+
+// loadRules loads the built-in rules and, if dir is set, overlays the rules
+// of dir (a rule with a built-in id replaces it); from says where they came
+// from, for messages.
+func loadRules(dir string, stderr io.Writer) (rs *conformance.RuleSet, from string, err error) {
+	rs, err = conformance.Shipped()
+	if err != nil {
+		return nil, "", fmt.Errorf("stormcheck conform: the built-in rules do not load (a broken build): %w", err)
+	}
+	if dir == "" {
+		return rs, "the built-in rules", nil
+	}
+	user, err := conformance.LoadDir(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	replaced := rs.Overlay(user)
+	fmt.Fprintf(stderr, "stormcheck: %d rule(s) from %s: %d new, %d replacing built-in rules%s\n", len(user.Rules), dir,
+		len(user.Rules)-len(replaced), len(replaced), listed(replaced))
+	return rs, "the built-in rules and " + dir, nil
+}
+
+// listed is " (a, b)" for a non-empty list.
+func listed(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(ids, ", ") + ")"
+}
+
+// readBaseline reads a baseline file, or the shipped baseline of that name
+// when no such file exists.
+func readBaseline(name string) (*verdict.Baseline, error) {
+	file, err := os.Open(name)
+	if err == nil {
+		defer file.Close()
+		return verdict.ReadBaseline(file)
+	}
+	if data, ok := conformance.ShippedBaseline(name); ok && os.IsNotExist(err) {
+		return verdict.ReadBaseline(bytes.NewReader(data))
+	}
+	if os.IsNotExist(err) {
+		return nil, fmt.Errorf("no such file, and no shipped baseline of that name (shipped: %s)", strings.Join(conformance.ShippedBaselines(), ", "))
+	}
+	return nil, err
 }
 
 // baselineTarget names the target in a baseline file: stable from run to

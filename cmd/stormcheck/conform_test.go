@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ const wrongRuleFile = `rules:
   - id: test.wrong
     title: a rule whose expectation is wrong
     source: test
-    tags: [blob, lease]
+    tags: [blob, selftest]
     steps:
       - op: blob.put
         blob: b
@@ -41,26 +42,39 @@ func TestConformCommand(t *testing.T) {
 		code := run(append([]string{"conform", "--out", filepath.Join(tmp, fmt.Sprint("run", runs))}, args...), &out, &errOut)
 		return code, out.String() + errOut.String()
 	}
-	code, out := conform("--rules", "../../scenarios/conformance", "--baseline", "../../scenarios/conformance/baselines/azurite-3.37.0.json")
+	// Built-in rules against the built-in baseline, by name (the runner's
+	// TestConformanceAgainstAzurite runs all of them; the queue rules hold
+	// known divergences, so the baseline is exercised).
+	code, out := conform("--tags", "queue", "--baseline", "azurite-3.37.0")
 	if code != exitOK || !strings.Contains(out, "0 unexpected") || !strings.Contains(out, ": OK") {
 		t.Fatalf("shipped rules with the shipped baseline: exit %d\n%s", code, out)
 	}
 	rules := filepath.Join(tmp, "rules")
 	_ = os.MkdirAll(rules, 0o755)
 	_ = os.WriteFile(filepath.Join(rules, "wrong.yaml"), []byte(wrongRuleFile), 0o644)
-	code, out = conform("--rules", rules)
-	if code != exitViolation || !strings.Contains(out, "DIVERGES") || !strings.Contains(out, "expected 201, got 412 LeaseIdMissing") {
-		t.Fatalf("a wrong rule must fail visibly: exit %d\n%s", code, out)
+	code, out = conform("--rules", rules, "--tags", "selftest", "--baseline", "azurite-3.37.0")
+	if code != exitViolation || !strings.Contains(out, "DIVERGES") || !strings.Contains(out, "expected 201, got 412 LeaseIdMissing") ||
+		!strings.Contains(out, "1 unexpected") || !strings.Contains(out, "1 new, 0 replacing") {
+		t.Fatalf("a wrong rule must fail visibly, even with the shipped baseline: exit %d\n%s", code, out)
 	}
 	known := filepath.Join(tmp, "known.json")
 	_ = os.WriteFile(known, []byte(`{"target":"azurite 3.37.0","divergences":[{"rule":"test.wrong","actual":"412 LeaseIdMissing","reason":"the rule is wrong on purpose"}]}`), 0o644)
-	code, out = conform("--rules", rules, "--baseline", known)
+	code, out = conform("--rules", rules, "--tags", "selftest", "--baseline", known)
 	if code != exitOK || !strings.Contains(out, "known") {
 		t.Errorf("a known divergence: exit %d\n%s", code, out)
 	}
+	// A user's rule replaces the built-in rule with its id: here with a
+	// wrong expectation, which must show.
+	replace := filepath.Join(tmp, "replace")
+	_ = os.MkdirAll(replace, 0o755)
+	_ = os.WriteFile(filepath.Join(replace, "mine.yaml"), []byte(strings.Replace(wrongRuleFile, "test.wrong", "blob.lease.bad-duration", 1)), 0o644)
+	code, out = conform("--rules", replace, "--tags", "selftest", "--baseline", "azurite-3.37.0")
+	if code != exitViolation || !strings.Contains(out, "1 replacing built-in rules (blob.lease.bad-duration)") || !strings.Contains(out, "got 412 LeaseIdMissing") {
+		t.Errorf("a replacing rule: exit %d\n%s", code, out)
+	}
 	fixed := filepath.Join(tmp, "fixed.json")
 	_ = os.WriteFile(fixed, []byte(`{"target":"azurite 3.37.0","divergences":[{"rule":"blob.lease.bad-duration","actual":"201","reason":"old Azurite accepted it"}]}`), 0o644)
-	code, out = conform("--rules", "../../scenarios/conformance", "--tags", "blob,lease,-slow", "--baseline", fixed)
+	code, out = conform("--tags", "blob,lease,-slow,-reference", "--baseline", fixed)
 	if code != exitOK || !strings.Contains(strings.ToLower(out), "fixed") {
 		t.Errorf("a known divergence that now passes must be reported so the baseline can be tightened: exit %d\n%s", code, out)
 	}
@@ -69,12 +83,55 @@ func TestConformCommand(t *testing.T) {
 func TestConformDiffSameTarget(t *testing.T) {
 	var out, errOut bytes.Buffer
 	// -slow: the rules that wait for a lease to expire add nothing here.
-	code := run([]string{"conform", "--rules", "../../scenarios/conformance", "--tags", "blob,lease,-slow", "--out", t.TempDir(), "--diff", "azurite", "azurite:3.37.0"}, &out, &errOut)
+	code := run([]string{"conform", "--tags", "container,lease", "--out", t.TempDir(), "--diff", "azurite", "azurite:3.37.0"}, &out, &errOut)
 	if code != exitOK || !strings.Contains(out.String(), "no differences") {
 		t.Errorf("the same Azurite twice must not differ: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}
-	code = run([]string{"conform", "--rules", "../../scenarios/conformance", "--out", t.TempDir(), "--diff", "azurite", "moon"}, &out, &errOut)
+	code = run([]string{"conform", "--out", t.TempDir(), "--diff", "azurite", "moon"}, &out, &errOut)
 	if code != exitUsage || !strings.Contains(errOut.String(), "allowed: azurite") {
 		t.Errorf("bad target spec: exit %d %s", code, errOut.String())
+	}
+}
+
+// TestConformFromAnywhere builds the binary and runs it in a temporary
+// directory that is not the checkout: the rules and the baseline come from
+// inside the binary.
+func TestConformFromAnywhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and starts Azurite")
+	}
+	bin := filepath.Join(t.TempDir(), "stormcheck")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	elsewhere := t.TempDir()
+	runBin := func(args ...string) (int, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = elsewhere
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, string(out)
+	}
+	code, out := runBin("conform", "--coverage")
+	if code != exitOK || !strings.Contains(out, "Put Blob (blob.put)") || !strings.Contains(out, "Delete Message (queue.delete)") ||
+		!strings.Contains(out, "points covered") {
+		t.Fatalf("--coverage from %s: exit %d\n%s", elsewhere, code, out)
+	}
+	code, out = runBin("conform", "--tags", "container", "--baseline", "azurite-3.37.0", "--out", "res")
+	if code != exitOK || !strings.Contains(out, "baseline (azurite 3.37.0)") || !strings.Contains(out, ": OK") {
+		t.Fatalf("conform from %s: exit %d\n%s", elsewhere, code, out)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "res", "conform.json")); err != nil {
+		t.Errorf("results not written where asked: %v", err)
+	}
+	code, out = runBin("conform", "--rules", "nowhere", "--coverage")
+	if code != exitUsage || !strings.Contains(out, "nowhere") {
+		t.Errorf("a missing --rules folder: exit %d\n%s", code, out)
 	}
 }

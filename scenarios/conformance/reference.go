@@ -141,8 +141,6 @@ var (
 	blobReadErrors  = []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation"}
 	blobPrecedence  = []string{"missing+if-match", "leased-other+if-match", "missing+x-ms-lease-id"}
 	blobStates      = []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther, StateSnapshot}
-	leaseStates     = []string{StateExists, StateMissing, StateLeased, StateLeasedOther, StateExpired, StateBreaking, StateBroken, StateSnapshot}
-	leaseErrors     = []string{"LeaseAlreadyPresent", "LeaseIdMismatchWithLeaseOperation", "LeaseIsBreakingAndCannotBeAcquired", "LeaseIsBreakingAndCannotBeChanged", "LeaseIsBrokenAndCannotBeRenewed", "LeaseNotPresentWithLeaseOperation", "LeaseIdMissing", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"}
 )
 
 // Reference is the checklist of every operation the suite covers, in the
@@ -176,12 +174,12 @@ var Reference = []OpRef{
 			{Name: "x-ms-source-if-modified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_modified_since"},
 			{Name: "x-ms-source-if-unmodified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_unmodified_since"},
 		}),
-		States:     []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
-		Errors:     []string{"ConditionNotMet", "SourceConditionNotMet", "CannotVerifyCopySource", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation"},
-		Precedence: []string{"x-ms-source-if-match+if-match", "missing+x-ms-source-if-match"}},
+		States:     []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
+		Errors:     []string{"ConditionNotMet", "SourceConditionNotMet", "CannotVerifyCopySource", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidHeaderValue"},
+		Precedence: []string{"x-ms-source-if-match+if-match", "missing+if-match", "leased-other+if-match", "missing+x-ms-lease-id"}},
 	{Op: "blob.abortcopy", Name: "Abort Copy Blob", Page: restBase + "abort-copy-blob",
 		Params: one(leaseIDParam()), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
-		Errors: []string{"NoPendingCopyOperation", "CopyIdMismatch", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation"}, Precedence: []string{"leased-other+no-pending-copy"}},
+		Errors: []string{"NoPendingCopyOperation", "CopyIdMismatch", "BlobNotFound", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "InvalidHeaderValue"}, Precedence: []string{"leased-other+no-pending-copy"}},
 	{Op: "blob.stage", Name: "Put Block", Page: restBase + "put-block",
 		Params: one(leaseIDParam()), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
 		Errors: []string{"LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidBlockId"}},
@@ -191,17 +189,25 @@ var Reference = []OpRef{
 	{Op: "blob.lease.acquire", Name: "Lease Blob (acquire)", Page: restBase + "lease-blob",
 		Params: params([]ParamRef{{Name: "x-ms-lease-duration", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "duration"},
 			{Name: "x-ms-proposed-lease-id", Classes: []string{ClassValid, ClassInvalid}, Field: "proposed_lease_id"}}, blobConds(false)),
-		States: leaseStates, Errors: leaseErrors, Precedence: []string{"leased-other+if-match", "missing+if-match"}},
+		States:     []string{StateExists, StateMissing, StateLeased, StateLeasedOther, StateExpired, StateBreaking, StateBroken, StateSnapshot},
+		Errors:     []string{"LeaseAlreadyPresent", "LeaseIsBreakingAndCannotBeAcquired", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"},
+		Precedence: []string{"leased-other+if-match", "missing+if-match"}},
 	{Op: "blob.lease.renew", Name: "Lease Blob (renew)", Page: restBase + "lease-blob",
-		Params: params(one(leaseIDParam()), blobConds(false)), States: leaseStates, Errors: leaseErrors},
+		Params: params(one(leaseIDParam()), blobConds(false)),
+		States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther, StateExpired, StateBreaking, StateBroken},
+		Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseIsBrokenAndCannotBeRenewed", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"}},
 	{Op: "blob.lease.change", Name: "Lease Blob (change)", Page: restBase + "lease-blob",
 		Params: params(one(leaseIDParam()), []ParamRef{{Name: "x-ms-proposed-lease-id", Classes: []string{ClassValid, ClassInvalid}, Field: "proposed_lease_id"}}, blobConds(false)),
-		States: leaseStates, Errors: leaseErrors},
+		States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther, StateExpired, StateBreaking, StateBroken},
+		Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseIsBreakingAndCannotBeChanged", "LeaseNotPresentWithLeaseOperation", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"}},
 	{Op: "blob.lease.release", Name: "Lease Blob (release)", Page: restBase + "lease-blob",
-		Params: params(one(leaseIDParam()), blobConds(false)), States: leaseStates, Errors: leaseErrors},
+		Params: params(one(leaseIDParam()), blobConds(false)),
+		States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther, StateExpired, StateBreaking, StateBroken},
+		Errors: []string{"LeaseIdMismatchWithLeaseOperation", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"}},
 	{Op: "blob.lease.break", Name: "Lease Blob (break)", Page: restBase + "lease-blob",
 		Params: params([]ParamRef{{Name: "x-ms-lease-break-period", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "break_period"}}, blobConds(false)),
-		States: leaseStates, Errors: leaseErrors},
+		States: []string{StateExists, StateMissing, StateLeased, StateExpired, StateBreaking, StateBroken},
+		Errors: []string{"LeaseNotPresentWithLeaseOperation", "ConditionNotMet", "BlobNotFound", "InvalidHeaderValue"}},
 
 	{Op: "container.create", Name: "Create Container", Page: restBase + "create-container",
 		States: []string{StateExists, StateMissing, StateDeleted}, Errors: []string{"ContainerAlreadyExists"}},
