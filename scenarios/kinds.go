@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 )
 
 // KindNames returns the names of the workload kinds in Kinds, sorted.
@@ -39,15 +42,6 @@ func checkNames() []string {
 	return names
 }
 
-// describeKinds lists the kinds with their summaries, for messages.
-func describeKinds() string {
-	var parts []string
-	for _, name := range KindNames() {
-		parts = append(parts, name+" ("+Kinds[name].Summary+")")
-	}
-	return strings.Join(parts, "; ")
-}
-
 // describeChecks lists the checks with the kinds they apply to.
 func describeChecks() string {
 	ck := checkKinds()
@@ -67,4 +61,18 @@ func (k KindSpec) AllChecks() []string {
 // AppliesTo reports whether check applies to the kind.
 func AppliesTo(check, kind string) bool {
 	return contains(Kinds[kind].AllChecks(), check)
+}
+
+// NearestKinds returns up to three kind names closest to name (for "unknown
+// kind" messages).
+func NearestKinds(name string) []string { return yamlx.Nearest(name, KindNames(), 3) }
+
+// UnknownKind says that name is not a kind: the nearest kinds and where the
+// whole list is, in one short line.
+func UnknownKind(name string) string {
+	s := fmt.Sprintf("unknown kind %q", name)
+	if near := NearestKinds(name); len(near) > 0 {
+		s += "; nearest: " + strings.Join(near, ", ")
+	}
+	return s + fmt.Sprintf("; 'stormcheck kinds' lists all %d kinds", len(Kinds))
 }

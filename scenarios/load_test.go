@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -41,8 +42,8 @@ var invalidCases = map[string]struct {
 	"env-holds-secret.yaml":            {5, 26, "target.connection_string_env", "must name an environment variable"},
 	"executor-unknown.yaml":            {6, 15, "workloads[0].executor", `must be one of closed (`},
 	"iterations-zero.yaml":             {5, 17, "workloads[0].iterations", "must be a whole number ≥ 1"},
-	"kind-missing.yaml":                {4, 5, "workloads[0].kind", "required: one of blob.block-commit (stage blocks"},
-	"kind-unknown.yaml":                {5, 11, "workloads[0].kind", `unknown kind "blob.etag-countr" (did you mean "blob.etag-counter"?); known kinds: blob.block-commit (`},
+	"kind-missing.yaml":                {4, 5, "workloads[0].kind", "required: a workload kind, e.g. blob.etag-counter; 'stormcheck kinds' lists all 16 with their params"},
+	"kind-unknown.yaml":                {5, 11, "workloads[0].kind", `unknown kind "blob.etag-countr"; nearest: blob.etag-counter, table.etag-counter; 'stormcheck kinds' lists all 16 kinds`},
 	"lease-10s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 10s"},
 	"lease-90s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 90s"},
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
@@ -483,6 +484,32 @@ func TestSyntaxErrorLines(t *testing.T) {
 		}
 		if e := list[0]; e.Line != tc.line || e.Col != tc.col || !strings.Contains(e.Msg, tc.msg) {
 			t.Errorf("%q: got %v, want line %d col %d containing %q", tc.src, e, tc.line, tc.col, tc.msg)
+		}
+	}
+}
+
+// TestUnknownKindIsOneShortLine: an unknown kind names the nearest kinds and
+// points at `stormcheck kinds`, in one line a terminal shows whole (it used
+// to list every kind with its summary: 1,500 characters).
+func TestUnknownKindIsOneShortLine(t *testing.T) {
+	for name, want := range map[string][]string{
+		"blob.etag-countr": {"blob.etag-counter"},
+		"etag-counter":     {"blob.etag-counter", "table.etag-counter"},
+		"queue":            {"queue.hot", "queue.work"},
+		"zzzzzzzzzzzz":     nil,
+	} {
+		msg := UnknownKind(name)
+		if len(msg) > 160 || strings.Contains(msg, "\n") || !strings.Contains(msg, "'stormcheck kinds'") {
+			t.Errorf("%s: %d characters: %q", name, len(msg), msg)
+		}
+		near := NearestKinds(name)
+		for _, w := range want {
+			if !slices.Contains(near, w) {
+				t.Errorf("%s: nearest %v lack %s", name, near, w)
+			}
+		}
+		if want == nil && len(near) != 0 {
+			t.Errorf("%s: nearest %v, want none", name, near)
 		}
 	}
 }

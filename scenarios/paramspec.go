@@ -74,9 +74,8 @@ var paramSpecs = map[string]ParamSpec{
 	"props":             wholeParam("properties per entity; a merge writes a random subset", 1, maxProps, 6),
 	"replace_fraction":  fractionParam("share of writes that replace (Update Entity) rather than merge", 0.3, true),
 	"batch_size":        wholeParam("operations in one entity group transaction", 1, maxBatch, 10),
-	"rows": {Doc: "rows per partition", Type: ParamInteger, Min: 1, Max: maxRows, Default: 100,
-		DefaultText: "100 (table.batch: 20, or batch_size if larger)"},
-	"fail_fraction": fractionParam("share of batches built to fail (they insert a row that exists)", 0.1, false),
+	"rows":              {Doc: "rows per partition", Type: ParamInteger, Min: 1, Max: maxRows, Default: 100},
+	"fail_fraction":     fractionParam("share of batches built to fail (they insert a row that exists)", 0.1, false),
 	"key_pattern": {Doc: "how partitions or queues are named: single (one key), uniform (the workload's keys), zipf (the same keys, Zipf-distributed with exponent zipf_s), append (time-ordered), prepend (reverse time order), hash-prefix (a 3-digit hash before the time)",
 		Type: ParamEnum, Enum: KeyPatterns, Default: KeyUniform},
 	"zipf_s": {Doc: "the Zipf exponent of key_pattern zipf: 1.1 is mildly skewed, 3 very", Type: ParamNumber,
@@ -138,30 +137,56 @@ func (p ParamSpec) RangeText(kind string) string {
 		}
 		return fmt.Sprintf("a number, %s to %s", lo, num(p.Max))
 	case ParamDuration:
-		s := "a duration ≥ " + p.MinDuration.String()
+		s := "a duration ≥ " + durText(p.MinDuration)
 		if !p.NoMax {
-			s = fmt.Sprintf("a duration, %s to %s", p.MinDuration, p.MaxDuration)
+			s = fmt.Sprintf("a duration, %s to %s", durText(p.MinDuration), durText(p.MaxDuration))
 		}
 		if p.WholeSeconds {
 			s += " in whole seconds"
 		}
 		return s
 	case ParamLease:
-		return fmt.Sprintf("%s to %s in whole seconds, or infinite", p.MinDuration, p.MaxDuration)
+		return fmt.Sprintf("%s to %s in whole seconds, or infinite", durText(p.MinDuration), durText(p.MaxDuration))
 	case ParamEnum:
 		return "one of " + strings.Join(p.Enum, ", ")
 	}
 	return ""
 }
 
+// DefaultFor is the default in a workload of kind, as a scenario file would
+// write it ("" when it is computed from other fields: see DefaultText).
+func (p ParamSpec) DefaultFor(kind string) string {
+	if p.Name == "rows" && kind == "table.batch" {
+		return ""
+	}
+	if p.Name == "rows" {
+		return p.DefaultString()
+	}
+	if p.DefaultText != "" {
+		return ""
+	}
+	return p.DefaultString()
+}
+
+// DefaultTextFor describes the default in a workload of kind.
+func (p ParamSpec) DefaultTextFor(kind string) string {
+	if p.Name == "rows" && kind == "table.batch" {
+		return "20, or batch_size if larger"
+	}
+	if d := p.DefaultFor(kind); d != "" {
+		return d
+	}
+	return p.DefaultText
+}
+
 // DefaultString is the default as a scenario file would write it.
 func (p ParamSpec) DefaultString() string {
-	if p.DefaultText != "" {
+	if p.DefaultText != "" && p.Default == nil {
 		return p.DefaultText
 	}
 	switch v := p.Default.(type) {
 	case time.Duration:
-		return v.String()
+		return durText(v)
 	case float64:
 		return strconv.FormatFloat(v, 'g', -1, 64)
 	case int:
@@ -173,4 +198,17 @@ func (p ParamSpec) DefaultString() string {
 }
 
 // num prints a bound: 4194304, 0.5, 1.
-func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// durText prints a duration as a scenario file would: 15s, 60s, 168h.
+func durText(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d%time.Hour == 0 && d >= 2*time.Hour:
+		return strconv.FormatInt(int64(d/time.Hour), 10) + "h"
+	case d%time.Second == 0:
+		return strconv.FormatInt(int64(d/time.Second), 10) + "s"
+	}
+	return d.String()
+}

@@ -66,11 +66,11 @@ func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
 				w.Kind = v
 				w.Params = paramDefaults(v)
 			} else {
-				d.errorf(p.val, at("kind"), "unknown kind %q%s; known kinds: %s", v, didYouMean(v, KindNames()), describeKinds())
+				d.errorf(p.val, at("kind"), "%s", UnknownKind(v))
 			}
 		}
 	} else {
-		d.errorf(n, at("kind"), "required: one of %s", describeKinds())
+		d.errorf(n, at("kind"), "required: a workload kind, e.g. blob.etag-counter; 'stormcheck kinds' lists all %d with their params", len(Kinds))
 	}
 	exec, execDefaulted := ExecutorClosed, true
 	if p, ok := fs["executor"]; ok {

@@ -3,6 +3,7 @@ package yamlx
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -120,4 +121,37 @@ func SortedByPosition[F any](fs map[string]F, key func(F) *yaml.Node) []string {
 		return names[i] < names[j]
 	})
 	return names
+}
+
+// Nearest returns up to n names of allowed closest to name, closest first:
+// those containing it or contained in it (a part of a dotted name counts,
+// so "etag-counter" finds "blob.etag-counter"), then those few edits away.
+func Nearest(name string, allowed []string, n int) []string {
+	type cand struct {
+		name string
+		dist int
+	}
+	var cs []cand
+	limit := max(2, len(name)/3)
+	for _, a := range allowed {
+		d := editDistance(name, a)
+		if i := strings.LastIndexByte(a, '.'); i >= 0 {
+			d = min(d, editDistance(name, a[i+1:]))
+		}
+		if name != "" && (strings.Contains(a, name) || strings.Contains(name, a)) {
+			d = 0
+		}
+		if d <= limit {
+			cs = append(cs, cand{a, d})
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].dist < cs[j].dist })
+	var out []string
+	for _, c := range cs {
+		if len(out) == n {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return out
 }
