@@ -17,7 +17,9 @@ import (
 
 // This file streams one HdrHistogram log (.hlog) per (workload, op): an
 // interval histogram of uncorrected latency in microseconds for every
-// second of the run that saw operations of that series.
+// second of the run that saw operations of that series; and the same of
+// corrected latency (from the intended start) in CorrectedHlogDir inside
+// the log directory, which the HTML report draws over time.
 //
 // An interval is complete once an operation two seconds later arrives: one
 // second of grace, because ops are recorded by many goroutines after they
@@ -47,6 +49,7 @@ type intervals struct {
 	closed  bool
 
 	workload, kind string
+	corrected      bool
 	name           string // file name inside the log directory
 	f              *os.File
 	bw             *bufio.Writer
@@ -132,14 +135,30 @@ func (h *hlogs) wake() {
 
 // newIntervals sets up a series' log state with a unique file name. The
 // caller holds Metrics.mu.
-func (h *hlogs) newIntervals(k seriesKey) *intervals {
+func (h *hlogs) newIntervals(k seriesKey, corrected bool) *intervals {
 	base := safeName(k.workload) + "." + safeName(k.kind)
+	if corrected {
+		base = CorrectedHlogDir + "/" + base
+	}
 	name := base + ".hlog"
 	for i := 2; h.names[name]; i++ {
 		name = base + "-" + strconv.Itoa(i) + ".hlog"
 	}
 	h.names[name] = true
-	return &intervals{flushed: -1, workload: k.workload, kind: k.kind, name: name}
+	return &intervals{flushed: -1, workload: k.workload, kind: k.kind, name: name, corrected: corrected}
+}
+
+// CorrectedHlogDir is the directory, inside the log directory, of the logs
+// of corrected latency.
+const CorrectedHlogDir = "corrected"
+
+// each calls f with a series' logs (uncorrected, corrected) that exist.
+func (s *series) eachLog(f func(iv *intervals)) {
+	for _, iv := range []*intervals{s.iv, s.civ} {
+		if iv != nil {
+			f(iv)
+		}
+	}
 }
 
 // safeName keeps letters, digits, '.', '-' and '_' and replaces the rest.
@@ -174,27 +193,25 @@ func (m *Metrics) drainHlogs() {
 	h.wmu.Lock()
 	defer h.wmu.Unlock()
 	for _, s := range m.allSeries() {
-		iv := s.iv
-		if iv == nil {
-			continue
-		}
-		s.mu.Lock()
-		batch := iv.pending
-		iv.pending = nil
-		s.mu.Unlock()
-		if len(batch) == 0 {
-			continue
-		}
-		for _, it := range batch {
-			h.write(iv, it.h)
-			it.h.Reset()
-			histPool.Put(it.h)
-		}
-		if iv.bw != nil && !iv.failed {
-			if err := iv.bw.Flush(); err != nil {
-				h.fail(iv, err)
+		s.eachLog(func(iv *intervals) {
+			s.mu.Lock()
+			batch := iv.pending
+			iv.pending = nil
+			s.mu.Unlock()
+			if len(batch) == 0 {
+				return
 			}
-		}
+			for _, it := range batch {
+				h.write(iv, it.h)
+				it.h.Reset()
+				histPool.Put(it.h)
+			}
+			if iv.bw != nil && !iv.failed {
+				if err := iv.bw.Flush(); err != nil {
+					h.fail(iv, err)
+				}
+			}
+		})
 	}
 }
 
@@ -228,6 +245,15 @@ func (h *hlogs) open(iv *intervals) error {
 		}
 		h.dirMade = true
 	}
+	if iv.corrected {
+		if err := os.MkdirAll(filepath.Join(h.dir, CorrectedHlogDir), 0o755); err != nil {
+			return err
+		}
+	}
+	what := "[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
+	if iv.corrected {
+		what = "[values: corrected latency (intended start to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
+	}
 	f, err := os.Create(filepath.Join(h.dir, iv.name))
 	if err != nil {
 		return err
@@ -237,7 +263,7 @@ func (h *hlogs) open(iv *intervals) error {
 	lw := hdrhistogram.NewHistogramLogWriter(iv.bw)
 	for _, c := range []string{
 		fmt.Sprintf("[stormcheck latency log: workload %q, op %q]", iv.workload, iv.kind),
-		"[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]",
+		what,
 		"[the Interval_Max column is microseconds / 1e6 (the writer's fixed ratio): read it as seconds]",
 	} {
 		if err := lw.OutputComment(c); err != nil {
@@ -275,44 +301,44 @@ func (m *Metrics) Close() error {
 		close(h.done)
 		<-h.exited
 		for _, s := range m.allSeries() {
-			if s.iv == nil {
-				continue
-			}
-			s.mu.Lock()
-			s.iv.pending = append(s.iv.pending, s.iv.open...)
-			s.iv.open = nil
-			s.iv.closed = true
-			s.mu.Unlock()
+			s.eachLog(func(iv *intervals) {
+				s.mu.Lock()
+				iv.pending = append(iv.pending, iv.open...)
+				iv.open = nil
+				iv.closed = true
+				s.mu.Unlock()
+			})
 		}
 		m.drainHlogs()
 		h.wmu.Lock()
 		defer h.wmu.Unlock()
 		for _, s := range m.allSeries() {
-			iv := s.iv
-			if iv == nil || iv.f == nil {
-				continue
-			}
-			if !iv.failed {
-				s.mu.Lock()
-				moved := iv.moved
-				s.mu.Unlock()
-				var err error
-				if moved > 0 {
-					err = iv.lw.OutputComment(fmt.Sprintf("[%d ops returned in a second whose interval was already written; they are logged in a later interval]", moved))
+			s.eachLog(func(iv *intervals) {
+				if iv.f == nil {
+					return
 				}
-				if err == nil {
-					err = iv.bw.Flush()
+				if !iv.failed {
+					s.mu.Lock()
+					moved := iv.moved
+					s.mu.Unlock()
+					var err error
+					if moved > 0 {
+						err = iv.lw.OutputComment(fmt.Sprintf("[%d ops returned in a second whose interval was already written; they are logged in a later interval]", moved))
+					}
+					if err == nil {
+						err = iv.bw.Flush()
+					}
+					if err == nil {
+						err = iv.f.Sync()
+					}
+					if err != nil {
+						h.fail(iv, err)
+					}
 				}
-				if err == nil {
-					err = iv.f.Sync()
-				}
-				if err != nil {
+				if err := iv.f.Close(); err != nil && !iv.failed {
 					h.fail(iv, err)
 				}
-			}
-			if err := iv.f.Close(); err != nil && !iv.failed {
-				h.fail(iv, err)
-			}
+			})
 		}
 	})
 	h.wmu.Lock()

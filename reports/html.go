@@ -342,13 +342,20 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 		if hl.dirMissing {
 			continue
 		}
-		ls := hl.series[latencyKey{ws.Name, o.Op}]
+		ls, corrected, dir := hl.corrected[latencyKey{ws.Name, o.Op}], true, "hlog/"+CorrectedHlogDir+"/"
+		if ls == nil {
+			ls, corrected, dir = hl.series[latencyKey{ws.Name, o.Op}], false, "hlog/"
+		}
 		if ls == nil {
 			hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op, Note: "no latency log for this op in hlog/"})
 			continue
 		}
-		lc := latencyChart(fmt.Sprintf("%s-latency-%d", id, j+1), ws.Name, ls, seconds)
-		hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op + " (hlog/" + ls.File + ")", SVG: lc.render()})
+		lc := latencyChart(fmt.Sprintf("%s-latency-%d", id, j+1), ws.Name, ls, seconds, corrected)
+		lf := htmlFigure{Caption: o.Op + " (" + dir + ls.File + ")", SVG: lc.render()}
+		if !corrected {
+			lf.Note = "This run has no corrected latency logs (hlog/corrected/, written since stormcheck kept them): the chart shows uncorrected latency, call to return."
+		}
+		hw.Latency = append(hw.Latency, lf)
 	}
 	if hl.dirMissing {
 		hw.LatencyMsg = "Not shown: this run has no hlog/ directory with per-second latency logs."

@@ -139,13 +139,18 @@ func outcomeChart(id, workload string, o *OpSummary, seconds int) *lineChart {
 	return c
 }
 
-// latencyChart draws an op's uncorrected p50, p90 and p99 per second from
-// its latency log, on a log scale when they span more than a factor of 20.
-func latencyChart(id, workload string, ls *LatencySeries, seconds int) *lineChart {
+// latencyChart draws an op's p50, p90 and p99 per second from its latency
+// log (corrected: from hlog/corrected/, as the tables; else uncorrected),
+// on a log scale when they span more than a factor of 20.
+func latencyChart(id, workload string, ls *LatencySeries, seconds int, corrected bool) *lineChart {
 	k := chartBucketSize(seconds)
+	which := "uncorrected"
+	if corrected {
+		which = "corrected"
+	}
 	c := &lineChart{
 		id:     id,
-		title:  "workload " + workload + ", " + ls.Op + ": latency per second (uncorrected, ms)",
+		title:  "workload " + workload + ", " + ls.Op + ": latency per second (" + which + ", ms)",
 		width:  560,
 		height: 280,
 		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(seconds), 1)},

@@ -41,6 +41,9 @@ type hlogData struct {
 	// given).
 	dirMissing bool
 	series     map[latencyKey]*LatencySeries
+	// corrected are the logs of corrected latency (hlog/corrected/),
+	// empty for runs made before they were written.
+	corrected map[latencyKey]*LatencySeries
 	// problems are files that could not be read, one line each.
 	problems []string
 }
@@ -48,10 +51,11 @@ type hlogData struct {
 // latencyLogHeader is the comment Metrics writes first in each log.
 var latencyLogHeader = regexp.MustCompile(`^#\[stormcheck latency log: workload ("(?:[^"\\]|\\.)*"), op ("(?:[^"\\]|\\.)*")\]`)
 
-// readHlogDir reads every *.hlog in dir. A missing directory is not an
-// error (the page says so); an unreadable file is noted and skipped.
+// readHlogDir reads every *.hlog in dir, and in its corrected directory. A
+// missing directory is not an error (the page says so); an unreadable file
+// is noted and skipped.
 func readHlogDir(dir string) *hlogData {
-	d := &hlogData{series: map[latencyKey]*LatencySeries{}}
+	d := &hlogData{series: map[latencyKey]*LatencySeries{}, corrected: map[latencyKey]*LatencySeries{}}
 	if dir == "" {
 		d.dirMissing = true
 		return d
@@ -60,6 +64,13 @@ func readHlogDir(dir string) *hlogData {
 		d.dirMissing = true
 		return d
 	}
+	d.readLogs(dir, d.series)
+	d.readLogs(filepath.Join(dir, CorrectedHlogDir), d.corrected)
+	return d
+}
+
+// readLogs reads the *.hlog files of dir into series.
+func (d *hlogData) readLogs(dir string, series map[latencyKey]*LatencySeries) {
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.hlog"))
 	sort.Strings(paths)
 	for _, p := range paths {
@@ -69,14 +80,13 @@ func readHlogDir(dir string) *hlogData {
 			continue
 		}
 		k := latencyKey{ls.Workload, ls.Op}
-		if prev := d.series[k]; prev != nil { // two logs of one series: keep the longer
+		if prev := series[k]; prev != nil { // two logs of one series: keep the longer
 			if len(prev.Second) >= len(ls.Second) {
 				continue
 			}
 		}
-		d.series[k] = ls
+		series[k] = ls
 	}
-	return d
 }
 
 // ReadLatencyLog reads one .hlog written by Metrics into per-second

@@ -126,7 +126,7 @@ section.workload { margin-bottom: 20px; }
 {{- with .LatencyMsg}}
 <p class="note">{{.}}</p>
 {{- else}}
-<p class="note">p50, p90 and p99 of each second's uncorrected latency, from the run's HdrHistogram logs.</p>
+<p class="note">p50, p90 and p99 of each second's corrected latency (from the intended start, as in the tables), from the run's HdrHistogram logs.</p>
 <div class="grid2">
 {{- range .Latency}}
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>

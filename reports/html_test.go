@@ -219,9 +219,23 @@ func TestHTMLChartNumbers(t *testing.T) {
 	if ls.P99[13] < 3*ls.P99[5] {
 		t.Errorf("the spike at 12-14 s does not show: p99 %v at 13 s, %v at 5 s", ls.P99[13], ls.P99[5])
 	}
-	lc := latencyChart("l", "counter", ls, len(put.PerSecond))
+	lc := latencyChart("l", "counter", ls, len(put.PerSecond), false)
 	if len(lc.lines) != 3 || lc.lines[2].name != "p99" || lc.lines[2].y[13] != ls.P99[13] || lc.lines[2].x[13] != 13.5 {
 		t.Errorf("latency chart lines %d, p99 line %+v", len(lc.lines), lc.lines[2].y[:14])
+	}
+	// The chart over time is of corrected latency, as the tables: the hot
+	// workload fell behind at 15-18 s, where its corrected p99 per second
+	// is above the uncorrected one, and the page draws the corrected log.
+	hc, hu := hl.corrected[latencyKey{"hot", "table.insert"}], hl.series[latencyKey{"hot", "table.insert"}]
+	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !almost(hc.P50[3], hu.P50[3], 0.01) {
+		t.Fatalf("corrected log %+v beside uncorrected %+v", hc, hu)
+	}
+	var page strings.Builder
+	if err := WriteHTML(&page, s, filepath.Join(dir, "hlog")); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page.String(), "table.insert: latency per second (corrected, ms)") || strings.Contains(page.String(), "latency per second (uncorrected") {
+		t.Errorf("the page's latency over time is not the corrected figure")
 	}
 
 	// utilisation: peak over target, busiest first

@@ -123,6 +123,7 @@ type series struct {
 	last     int64 // latest Return seen
 	perSec   []Counts
 	iv       *intervals // per-second interval histograms for the log; nil without one
+	civ      *intervals // the same of corrected latency (hlog/corrected/)
 	// scanned and returned sum the entities acknowledged queries scanned
 	// and returned (the checklist's query density).
 	scanned, returned int64
@@ -206,7 +207,8 @@ func (m *Metrics) lookup(k seriesKey) *series {
 		s.live = &liveHist{}
 	}
 	if m.hl != nil && !k.harness && !m.hl.closed {
-		s.iv = m.hl.newIntervals(k)
+		s.iv = m.hl.newIntervals(k, false)
+		s.civ = m.hl.newIntervals(k, true)
 	}
 	idx := make(map[seriesKey]*series, len(old)+1)
 	for kk, v := range old {
@@ -268,6 +270,9 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.acct.add(op, accountAmount(us, unit))
 	}
 	completed := s.iv != nil && s.iv.record(sec, latUs)
+	if s.civ != nil && s.civ.record(sec, corUs) {
+		completed = true
+	}
 	s.mu.Unlock()
 
 	if completed {
