@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"math/bits"
 	"net/http"
 	"sort"
 	"strconv"
@@ -151,17 +152,35 @@ func asciiSpace(b byte) bool {
 }
 
 // chunked is an append-only list that never moves its elements: large
-// histories grow it without copying, and pointers into it stay valid.
+// histories grow it without copying, and pointers into it stay valid. Its
+// chunks double from chunkFirst up to chunkLen elements, so that the many
+// short lists of a history with many keys stay small.
 type chunked[T any] struct {
 	chunks [][]T
 	n      int32
 }
 
-const chunkLen = 1024
+const (
+	chunkLen   = 1024
+	chunkFirst = 16
+	// chunkSmall is how many elements the growing chunks hold together
+	// (16 + 32 + ... + 512); chunks after them hold chunkLen each.
+	chunkSmall = chunkLen - chunkFirst
+)
+
+// chunkOf is the chunk holding element i and i's offset in it.
+func chunkOf(i int32) (int, int32) {
+	if i < chunkSmall {
+		k := bits.Len32(uint32(i+chunkFirst)) - bits.Len32(chunkFirst)
+		return k, i + chunkFirst - chunkFirst<<k
+	}
+	j := i - chunkSmall
+	return bits.Len32(chunkSmall/chunkFirst) + int(j/chunkLen), j % chunkLen
+}
 
 func (c *chunked[T]) add(v T) int32 {
-	if int(c.n)%chunkLen == 0 {
-		c.chunks = append(c.chunks, make([]T, 0, chunkLen))
+	if k, off := chunkOf(c.n); off == 0 {
+		c.chunks = append(c.chunks, make([]T, 0, min(chunkFirst<<k, chunkLen)))
 	}
 	last := &c.chunks[len(c.chunks)-1]
 	*last = append(*last, v)
@@ -169,6 +188,9 @@ func (c *chunked[T]) add(v T) int32 {
 	return c.n - 1
 }
 
-func (c *chunked[T]) at(i int32) *T { return &c.chunks[i/chunkLen][i%chunkLen] }
+func (c *chunked[T]) at(i int32) *T {
+	k, off := chunkOf(i)
+	return &c.chunks[k][off]
+}
 
 func (c *chunked[T]) len() int32 { return c.n }

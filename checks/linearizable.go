@@ -59,6 +59,10 @@ type Linearizable struct {
 
 	keys  map[string]*linKey
 	order []*linKey
+
+	outs               []*linOutcome // the keys judged so far (EndGroup)
+	groups, groupsDone int
+	spent              time.Duration // of the budget, by the groups judged
 }
 
 // NewLinearizable returns a fresh checker with the package defaults.
@@ -134,17 +138,36 @@ type linOutcome struct {
 	vc      *Result // version-chain's result on a key too large for porcupine
 }
 
+// Groups implements KeyLocal: the budget is shared out evenly among the
+// groups (what a group does not use goes to the next ones).
+func (c *Linearizable) Groups(n int) { c.groups = n }
+
 // Finish implements Checker.
 func (c *Linearizable) Finish() Result {
+	c.EndGroup()
+	return c.result(c.outs)
+}
+
+// EndGroup implements KeyLocal: it judges the keys seen so far, within
+// their group's share of what is left of the budget.
+func (c *Linearizable) EndGroup() {
 	start := time.Now()
+	budget := (c.Budget - c.spent) / time.Duration(max(1, c.groups-c.groupsDone))
+	defer func() {
+		c.spent += time.Since(start)
+		c.groupsDone++
+		c.keys, c.order = map[string]*linKey{}, nil
+	}()
 	outs := make([]*linOutcome, len(c.order))
 	// Small keys first: each key may use its share of what is left of the
 	// budget, so the time small keys do not need goes to the large ones.
 	var sched []*linOutcome
 	for i, k := range c.order {
 		outs[i] = &linOutcome{k: k}
+		c.outs = append(c.outs, outs[i])
 		switch {
 		case k.deleted:
+			k.ops, k.vc = nil, nil
 			outs[i].verdict = Undecided
 			outs[i].why = "the blob was deleted, and the model has no delete"
 			continue
@@ -161,12 +184,11 @@ func (c *Linearizable) Finish() Result {
 	}
 	sort.SliceStable(sched, func(i, j int) bool { return len(sched[i].k.ops) < len(sched[j].k.ops) })
 	for i, o := range sched {
-		left := c.Budget - time.Since(start)
+		left := budget - time.Since(start)
 		c.checkKey(o, left/time.Duration(len(sched)-i), left)
 		o.stats = o.h.stats
 		o.h, o.k.ops = nil, nil // the history is no longer needed
 	}
-	return c.result(outs)
 }
 
 // checkKey runs porcupine on one key within share (and, to picture a

@@ -36,6 +36,8 @@ func init() {
 type NoLostUpdates struct {
 	keys  map[string]*nluKey
 	order []*nluKey
+	v     violations // of the keys judged so far (EndGroup)
+	t     nluTotals
 }
 
 // NewNoLostUpdates returns a fresh checker.
@@ -264,14 +266,21 @@ type nluTotals struct {
 	malformed, dupTags             int
 }
 
+// Groups implements KeyLocal.
+func (c *NoLostUpdates) Groups(int) {}
+
+// EndGroup implements KeyLocal: it judges the keys seen so far.
+func (c *NoLostUpdates) EndGroup() {
+	for _, k := range c.order {
+		k.finish(&c.v, &c.t)
+	}
+	c.keys, c.order = map[string]*nluKey{}, nil
+}
+
 // Finish implements Checker.
 func (c *NoLostUpdates) Finish() Result {
-	var v violations
-	var t nluTotals
-	for _, k := range c.order {
-		k.finish(&v, &t)
-	}
-	return t.result(&v)
+	c.EndGroup()
+	return c.t.result(&c.v)
 }
 
 func (k *nluKey) get(i int32) *Op {

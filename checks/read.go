@@ -44,6 +44,13 @@ func IsTruncated(err error) bool {
 // and then returns a *TruncatedError; a record that is not a valid Op is an
 // error naming its line.
 func ReadHistory(r io.Reader, fn func(*Op) error) error {
+	return ReadHistoryLines(r, func(op *Op, _ []byte) error { return fn(op) })
+}
+
+// ReadHistoryLines is ReadHistory that also hands fn each record's line as
+// it was read (without its newline; valid only until fn returns), for a
+// caller that copies records elsewhere without encoding them again.
+func ReadHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	head, _ := br.Peek(len(zstdMagic))
 	var src io.Reader = br
@@ -75,7 +82,7 @@ func ReadHistoryFile(path string, fn func(*Op) error) error {
 // readLines decodes one Op per line. The decompressor's own error at the
 // end (a frame cut short) is a truncation once the whole records before it
 // have been delivered.
-func readLines(src io.Reader, fn func(*Op) error) error {
+func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 	rd := bufio.NewReaderSize(src, 256*1024)
 	line, records := 0, 0
 	var long []byte // a line longer than the reader's buffer, assembled
@@ -116,7 +123,7 @@ func readLines(src io.Reader, fn func(*Op) error) error {
 			return fmt.Errorf("history line %d: %w", line, err)
 		}
 		records++
-		if err := fn(&op); err != nil {
+		if err := fn(&op, b); err != nil {
 			return err
 		}
 	}

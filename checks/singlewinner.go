@@ -28,6 +28,8 @@ func init() {
 type SingleWinner struct {
 	rounds map[string]*swRound
 	order  []*swRound
+	v      violations // of the rounds judged so far (EndGroup)
+	t      swTotals
 }
 
 // NewSingleWinner returns a fresh checker.
@@ -70,13 +72,21 @@ type swTotals struct {
 	rounds, attempts, unknown, created, noFinal, malformed int
 }
 
+// Groups implements KeyLocal.
+func (c *SingleWinner) Groups(int) {}
+
+// EndGroup implements KeyLocal: it judges the rounds seen so far.
+func (c *SingleWinner) EndGroup() {
+	for _, r := range c.order {
+		r.finish(&c.v, &c.t)
+	}
+	c.rounds, c.order = map[string]*swRound{}, nil
+}
+
 // Finish implements Checker.
 func (c *SingleWinner) Finish() Result {
-	var v violations
-	var t swTotals
-	for _, r := range c.order {
-		r.finish(&v, &t)
-	}
+	c.EndGroup()
+	v, t := &c.v, &c.t
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %s, %d unknown", plural(t.rounds, "round", "rounds"), plural(t.attempts, "attempt", "attempts"), t.unknown)
 	var undecided []string

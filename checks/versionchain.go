@@ -60,11 +60,14 @@ type VersionChain struct {
 	strs  map[string]int32 // shared small strings: kinds, error codes, dates
 	strv  []string
 	buf   []byte
+	v     violations // of the keys judged so far (EndGroup)
+	t     vcTotals
 }
 
 // NewVersionChain returns a fresh checker.
 func NewVersionChain() *VersionChain {
-	c := &VersionChain{keys: map[string]*vcKey{}, seed: maphash.MakeSeed(), strs: map[string]int32{"": 0}, strv: []string{""}}
+	c := &VersionChain{keys: map[string]*vcKey{}, seed: maphash.MakeSeed(), strs: map[string]int32{"": 0}, strv: []string{""},
+		t: vcTotals{unmodeled: map[string]int{}}}
 	return c
 }
 
@@ -353,10 +356,12 @@ type vcTotals struct {
 	unmodeled                                   map[string]int
 }
 
-// Finish implements Checker.
-func (c *VersionChain) Finish() Result {
-	var v violations
-	t := vcTotals{unmodeled: map[string]int{}}
+// Groups implements KeyLocal.
+func (c *VersionChain) Groups(int) {}
+
+// EndGroup implements KeyLocal: it judges the keys seen so far.
+func (c *VersionChain) EndGroup() {
+	t := &c.t
 	for _, k := range c.order {
 		t.keys++
 		if !k.final {
@@ -372,11 +377,17 @@ func (c *VersionChain) Finish() Result {
 			}
 			continue
 		}
-		a := newVCRun(c, k, &v)
+		a := newVCRun(c, k, &c.v)
 		a.run()
-		a.totals(&t)
+		a.totals(t)
 	}
-	return t.result(&v)
+	c.keys, c.order = map[string]*vcKey{}, nil
+}
+
+// Finish implements Checker.
+func (c *VersionChain) Finish() Result {
+	c.EndGroup()
+	return c.t.result(&c.v)
 }
 
 func (t *vcTotals) result(v *violations) Result {

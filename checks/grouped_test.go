@@ -1,0 +1,77 @@
+package checks
+
+import (
+	"hash/fnv"
+	"math/rand/v2"
+	"testing"
+)
+
+// feedGrouped feeds ops to c one group of keys at a time, as
+// runner.CheckHistory does for a large history.
+func feedGrouped(ops []Op, c KeyLocal, groups int) Result {
+	c.Groups(groups)
+	for g := range groups {
+		for i := range ops {
+			h := fnv.New32a()
+			h.Write([]byte(ops[i].Key))
+			if int(h.Sum32())%groups == g {
+				c.Observe(&ops[i])
+			}
+		}
+		c.EndGroup()
+	}
+	return c.Finish()
+}
+
+// Every KeyLocal checker reaches the same verdict, count of violations and
+// (but for the order of listed keys) summary whether it sees the history
+// whole or in groups of keys — on valid histories and on histories with a
+// planted violation, which it must still report.
+func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
+	type named struct {
+		name string
+		mk   func() KeyLocal
+	}
+	counterChecks := []named{
+		{NoLostUpdatesName, func() KeyLocal { return NewNoLostUpdates() }},
+		{VersionChainName, func() KeyLocal { return NewVersionChain() }},
+		{LinearizableName, func() KeyLocal { return NewLinearizable() }},
+	}
+	fails := map[string]int{}
+	for seed := range uint64(60) {
+		for _, inject := range []bool{false, true} {
+			cfg := randomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+			cfg.lease, cfg.keys, cfg.inject = false, 2+int(seed%5), inject
+			ops := simulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+			for _, c := range counterChecks {
+				whole := Run(ops, c.mk())[0]
+				grouped := feedGrouped(ops, c.mk(), 3)
+				if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total ||
+					c.name != LinearizableName && whole.Summary != grouped.Summary {
+					t.Fatalf("seed %d inject %v %s:\nwhole:   %s %d %s\ngrouped: %s %d %s", seed, inject, c.name,
+						whole.Verdict, whole.Total, whole.Summary, grouped.Verdict, grouped.Total, grouped.Summary)
+				}
+				if whole.Verdict == Fail {
+					fails[c.name]++
+				}
+			}
+		}
+		ccfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ccfg.inject = seed%2 == 1
+		ops, _ := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		whole := Run(ops, NewSingleWinner())[0]
+		grouped := feedGrouped(ops, NewSingleWinner(), 4)
+		if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total || whole.Summary != grouped.Summary {
+			t.Fatalf("seed %d single-winner:\nwhole:   %s\ngrouped: %s", seed, whole.Summary, grouped.Summary)
+		}
+		if whole.Verdict == Fail {
+			fails[SingleWinnerName]++
+		}
+	}
+	for _, name := range []string{NoLostUpdatesName, VersionChainName, LinearizableName, SingleWinnerName} {
+		if fails[name] < 10 {
+			t.Errorf("%s failed only %d histories: the planted violations must show, grouped or not", name, fails[name])
+		}
+	}
+	t.Log(fails)
+}
