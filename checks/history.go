@@ -176,6 +176,9 @@ type Output struct {
 	Bytes int64 `json:"bytes,omitempty"`
 	// Err is the client-side error text for attempts without a response.
 	Err string `json:"err,omitempty"`
+	// Fault names the injected fault that touched this attempt's answer,
+	// "NAME (KIND)", when a scenario's faults did (see runner/faults).
+	Fault string `json:"fault,omitempty"`
 }
 
 // Op is one recorded attempt: one call to the service, with its timing and

@@ -13,10 +13,10 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 )
 
-// classify turns the result of one attempt into an outcome and the recorded
-// output. conflicts lists the (status, error code) pairs that mean "the race
+// classifyAnswer turns the result of one attempt into an outcome and the recorded
+// output (classify then accounts for injected faults). conflicts lists the (status, error code) pairs that mean "the race
 // was lost as documented" for this call; an empty code matches any code.
-func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
+func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
 	var out checks.Output
 	var re *azcore.ResponseError
 	if resp == nil && errors.As(err, &re) {

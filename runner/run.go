@@ -147,6 +147,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	to := o.Target
 	to.WorkDir = o.ResultsDir
 	to.Emulation, to.Capacity = sc.Emulation, sc.Capacity
+	inj := newInjection(sc)
+	to.Faults = inj.schedule()
 	to.MaxConns = totalActors + 16
 	if to.Progress == nil {
 		to.Progress = o.Log
@@ -259,7 +261,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	cpu0, cpuOK := processCPU()
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
+	inj.begin(loadStart, target, logf)
 	load(loadCtx, runs, rec, metrics, o)
+	inj.end(logf)
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		// The harness's share of the machine while the load ran: near 1,
 		// the client (not the target) may be what limited the run.

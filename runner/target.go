@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/runner/throttle"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -64,6 +65,9 @@ type TargetOptions struct {
 	// between the clients and a managed Azurite, enforcing Capacity.
 	Emulation *scenarios.Emulation
 	Capacity  scenarios.Capacity
+	// Faults, when set, is the scenario's fault schedule: its HTTP faults
+	// run as stages of the proxy chain in front of a managed Azurite.
+	Faults *faults.Schedule
 	// throttleClock, set by tests, is the throttling proxy's clock (nil:
 	// real time), so that what it decides depends on the arrivals alone.
 	throttleClock func() time.Time
@@ -94,13 +98,17 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		t.azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
 		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
 		blobURL, queueURL, tableURL := inst.BlobURL, inst.QueueURL, inst.TableURL
-		if o.Emulation != nil {
+		if o.Emulation != nil || (o.Faults != nil && o.Faults.HasHTTP()) {
 			if t.proxy, err = startEmulation(ctx, o, inst); err != nil {
 				t.Close()
 				return nil, err
 			}
 			blobURL, queueURL, tableURL = t.proxy.BlobURL, t.proxy.QueueURL, t.proxy.TableURL
-			t.Desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
+			if o.Emulation != nil {
+				t.Desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
+			} else {
+				t.Desc += " behind the fault proxy (" + hostOf(blobURL) + ")"
+			}
 		}
 		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
 		if cerr != nil {

@@ -94,3 +94,17 @@ func writeError(w http.ResponseWriter, r *http.Request, svc service, status int,
 		_, _ = w.Write(body)
 	}
 }
+
+// WriteServiceError answers r as service svc ("blob", "queue" or "table")
+// does with an error: status, x-ms-error-code code, the service's error body
+// carrying msg, a fresh request id. The fault stages answer with it.
+func WriteServiceError(w http.ResponseWriter, r *http.Request, svc string, status int, code, msg string) {
+	s := svcBlob
+	switch svc {
+	case "queue":
+		s = svcQueue
+	case "table":
+		s = svcTable
+	}
+	writeError(w, r, s, status, code, msg, time.Now())
+}

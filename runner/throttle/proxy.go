@@ -56,6 +56,10 @@ type Options struct {
 	// arrival) makes every decision a function of the arrivals alone, not
 	// of how fast the machine delivered them.
 	Clock func() time.Time
+	// Wrap, if set, puts stages in front of each service's handler (the
+	// fault stages of runner/faults): svc is "blob", "queue" or "table".
+	// They run in the same proxy chain, before throttling and forwarding.
+	Wrap func(svc string, next http.Handler) http.Handler
 }
 
 // withDefaults validates o and fills in the defaults.
@@ -269,8 +273,12 @@ func (p *Proxy) listen(ctx context.Context, svc service, up *url.URL) (*endpoint
 		},
 		ErrorLog: log.New(io.Discard, "", 0),
 	}
+	var h http.Handler = e
+	if p.opts.Wrap != nil {
+		h = p.opts.Wrap(svc.String(), e)
+	}
 	e.srv = &http.Server{
-		Handler:           e,
+		Handler:           h,
 		ReadHeaderTimeout: 30 * time.Second,
 		IdleTimeout:       2 * time.Minute, // longer than any client's idle timeout
 		ErrorLog:          log.New(io.Discard, "", 0),

@@ -1,0 +1,182 @@
+package faults
+
+import (
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// Schedule holds a scenario's faults and when the load started: a fault
+// acts only while the load runs and its window is open.
+type Schedule struct {
+	faults []scenarios.Fault
+	stages []Stage // per fault; nil for a fault with no HTTP stage
+	now    func() time.Time
+
+	begun atomic.Int64 // unix nanoseconds of the load's start; 0 before
+	ended atomic.Bool
+	// lifted is closed by End: stages holding requests let them go.
+	lifted   chan struct{}
+	liftOnce sync.Once
+	held     atomic.Int64
+
+	// OnTouch, if set before Begin, receives every touch as it happens
+	// (the runner writes it to the history).
+	OnTouch func(Touch)
+
+	mu      sync.Mutex
+	rnd     *rand.Rand
+	touches []Touch // the first maxKept
+	counts  map[string]int64
+}
+
+// maxKept bounds the touches kept in memory; counts go on.
+const maxKept = 10_000
+
+// Touch is one request a fault touched.
+type Touch struct {
+	// At is when, since the load started.
+	At time.Duration
+	// Fault names the fault; Kind is its kind; Action says what was done
+	// ("answered 503 ServerBusy", "response dropped after forwarding", ...).
+	Fault, Kind, Action string
+	// Request is the request as the proxy classified it; ClientRequestID
+	// is its x-ms-client-request-id (the SDK sets one on every attempt).
+	Request         Request
+	Method, Path    string
+	ClientRequestID string
+}
+
+// NewSchedule returns the schedule of fs; seed drives which requests a
+// fraction picks. now is the clock (nil: time.Now).
+func NewSchedule(fs []scenarios.Fault, seed int64, now func() time.Time) *Schedule {
+	if now == nil {
+		now = time.Now
+	}
+	s := &Schedule{faults: fs, now: now, lifted: make(chan struct{}), rnd: rand.New(rand.NewPCG(uint64(seed), 0x5eed_fa17))}
+	s.stages = make([]Stage, len(fs))
+	for i, f := range fs {
+		s.stages[i] = stageFor(f)
+	}
+	return s
+}
+
+// Faults returns the scheduled faults.
+func (s *Schedule) Faults() []scenarios.Fault { return s.faults }
+
+// HasHTTP reports whether any fault needs the HTTP proxy stage.
+func (s *Schedule) HasHTTP() bool {
+	for _, st := range s.stages {
+		if st != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Begin marks the start of the load: windows count from t.
+func (s *Schedule) Begin(t time.Time) { s.begun.Store(t.UnixNano()) }
+
+// End lifts every fault: the load is over.
+func (s *Schedule) End() {
+	s.ended.Store(true)
+	s.liftOnce.Do(func() { close(s.lifted) })
+}
+
+// Held returns how many requests a stage holds back right now.
+func (s *Schedule) Held() int64 { return s.held.Load() }
+
+// Elapsed returns the time since the load started and whether it runs.
+func (s *Schedule) Elapsed() (time.Duration, bool) {
+	b := s.begun.Load()
+	if b == 0 || s.ended.Load() {
+		return 0, false
+	}
+	return s.now().Sub(time.Unix(0, b)), true
+}
+
+// pick returns the index of the first fault with an HTTP stage whose
+// window is open and whose scope takes req (its fraction drawn), or -1.
+func (s *Schedule) pick(req Request) int {
+	el, running := s.Elapsed()
+	if !running {
+		return -1
+	}
+	for i, f := range s.faults {
+		if s.stages[i] == nil || !f.Active(el) || !inScope(f, req) {
+			continue
+		}
+		if f.Fraction < 1 {
+			s.mu.Lock()
+			x := s.rnd.Float64()
+			s.mu.Unlock()
+			if x >= f.Fraction {
+				continue
+			}
+		}
+		return i
+	}
+	return -1
+}
+
+// inScope reports whether f's services, ops and keys take req.
+func inScope(f scenarios.Fault, req Request) bool {
+	if len(f.Services) > 0 && !contains(f.Services, req.Service) {
+		return false
+	}
+	if len(f.Ops) > 0 && !contains(f.Ops, req.Op) {
+		return false
+	}
+	return len(f.Keys) == 0 || (req.Key != "" && f.MatchKey(req.Key))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// note logs that fault i did action to r.
+func (s *Schedule) note(i int, req Request, r *http.Request, action string) {
+	el, _ := s.Elapsed()
+	t := Touch{At: el, Fault: s.faults[i].Name, Kind: s.faults[i].Kind, Action: action, Request: req,
+		Method: r.Method, Path: r.URL.Path, ClientRequestID: r.Header.Get("x-ms-client-request-id")}
+	s.mu.Lock()
+	if len(s.touches) < maxKept {
+		s.touches = append(s.touches, t)
+	}
+	if s.counts == nil {
+		s.counts = map[string]int64{}
+	}
+	s.counts[t.Fault]++
+	s.mu.Unlock()
+	if s.OnTouch != nil {
+		s.OnTouch(t)
+	}
+}
+
+// Counts returns how many requests each fault touched, by name.
+func (s *Schedule) Counts() map[string]int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int64, len(s.counts))
+	for k, v := range s.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Touches returns the requests touched so far (the first 10,000), in the
+// order touched.
+func (s *Schedule) Touches() []Touch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Touch(nil), s.touches...)
+}
