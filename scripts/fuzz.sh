@@ -5,7 +5,10 @@
 # that crashes it, that allocates more than 256 MiB, or that runs longer than
 # 1 s (the targets run every input under internal/fuzzguard, and this script
 # turns its time bound on). A failing input is kept under the package's
-# testdata/fuzz/<target>/ and replayed by every later `go test`.
+# testdata/fuzz/<target>/ and replayed by every later `go test`; a bound
+# crossed while an input ran is also appended to $STORMCHECK_FUZZ_LOG
+# (default ./fuzz-breaches.log), since the fuzzer does not always show the
+# output of a worker that died.
 #
 # Usage: scripts/fuzz.sh [MINUTES] [TARGET...]   e.g. scripts/fuzz.sh 1 FuzzParse
 # Not part of CI.
@@ -25,6 +28,7 @@ targets=(
 )
 
 export STORMCHECK_FUZZ_LIMITS=1
+export STORMCHECK_FUZZ_LOG=${STORMCHECK_FUZZ_LOG:-$PWD/fuzz-breaches.log}
 failed=()
 for t in "${targets[@]}"; do
 	pkg=${t% *} name=${t#* }
@@ -37,7 +41,7 @@ for t in "${targets[@]}"; do
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
-	echo "FAILED: ${failed[*]} (the failing inputs are under testdata/fuzz/)" >&2
+	echo "FAILED: ${failed[*]} (the failing inputs are under testdata/fuzz/; bounds crossed, if any, in $STORMCHECK_FUZZ_LOG)" >&2
 	exit 1
 fi
 echo "ok: every target ran ${minutes}m without a crash, an input over 256 MiB or over 1 s"

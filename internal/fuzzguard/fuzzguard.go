@@ -1,8 +1,16 @@
 // Package fuzzguard bounds one fuzz input's cost: the fuzz targets of the
 // loaders and the history reader run each input under Run, which fails the
 // input if it allocates more than MaxAllocBytes or, when fuzzing with
-// STORMCHECK_FUZZ_LIMITS=1 (scripts/fuzz.sh sets it), runs longer than
-// MaxDuration. Only tests import it.
+// STORMCHECK_FUZZ_LIMITS=1 (scripts/fuzz.sh sets it), uses more than
+// MaxDuration of CPU. Only tests import it.
+//
+// Time is the process's CPU time (user + system, getrusage), not the wall
+// clock: on a shared machine (load average 19 on 2 cores while this was
+// written) a 50 ms input can wait over a second for a core, and the wall
+// clock would blame the input. One fuzz worker (-parallel=1) runs one input
+// at a time, so the process's CPU during the input is the input's (and the
+// garbage collection it causes). A wall-clock bound of MaxWall still catches
+// an input that blocks without using CPU.
 package fuzzguard
 
 import (
@@ -17,6 +25,7 @@ import (
 const (
 	MaxAllocBytes = 256 << 20
 	MaxDuration   = time.Second
+	MaxWall       = 30 * time.Second
 )
 
 // EnvLimits, set to 1, turns on the time bound. Plain `go test` runs the
@@ -34,7 +43,19 @@ const allocsMetric = "/gc/heap/allocs:bytes"
 // breach is what the watchdog does when an input crosses a bound while it
 // runs: panic, which ends the fuzz worker and makes the fuzzer keep the input
 // as a crasher. Tests of this package record instead.
-var breach = func(msg string) { panic(msg) }
+var breach = func(msg string) {
+	if path := os.Getenv(EnvLog); path != "" { // the fuzzer may not show a dying worker's output
+		if f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+			fmt.Fprintf(f, "%s %s\n", time.Now().UTC().Format(time.RFC3339), msg)
+			f.Close()
+		}
+	}
+	panic(msg)
+}
+
+// EnvLog, when set, names a file each bound crossed is appended to before
+// the worker panics (scripts/fuzz.sh sets it).
+const EnvLog = "STORMCHECK_FUZZ_LOG"
 
 // mu serialises guarded inputs, so that the process-wide allocation counter
 // measures one input (the fuzz scripts run one worker: -parallel=1).
@@ -49,7 +70,7 @@ func allocated() uint64 {
 
 // Run runs fn and fails t if fn allocated more than MaxAllocBytes (counted
 // from the runtime's cumulative heap allocations) or, with EnvLimits set,
-// took longer than MaxDuration. A watchdog checks both every few
+// used more than MaxDuration of CPU (or MaxWall of wall clock). A watchdog checks both every few
 // milliseconds while fn runs and panics when a bound is crossed, so an
 // input that would loop forever or allocate without end is still caught
 // (the fuzzer then records it as a crasher) instead of hanging or being
@@ -60,6 +81,17 @@ func Run(t TB, fn func()) {
 	defer mu.Unlock()
 	timed := os.Getenv(EnvLimits) == "1"
 	start, before := time.Now(), allocated()
+	cpu0, hasCPU := cpuTime()
+	slow := func() (string, bool) {
+		wall := time.Since(start)
+		if !hasCPU {
+			return fmt.Sprintf("running for %v", wall.Round(time.Millisecond)), wall > MaxDuration
+		}
+		cpu, _ := cpuTime()
+		used := cpu - cpu0
+		return fmt.Sprintf("used %v of CPU (%v of wall clock)", used.Round(time.Millisecond), wall.Round(time.Millisecond)),
+			used > MaxDuration || wall > MaxWall
+	}
 	done := make(chan struct{})
 	watchdog := make(chan struct{})
 	go func() {
@@ -75,21 +107,30 @@ func Run(t TB, fn func()) {
 					breach(fmt.Sprintf("fuzzguard: input allocated %d MiB so far, over the %d MiB bound", a>>20, MaxAllocBytes>>20))
 					return
 				}
-				if d := time.Since(start); timed && d > MaxDuration {
-					breach(fmt.Sprintf("fuzzguard: input running for %v, over the %v bound", d.Round(time.Millisecond), MaxDuration))
+				if what, over := slow(); timed && over {
+					breach(fmt.Sprintf("fuzzguard: input %s, over the %v bound", what, MaxDuration))
 					return
 				}
 			}
 		}
 	}()
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			close(done)
+			<-watchdog
+		}
+	}
+	defer stop() // also when fn panics or calls t.Fatal: the watchdog must not outlive the input
 	fn()
-	elapsed, used := time.Since(start), allocated()-before
-	close(done)
-	<-watchdog
+	used := allocated() - before
+	what, over := slow()
+	stop()
 	if used > MaxAllocBytes {
 		t.Fatalf("input allocated %d MiB, over the %d MiB bound", used>>20, MaxAllocBytes>>20)
 	}
-	if timed && elapsed > MaxDuration {
-		t.Fatalf("input took %v, over the %v bound", elapsed.Round(time.Millisecond), MaxDuration)
+	if timed && over {
+		t.Fatalf("input %s, over the %v bound", what, MaxDuration)
 	}
 }

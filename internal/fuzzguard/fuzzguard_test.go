@@ -60,10 +60,21 @@ func TestAllocationBoundCaught(t *testing.T) {
 	}
 }
 
-// TestTimeBoundOnlyWhenFuzzing: a slow input is failed with the limits on
-// (as scripts/fuzz.sh runs), never in the plain suite.
+// TestTimeBoundOnlyWhenFuzzing: an input that uses over a second of CPU is
+// failed with the limits on (as scripts/fuzz.sh runs), never in the plain
+// suite; one that only waits is not (its CPU is the bound).
 func TestTimeBoundOnlyWhenFuzzing(t *testing.T) {
-	slow := func() { time.Sleep(MaxDuration + 100*time.Millisecond) }
+	if _, ok := cpuTime(); !ok {
+		t.Skip("no process CPU time on this platform")
+	}
+	slow := func() { // spin until the process has used over a second of CPU
+		c0, _ := cpuTime()
+		for {
+			if c, _ := cpuTime(); c-c0 > MaxDuration+100*time.Millisecond {
+				return
+			}
+		}
+	}
 	var r recorder
 	t.Setenv(EnvLimits, "")
 	guarded(&r, slow)
@@ -73,6 +84,11 @@ func TestTimeBoundOnlyWhenFuzzing(t *testing.T) {
 	t.Setenv(EnvLimits, "1")
 	guarded(&r, slow)
 	if got := r.all(); !strings.Contains(got, "over the 1s bound") {
-		t.Fatalf("with %s=1 a %v input passed (failures: %q)", EnvLimits, MaxDuration+100*time.Millisecond, got)
+		t.Fatalf("with %s=1 an input using %v of CPU passed (failures: %q)", EnvLimits, MaxDuration+100*time.Millisecond, got)
+	}
+	var waiting recorder
+	guarded(&waiting, func() { time.Sleep(MaxDuration + 100*time.Millisecond) })
+	if got := waiting.all(); got != "" {
+		t.Fatalf("an input that only waited was failed: %s", got)
 	}
 }
