@@ -70,7 +70,7 @@ func (r *Recorder) Record(op *checks.Op) {
 	r.seq++
 	op.Seq = r.seq
 	if r.err == nil {
-		r.fail(r.enc.Encode(op))
+		r.fail(r.enc.Encode(recordedPayloads(op))) // a payload's length, not its bytes
 	}
 	r.mu.Unlock()
 	if r.metrics != nil {
