@@ -3,6 +3,7 @@ package checks
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/internal/fuzzguard"
@@ -62,4 +63,27 @@ func FuzzReadHistory(f *testing.F) {
 			t.Fatalf("truncated after %d records, but %d were delivered", trunc.Records, delivered)
 		}
 	})
+}
+
+// TestHistoryReaderBoundsTheZstdWindow: a ten-byte frame header asking for
+// a 128 MiB window is refused before the window is allocated (the reader
+// allocated 129 MiB for it, and 512 MiB for the largest the library allows).
+func TestHistoryReaderBoundsTheZstdWindow(t *testing.T) {
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x88} // frame header: window 2^27
+	h := uint32(1 | 4<<3)                               // one raw block, the last, of 4 bytes
+	frame = append(frame, byte(h), byte(h>>8), byte(h>>16))
+	frame = append(frame, "{}\n\n"...)
+	var err error
+	fuzzguard.Run(t, func() {
+		err = ReadHistory(bytes.NewReader(frame), func(*Op) error { return nil })
+	})
+	if err == nil || !strings.Contains(err.Error(), "compressed with a window over 8 MiB") {
+		t.Fatalf("got %v", err)
+	}
+	// A window the writer could have used is read.
+	frame[5] = 0x50 // 2^20
+	n := 0
+	if err := ReadHistory(bytes.NewReader(frame), func(*Op) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("1 MiB window: %d records, %v", n, err)
+	}
 }

@@ -12,6 +12,12 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// maxHistoryWindow bounds the window a compressed history may ask the
+// reader to keep: HistoryWriter uses 1 MiB. A frame header can ask for up to
+// 512 MiB (the library's default bound) in ten bytes, which the reader
+// would allocate before reading a record.
+const maxHistoryWindow = 8 << 20
+
 // zstdMagic starts every zstd frame (RFC 8878, section 3.1.1).
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 
@@ -55,7 +61,8 @@ func ReadHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
 	head, _ := br.Peek(len(zstdMagic))
 	var src io.Reader = br
 	if bytes.Equal(head, zstdMagic) {
-		d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+		d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+			zstd.WithDecoderMaxWindow(maxHistoryWindow))
 		if err != nil {
 			return fmt.Errorf("history: %w", err)
 		}
@@ -107,6 +114,10 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 			}
 			if err == io.EOF {
 				return nil
+			}
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+				return fmt.Errorf("history: compressed with a window over %d MiB (stormcheck writes 1 MiB): not a stormcheck history, or damaged: %w",
+					maxHistoryWindow>>20, err)
 			}
 			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zstd.ErrMagicMismatch) {
 				return &TruncatedError{Records: records, Why: "the compressed stream ends inside a frame: " + err.Error()}
