@@ -59,6 +59,7 @@ func TestCoversRefused(t *testing.T) {
 		{"blob.put if-none-match=false", "no blob.put step sends if-none-match"},
 		{"blob.put if-match=maybe", `"maybe" is not in the checklist`},
 		{"blob.put state=asleep", "allowed: exists, missing"},
+		{"blob.put x-ms-if-tags=true", "the runner cannot send x-ms-if-tags yet"},
 		{"blob.put error=ConditionNotMet\", \"blob.put error=ConditionNotMet", "listed twice"},
 	} {
 		src := strings.Replace(coveredRule, `["blob.put if-match=false", "blob.put error=ConditionNotMet", "blob.put state=exists"]`, `["`+tc.cover+`"]`, 1)
@@ -86,7 +87,7 @@ func TestReferenceConsistent(t *testing.T) {
 				t.Errorf("%s %s: repeated or without classes", r.Op, p.Name)
 			}
 			dims[p.Name] = true
-			took := false
+			took := p.Field == "" // a parameter the runner cannot send yet: a hole on purpose
 			for _, f := range spec.Fields {
 				took = took || f == p.Field
 			}

@@ -75,6 +75,10 @@ func (d *decoder) covers(n *yaml.Node, path string, steps []Step) []Cover {
 				continue
 			}
 			allowed = pr.Classes
+			if pr.Field == "" {
+				d.errorf(item, p, "%s %s: the runner cannot send %s yet, so no rule can cover it", op, dim, dim)
+				continue
+			}
 			// A parameter point needs a step of op that sends it; the
 			// class absent needs one that does not.
 			absent := val == ClassAbsent

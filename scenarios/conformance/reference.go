@@ -38,7 +38,8 @@ type ParamRef struct {
 	Name string
 	// Classes are the value classes to cover (see the Class* constants).
 	Classes []string
-	// Field is the step field that sends it.
+	// Field is the step field that sends it; "" when the runner cannot send
+	// it yet, so its points are holes no rule can fill.
 	Field string
 }
 
@@ -98,7 +99,12 @@ var (
 	leaseIDClasses   = []string{ClassMatch, ClassMismatch, ClassInvalid}
 )
 
-// blobConds are the four conditional headers of a blob write.
+// ifTags is the Blob Index condition (x-ms-if-tags, version 2019-12-12 and
+// later), which the runner cannot send yet.
+var ifTags = ParamRef{Name: "x-ms-if-tags", Classes: []string{ClassTrue, ClassFalse, ClassInvalid}}
+
+// blobConds are the four conditional headers of a blob operation and its
+// Blob Index condition.
 func blobConds(read bool) []ParamRef {
 	im := condClassesWrite
 	if read {
@@ -109,6 +115,7 @@ func blobConds(read bool) []ParamRef {
 		{Name: "if-none-match", Classes: im, Field: "if_none_match"},
 		{Name: "if-modified-since", Classes: dateClasses, Field: "if_modified_since"},
 		{Name: "if-unmodified-since", Classes: dateClasses, Field: "if_unmodified_since"},
+		ifTags,
 	}
 }
 
@@ -162,7 +169,7 @@ var Reference = []OpRef{
 		Params: params(blobConds(false), one(leaseIDParam())), States: blobStates,
 		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound"), Precedence: blobPrecedence},
 	{Op: "blob.delete", Name: "Delete Blob", Page: restBase + "delete-blob",
-		Params: params(blobConds(false), one(leaseIDParam())), States: blobStates,
+		Params: params(blobConds(false), one(leaseIDParam()), one(ParamRef{Name: "x-ms-delete-snapshots", Classes: []string{ClassValid, ClassInvalid}})), States: blobStates,
 		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound", "SnapshotsPresent"), Precedence: blobPrecedence},
 	{Op: "blob.snapshot", Name: "Snapshot Blob", Page: restBase + "snapshot-blob",
 		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
@@ -173,6 +180,8 @@ var Reference = []OpRef{
 			{Name: "x-ms-source-if-none-match", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_none_match"},
 			{Name: "x-ms-source-if-modified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_modified_since"},
 			{Name: "x-ms-source-if-unmodified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_unmodified_since"},
+			{Name: "x-ms-source-if-tags", Classes: []string{ClassTrue, ClassFalse}},
+			{Name: "x-ms-source-lease-id", Classes: []string{ClassMatch, ClassMismatch}},
 		}),
 		States:     []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
 		Errors:     []string{"ConditionNotMet", "SourceConditionNotMet", "CannotVerifyCopySource", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidHeaderValue"},
@@ -229,12 +238,12 @@ var Reference = []OpRef{
 		Errors: []string{"ContainerNotFound", "LeaseAlreadyPresent", "LeaseIsBreakingAndCannotBeAcquired", "ConditionNotMet", "InvalidHeaderValue"}},
 	{Op: "container.lease.renew", Name: "Lease Container (renew)", Page: restBase + "lease-container",
 		Params: params(one(leaseIDParam()), containerDates("if-modified-since", "if-unmodified-since")),
-		States: []string{StateLeased, StateLeasedOther, StateExists, StateBroken}, Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseNotPresentWithLeaseOperation", "LeaseIsBrokenAndCannotBeRenewed"}},
+		States: []string{StateLeased, StateLeasedOther, StateExists, StateBroken}, Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseIsBrokenAndCannotBeRenewed"}},
 	{Op: "container.lease.change", Name: "Lease Container (change)", Page: restBase + "lease-container",
 		Params: params(one(leaseIDParam()), []ParamRef{{Name: "x-ms-proposed-lease-id", Classes: []string{ClassValid, ClassInvalid}, Field: "proposed_lease_id"}}),
 		States: []string{StateLeased, StateLeasedOther, StateExists}, Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseNotPresentWithLeaseOperation"}},
 	{Op: "container.lease.release", Name: "Lease Container (release)", Page: restBase + "lease-container",
-		Params: one(leaseIDParam()), States: []string{StateLeased, StateLeasedOther, StateExists}, Errors: []string{"LeaseIdMismatchWithLeaseOperation", "LeaseNotPresentWithLeaseOperation"}},
+		Params: one(leaseIDParam()), States: []string{StateLeased, StateLeasedOther, StateExists}, Errors: []string{"LeaseIdMismatchWithLeaseOperation"}},
 	{Op: "container.lease.break", Name: "Lease Container (break)", Page: restBase + "lease-container",
 		Params: []ParamRef{{Name: "x-ms-lease-break-period", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "break_period"}},
 		States: []string{StateLeased, StateExists, StateBroken}, Errors: []string{"LeaseNotPresentWithLeaseOperation"}},
@@ -262,13 +271,16 @@ var Reference = []OpRef{
 		States: []string{StateExists, StateMissing}, Errors: []string{"TableNotFound"}},
 	{Op: "table.batch", Name: "Performing entity group transactions", Page: restBase + "performing-entity-group-transactions",
 		Params: []ParamRef{{Name: "operations", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "actions"},
+			{Name: "payload", Classes: []string{ClassBoundary, ClassInvalid}, Field: "actions"},
 			{Name: "if-match", Classes: []string{ClassTrue, ClassFalse, ClassStar}, Field: "actions"}},
 		States:     []string{StateExists, StateMissing},
 		Errors:     []string{"InvalidInput", "CommandsInBatchActOnDifferentPartitions", "InvalidDuplicateRow", "RequestBodyTooLarge", "EntityAlreadyExists", "UpdateConditionNotSatisfied", "ResourceNotFound"},
 		Precedence: []string{"two-failing-operations"}},
 
 	{Op: "queue.put", Name: "Put Message", Page: restBase + "put-message",
-		Params: []ParamRef{{Name: "visibilitytimeout", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "visibility"}},
+		Params: []ParamRef{{Name: "visibilitytimeout", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "visibility"},
+			{Name: "messagettl", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}},
+			{Name: "message-size", Classes: []string{ClassBoundary, ClassInvalid}}},
 		States: []string{StateExists, StateMissing}, Errors: []string{"QueueNotFound", "OutOfRangeQueryParameterValue"}},
 	{Op: "queue.get", Name: "Get Messages", Page: restBase + "get-messages",
 		Params: []ParamRef{{Name: "numofmessages", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "num_messages"},
