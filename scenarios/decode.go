@@ -16,6 +16,9 @@ type decoder struct {
 	// at holds the value node of every field present, by field path
 	// (e.g. "seed", "workloads[0].rate"), for presence and positions.
 	at map[string]*yaml.Node
+	// origin names the command-line flag behind a node an override wrote
+	// (see LoadWithOverrides): its errors name the flag, not a line.
+	origin map[*yaml.Node]string
 }
 
 // pair is one key and its value (aliases resolved) in a mapping.
@@ -25,6 +28,10 @@ type pair struct {
 
 // errorf records an error located at n.
 func (d *decoder) errorf(n *yaml.Node, field, format string, args ...any) {
+	if flag, ok := d.origin[n]; ok {
+		d.errs = append(d.errs, &Error{File: flag, Field: field, Msg: fmt.Sprintf(format, args...)})
+		return
+	}
 	d.errs = append(d.errs, yamlx.At(d.file, n, field, fmt.Sprintf(format, args...)))
 }
 

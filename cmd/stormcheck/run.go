@@ -47,6 +47,9 @@ const runExample = `  # the quickstart, about 30 s against a managed Azurite
   # a 5-second smoke run, plain progress lines, results in a chosen folder
   stormcheck run scenarios/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
 
+  # overrides: 4 actors per workload, a 10 s load, a bigger payload for one workload
+  stormcheck run scenarios/quickstart.yaml --actors 4 --duration 10s --set counter.payload_bytes=1024
+
   # live metrics while it runs: a Prometheus endpoint and an OTLP collector
   stormcheck run scenarios/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
 
@@ -58,6 +61,9 @@ type runFlags struct {
 	out, connStr     string
 	target, progress *enumFlag
 	duration         time.Duration
+	actors           int
+	rate             float64
+	set              []string
 	seed             int64
 	export           *exportFlags
 	unreachableAfter time.Duration
@@ -81,7 +87,10 @@ func newRunCmd() *cobra.Command {
 	f.target = addEnumFlag(cmd, "target", "", "override the scenario's target kind: azurite or connection-string", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
-	fl.DurationVar(&f.duration, "duration", 0, "override every workload's load duration, e.g. 5s (workloads with stages keep them)")
+	fl.DurationVar(&f.duration, "duration", 0, "set the load phase of every workload, e.g. 5s; a workload's stages are scaled to last it in all, keeping their shape")
+	fl.IntVar(&f.actors, "actors", 0, "set every workload's actors; closed-loop stage targets are scaled by the same factor")
+	fl.Float64Var(&f.rate, "rate", 0, "set every open-loop workload's starting rate (arrivals/s); its stage targets are scaled by the same factor")
+	fl.StringArrayVar(&f.set, "set", nil, "set WORKLOAD.FIELD=VALUE: a param of the workload's kind or actors, rate, keys, duration, iterations, executor; * for every workload; repeatable")
 	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
 	f.export = addExportFlags(cmd)
 	fl.DurationVar(&f.unreachableAfter, "unreachable-after", 0, "stop the run (exit 3) once the target has answered nothing at all for this long (default: the scenario's unreachable_after, 30s)")
@@ -90,21 +99,21 @@ func newRunCmd() *cobra.Command {
 
 func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	sc, err := scenarios.Load(file)
+	fl := cmd.Flags()
+	for name, bad := range map[string]bool{"duration": f.duration <= 0, "actors": f.actors <= 0, "rate": f.rate <= 0} {
+		if fl.Changed(name) && bad {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --%s %s: must be above 0", cmd.CommandPath(), name, fl.Lookup(name).Value))
+		}
+	}
+	sc, notes, err := scenarios.LoadWithOverrides(file, scenarios.Overrides{Actors: f.actors, Rate: f.rate, Duration: f.duration, Set: f.set})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	for _, n := range notes {
+		fmt.Fprintln(stderr, "stormcheck:", n)
+	}
 	if f.seed != 0 {
 		sc.Seed = f.seed
-	}
-	if f.duration < 0 {
-		return usageErr(cmd.CommandPath(), fmt.Errorf("stormcheck run: --duration %s: must be positive", f.duration))
-	}
-	if f.duration > 0 {
-		sc.Duration = f.duration
-		for i := range sc.Workloads {
-			sc.Workloads[i].Duration = f.duration
-		}
 	}
 	to := runner.TargetOptions{ConnectionString: f.connStr}
 	switch f.target.value {

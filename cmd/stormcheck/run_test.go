@@ -15,7 +15,9 @@ import (
 func TestQuickstartThroughTheCommandLine(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")
 	var out, errOut bytes.Buffer
-	code := run([]string{"run", "--out", dir, "--duration", "3s", "--progress", "lines", "../../scenarios/quickstart.yaml"}, &out, &errOut)
+	// Flags after the file; the overrides go through the loader and into
+	// the scenario kept with the results.
+	code := run([]string{"run", "--out", dir, "../../scenarios/quickstart.yaml", "--duration", "3s", "--progress", "lines", "--actors", "4", "--set", "counter.payload_bytes=64"}, &out, &errOut)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
@@ -27,6 +29,13 @@ func TestQuickstartThroughTheCommandLine(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "starting Azurite") || !strings.Contains(errOut.String(), "counter:") {
 		t.Errorf("no progress on stderr:\n%s", errOut.String())
+	}
+	if !strings.Contains(report, "closed loop, 4 actors") {
+		t.Errorf("--actors 4 not applied:\n%s", report)
+	}
+	kept, _ := os.ReadFile(filepath.Join(dir, "scenario.yaml"))
+	if !strings.Contains(string(kept), "run with --duration 3s --actors 4 --set counter.payload_bytes=64") || !strings.Contains(string(kept), "payload_bytes: 64") {
+		t.Errorf("the kept scenario does not show the overrides:\n%s", kept)
 	}
 	s, err := reports.ReadSummary(filepath.Join(dir, "summary.json"))
 	if err != nil || s.ExitCode != exitOK || len(s.Checks) != 2 {
