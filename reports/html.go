@@ -62,10 +62,15 @@ type htmlPage struct {
 	ExitMeaning string
 	Interrupted bool
 	Error       string
-	Ran         bool
-	Tally       string
-	Workloads   []htmlWorkload
-	Harness     string
+	// NotWritten, LeftOnTarget and ChecksError say what went wrong after
+	// the load (see Summary).
+	NotWritten   []string
+	LeftOnTarget string
+	ChecksError  string
+	Ran          bool
+	Tally        string
+	Workloads    []htmlWorkload
+	Harness      string
 	// Across is the run-wide unit figures as the text report words them:
 	// the spread of key patterns side by side, and the account.
 	Across     string
@@ -204,8 +209,9 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		ExitCode:    htmlExitCode(s),
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
-		Ran:         anyOps(s),
-		HlogIssues:  hl.problems,
+		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
+		Ran:        anyOps(s),
+		HlogIssues: hl.problems,
 	}
 	p.ExitMeaning = exitMeanings[p.ExitCode]
 	if s.File != "" {

@@ -73,6 +73,15 @@ section.workload { margin-bottom: 20px; }
 {{- with .Error}}
 <p class="banner err"><strong>Error:</strong> {{.}}</p>
 {{- end}}
+{{- range .NotWritten}}
+<p class="banner err"><strong>Not written:</strong> {{.}}</p>
+{{- end}}
+{{- with .LeftOnTarget}}
+<p class="banner err"><strong>Left on the target:</strong> {{.}}</p>
+{{- end}}
+{{- with .ChecksError}}
+<p class="banner err"><strong>Checks failed to run:</strong> {{.}}</p>
+{{- end}}
 {{- with .HlogNote}}
 <p class="note">{{.}}</p>
 {{- end}}

@@ -231,6 +231,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	if unreachableAfter <= 0 {
 		unreachableAfter = scenarios.DefaultUnreachableAfter
 	}
+	var window time.Duration // a silence the scenario injects on purpose is not a dead target
+	for _, f := range sc.Faults {
+		window = max(window, f.For)
+	}
+	unreachableAfter += window
 	stopWatch = watchTarget(target, unreachableAfter, stopForTrouble, logf)
 
 	id := newRunID()

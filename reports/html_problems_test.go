@@ -1,0 +1,26 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHTMLSaysWhatWentWrongAfterTheLoad: what could not be written, what
+// was left on the target and why the checks did not run are on the page,
+// not hidden behind an empty checks section.
+func TestHTMLSaysWhatWentWrongAfterTheLoad(t *testing.T) {
+	s := &Summary{Scenario: "s", Files: map[string]string{},
+		NotWritten:   []string{"history.jsonl.zst: no space left on device"},
+		CleanupError: "gave up after 10s: listing containers sc1a2b3c4d-*: timeout",
+		ChecksError:  "checks: history: unexpected EOF"}
+	var b strings.Builder
+	if err := WriteHTML(&b, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Not written:</strong> history.jsonl.zst: no space left on device",
+		"Left on the target:</strong> gave up after 10s", "Checks failed to run:</strong> checks: history: unexpected EOF"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
