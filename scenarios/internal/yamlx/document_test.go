@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-// TestSyntaxErrorFoundWithFewParses: a tab on the last line of a 1 MiB file
-// is placed on its line with a bounded number of parses, whatever the
-// file's length (the old loader bisected over the whole file: 23 parses of
+// TestSyntaxErrorFoundWithFewParses: a tab on the last line of a file of
+// 1 KiB to 256 KiB is placed on its line with a bounded number of parses,
+// whatever the file's length (the old loader bisected over the whole file: 23 parses of
 // 5 million lines).
 func TestSyntaxErrorFoundWithFewParses(t *testing.T) {
-	for _, size := range []int{1 << 10, 64 << 10, MaxFileBytes - 100} {
+	for _, size := range []int{1 << 10, 16 << 10, 256 << 10} {
 		var b strings.Builder
 		b.WriteString("items:\n")
 		lines := 1
