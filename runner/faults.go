@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -17,6 +18,8 @@ import (
 var injectable = map[string]bool{
 	"http.server-busy": true, "http.internal-error": true, "http.timeout": true,
 	"http.timeout-after": true, "http.drop-response": true, "http.duplicate": true, "http.reorder": true,
+	"net.latency": true, "net.bandwidth": true, "net.reset-before": true, "net.reset-after": true,
+	"net.blackhole": true, "net.cut-response": true,
 }
 
 // checkFaults refuses a scenario with a fault this runner cannot inject:
@@ -34,43 +37,173 @@ func checkFaults(fs []scenarios.Fault) error {
 	return nil
 }
 
-// injection is a run's faults: the schedule the proxy stages read, and
-// what acts on window edges.
+// injection is a run's faults: the schedule the proxy stages read, and a
+// watcher that acts on window edges (network toxics, the target process)
+// and records every window as it really opened and closed.
 type injection struct {
-	sched *faults.Schedule // nil: no faults
+	sched  *faults.Schedule // nil: no faults
+	target *Target
+	logf   func(string, ...any)
+
+	stop, done chan struct{}
+	mu         sync.Mutex
+	open       []bool
+	windows    []FaultWindow
 }
+
+// FaultWindow is one window of one fault as it happened: times since the
+// load started.
+type FaultWindow struct {
+	Fault, Kind string
+	From, To    time.Duration
+	// Err says what went wrong opening or closing it ("" when nothing).
+	Err string
+}
+
+// edgeEvery is how often the watcher looks for window edges.
+const edgeEvery = 20 * time.Millisecond
 
 func newInjection(sc *scenarios.Scenario) *injection {
 	if len(sc.Faults) == 0 {
 		return &injection{}
 	}
-	return &injection{sched: faults.NewSchedule(sc.Faults, sc.Seed, nil)}
+	return &injection{sched: faults.NewSchedule(sc.Faults, sc.Seed, nil), open: make([]bool, len(sc.Faults))}
 }
 
 // schedule is the schedule for the proxy chain (nil: none).
 func (in *injection) schedule() *faults.Schedule { return in.sched }
 
-// begin opens the fault windows' clock at the start of the load.
+// begin opens the fault windows' clock at the start of the load and starts
+// the watcher.
 func (in *injection) begin(t time.Time, target *Target, logf func(string, ...any)) {
 	if in.sched == nil {
 		return
 	}
+	in.target, in.logf = target, logf
 	for _, f := range in.sched.Faults() {
 		logf("fault %s: %s, %s", f.Name, f.Kind, windowText(f))
 	}
 	in.sched.Begin(t)
+	in.stop, in.done = make(chan struct{}), make(chan struct{})
+	go in.watch()
 }
 
-// end lifts every fault and says what each did.
+// watch opens and closes windows as the load's clock crosses their edges.
+func (in *injection) watch() {
+	defer close(in.done)
+	tick := time.NewTicker(edgeEvery)
+	defer tick.Stop()
+	for {
+		in.edges()
+		select {
+		case <-in.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// edges applies every edge crossed since the last look.
+func (in *injection) edges() {
+	el, running := in.sched.Elapsed()
+	if !running {
+		return
+	}
+	for i, f := range in.sched.Faults() {
+		if act := f.Active(el); act != in.open[i] {
+			in.edge(i, act, el)
+		}
+	}
+}
+
+// edge opens (or closes) fault i's window at el.
+func (in *injection) edge(i int, opening bool, el time.Duration) {
+	f := in.sched.Faults()[i]
+	in.open[i] = opening
+	err := in.act(f, opening)
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if opening {
+		in.windows = append(in.windows, FaultWindow{Fault: f.Name, Kind: f.Kind, From: el, To: -1})
+	} else {
+		for j := len(in.windows) - 1; j >= 0; j-- {
+			if in.windows[j].Fault == f.Name && in.windows[j].To < 0 {
+				in.windows[j].To = el
+				break
+			}
+		}
+	}
+	if err != nil {
+		in.logf("fault %s: %v", f.Name, err)
+		for j := len(in.windows) - 1; j >= 0; j-- {
+			if in.windows[j].Fault == f.Name {
+				in.windows[j].Err = joinErr(in.windows[j].Err, err.Error())
+				break
+			}
+		}
+	}
+	if f.Family() != "http" && f.Family() != "broken" {
+		verb := "lifted"
+		if opening {
+			verb = "on"
+		}
+		in.logf("fault %s: %s at +%s", f.Name, verb, el.Round(time.Millisecond))
+	}
+}
+
+// act does what opening or closing f's window takes: HTTP stages read the
+// schedule themselves; network faults add or remove toxics.
+func (in *injection) act(f scenarios.Fault, opening bool) error {
+	switch f.Family() {
+	case "net":
+		if in.target == nil || in.target.network == nil {
+			return errors.New("no network stage")
+		}
+		if opening {
+			return in.target.network.Open(f)
+		}
+		return in.target.network.Close(f)
+	}
+	return nil
+}
+
+// end lifts every fault, closes the windows still open and says what each
+// fault did.
 func (in *injection) end(logf func(string, ...any)) {
 	if in.sched == nil {
 		return
 	}
+	el, _ := in.sched.Elapsed()
 	in.sched.End()
+	if in.stop != nil {
+		close(in.stop)
+		<-in.done
+	}
+	for i := range in.sched.Faults() {
+		if in.open[i] {
+			in.edge(i, false, el)
+		}
+	}
 	counts := in.sched.Counts()
 	for _, f := range in.sched.Faults() {
-		logf("fault %s: touched %d request(s)", f.Name, counts[f.Name])
+		if f.Family() == "http" || f.Family() == "broken" {
+			logf("fault %s: touched %d request(s)", f.Name, counts[f.Name])
+		}
 	}
+}
+
+// Windows returns the fault windows as they happened.
+func (in *injection) Windows() []FaultWindow {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]FaultWindow(nil), in.windows...)
+}
+
+func joinErr(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // windowText describes a fault's window.

@@ -43,6 +43,8 @@ type Target struct {
 	managed    bool
 	azurite    *azurite.Instance
 	proxy      *throttle.Proxy
+	// network is the Toxiproxy stage of network faults (nil: none).
+	network *faults.Network
 }
 
 // TargetOptions are the command line's overrides of a scenario's target.
@@ -109,6 +111,16 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			} else {
 				t.Desc += " behind the fault proxy (" + hostOf(blobURL) + ")"
 			}
+		}
+		if o.Faults != nil && o.Faults.HasNet() {
+			net, urls, nerr := faults.StartNetwork(map[string]string{"blob": blobURL, "queue": queueURL, "table": tableURL})
+			if nerr != nil {
+				t.Close()
+				return nil, nerr
+			}
+			t.network = net
+			blobURL, queueURL, tableURL = urls["blob"], urls["queue"], urls["table"]
+			t.Desc += " through Toxiproxy (" + hostOf(blobURL) + ")"
 		}
 		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
 		if cerr != nil {
@@ -181,6 +193,10 @@ func (t *Target) Managed() bool { return t != nil && t.managed }
 func (t *Target) Close() error {
 	if t.http != nil {
 		t.http.CloseIdleConnections()
+	}
+	if t.network != nil {
+		t.network.Stop()
+		t.network = nil
 	}
 	if t.proxy != nil {
 		t.proxy.Close()

@@ -78,6 +78,16 @@ func (s *Schedule) HasHTTP() bool {
 	return false
 }
 
+// HasNet reports whether any fault is a network fault (Toxiproxy).
+func (s *Schedule) HasNet() bool {
+	for _, f := range s.faults {
+		if f.Family() == "net" {
+			return true
+		}
+	}
+	return false
+}
+
 // Begin marks the start of the load: windows count from t.
 func (s *Schedule) Begin(t time.Time) { s.begun.Store(t.UnixNano()) }
 
