@@ -26,6 +26,7 @@ type Actor struct {
 	unanswered int
 	wire       byteCount    // the current attempt's, reused
 	timer      attemptTimer // bounds each attempt
+	op         checks.Op    // the attempt being recorded
 }
 
 // Call describes one logical operation for Do.
@@ -93,11 +94,14 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			in.IfNoneMatch = "*"
 		}
 		in.Bytes, out.Bytes = wire.sent.Load(), wire.received.Load()
-		op := checks.Op{
+		// The record is built in the actor's own Op, which Record reads and
+		// does not keep: a fresh one would escape to the heap every call.
+		a.op = checks.Op{
 			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
 		}
-		e.Rec.Record(&op)
+		e.Rec.Record(&a.op)
+		op := a.op
 		a.noteAnswer(&op, ctx)
 		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() {
 			return op

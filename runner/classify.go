@@ -23,12 +23,15 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 		resp = re.RawResponse
 	}
 	if resp != nil {
+		// Canonical keys, looked up directly: a response's header keys are
+		// canonical, and Header.Get would canonicalize (allocate) each name.
+		h := resp.Header
 		out.Status = resp.StatusCode
-		out.RequestID = resp.Header.Get("x-ms-request-id")
-		out.ErrorCode = resp.Header.Get("x-ms-error-code")
-		out.ETag = resp.Header.Get("ETag")
-		out.LastModified = resp.Header.Get("Last-Modified")
-		if lt := resp.Header.Get("x-ms-lease-time"); lt != "" {
+		out.RequestID = first(h["X-Ms-Request-Id"])
+		out.ErrorCode = first(h["X-Ms-Error-Code"])
+		out.ETag = first(h["Etag"])
+		out.LastModified = first(h["Last-Modified"])
+		if lt := first(h["X-Ms-Lease-Time"]); lt != "" {
 			if n, perr := strconv.Atoi(lt); perr == nil {
 				out.LeaseTime = &n
 			}
@@ -43,7 +46,7 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 			out.ErrorCode = re.ErrorCode
 		}
 		if re.RawResponse != nil && out.RequestID == "" {
-			out.RequestID = re.RawResponse.Header.Get("x-ms-request-id")
+			out.RequestID = first(re.RawResponse.Header["X-Ms-Request-Id"])
 		}
 		for _, c := range conflicts {
 			if c.Status == re.StatusCode && (c.Code == "" || c.Code == out.ErrorCode) {
@@ -108,4 +111,12 @@ func shortErr(err error) string {
 		s = s[:200]
 	}
 	return s
+}
+
+// first is a header's first value, "" without one.
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }

@@ -3,7 +3,6 @@ package runner
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
@@ -38,45 +37,28 @@ func sentInput(in checks.Input, resp *http.Response, err error) checks.Input {
 	return in
 }
 
-// sentHeaders are the request headers the record keeps, read in one pass
-// whatever the case of their keys: the SDK sets its x-ms-* headers straight
-// into the map, in lower case, which http.Header.Get (canonical keys only)
-// would not find. A canonical key wins over another spelling.
+// sentHeaders are the request headers the record keeps. The SDK sets
+// standard headers under their canonical keys and its x-ms-* headers
+// straight into the map in lower case (http.Header.Get, canonical keys
+// only, would not find them); injectHeaders sets canonical keys. Each is
+// looked up under both spellings, the canonical one first.
 type sentHeaders struct {
 	ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince string
 	leaseAction, leaseID, proposedLeaseID                    string
 }
 
 func (s *sentHeaders) read(h http.Header) {
-	var canon [7]bool
-	for k, v := range h {
-		if len(v) == 0 || v[0] == "" {
-			continue
+	get := func(canonical, lower string) string {
+		if v := first(h[canonical]); v != "" {
+			return v
 		}
-		var i int
-		var dst *string
-		switch {
-		case strings.EqualFold(k, "If-Match"):
-			i, dst = 0, &s.ifMatch
-		case strings.EqualFold(k, "If-None-Match"):
-			i, dst = 1, &s.ifNoneMatch
-		case strings.EqualFold(k, "If-Modified-Since"):
-			i, dst = 2, &s.ifModifiedSince
-		case strings.EqualFold(k, "If-Unmodified-Since"):
-			i, dst = 3, &s.ifUnmodifiedSince
-		case strings.EqualFold(k, "x-ms-lease-action"):
-			i, dst = 4, &s.leaseAction
-		case strings.EqualFold(k, "x-ms-lease-id"):
-			i, dst = 5, &s.leaseID
-		case strings.EqualFold(k, "x-ms-proposed-lease-id"):
-			i, dst = 6, &s.proposedLeaseID
-		default:
-			continue
-		}
-		if canon[i] {
-			continue
-		}
-		*dst = v[0]
-		canon[i] = k == http.CanonicalHeaderKey(k)
+		return first(h[lower])
 	}
+	s.ifMatch = get("If-Match", "if-match")
+	s.ifNoneMatch = get("If-None-Match", "if-none-match")
+	s.ifModifiedSince = get("If-Modified-Since", "if-modified-since")
+	s.ifUnmodifiedSince = get("If-Unmodified-Since", "if-unmodified-since")
+	s.leaseAction = get("X-Ms-Lease-Action", "x-ms-lease-action")
+	s.leaseID = get("X-Ms-Lease-Id", "x-ms-lease-id")
+	s.proposedLeaseID = get("X-Ms-Proposed-Lease-Id", "x-ms-proposed-lease-id")
 }

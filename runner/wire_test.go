@@ -30,6 +30,11 @@ func TestSentInputRecordsTheWire(t *testing.T) {
 	if got.LeaseID != "A" || got.ProposedLeaseID != "B" {
 		t.Errorf("change: %+v", got)
 	}
+	// Headers injected by injectHeaders are canonical; either spelling is read.
+	got = sentInput(checks.Input{}, req("X-Ms-Lease-Id", "C", "if-match", `"e"`), nil)
+	if got.LeaseID != "C" || got.IfMatch != `"e"` {
+		t.Errorf("canonical x-ms, lower-case standard: %+v", got)
+	}
 	if got := sentInput(intended, nil, nil); !reflect.DeepEqual(got, intended) {
 		t.Errorf("without a response the intended input stays: %+v", got)
 	}
