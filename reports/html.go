@@ -71,14 +71,18 @@ type htmlPage struct {
 	Tally        string
 	Workloads    []htmlWorkload
 	Harness      string
-	// Across is the run-wide unit figures as the text report words them:
-	// the spread of key patterns side by side, and the account.
-	Across     string
-	Checks     []htmlCheck
-	Thresholds []htmlThreshold
-	Files      []htmlFile
-	HlogNote   string
-	HlogIssues []string
+	// Summary is the top of the page: verdict, headline figures, a row
+	// per workload.
+	Summary htmlSummary
+	// AcrossTables compare the key patterns of workloads side by side;
+	// Account is the whole account's figures as the text report words them.
+	AcrossTables []htmlAcross
+	Account      string
+	Checks       []htmlCheck
+	Thresholds   []htmlThreshold
+	Files        []htmlFile
+	HlogNote     string
+	HlogIssues   []string
 }
 
 type htmlKV struct{ Key, Value string }
@@ -102,6 +106,10 @@ type htmlWorkload struct {
 	Latency    []htmlFigure
 	LatencyMsg string
 	Spectrum   []htmlFigure
+	Histogram  []htmlFigure
+	InFlight   htmlFigure
+	Achieved   string
+	Responses  [][]string
 	Density    []htmlDensityRow
 	Units      []htmlUnits
 }
@@ -251,11 +259,11 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU))
 		}
 		p.Harness = harnessLine(s.Harness)
-		var across strings.Builder
-		aw := &errWriter{w: &across}
-		writeSpread(aw, s)
-		writeAccount(aw, s.Units, s.Capacity)
-		p.Across = strings.TrimLeft(across.String(), "\n")
+		p.Summary = buildHTMLSummary(s, p.ExitCode)
+		p.AcrossTables = buildHTMLAcross(s)
+		var account strings.Builder
+		writeAccount(&errWriter{w: &account}, s.Units, s.Capacity)
+		p.Account = strings.TrimPrefix(strings.Join(strings.Fields(account.String()), " "), "account: ")
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
 		}
@@ -303,6 +311,13 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = ArrivalsLine(*ws)
+	hw.Responses = responseRows(ws.Ops)
+	if ws.Goal != "" {
+		hw.Achieved = fmt.Sprintf("%s %s", thousands(ws.Achieved), ws.Goal)
+		if ws.Active > 0 {
+			hw.Achieved += fmt.Sprintf(", %s/s over %s", strconv.FormatFloat(float64(ws.Achieved)/ws.Active.Seconds(), 'f', 1, 64), ws.Active.Round(100*time.Millisecond))
+		}
+	}
 	for _, o := range ws.Ops {
 		row := []string{itoa(o.Count)}
 		for _, oc := range checks.Outcomes {
@@ -327,6 +342,9 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 		return hw
 	}
 	seconds := workloadSeconds(ws)
+	if len(ws.InFlight) > 0 {
+		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: inFlightChart(id+"-inflight", ws).render()}
+	}
 	tc := throughputChart(id+"-throughput", ws, units)
 	hw.Throughput = htmlFigure{Caption: "ok+conflict per second, per op", SVG: tc.render()}
 	if len(busiestUnits(units)) > 0 {
@@ -345,6 +363,12 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 			fig.Note = err.Error()
 		}
 		hw.Spectrum = append(hw.Spectrum, fig)
+		hc, err := latencyHistogramChart(fmt.Sprintf("%s-histogram-%d", id, j+1), ws.Name, o)
+		hf := htmlFigure{Caption: o.Op, SVG: hc.render()}
+		if err != nil {
+			hf.Note = err.Error()
+		}
+		hw.Histogram = append(hw.Histogram, hf)
 		if hl.dirMissing {
 			continue
 		}

@@ -37,6 +37,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	for _, id := range []string{
 		"w1-throughput", "w1-outcomes-1", "w1-outcomes-2", "w1-latency-1", "w1-latency-2", "w1-spectrum-1", "w1-spectrum-2", "w1-units-1",
 		"w2-throughput", "w2-outcomes-1", "w2-latency-1", "w2-spectrum-1", "w2-units-1",
+		"w1-histogram-1", "w1-histogram-2", "w2-histogram-1", "w1-inflight", "w2-inflight",
 	} {
 		want[id] = true
 	}

@@ -277,3 +277,105 @@ func capMs(us int64, maxMs float64) float64 {
 	}
 	return v
 }
+
+// histogramBinsPerDecade is how finely the latency histogram cuts each
+// factor of ten.
+const histogramBinsPerDecade = 10
+
+// latencyHistogramChart draws an op's latency distribution as a histogram
+// over a log latency axis: the share of attempts in each bin (ten per
+// factor of ten), corrected filled, uncorrected as a line.
+func latencyHistogramChart(id, workload string, o *OpSummary) (*lineChart, error) {
+	c := &lineChart{
+		id:     id,
+		title:  "workload " + workload + ", " + o.Op + ": latency histogram",
+		width:  560,
+		height: 280,
+		x:      chartAxis{label: "latency (ms, log scale)"},
+		y:      chartAxis{label: "share of attempts (%)"},
+		empty:  "no latency histogram in the summary",
+	}
+	if o.Histograms == nil {
+		return c, nil
+	}
+	type series struct {
+		name, enc, color string
+		fill             bool
+	}
+	all := []series{{"corrected (from intended start)", o.Histograms.Corrected, palVermilion, true}, {"uncorrected (call to return)", o.Histograms.Latency, palBlue, false}}
+	shares := map[string]map[int]float64{} // series -> bin -> % of attempts
+	lo, hi := math.MaxInt, math.MinInt
+	for _, s := range all {
+		if s.enc == "" {
+			continue
+		}
+		h, err := DecodeHistogram(s.enc)
+		if err != nil {
+			return c, fmt.Errorf("%s %s histogram: %w", o.Op, s.name, err)
+		}
+		total := float64(h.TotalCount())
+		if total == 0 {
+			continue
+		}
+		share := map[int]float64{}
+		for _, b := range h.Distribution() {
+			if b.Count == 0 {
+				continue
+			}
+			mid := math.Max(float64(b.From+b.To)/2/1e3, 0.001) // ms
+			bin := int(math.Floor(math.Log10(mid) * histogramBinsPerDecade))
+			share[bin] += 100 * float64(b.Count) / total
+			lo, hi = min(lo, bin), max(hi, bin)
+		}
+		shares[s.name] = share
+	}
+	if lo > hi {
+		return c, nil
+	}
+	for _, s := range all {
+		counts, ok := shares[s.name]
+		if !ok {
+			continue
+		}
+		var xs, ys []float64
+		for bin := lo; bin <= hi; bin++ {
+			x0, x1 := float64(bin)/histogramBinsPerDecade, float64(bin+1)/histogramBinsPerDecade
+			xs = append(xs, x0, x1)
+			ys = append(ys, counts[bin], counts[bin])
+		}
+		c.lines = append(c.lines, chartLine{name: s.name, color: s.color, fill: s.fill, width: 2, x: xs, y: ys,
+			tip: fmt.Sprintf("%s %s: share of attempts per latency bin", o.Op, s.name)})
+	}
+	c.x.min, c.x.max = float64(lo)/histogramBinsPerDecade, float64(hi+1)/histogramBinsPerDecade
+	for d := math.Floor(c.x.min); d <= math.Ceil(c.x.max); d++ {
+		for _, m := range []float64{1, 2, 5} {
+			x := d + math.Log10(m)
+			if x >= c.x.min-1e-9 && x <= c.x.max+1e-9 {
+				c.x.ticks = append(c.x.ticks, chartTick{x, strconv.FormatFloat(math.Round(m*math.Pow(10, d)*1000)/1000, 'f', -1, 64)})
+			}
+		}
+	}
+	return c, nil
+}
+
+// inFlightChart draws the workload's calls in flight per second (the mean
+// over each second): its actors busy with the service, as k6 draws VUs.
+func inFlightChart(id string, ws *WorkloadSummary) *lineChart {
+	k := chartBucketSize(len(ws.InFlight))
+	c := &lineChart{
+		id:     id,
+		title:  "workload " + ws.Name + ": actors busy (mean calls in flight per second)",
+		width:  chartFullWidth,
+		height: 220,
+		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(len(ws.InFlight)), 1)},
+		y:      chartAxis{label: "calls in flight"},
+		empty:  "no calls recorded",
+	}
+	xs, ys := chartBuckets(ws.InFlight, k)
+	c.lines = append(c.lines, chartLine{name: "calls in flight", color: palGreen, fill: true, width: 2, x: xs, y: ys,
+		tip: fmt.Sprintf("%s: mean calls in flight per second", ws.Name)})
+	if ws.Actors > 0 {
+		c.refs = append(c.refs, chartRefLine{y: float64(ws.Actors), label: fmt.Sprintf("%d actors", ws.Actors), color: palGrey, dash: "6 3"})
+	}
+	return c
+}

@@ -52,6 +52,16 @@ svg.chart text.axis, svg.chart text.ref { font-weight: 600; }
 pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; font-size: 12px; margin: 4px 0 8px; }
 ul.violations { margin: 4px 0 8px; padding-left: 20px; }
 section.workload { margin-bottom: 20px; }
+.verdict { display: flex; align-items: center; gap: 12px; margin: 8px 0 4px; }
+.verdict .badge { font-size: 15px; padding: 4px 12px; min-width: 90px; }
+.cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 10px 0; }
+.card { border: 1px solid #d8d8d8; border-radius: 6px; padding: 8px 14px; min-width: 150px; }
+.card .v { font-size: 22px; font-weight: 700; font-variant-numeric: tabular-nums; }
+.card .k { color: #555; font-size: 12px; text-transform: uppercase; letter-spacing: .04em; }
+.card .n { color: #555; font-size: 12px; }
+.card.bad { border-color: #D55E00; background: #fdf3ee; }
+.card.bad .v { color: #a84300; }
+table.summary .badge { min-width: 0; margin-right: 4px; }
 </style>
 </head>
 <body>
@@ -88,6 +98,26 @@ section.workload { margin-bottom: 20px; }
 {{- range .HlogIssues}}
 <p class="note">Latency log not read: {{.}}</p>
 {{- end}}
+{{- if .Ran}}
+<section id="summary">
+<div class="verdict"><span class="badge {{.Summary.Verdict}}">{{.Summary.Verdict}}</span><span>{{.Summary.Text}}</span></div>
+<div class="cards">
+{{- range .Summary.Cards}}
+<div class="card{{if .Bad}} bad{{end}}"><div class="k">{{.Label}}</div><div class="v">{{.Value}}</div>{{with .Note}}<div class="n">{{.}}</div>{{end}}</div>
+{{- end}}
+</div>
+{{- if .Summary.Rows}}
+<div class="scroll"><table class="summary">
+<thead><tr>{{range .Summary.Head}}<th{{if eq . "checks"}} class="l"{{end}}>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Summary.Rows}}
+<tr><td><a href="#{{.Anchor}}">{{.Name}}</a></td>{{range .Cells}}<td>{{.}}</td>{{end}}<td class="l">{{range .Checks}}<span class="badge {{.Verdict}}" title="{{.Verdict}}">{{.Check}}</span>{{end}}</td></tr>
+{{- end}}
+</tbody></table></div>
+<p class="note">achieved: what each workload is for (acknowledged increments, creations, messages consumed); calls: every attempt; p99: the slowest op's, corrected; errors: error and unknown outcomes. Rates are over each workload's active period.</p>
+{{- end}}
+</section>
+{{- end}}
 {{- if .Workloads}}
 <nav class="toc">Workloads:
 {{- range .Workloads}} <a href="#{{.Anchor}}">{{.Name}}</a>{{end}}
@@ -105,12 +135,23 @@ section.workload { margin-bottom: 20px; }
 <p class="note">No operations recorded.</p>
 {{- else}}
 <div class="scroll"><table class="ops">
-<thead><tr><th>op</th><th>count</th><th>ok</th><th>conflict</th><th>throttled</th><th>error</th><th>unknown</th><th>rate/s</th><th>p50</th><th>p90</th><th>p99</th><th>p99.9</th><th>max</th></tr></thead>
+<thead><tr><th>op</th><th>count</th><th>ok</th><th>conflict</th><th>throttled</th><th>error</th><th>unknown</th><th>rate/s</th><th>p50</th><th>p90</th><th>p95</th><th>p99</th><th>p99.9</th><th>max</th><th>mean</th></tr></thead>
 <tbody>
 {{- range .Ops}}
 <tr{{if .Uncorrected}} class="unc"{{end}}><td>{{if .Uncorrected}}&nbsp;&nbsp;uncorrected{{else}}{{.Op}}{{end}}</td>{{range .Cells}}<td>{{.}}</td>{{end}}</tr>
 {{- end}}
 </tbody></table></div>
+<p class="note">Latency in ms, corrected. An <em>uncorrected</em> row gives the call-to-return latencies where they differ from the row above; its count cells are left blank (they are the row above's). A dash marks a figure with no value: no latency recorded, or (p95) a summary written before p95 was kept.</p>
+{{- with .Achieved}}<p><strong>Achieved:</strong> {{.}}</p>{{end}}
+{{- if .Responses}}
+<h3>Errors and lost races by status and error code</h3>
+<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error).</p>
+<table class="responses"><thead><tr><th>op</th><th>status</th><th class="l">x-ms-error-code</th><th>count</th><th>of op</th></tr></thead><tbody>
+{{- range .Responses}}
+<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="l">{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
+{{- end}}
+</tbody></table>
+{{- end}}
 {{- with .LateDrop}}<p>{{.}}</p>{{end}}
 {{- with .LimitedBy}}<p><strong>Limited by</strong> {{range $i, $l := .}}{{if $i}}; {{end}}{{$l}}{{end}}</p>{{end}}
 {{- if .Density}}
@@ -124,6 +165,10 @@ section.workload { margin-bottom: 20px; }
 {{- end}}
 <h3>Throughput over time</h3>
 <figure><figcaption>{{.Throughput.Caption}}</figcaption>{{.Throughput.SVG}}</figure>
+{{- if .InFlight.SVG}}
+<h3>Active actors over time</h3>
+<figure><figcaption>{{.InFlight.Caption}}</figcaption>{{.InFlight.SVG}}</figure>
+{{- end}}
 <h3>Outcomes over time</h3>
 <p class="note">Attempts per second stacked by outcome, ok at the bottom.</p>
 <div class="grid2">
@@ -149,16 +194,17 @@ section.workload { margin-bottom: 20px; }
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
 {{- end}}
 </div>
+<h3>Latency histogram</h3>
+<p class="note">The share of each op's attempts per latency bin (ten bins per factor of ten), corrected filled, uncorrected as a line.</p>
+<div class="grid2">
+{{- range .Histogram}}
+<figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
+{{- end}}
+</div>
 {{- range .Units}}
 <h3>{{.Title}}</h3>
 <p>{{.Heading}}</p>
-<div class="scroll"><table class="units">
-<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
-<tbody>
-{{- range .Rows}}
-<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{- end}}
-</tbody></table></div>
+{{template "grid" .}}
 {{- with .More}}<p>{{.}}</p>{{end}}
 {{- with .Spread}}<p>{{.}}</p>{{end}}
 {{- with .Chart}}
@@ -168,9 +214,13 @@ section.workload { margin-bottom: 20px; }
 {{- end}}
 </section>
 {{- end}}
-{{- with .Across}}
+{{- if or .AcrossTables .Account}}
 <h2>Across workloads</h2>
-<pre>{{.}}</pre>
+{{- range .AcrossTables}}
+<h3>{{.Title}}</h3>
+{{template "grid" .}}
+{{- end}}
+{{- with .Account}}<p><strong>Account:</strong> {{.}}</p>{{end}}
 {{- end}}
 {{- with .Harness}}
 <h2>Harness</h2>
@@ -222,4 +272,13 @@ section.workload { margin-bottom: 20px; }
 </main>
 </body>
 </html>
+{{- define "grid"}}
+<div class="scroll"><table>
+<thead><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{- end}}
+</tbody></table></div>
+{{- end}}
 `

@@ -76,6 +76,7 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 	want := []string{
 		"w1-throughput", "w1-outcomes-1", "w1-outcomes-2", "w1-latency-1", "w1-latency-2", "w1-spectrum-1", "w1-spectrum-2", "w1-units-1",
 		"w2-throughput", "w2-outcomes-1", "w2-latency-1", "w2-spectrum-1", "w2-units-1",
+		"w1-histogram-1", "w1-histogram-2", "w2-histogram-1", "w1-inflight", "w2-inflight",
 	}
 	for _, id := range want {
 		if svgs[id] == "" {
@@ -95,7 +96,16 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		"Workload idle <small>(blob.lww, closed loop, 2 actors)</small>", "No operations recorded.",
 		"late starts 412, dropped starts 0",
 		"<strong>Limited by</strong> throttling: ",
-		"<h2>Across workloads</h2>", "account: ",
+		"<h2>Across workloads</h2>", "<strong>Account:</strong> 16,776 operations served",
+		// the summary at the top: verdict, headline figures, a row per workload
+		`<div class="verdict"><span class="badge fail">fail</span><span>exit code 1: a check found a violation</span></div>`,
+		`<div class="k">worst p99 (corrected)</div>`, `<div class="k">errors</div><div class="v">4</div>`,
+		`<td><a href="#w1">counter</a></td><td>415 increments</td>`,
+		`<span class="badge pass" title="pass">no-lost-updates</span>`,
+		// the error-code table, by status and x-ms-error-code
+		`<tr><td>blob.put</td><td>412</td><td class="l">ConditionNotMet</td><td>4442</td><td>91.4%</td></tr>`,
+		`<tr><td>table.insert</td><td>503</td><td class="l">ServerBusy</td><td>136</td><td>1.9%</td></tr>`,
+		"<h3>Active actors over time</h3>", "<h3>Latency histogram</h3>", "<strong>Achieved:</strong> 415 increments",
 		"&nbsp;&nbsp;uncorrected", // the open-loop workload's corrected and uncorrected rows differ
 		"busiest blob k0 (requests/s)", "target 500 requests/s per blob", "target 2,000 entities/s per partition",
 		"Per-partition utilisation", "Spread: 12 partitions",

@@ -263,7 +263,21 @@ func latencyCells(p Percentiles) []string {
 // ConditionNotMet) and a lease held by another (409 LeaseAlreadyPresent)
 // tell different stories.
 func writeResponses(w *errWriter, ops []OpSummary) {
-	t := textTable{indent: "  ", head: []string{"not 2xx", "status", "x-ms-error-code", "count", "of op"}, left: []int{2}}
+	rows := responseRows(ops)
+	if len(rows) == 0 {
+		return
+	}
+	t := textTable{indent: "  ", head: append([]string{"not 2xx"}, responseHead[1:]...), rows: rows, left: []int{2}}
+	t.write(w)
+}
+
+// responseHead names the columns of responseRows.
+var responseHead = []string{"op", "status", "x-ms-error-code", "count", "of op"}
+
+// responseRows are, per op, the attempts not answered 2xx by status and
+// error code, with their share of the op's attempts.
+func responseRows(ops []OpSummary) [][]string {
+	var rows [][]string
 	for _, o := range ops {
 		for _, r := range o.Responses {
 			if r.Status >= 200 && r.Status < 300 {
@@ -275,12 +289,10 @@ func writeResponses(w *errWriter, ops []OpSummary) {
 			} else if code == "" {
 				code = "-"
 			}
-			t.add(o.Op, status, code, itoa(r.Count), percent(r.Count, o.Count))
+			rows = append(rows, []string{o.Op, status, code, itoa(r.Count), percent(r.Count, o.Count)})
 		}
 	}
-	if len(t.rows) > 0 {
-		t.write(w)
-	}
+	return rows
 }
 
 // ms formats milliseconds with about three significant digits.

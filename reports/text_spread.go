@@ -5,11 +5,19 @@ import (
 	"strconv"
 )
 
-// writeSpread compares, when two or more workloads load units of the same
-// kind (two key patterns side by side), how each spread its load: how many
-// units, the busiest one's share overall and per second, its peak against
-// the target, and the throttled answers.
-func writeSpread(w *errWriter, s *Summary) {
+// spreadTable compares, for one kind of unit that two or more workloads
+// load (two key patterns side by side), how each spread its load: how
+// many units, the busiest one's share overall and per second, its peak
+// against the target, and the throttled answers.
+type spreadTable struct {
+	kind UnitKind
+	head []string // header cells; "\n" where a text header breaks
+	rows [][]string
+}
+
+// spreadTables returns the comparisons the run has, partitions first.
+func spreadTables(s *Summary) []spreadTable {
+	var out []spreadTable
 	for _, kind := range []UnitKind{UnitPartition, UnitQueue, UnitBlob} {
 		type row struct {
 			workload        string
@@ -45,17 +53,26 @@ func writeSpread(w *errWriter, s *Summary) {
 			order[ws.Name] = i
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return order[rows[i].workload] < order[rows[j].workload] })
-		w.printf("\n%s spread by workload (key patterns side by side)\n", kind)
-		t := textTable{indent: "  ", head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
+		t := spreadTable{kind: kind, head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
 			"busiest\npeak/s", "peak/\ntarget", "throttled"}}
 		for _, r := range rows {
 			util := "-"
 			if r.target > 0 {
 				util = percent(r.peak, int64(r.target))
 			}
-			t.add(r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
-				strconv.FormatFloat(100*r.share, 'f', 1, 64)+"%", itoa(r.peak), util, itoa(r.throttled))
+			t.rows = append(t.rows, []string{r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)})
 		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// writeSpread writes the spread tables.
+func writeSpread(w *errWriter, s *Summary) {
+	for _, st := range spreadTables(s) {
+		w.printf("\n%s spread by workload (key patterns side by side)\n", st.kind)
+		t := textTable{indent: "  ", head: st.head, rows: st.rows}
 		t.write(w)
 	}
 }

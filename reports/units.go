@@ -334,7 +334,7 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets, ban
 		if a.Peak != b.Peak {
 			return a.Peak > b.Peak
 		}
-		return a.Name < b.Name
+		return naturalLess(a.Name, b.Name)
 	})
 	kept := map[unitKey]int{}
 	for i := range out {

@@ -1,0 +1,164 @@
+package reports
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// This file builds what the HTML report shows first, as k6's and
+// Gatling's reports do: the verdict, headline figures, and one row per
+// workload; and the tables that compare across workloads.
+
+// htmlSummary is the top of the page.
+type htmlSummary struct {
+	// Verdict is pass, fail or undecided (the badge's class); Text says
+	// why (the exit code's meaning).
+	Verdict, Text string
+	Cards         []htmlCard
+	Head          []string
+	Rows          []htmlSummaryRow
+}
+
+// htmlCard is one headline figure.
+type htmlCard struct {
+	Label, Value, Note string
+	// Bad marks a figure that needs attention (errors, failed checks).
+	Bad bool
+}
+
+// htmlSummaryRow is one workload's line in the summary table.
+type htmlSummaryRow struct {
+	Anchor, Name string
+	Cells        []string
+	Checks       []htmlCheckBadge
+}
+
+type htmlCheckBadge struct{ Verdict, Check string }
+
+// htmlAcross is a table comparing workloads (key patterns side by side).
+type htmlAcross struct {
+	Title string
+	Head  []string
+	Rows  [][]string
+}
+
+func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
+	hs := htmlSummary{Verdict: "pass", Text: fmt.Sprintf("exit code %d: %s", exitCode, exitMeanings[exitCode])}
+	switch exitCode {
+	case 0:
+	case 4:
+		hs.Verdict = "undecided"
+	default:
+		hs.Verdict = "fail"
+	}
+	var pass, fail, undecided int
+	for _, r := range s.Checks {
+		switch r.Verdict {
+		case checks.Pass:
+			pass++
+		case checks.Fail:
+			fail++
+		default:
+			undecided++
+		}
+	}
+	var calls, served, errs, throttled int64
+	var worst Percentiles
+	worstOp := ""
+	var active float64
+	for _, ws := range s.Workloads {
+		for _, o := range ws.Ops {
+			calls += o.Count
+			served += o.Outcomes[checks.OK.String()] + o.Outcomes[checks.Conflict.String()]
+			errs += o.Outcomes[checks.Error.String()] + o.Outcomes[checks.Unknown.String()]
+			throttled += o.Outcomes[checks.Throttled.String()]
+			if o.Corrected.Count > 0 && o.Corrected.P99 > worst.P99 {
+				worst, worstOp = o.Corrected, ws.Name+" "+o.Op
+			}
+		}
+		active = max(active, ws.Active.Seconds())
+	}
+	checksCard := htmlCard{Label: "checks", Value: fmt.Sprintf("%d pass", pass), Bad: fail+undecided > 0}
+	if fail+undecided > 0 {
+		checksCard.Value = fmt.Sprintf("%d fail, %d undecided", fail, undecided)
+		checksCard.Note = fmt.Sprintf("of %d", len(s.Checks))
+	}
+	hs.Cards = append(hs.Cards, checksCard)
+	if len(s.Thresholds) > 0 {
+		failed := 0
+		for _, t := range s.Thresholds {
+			if !t.Pass {
+				failed++
+			}
+		}
+		hs.Cards = append(hs.Cards, htmlCard{Label: "thresholds", Value: fmt.Sprintf("%d of %d pass", len(s.Thresholds)-failed, len(s.Thresholds)), Bad: failed > 0})
+	}
+	if active > 0 {
+		hs.Cards = append(hs.Cards, htmlCard{Label: "throughput", Value: number(float64(served)/active) + "/s",
+			Note: fmt.Sprintf("ok+conflict, %s calls in %s", thousands(calls), strconv.FormatFloat(active, 'f', 1, 64)+" s")})
+	}
+	if worstOp != "" {
+		hs.Cards = append(hs.Cards, htmlCard{Label: "worst p99 (corrected)", Value: ms(worst.P99) + " ms", Note: worstOp})
+	}
+	errCard := htmlCard{Label: "errors", Value: thousands(errs), Note: "error + unknown", Bad: errs > 0}
+	if calls > 0 {
+		errCard.Note += ", " + percent(errs, calls) + " of calls"
+	}
+	hs.Cards = append(hs.Cards, errCard)
+	if throttled > 0 {
+		hs.Cards = append(hs.Cards, htmlCard{Label: "throttled", Value: thousands(throttled), Note: percent(throttled, calls) + " of calls", Bad: true})
+	}
+
+	hs.Head = []string{"workload", "achieved", "achieved/s", "calls", "calls/s", "p99 ms", "errors", "throttled", "checks"}
+	for i, ws := range s.Workloads {
+		row := htmlSummaryRow{Anchor: "w" + strconv.Itoa(i+1), Name: ws.Name}
+		var n, e, th int64
+		var p99 float64
+		for _, o := range ws.Ops {
+			n += o.Count
+			e += o.Outcomes[checks.Error.String()] + o.Outcomes[checks.Unknown.String()]
+			th += o.Outcomes[checks.Throttled.String()]
+			p99 = max(p99, o.Corrected.P99)
+		}
+		sec := ws.Active.Seconds()
+		rate := func(v int64) string {
+			if sec <= 0 {
+				return "-"
+			}
+			return strconv.FormatFloat(float64(v)/sec, 'f', 1, 64)
+		}
+		achieved, achievedRate := "-", "-"
+		if ws.Goal != "" {
+			achieved, achievedRate = thousands(ws.Achieved)+" "+ws.Goal, rate(ws.Achieved)
+		}
+		p := "-"
+		if p99 > 0 {
+			p = ms(p99)
+		}
+		row.Cells = []string{achieved, achievedRate, thousands(n), rate(n), p, thousands(e), thousands(th)}
+		for _, r := range s.Checks {
+			if r.Workload == ws.Name {
+				row.Checks = append(row.Checks, htmlCheckBadge{string(r.Verdict), r.Check})
+			}
+		}
+		hs.Rows = append(hs.Rows, row)
+	}
+	return hs
+}
+
+// buildHTMLAcross turns the spread tables into the page's tables (header
+// cells on one line).
+func buildHTMLAcross(s *Summary) []htmlAcross {
+	var out []htmlAcross
+	for _, st := range spreadTables(s) {
+		a := htmlAcross{Title: fmt.Sprintf("Per-%s spread by workload (key patterns side by side)", st.kind), Rows: st.rows}
+		for _, h := range st.head {
+			a.Head = append(a.Head, strings.ReplaceAll(h, "\n", " "))
+		}
+		out = append(out, a)
+	}
+	return out
+}
