@@ -74,6 +74,7 @@ func readWholeHistory(t *testing.T, path string) []checks.Op {
 // port, the run stops once nothing answered for unreachable_after, says
 // which endpoint since when on an ERROR line, and still writes everything.
 func TestKilledTargetStopsTheRun(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	_, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	dir := filepath.Join(t.TempDir(), "results")
 	log := &syncLog{}
@@ -129,6 +130,7 @@ func TestKilledTargetStopsTheRun(t *testing.T) {
 // what it left. Once the target is thawed, CleanupRuns (stormcheck
 // cleanup --run) deletes exactly that, and look-alikes survive.
 func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	tg := openTestTarget(ctx, t, inst)
 	everything := plantLookAlikes(ctx, t, inst)

@@ -192,6 +192,7 @@ func (r *wrongRun) summary() *reports.Summary {
 // reads, but the cleanup still runs (its own bound, not the interrupt's):
 // exit 130, results written, nothing of the run left on the target.
 func TestSecondCtrlCStillCleansUp(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	r := startWrongRun(t, filepath.Join(t.TempDir(), "out"), "")
 	r.loadIsOn()
 	r.signal(syscall.SIGINT)
@@ -220,6 +221,7 @@ var cleanupLine = regexp.MustCompile(`(?m)^  (stormcheck cleanup --run ([0-9a-f]
 // target is thawed, that command deletes exactly what the run left, and
 // leaves the run's results folder as it was.
 func TestThirdCtrlCOnFrozenTarget(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	r := startWrongRun(t, filepath.Join(t.TempDir(), "out"), "", "--unreachable-after", "10m")
 	r.loadIsOn()
 	r.azurite(syscall.SIGSTOP)
@@ -259,6 +261,7 @@ func TestThirdCtrlCOnFrozenTarget(t *testing.T) {
 // stops once nothing answered for --unreachable-after, prints an ERROR line
 // naming the endpoint, writes everything and exits 3.
 func TestKilledTargetExits3(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	r := startWrongRun(t, filepath.Join(t.TempDir(), "out"), "", "--unreachable-after", "3s")
 	r.loadIsOn()
 	r.azurite(syscall.SIGKILL)
@@ -281,6 +284,7 @@ func TestKilledTargetExits3(t *testing.T) {
 // its last whole record, what could not be written is said, nothing is
 // left on the target, exit 3.
 func TestFullDiskStopsTheLoad(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
 	base := t.TempDir()
 	prefix := ""
 	if err := syscall.Mount("tmpfs", base, "tmpfs", 0, "size=256k"); err == nil {
