@@ -180,7 +180,11 @@ func chunkOf(i int32) (int, int32) {
 
 func (c *chunked[T]) add(v T) int32 {
 	if k, off := chunkOf(c.n); off == 0 {
-		c.chunks = append(c.chunks, make([]T, 0, min(chunkFirst<<k, chunkLen)))
+		size := chunkLen
+		if c.n < chunkSmall {
+			size = chunkFirst << k
+		}
+		c.chunks = append(c.chunks, make([]T, 0, size))
 	}
 	last := &c.chunks[len(c.chunks)-1]
 	*last = append(*last, v)

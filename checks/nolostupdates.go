@@ -34,10 +34,11 @@ func init() {
 // Attempts of one logical operation (a retry: same actor, Attempt > 1, same
 // counter value) count as one increment.
 type NoLostUpdates struct {
-	keys  map[string]*nluKey
-	order []*nluKey
-	v     violations // of the keys judged so far (EndGroup)
-	t     nluTotals
+	keys   map[string]*nluKey
+	order  []*nluKey
+	v      violations // of the keys judged so far (EndGroup)
+	t      nluTotals
+	shared strTable // kinds, workloads, error codes, dates
 }
 
 // NewNoLostUpdates returns a fresh checker.
@@ -62,7 +63,7 @@ const (
 func (s wstate) applied() bool { return s >= wProven }
 
 type nluWrite struct {
-	op      Op
+	op      cop
 	n       int64
 	logical int32 // logical operation (retries share it); -1 for setup writes
 	baseGet int32 // index in nluKey.gets of the read this write was based on, or -1
@@ -72,18 +73,18 @@ type nluWrite struct {
 }
 
 type nluRead struct {
-	op  Op
+	op  cop
 	n   int64
 	tag string
 }
 
 type nluBadRead struct {
-	op  Op
+	op  cop
 	why string
 }
 
 type nluActor struct {
-	lastGet     Op // the actor's last successful read of the key, uncompacted
+	lastGet     Op // the actor's last successful read of the key, uncompacted (one per actor)
 	hasGet      bool
 	getStored   int32 // its index in nluKey.gets once an applied write used it, else -1
 	lastLogical int32
@@ -92,19 +93,23 @@ type nluActor struct {
 
 type nluKey struct {
 	key, workload string
+	shared        *strTable
+	ck            copKey // the key's ETags, values and lease ids
 
 	writes   chunked[nluWrite]
 	byTag    map[string]int32 // value tag -> first write attempt that stored it
 	reads    chunked[nluRead] // the first read of each tag (and of each other counter seen with it)
 	byRead   map[string]int32 // value tag -> index in reads of its first read
 	variants map[string]bool  // "tag\x00counter" pairs read besides a tag's first read
-	gets     chunked[Op]      // reads that applied writes were based on (excerpts)
+	gets     chunked[cop]     // reads that applied writes were based on (excerpts)
 	actors   []*nluActor
 
 	badReads     []nluBadRead // reads that match no write (first MaxViolations)
 	badReadTotal int
 
-	final    *Op // the last final read that answered (a value or 404)
+	final    *Op // the last final read that answered (a value or 404), rebuilt at the end
+	finalOp  cop
+	hasFinal bool
 	logicals int32
 
 	hasSetup, setupOK bool
@@ -118,7 +123,7 @@ func (c *NoLostUpdates) key(op *Op) *nluKey {
 	k := c.keys[op.Key]
 	if k == nil {
 		k = &nluKey{
-			key: op.Key, workload: op.Workload,
+			key: op.Key, workload: op.Workload, shared: &c.shared,
 			byTag: map[string]int32{}, byRead: map[string]int32{},
 		}
 		c.keys[op.Key] = k
@@ -137,7 +142,20 @@ func (c *NoLostUpdates) Observe(op *Op) {
 	}
 }
 
-func (k *nluKey) compact(op *Op) Op { return compactOp(op, k.workload, op.Kind, k.key) }
+func (k *nluKey) compact(op *Op) cop { return k.ck.keep(k.shared, op) }
+
+// full rebuilds a kept operation, for an excerpt or a rule on a field
+// few operations carry.
+func (k *nluKey) full(c *cop) *Op {
+	if c == nil {
+		return nil
+	}
+	o := k.ck.op(k.shared, k.key, c)
+	return &o
+}
+
+// str is a string of the key's table (a value, an ETag).
+func (k *nluKey) str(id int32) string { return k.ck.strs.str(id) }
 
 func (k *nluKey) actor(id int) *nluActor {
 	if id < 0 {
@@ -156,8 +174,7 @@ func (k *nluKey) actor(id int) *nluActor {
 
 func (k *nluKey) observeGet(op *Op) {
 	if op.Actor == ActorFinal && (op.Outcome == OK || isNotFound(op)) {
-		f := k.compact(op)
-		k.final = &f
+		k.finalOp, k.hasFinal = k.compact(op), true
 	}
 	if op.Outcome != OK {
 		return // a failed or timed-out read says nothing (CHECKERS.md, unknown outcomes, rule 2)
@@ -194,7 +211,7 @@ func (k *nluKey) observeGet(op *Op) {
 // newRead keeps a read; its tag is a substring of the kept, unpadded value.
 func (k *nluKey) newRead(op *Op) nluRead {
 	c := k.compact(op)
-	v, _ := parseCounter(c.Out.Value)
+	v, _ := parseCounter(k.ck.value(c.outVal))
 	return nluRead{op: c, n: v.N, tag: v.Tag}
 }
 
@@ -213,7 +230,7 @@ func (k *nluKey) observePut(op *Op) {
 	// Parse the kept, unpadded value: the tag, a map key, must not pin the
 	// padded original.
 	kept := k.compact(op)
-	v, _ := parseCounter(kept.In.Value)
+	v, _ := parseCounter(k.ck.value(kept.inVal))
 	w := nluWrite{n: v.N, logical: -1, baseGet: -1, read: -1, setup: op.Actor == ActorSetup}
 	if w.setup {
 		k.hasSetup = true
@@ -287,10 +304,13 @@ func (k *nluKey) get(i int32) *Op {
 	if i < 0 {
 		return nil
 	}
-	return k.gets.at(i)
+	return k.full(k.gets.at(i))
 }
 
 func (k *nluKey) finish(v *violations, t *nluTotals) {
+	if k.hasFinal {
+		k.final = k.full(&k.finalOp)
+	}
 	t.keys++
 	t.malformed += k.malformed
 	t.dupTags += k.dupTags
@@ -313,23 +333,23 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 				t.unattributed++
 				continue
 			}
-			v.add(k.key, fmt.Sprintf("read a value nobody wrote: %q", r.op.Out.Value), excerpt(&r.op)...)
+			v.add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), excerpt(k.full(&r.op))...)
 			continue
 		}
 		w := k.writes.at(wi)
 		switch {
 		case w.n != r.n:
-			v.add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.Seq, w.n),
-				excerpt(&r.op, &w.op)...)
-		case refused(&w.op):
-			v.add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.Seq, w.op.Seq, answer(&w.op)),
-				excerpt(&r.op, &w.op, k.get(w.baseGet))...)
+			v.add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.seq, w.n),
+				excerpt(k.full(&r.op), k.full(&w.op))...)
+		case w.op.outcome != OK && !w.op.mayHaveApplied(k.shared): // refused
+			v.add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, answer(k.full(&w.op))),
+				excerpt(k.full(&r.op), k.full(&w.op), k.get(w.baseGet))...)
 		case w.read < 0:
 			w.read = ri
 		}
 	}
 	for _, b := range k.badReads {
-		v.add(k.key, "read a value nobody wrote: "+b.why, excerpt(&b.op)...)
+		v.add(k.key, "read a value nobody wrote: "+b.why, excerpt(k.full(&b.op))...)
 	}
 	v.total += k.badReadTotal - len(k.badReads)
 
@@ -337,9 +357,9 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	for i := range k.writes.len() {
 		w := k.writes.at(i)
 		switch {
-		case w.op.Outcome == OK:
+		case w.op.outcome == OK:
 			w.state = wAcked
-		case !mayHaveApplied(&w.op):
+		case !w.op.mayHaveApplied(k.shared):
 			w.state = wRefused
 		case w.read >= 0:
 			w.state = wProven
@@ -351,15 +371,15 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	// Forks: two applied writes on the same base ETag. The first applied
 	// write of each base also "consumes" it (rule 4).
 	var evidence [2]*nluWrite
-	consumed := map[string]int32{}
+	consumed := map[int32]int32{} // base ETag (a key string) -> the first applied write on it
 	for i := range k.writes.len() {
 		w := k.writes.at(i)
-		if w.setup || !w.state.applied() || !realBase(w.op.In.IfMatch) {
+		if w.setup || !w.state.applied() || !realBase(k.str(w.op.ifMatch)) {
 			continue
 		}
-		j, seen := consumed[w.op.In.IfMatch]
+		j, seen := consumed[w.op.ifMatch]
 		if !seen {
-			consumed[w.op.In.IfMatch] = i
+			consumed[w.op.ifMatch] = i
 			continue
 		}
 		first := k.writes.at(j)
@@ -367,13 +387,13 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			evidence = [2]*nluWrite{first, w}
 		}
 		v.add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
-			first.op.Seq, w.op.Seq, w.op.In.IfMatch, first.state.word(), w.state.word()),
-			excerpt(&first.op, &w.op, k.get(first.baseGet), k.get(w.baseGet))...)
+			first.op.seq, w.op.seq, k.str(w.op.ifMatch), first.state.word(), w.state.word()),
+			excerpt(k.full(&first.op), k.full(&w.op), k.get(first.baseGet), k.get(w.baseGet))...)
 	}
 	for i := range k.writes.len() {
 		w := k.writes.at(i)
-		if w.state == wMaybe && !w.setup && realBase(w.op.In.IfMatch) {
-			if _, taken := consumed[w.op.In.IfMatch]; taken {
+		if w.state == wMaybe && !w.setup && realBase(k.str(w.op.ifMatch)) {
+			if _, taken := consumed[w.op.ifMatch]; taken {
 				w.state = wLost
 			}
 		}
@@ -400,7 +420,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	t.acked += int(acked)
 	for i := range k.writes.len() {
 		w := k.writes.at(i)
-		if w.setup || w.op.Outcome == OK || !mayHaveApplied(&w.op) {
+		if w.setup || w.op.outcome == OK || !w.op.mayHaveApplied(k.shared) {
 			continue
 		}
 		t.unknown++
@@ -427,15 +447,15 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			continue
 		}
 		first := k.writes.at(j)
-		if first.logical == w.logical || realBase(w.op.In.IfMatch) && w.op.In.IfMatch == first.op.In.IfMatch {
+		if first.logical == w.logical || realBase(k.str(w.op.ifMatch)) && w.op.ifMatch == first.op.ifMatch {
 			continue // a retry of one increment, or a fork reported above
 		}
 		if evidence[0] == nil {
 			evidence = [2]*nluWrite{first, w}
 		}
 		v.add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
-			first.op.Seq, w.op.Seq, w.n, first.state.word(), w.state.word()),
-			excerpt(&first.op, &w.op, k.get(first.baseGet), k.get(w.baseGet))...)
+			first.op.seq, w.op.seq, w.n, first.state.word(), w.state.word()),
+			excerpt(k.full(&first.op), k.full(&w.op), k.get(first.baseGet), k.get(w.baseGet))...)
 	}
 
 	// The count, against the final quiet read.
@@ -447,7 +467,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	ev := func(extra ...*Op) []Op {
 		ops := extra
 		if evidence[0] != nil {
-			ops = append(ops, &evidence[0].op, &evidence[1].op)
+			ops = append(ops, k.full(&evidence[0].op), k.full(&evidence[1].op))
 		}
 		return excerpt(ops...)
 	}
@@ -455,7 +475,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		if acked+proven > 0 || k.setupOK {
 			var last *Op
 			if top != nil {
-				last = &top.op
+				last = k.full(&top.op)
 			}
 			v.add(k.key, fmt.Sprintf("the counter blob vanished: the final read found no blob after %d acknowledged increments", acked),
 				ev(k.final, last)...)
@@ -471,7 +491,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	f := fv.N
 	var writer *Op
 	if wi, ok := k.byTag[fv.Tag]; ok {
-		writer = &k.writes.at(wi).op
+		writer = k.full(&k.writes.at(wi).op)
 	}
 	lower := initial + acked + proven
 	switch {
@@ -486,12 +506,12 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		msg += fmt.Sprintf(", final value %d", f)
 		var high *Op
 		if top != nil && top.n > f {
-			high = &top.op
+			high = k.full(&top.op)
 		}
 		v.add(k.key, msg, ev(k.final, writer, high)...)
 	case top != nil && top.n > f:
-		v.add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.Seq, top.state.word()),
-			ev(k.final, writer, &top.op)...)
+		v.add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.seq, top.state.word()),
+			ev(k.final, writer, k.full(&top.op))...)
 	}
 	if upper := lower + maybe; f > upper {
 		v.add(k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
