@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -20,6 +21,7 @@ var injectable = map[string]bool{
 	"http.timeout-after": true, "http.drop-response": true, "http.duplicate": true, "http.reorder": true,
 	"net.latency": true, "net.bandwidth": true, "net.reset-before": true, "net.reset-after": true,
 	"net.blackhole": true, "net.cut-response": true,
+	"target.pause": true, "target.stop": true, "target.crash": true,
 }
 
 // checkFaults refuses a scenario with a fault this runner cannot inject:
@@ -163,9 +165,28 @@ func (in *injection) act(f scenarios.Fault, opening bool) error {
 			return in.target.network.Open(f)
 		}
 		return in.target.network.Close(f)
+	case "target":
+		if in.target == nil || in.target.azurite == nil {
+			return errors.New("no managed Azurite to act on")
+		}
+		az := in.target.azurite
+		switch {
+		case f.Kind == "target.pause" && opening:
+			return az.Pause()
+		case f.Kind == "target.pause":
+			return az.Resume()
+		case opening:
+			return az.Halt(f.Kind == "target.crash")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), restartBound)
+		defer cancel()
+		return az.Restart(ctx)
 	}
 	return nil
 }
+
+// restartBound bounds bringing a stopped or crashed Azurite back.
+const restartBound = 2 * time.Minute
 
 // end lifts every fault, closes the windows still open and says what each
 // fault did.

@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
-	"github.com/stormcheck/stormcheck/reports"
 )
 
 // httpFaultsScenario puts every HTTP fault kind on a counter and a
@@ -70,7 +70,6 @@ func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 			t.Errorf("fault %s touched nothing:\n%s", name, log.String())
 		}
 	}
-	_ = reports.Summary{}
 }
 
 // netFaultsScenario puts every network fault kind, one window each, on a
@@ -130,5 +129,71 @@ func TestNetworkFaultsKeepVerdictsTrue(t *testing.T) {
 		if !strings.Contains(log.String(), "fault "+name+": on at +") || !strings.Contains(log.String(), "fault "+name+": lifted at +") {
 			t.Errorf("fault %s: window not opened and lifted:\n%s", name, log.String())
 		}
+	}
+}
+
+// targetFaultsScenario pauses Azurite, then stops it cleanly and restarts
+// it, in the middle of the load.
+const targetFaultsScenario = `
+name: target-faults
+seed: 13
+duration: 20s
+timeout: 1s
+retry: {max_attempts: 3, base: 50ms, max: 500ms}
+workloads:
+  - name: counter
+    kind: blob.etag-counter
+    actors: 3
+    keys: 2
+  - name: create
+    kind: blob.create-once
+    actors: 2
+faults:
+  - {kind: target.pause, name: freeze, at: 1s, for: 1500ms}
+  - {kind: target.stop, name: restart, at: 4s, for: 1s}
+`
+
+// Pausing and stopping managed Azurite mid-run leaves the run going: the
+// load goes on after the restart, and no check fails.
+func TestTargetFaultsLeaveTheRunGoing(t *testing.T) {
+	sc := parse(t, targetFaultsScenario)
+	dir := filepath.Join(t.TempDir(), "results")
+	var log strings.Builder
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	t.Logf("%s", log.String())
+	for _, r := range sum.Checks {
+		if r.Verdict == checks.Fail {
+			t.Errorf("check %s on %s failed after a pause and a clean restart: %s %+v", r.Check, r.Workload, r.Summary, r.Violations)
+		}
+	}
+	for _, want := range []string{"fault freeze: on at +", "fault freeze: lifted at +", "fault restart: on at +", "fault restart: lifted at +"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q", want)
+		}
+	}
+	if strings.Contains(log.String(), "fault restart: azurite") {
+		t.Fatalf("the restart failed:\n%s", log.String())
+	}
+	// The load went on after the restart: a write acknowledged after the
+	// window closed.
+	var h []checks.Op
+	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) { h = append(h, *op) })
+	var lifted time.Duration
+	for _, line := range strings.Split(log.String(), "\n") {
+		if _, after, ok := strings.Cut(line, "fault restart: lifted at +"); ok {
+			lifted, _ = time.ParseDuration(after)
+		}
+	}
+	after := 0
+	for _, op := range h {
+		if op.Actor >= 0 && op.Outcome == checks.OK && op.Kind == "blob.put" && time.Duration(op.Call) > time.Duration(sum.LoadStart)+lifted {
+			after++
+		}
+	}
+	if after == 0 {
+		t.Errorf("no write acknowledged after the restart (lifted at +%v)", lifted)
 	}
 }

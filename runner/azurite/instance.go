@@ -34,6 +34,14 @@ type Instance struct {
 
 	stopOnce sync.Once
 	stopErr  error
+
+	// bin and opts start the process again after Halt (see Restart);
+	// life serialises Halt, Restart and Stop; paused is set between Pause
+	// and Resume.
+	bin    string
+	opts   Options
+	life   sync.Mutex
+	paused bool
 }
 
 // HTTPClient returns an http.Client for talking to the instance: it never

@@ -82,6 +82,8 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		proc:        p,
 		sink:        sink,
 		dataDir:     dataDir,
+		bin:         bin,
+		opts:        o,
 	}
 	if err := inst.await(ctx, o); err != nil {
 		inst.Stop()
@@ -102,15 +104,16 @@ func (i *Instance) await(ctx context.Context, o Options) error {
 	defer cancel()
 	ctx, cancelExit := context.WithCancelCause(ctx)
 	defer cancelExit(nil)
+	p := i.proc // Restart replaces i.proc: this goroutine watches this one
 	go func() {
 		select {
-		case <-i.proc.done:
-			cancelExit(fmt.Errorf("process exited during start (%v)", i.proc.err))
+		case <-p.done:
+			cancelExit(fmt.Errorf("process exited during start (%v)", p.err))
 		case <-ctx.Done():
 		}
 	}()
 
-	addrs, err := waitListening(ctx, i.sink, i.proc)
+	addrs, err := waitListening(ctx, i.sink, p)
 	if err != nil {
 		return err
 	}

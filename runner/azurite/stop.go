@@ -23,8 +23,14 @@ func (i *Instance) Stop() error {
 }
 
 func (i *Instance) stop() error {
+	i.life.Lock()
+	defer i.life.Unlock()
 	var errs []error
 	p := i.proc
+	if i.paused { // a frozen process would not act on SIGTERM
+		_ = signalGroup(p.pid, sigCont)
+		i.paused = false
+	}
 	if !p.exited() {
 		signalGroup(p.pid, sigTerm)
 		select {

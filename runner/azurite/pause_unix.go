@@ -1,0 +1,10 @@
+//go:build unix
+
+package azurite
+
+import "syscall"
+
+const (
+	sigStop = syscall.SIGSTOP
+	sigCont = syscall.SIGCONT
+)
