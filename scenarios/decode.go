@@ -19,6 +19,9 @@ type decoder struct {
 	// origin names the command-line flag behind a node an override wrote
 	// (see LoadWithOverrides): its errors name the flag, not a line.
 	origin map[*yaml.Node]string
+	// unbounded are the workloads (by path) with no duration, stages or
+	// iterations of their own and no top-level duration.
+	unbounded []string
 }
 
 // pair is one key and its value (aliases resolved) in a mapping.

@@ -18,6 +18,9 @@ const (
 	defaultKeyEnv              = "AZURE_STORAGE_KEY"
 	defaultOpenActors          = 64
 	defaultLease               = 15 * time.Second
+	// DefaultDuration is the load phase of a workload the file gives no
+	// bound (no duration, stages or iterations, no top-level duration).
+	DefaultDuration = 30 * time.Second
 )
 
 // defaultRetryOn is the outcomes retried by default: 503/500 and timeouts,

@@ -46,7 +46,7 @@ func Parse(file string, data []byte) (*Scenario, error) {
 		d.errs.SortByPosition()
 		return nil, d.errs
 	}
-	applyDefaults(s, d.has("seed"))
+	d.defaults(s)
 	return s, nil
 }
 
@@ -71,4 +71,22 @@ func parseYAML(file string, data []byte) (*yaml.Node, *Error) {
 			Msg: "a scenario file is a YAML mapping of fields (" + strings.Join(topFields, ", ") + "), got " + describe(root)}
 	}
 	return root, nil
+}
+
+// defaults applies every default and notes those the user should hear
+// about: a workload without any bound runs for DefaultDuration.
+func (d *decoder) defaults(s *Scenario) {
+	applyDefaults(s, d.has("seed"))
+	if len(d.unbounded) > 0 && s.Duration == 0 {
+		s.Duration = DefaultDuration
+		names := make([]string, 0, len(d.unbounded))
+		for _, p := range d.unbounded {
+			for i := range s.Workloads {
+				if index("workloads", i) == p {
+					names = append(names, s.Workloads[i].Name)
+				}
+			}
+		}
+		s.Notes = append(s.Notes, "no duration: "+strings.Join(names, ", ")+" (no duration, stages or iterations of its own) runs for the default "+durText(DefaultDuration)+"; set duration: to choose")
+	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // invalidCases holds, for every file in testdata/invalid, the one error it
-// must produce. Col 0: a YAML syntax error, whose column is unknown.
+// must produce (a YAML syntax error too has its column).
 var invalidCases = map[string]struct {
 	line, col int
 	field     string
@@ -48,7 +48,6 @@ var invalidCases = map[string]struct {
 	"lease-90s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 90s"},
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
 	"name-missing.yaml":                {1, 1, "name", "required: the scenario's name"},
-	"no-bound.yaml":                    {3, 5, "workloads[0]", "no bound: set duration, stages or iterations here or a top-level duration"},
 	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare, unreachable_after, faults), got a list"},
 	"open-without-rate.yaml":           {4, 5, "workloads[0].rate", "required for executor: open"},
 	"param-not-for-kind.yaml":          {7, 7, "workloads[0].params.hold", `kind blob.etag-counter has no param "hold"; it takes only payload_bytes`},
@@ -74,8 +73,8 @@ var invalidCases = map[string]struct {
 	"workload-name-invalid.yaml":       {4, 11, "workloads[0].name", `must be 1 to 40 lowercase letters, digits and single hyphens, starting and ending with a letter or digit (it becomes part of Azure container names), got "Counter_1"`},
 	"workload-name-double-hyphen.yaml": {4, 11, "workloads[0].name", `single hyphens, starting and ending with a letter or digit`},
 	"workloads-not-list.yaml":          {4, 3, "workloads", "must be a list of workloads (mappings with name, kind, ...), got a mapping"},
-	"yaml-syntax.yaml":                 {6, 0, "", "YAML syntax: did not find expected '-' indicator"},
-	"yaml-tab.yaml":                    {5, 0, "", "YAML syntax: found a tab character that violates indentation (this line holds a tab"},
+	"yaml-syntax.yaml":                 {6, 4, "", "YAML syntax: did not find expected '-' indicator"},
+	"yaml-tab.yaml":                    {5, 1, "", "YAML syntax: found a tab character that violates indentation (this line holds a tab"},
 	"yaml-two-documents.yaml":          {6, 1, "", "a second YAML document starts here"},
 }
 
@@ -152,11 +151,9 @@ retry:
 	}
 	want := []string{
 		"seed",                // 2
-		"workloads[0]",        // 4: no bound
 		"workloads[0].kind",   // 5
 		"workloads[0].actors", // 6
 		"workloads[1].name",   // 7: required
-		"workloads[1]",        // 7: no bound
 		"workloads[1].rate",   // 8
 		"checks[0]",           // 9
 		"retry.max_attempts",  // 11
@@ -469,11 +466,11 @@ func TestSyntaxErrorLines(t *testing.T) {
 		line, col int
 		msg       string
 	}{
-		{"name: x\nduration: 2s\nworkloads: a: b\n", 3, 0, "mapping values are not allowed"},
-		{"name: x\nworkloads:\n  - name: a\n    kind: 'abc\n    actors: 2\n", 4, 0, "found unexpected end of stream"},
-		{"name: x\nduration: *nope\n", 2, 0, "alias *nope names no anchor"},
-		{"name: x\nchecks: [a, b\nduration: 2s\n", 2, 0, "did not find expected ',' or ']'"},
-		{"name: x\nworkloads:\n  - name: a\n    kind: b\n  oops\n", 5, 0, "YAML syntax"},
+		{"name: x\nduration: 2s\nworkloads: a: b\n", 3, 13, "mapping values are not allowed"},
+		{"name: x\nworkloads:\n  - name: a\n    kind: 'abc\n    actors: 2\n", 4, 11, "found unexpected end of stream"},
+		{"name: x\nduration: *nope\n", 2, 11, "alias *nope names no anchor"},
+		{"name: x\nchecks: [a, b\nduration: 2s\n", 2, 9, "did not find expected ',' or ']'"},
+		{"name: x\nworkloads:\n  - name: a\n    kind: b\n  oops\n", 5, 3, "YAML syntax"},
 		{"name: x\n\xff: 1\n", 2, 1, "not UTF-8"},
 	} {
 		_, err := Parse("s.yaml", []byte(tc.src))
@@ -511,5 +508,22 @@ func TestUnknownKindIsOneShortLine(t *testing.T) {
 		if want == nil && len(near) != 0 {
 			t.Errorf("%s: nearest %v, want none", name, near)
 		}
+	}
+}
+
+// TestDefaultDuration: a scenario that bounds no workload (the shortest
+// one a newcomer writes) runs each for DefaultDuration, and says so.
+func TestDefaultDuration(t *testing.T) {
+	src := "name: bare\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 4}\n  - {name: few, kind: blob.lww, iterations: 10}\n"
+	sc, err := Parse("bare.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Duration != DefaultDuration || len(sc.Notes) != 1 || sc.Notes[0] != "no duration: counter (no duration, stages or iterations of its own) runs for the default 30s; set duration: to choose" {
+		t.Errorf("duration %v, notes %q", sc.Duration, sc.Notes)
+	}
+	sc, err = Parse("set.yaml", []byte("name: set\nduration: 5s\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n"))
+	if err != nil || sc.Duration != 5*time.Second || len(sc.Notes) != 0 {
+		t.Errorf("with a duration: %v %v %q", err, sc.Duration, sc.Notes)
 	}
 }

@@ -84,7 +84,7 @@ func LoadWithOverrides(path string, o Overrides) (*Scenario, []string, error) {
 		d.errs.SortByPosition()
 		return nil, nil, d.errs
 	}
-	applyDefaults(s, d.has("seed"))
+	d.defaults(s)
 	return s, ap.notes, nil
 }
 

@@ -17,6 +17,10 @@ type Scenario struct {
 	Source      []byte
 	Name        string
 	Description string
+	// Notes say what the loader decided that the file did not say and the
+	// user should hear about (a default duration); validate and run print
+	// them.
+	Notes []string
 	// Seed drives every random choice of the run; same seed, same choices.
 	Seed   int64
 	Target Target

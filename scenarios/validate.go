@@ -10,13 +10,15 @@ import (
 // The checks here span more than one field: bounds, unique names, and
 // checks that must match the workloads' kinds.
 
-// bound reports a workload with neither a time nor an iteration bound.
+// bound notes a workload with neither a time nor an iteration bound: it
+// runs for the top-level duration, DefaultDuration when the file sets none
+// (applyDefaults applies it, and the scenario's Notes say so).
 func (d *decoder) bound(n *yaml.Node, path string) {
 	if d.has(join(path, "duration")) || d.has(join(path, "stages")) ||
 		d.has(join(path, "iterations")) || d.has("duration") {
 		return
 	}
-	d.errorf(n, path, "no bound: set duration, stages or iterations here or a top-level duration")
+	d.unbounded = append(d.unbounded, path)
 }
 
 // uniqueNames reports workloads that reuse a name.

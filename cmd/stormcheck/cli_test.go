@@ -218,3 +218,40 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		t.Errorf("--version %q differs from version %q", flag, got)
 	}
 }
+
+// TestValidateMessages: a YAML syntax error has its line and column, an
+// unknown kind is one short line with the nearest kinds, a scenario with
+// no duration validates and says which default it gets.
+func TestValidateMessages(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	syntax := write("syntax.yaml", "name: x\nduration: 5s\nworkloads:\n  - name: a\n    kind: blob.lww\n   actors: 3\n")
+	kind := write("kind.yaml", "name: x\nduration: 5s\nworkloads:\n  - {name: a, kind: blob.etag-countr}\n")
+	bare := write("bare.yaml", "name: bare\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"validate", syntax, kind, bare}, &out, &errOut); code != exitUsage {
+		t.Errorf("exit %d", code)
+	}
+	for _, want := range []string{
+		syntax + ":6:4: YAML syntax: did not find expected '-' indicator",
+		kind + `:4:21: workloads[0].kind: unknown kind "blob.etag-countr"; nearest: blob.etag-counter, table.etag-counter; 'stormcheck kinds' lists all`,
+	} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+		}
+	}
+	for _, l := range strings.Split(errOut.String(), "\n") {
+		if len(l) > 250 {
+			t.Errorf("a %d-character line: %q", len(l), l)
+		}
+	}
+	if !strings.Contains(out.String(), bare+": ok") || !strings.Contains(out.String(), bare+": note: no duration: counter (no duration, stages or iterations of its own) runs for the default 30s") {
+		t.Errorf("stdout:\n%s", out.String())
+	}
+}

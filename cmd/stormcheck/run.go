@@ -109,8 +109,8 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	for _, n := range notes {
-		fmt.Fprintln(stderr, "stormcheck:", n)
+	for _, n := range append(notes, sc.Notes...) {
+		fmt.Fprintln(stderr, "stormcheck: note:", n)
 	}
 	if f.seed != 0 {
 		sc.Seed = f.seed

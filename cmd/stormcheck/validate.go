@@ -14,7 +14,10 @@ func newValidateCmd() *cobra.Command {
 		Short: "Check scenario files strictly without running them",
 		Long: `Checks each scenario file strictly (unknown fields, types, ranges) without
 running it. Errors name FILE:LINE:COL, the field and what is allowed, one line
-per invalid file. Exit code 2 if any file is invalid.`,
+per invalid file (a YAML syntax error too, with its column; an unknown kind
+with the nearest kinds). What the loader chose that the file did not say (a
+workload without any duration runs for the default 30s) is printed as a
+note. Exit code 2 if any file is invalid.`,
 		Example: `  stormcheck validate scenarios/quickstart.yaml
   stormcheck validate scenarios/*.yaml`,
 		Args:              minArgs(1, "want one or more scenario files (try scenarios/quickstart.yaml)"),
@@ -29,6 +32,9 @@ per invalid file. Exit code 2 if any file is invalid.`,
 					continue
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok (%q, %d workload(s), checks %v%s)\n", f, sc.Name, len(sc.Workloads), sc.Checks, faultsText(sc))
+				for _, n := range sc.Notes {
+					fmt.Fprintf(cmd.OutOrStdout(), "%s: note: %s\n", f, n)
+				}
 			}
 			return exitWith(code)
 		},

@@ -383,7 +383,7 @@ func TestParseErrors(t *testing.T) {
   - id: a
     titel: T
 `, 3, 5, "rules[0].titel", `unknown field "titel" (did you mean "title"?); allowed fields: id, title, source, tags, steps`},
-		{"yaml syntax", "rules:\n  - id: [\n", 2, 0, "", `did not find expected node content`},
+		{"yaml syntax", "rules:\n  - id: [\n", 2, 3, "", `did not find expected node content`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,21 +32,23 @@ func TestSyntaxErrorFoundWithFewParses(t *testing.T) {
 
 func TestSyntaxErrorLines(t *testing.T) {
 	for _, tc := range []struct {
-		src  string
-		line int
-		msg  string
+		src       string
+		line, col int
+		msg       string
 	}{
-		{"a:\n  b: 1\n c: 2\n", 3, "did not find expected key"},
-		{"a: [1, 2\nb: 3\n", 1, "the list opened with [ here is not closed"},
-		{"a: {x: 1\n\n\nb: 3\n", 1, "the mapping opened with { here is not closed"},
-		{"a: 1\nb: 'open\nc: 2\n", 2, "never closed"},
-		{"a: 1\n# c\n# c\nb:\n\tc: 2\n", 5, "tab"},
-		{"a: 1\nb: *nope\n", 2, "alias *nope names no anchor"},
-		{"rules:\n  - id: [\n", 2, "did not find expected node content"},
+		{"a:\n  b: 1\n c: 2\n", 3, 2, "did not find expected key"},
+		{"a: [1, 2\nb: 3\n", 1, 4, "the list opened with [ here is not closed"},
+		{"a: {x: 1\n\n\nb: 3\n", 1, 4, "the mapping opened with { here is not closed"},
+		{"a: 1\nb: 'open\nc: 2\n", 2, 4, "never closed"},
+		{"a: 1\n# c\n# c\nb:\n\tc: 2\n", 5, 1, "tab"},
+		{"a: 1\nb: *nope\n", 2, 4, "alias *nope names no anchor"},
+		{"rules:\n  - id: [\n", 2, 3, "did not find expected node content"},
+		{"a: b: c\n", 1, 5, "mapping values are not allowed"},
+		{"a: `x`\n", 1, 4, "cannot start any token"},
 	} {
 		_, err := ParseDocument("f.yaml", []byte(tc.src))
-		if err == nil || err.Line != tc.line || err.Col != 0 || !strings.Contains(err.Msg, tc.msg) {
-			t.Errorf("%q: want line %d with %q, got %v", tc.src, tc.line, tc.msg, err)
+		if err == nil || err.Line != tc.line || err.Col != tc.col || !strings.Contains(err.Msg, tc.msg) {
+			t.Errorf("%q: want line %d col %d with %q, got %v", tc.src, tc.line, tc.col, tc.msg, err)
 		}
 	}
 }

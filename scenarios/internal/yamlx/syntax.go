@@ -69,7 +69,8 @@ func syntaxError(file string, data []byte, err error, pos int) (e *Error, extra 
 		line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	} else if m := unknownAnchor.FindStringSubmatch(msg); m != nil {
-		return &Error{File: file, Line: lineOf(data, "*"+m[1]), Msg: "YAML: alias *" + m[1] + " names no anchor (&" + m[1] + ") defined before it"}, 0
+		l := lineOf(data, "*"+m[1])
+		return &Error{File: file, Line: l, Col: bytes.Index(lineText(data, l), []byte("*"+m[1])) + 1, Msg: "YAML: alias *" + m[1] + " names no anchor (&" + m[1] + ") defined before it"}, 0
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
@@ -94,7 +95,43 @@ func syntaxError(file string, data []byte, err error, pos int) (e *Error, extra 
 	if lineHasTab(data, line) {
 		text += " (this line holds a tab; YAML indents with spaces only)"
 	}
-	return &Error{File: file, Line: line, Msg: text}, extra
+	return &Error{File: file, Line: line, Col: columnOf(lineText(data, line), msg), Msg: text}, extra
+}
+
+// columnOf points at the problem msg on its line (the parser gives no
+// column): a tab, a colon where no mapping may start, a character that
+// cannot start a token, the bracket or quote that is never closed; else
+// the line's first character, which is where the indentation or the
+// unexpected entry is. 1-based; 1 for an empty line.
+func columnOf(line []byte, msg string) int {
+	first := len(line) - len(bytes.TrimLeft(line, " "))
+	at := func(i int) int {
+		if i < 0 {
+			return first + 1
+		}
+		return i + 1
+	}
+	switch {
+	case strings.Contains(msg, "tab") || first < len(line) && line[first] == '\t':
+		return at(bytes.IndexByte(line, '\t'))
+	case msg == "mapping values are not allowed in this context":
+		// The key's own colon, then the next one that ends a token.
+		if k := bytes.Index(line, []byte(": ")); k >= 0 {
+			rest := line[k+2:]
+			for i := 0; i < len(rest); i++ {
+				if rest[i] == ':' && (i+1 == len(rest) || rest[i+1] == ' ') {
+					return k + 2 + i + 1
+				}
+			}
+		}
+		return at(bytes.IndexByte(line, ':'))
+	case strings.HasPrefix(msg, "found character that cannot start any token"):
+		return at(bytes.IndexAny(line[first:], "@`%")) + first
+	}
+	if o := openers[msg]; o != "" {
+		return at(bytes.LastIndexAny(line, o))
+	}
+	return first + 1
 }
 
 // locate returns the first line n in [from, read] such that the file cut
