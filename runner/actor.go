@@ -119,7 +119,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 // noteAnswer counts attempts in a row that the target did not answer.
 func (a *Actor) noteAnswer(op *checks.Op, ctx context.Context) {
 	switch {
-	case op.Out.Status != 0:
+	case op.Out.Status != 0 && op.Out.Err == "": // (a status with Err: the emulation proxy's 502 for a silent target)
 		a.unanswered = 0
 	case ctx.Err() == nil: // not the run giving up on the call
 		a.unanswered++

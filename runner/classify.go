@@ -31,6 +31,7 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 		out.ErrorCode = first(h["X-Ms-Error-Code"])
 		out.ETag = first(h["Etag"])
 		out.LastModified = first(h["Last-Modified"])
+		out.Err = first(h["X-Stormcheck-Upstream-Error"]) // throttle.UpstreamErrorHeader: the proxy's 502 for a silent target
 		if lt := first(h["X-Ms-Lease-Time"]); lt != "" {
 			if n, perr := strconv.Atoi(lt); perr == nil {
 				out.LeaseTime = &n

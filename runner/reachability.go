@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/stormcheck/stormcheck/runner/throttle"
 )
 
 // reachability watches every request the run's clients send, to tell a
@@ -83,6 +85,9 @@ func (w watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.next.RoundTrip(req)
 	defer w.watch.returned()
 	switch {
+	case resp != nil && resp.Header.Get(throttle.UpstreamErrorHeader) != "":
+		// The emulation proxy answered for a target that did not.
+		w.watch.failed(req.URL.Host, errors.New(resp.Header.Get(throttle.UpstreamErrorHeader)))
 	case resp != nil:
 		w.watch.answered()
 	case errors.Is(req.Context().Err(), context.Canceled):

@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/targettest"
+	"github.com/stormcheck/stormcheck/runner/throttle"
 )
 
 // syncLog is a Log the test reads while the run writes.
@@ -174,5 +175,50 @@ func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 	}
 	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
 		t.Errorf("after stormcheck cleanup --run %s the target holds\n%v\nwant only the look-alikes\n%v", sum.RunID, got, want)
+	}
+}
+
+// TestKilledTargetBehindTheEmulationProxy: with the throttling emulation
+// in front, a killed Azurite does not refuse connections: the proxy
+// answers 502 for it. Those answers are marked as the proxy's own, so the
+// run still sees a silent target, backs off and stops with exit 3's error.
+func TestKilledTargetBehindTheEmulationProxy(t *testing.T) {
+	t.Parallel()
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	p, err := throttle.Start(ctx, throttle.Options{Blob: inst.BlobURL, Queue: inst.QueueURL, Table: inst.TableURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	cs := "DefaultEndpointsProtocol=http;AccountName=" + inst.Account + ";AccountKey=" + inst.Key +
+		";BlobEndpoint=" + p.BlobURL + ";QueueEndpoint=" + p.QueueURL + ";TableEndpoint=" + p.TableURL + ";"
+	dir := filepath.Join(t.TempDir(), "results")
+	log := &syncLog{}
+	var once sync.Once
+	_, err = Run(context.Background(), parse(t, deadTargetScenario), Options{
+		ResultsDir: dir, Log: log, Target: TargetOptions{ConnectionString: cs}, ProgressEvery: 100 * time.Millisecond,
+		Progress: func(pr Progress) {
+			if len(pr.Workloads) > 0 && pr.Workloads[0].Iterations > 20 {
+				once.Do(func() { _ = syscall.Kill(-inst.PID, syscall.SIGKILL) })
+			}
+		},
+	})
+	var ue *unreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("run error %v, want the target unreachable\nlog:\n%s", err, log.String())
+	}
+	proxied := map[int]int{}
+	for _, op := range readWholeHistory(t, filepath.Join(dir, HistoryFile)) {
+		if op.Actor >= 0 && op.Out.Status == 502 {
+			proxied[op.Actor]++
+		}
+	}
+	if len(proxied) == 0 {
+		t.Fatalf("no 502 from the proxy recorded\n%s", log.String())
+	}
+	for a, n := range proxied {
+		if n > 40 {
+			t.Errorf("actor %d tried the dead target %d times through the proxy", a, n)
+		}
 	}
 }

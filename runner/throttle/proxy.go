@@ -30,6 +30,11 @@ type Limits struct {
 	AccountRequests float64
 }
 
+// UpstreamErrorHeader marks the proxy's own 502 answer when the target
+// behind it did not answer (refused, dead): the client can tell it from an
+// answer of the target's. Its value is the upstream error.
+const UpstreamErrorHeader = "X-Stormcheck-Upstream-Error"
+
 // Options configures Start.
 type Options struct {
 	// Blob, Queue and Table are the upstream service URLs, path-style
@@ -269,6 +274,8 @@ func (p *Proxy) listen(ctx context.Context, svc service, up *url.URL) (*endpoint
 			if r.Context().Err() == nil {
 				p.logf("throttle: %s upstream: %v", svc, err)
 			}
+			// Marked as the proxy's own: the target did not answer.
+			w.Header().Set(UpstreamErrorHeader, svc.String()+": "+err.Error())
 			w.WriteHeader(http.StatusBadGateway)
 		},
 		ErrorLog: log.New(io.Discard, "", 0),
