@@ -148,6 +148,7 @@ func (out *Output) appendJSON(b []byte) []byte {
 	f.str("next_visible", out.NextVisible)
 	f.int("bytes", out.Bytes)
 	f.str("err", out.Err)
+	f.str("fault", out.Fault)
 	return append(f.b, '}')
 }
 
@@ -264,7 +265,7 @@ func appendJSONString(b []byte, s string) []byte {
 var encodedFields = map[reflect.Type]int{
 	reflect.TypeFor[Op]():      12,
 	reflect.TypeFor[Input]():   19,
-	reflect.TypeFor[Output]():  16,
+	reflect.TypeFor[Output]():  17,
 	reflect.TypeFor[Entity]():  4,
 	reflect.TypeFor[Message](): 5,
 }

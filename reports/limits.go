@@ -45,9 +45,7 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 		out = append(out, fmt.Sprintf("the client: the harness used %s of the machine's CPU during the load (figures may understate the target)", pct(clientCPU)))
 	}
 	if w.Executor == "open" && throttled == 0 {
-		if s := openLoopLimit(w, busy); s != "" {
-			out = append(out, s)
-		}
+		out = append(out, openLoopLimits(w, busy)...)
 	}
 	if w.Executor == "closed" && w.Actors > 0 && len(out) == 0 {
 		out = append(out, fmt.Sprintf("the target's latency: %d closed-loop actors each wait for every answer, so throughput is actors / latency", w.Actors))
@@ -55,25 +53,25 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 	return out
 }
 
-// openLoopLimit tells, for an open loop that fell behind its schedule,
-// whether the client (pacer short of CPU, or too few actors by Little's
-// law at the target's median service time) or the target (its latency grew
-// while arrivals kept their schedule) held it back. Empty when the loop
-// kept up.
-func openLoopLimit(w WorkloadSummary, busy bool) string {
+// openLoopLimits tells, for an open loop that fell behind its schedule,
+// what held it back: the client's pacer (short of CPU: it placed arrivals
+// late with room in the backlog), too few actors (by Little's law at the
+// target's median service time), or the target (its latency grew while
+// arrivals kept their schedule). The pacer's line comes with one of the
+// other two: a machine short of CPU does not hide a stalled target. Empty
+// when the loop kept up.
+func openLoopLimits(w WorkloadSummary, busy bool) []string {
 	if w.Arrivals <= 0 {
-		return ""
+		return nil
 	}
 	behind := w.Late + w.Dropped + w.Unserved
 	if float64(behind) <= lateShare*float64(w.Arrivals) {
-		return ""
+		return nil
 	}
-	what := fmt.Sprintf("%d of %d arrivals served late, %d dropped (backlog of %d full), %d never served", w.Late, w.Arrivals, w.Dropped, w.Backlog, w.Unserved)
+	var out []string
+	what := fmt.Sprintf("%d of %d arrivals served late, %d dropped (backlog bound %d), %d never served", w.Late, w.Arrivals, w.Dropped, w.Backlog, w.Unserved)
 	if float64(w.PacerLate) > lateShare*float64(w.Arrivals) {
-		return fmt.Sprintf("the client: its pacer placed %d of %d arrivals more than 5 ms late with room in the backlog (short of CPU); %s", w.PacerLate, w.Arrivals, what)
-	}
-	if busy {
-		return "" // the CPU line above says it
+		out = append(out, fmt.Sprintf("the client: its pacer placed %d of %d arrivals more than 5 ms late with room in the backlog (short of CPU)", w.PacerLate, w.Arrivals))
 	}
 	served := w.Arrivals - w.Dropped - w.Unserved
 	var perIter float64 // median service time of one iteration, in ms
@@ -88,12 +86,17 @@ func openLoopLimit(w WorkloadSummary, busy bool) string {
 	if w.Active > 0 {
 		rate = float64(w.Arrivals) / w.Active.Seconds()
 	}
-	if needed := rate * perIter / 1000; served > 0 && needed > float64(w.Actors) {
-		return fmt.Sprintf("the client: %d actors are too few for %.0f arrivals/s at the target's median service time (%.1f ms per iteration needs about %.0f actors; raise actors); %s",
-			w.Actors, rate, perIter, math.Ceil(needed), what)
+	switch needed := rate * perIter / 1000; {
+	case served > 0 && needed > float64(w.Actors):
+		out = append(out, fmt.Sprintf("the client: %d actors are too few for %.0f arrivals/s at the target's median service time (%.1f ms per iteration needs about %.0f actors; raise actors); %s",
+			w.Actors, rate, perIter, math.Ceil(needed), what))
+	case busy:
+		// The CPU line already names the client; the figures may be its.
+	default:
+		out = append(out, fmt.Sprintf("the target: its latency grew while arrivals kept their schedule (service time p99 %.1f ms against p50 %.1f ms; %d actors suffice at the median); %s",
+			p99, p50, w.Actors, what))
 	}
-	return fmt.Sprintf("the target: its latency grew while arrivals kept their schedule (service time p99 %.1f ms against p50 %.1f ms; %d actors suffice at the median); %s",
-		p99, p50, w.Actors, what)
+	return out
 }
 
 // ArrivalsLine is an open loop's schedule in one line: every arrival,
@@ -105,7 +108,7 @@ func ArrivalsLine(ws WorkloadSummary) string {
 	}
 	s := fmt.Sprintf("late starts %d, dropped starts %d", ws.Late, ws.Dropped)
 	if ws.Arrivals > 0 {
-		s = fmt.Sprintf("arrivals %d: %s (backlog of %d full), never served %d; deepest backlog %d",
+		s = fmt.Sprintf("arrivals %d: %s (backlog bound %d), never served %d; deepest backlog %d",
 			ws.Arrivals, s, ws.Backlog, ws.Unserved, ws.PeakBacklog)
 		if ws.PacerLate > 0 {
 			s += fmt.Sprintf("; placed late by the pacer %d", ws.PacerLate)

@@ -49,7 +49,7 @@ func TestLimitedByTellsStalledTargetFromShortClient(t *testing.T) {
 	}{
 		{"the target stalled: 64 actors need 0.4 at a 1 ms median", stalledOpen(64, 1), 0.2,
 			[]string{"the target: its latency grew while arrivals kept their schedule", "p99 1900.0 ms against p50 1.0 ms",
-				"300 of 1000 arrivals served late, 50 dropped (backlog of 2000 full), 0 never served"},
+				"300 of 1000 arrivals served late, 50 dropped (backlog bound 2000), 0 never served"},
 			[]string{"the client", "operations"}},
 		{"too few actors: 200/s at 2 x 20 ms needs 8", stalledOpen(2, 20), 0.2,
 			[]string{"the client: 2 actors are too few for 200 arrivals/s", "40.0 ms per iteration needs about 8 actors", "300 of 1000 arrivals"},
@@ -72,7 +72,8 @@ func TestLimitedByTellsStalledTargetFromShortClient(t *testing.T) {
 	}
 	pacer := stalledOpen(64, 1)
 	pacer.PacerLate = 200
-	if got := strings.Join(LimitedBy(pacer, nil, 0.5), "; "); !strings.Contains(got, "the client: its pacer placed 200 of 1000 arrivals more than 5 ms late") {
-		t.Errorf("a pacer short of CPU: %q", got)
+	got := strings.Join(LimitedBy(pacer, nil, 0.5), "; ")
+	if !strings.Contains(got, "the client: its pacer placed 200 of 1000 arrivals more than 5 ms late") || !strings.Contains(got, "the target: its latency grew") {
+		t.Errorf("a pacer short of CPU beside a stalled target: %q", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,8 @@ workloads:
 		wall, cpu            time.Duration
 		// perRound is each round's CPU per call (ns).
 		perRound []float64
+		// gc is the Go runtime's estimate of the CPU its collector used.
+		gc float64
 	}
 	clients := []*client{
 		{name: "stormcheck", run: func(d time.Duration) int64 { n, _ := harnessLoop(ctx, env, wl, actors, d); return n }},
@@ -124,8 +127,10 @@ workloads:
 			runtime.GC()
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
+			gc0 := gcCPU()
 			cpu0, t0 := cpuTime(), time.Now()
 			n := c.run(slice)
+			c.gc += gcCPU() - gc0
 			c.wall += time.Since(t0)
 			cpu := cpuTime() - cpu0
 			c.cpu += cpu
@@ -181,6 +186,7 @@ workloads:
 		b.ReportMetric(float64(c.allocs)/float64(c.calls), c.name+"-allocs/call")
 		b.ReportMetric(float64(c.bytes)/float64(c.calls), c.name+"-B/call")
 		b.ReportMetric(float64(c.calls)/c.cpu.Seconds(), c.name+"-calls/s/core")
+		b.ReportMetric(c.gc*1e6/float64(c.calls), c.name+"-gc-cpu-µs/call")
 		b.ReportMetric(float64(c.calls)/c.wall.Seconds(), c.name+"-calls/s")
 		if c.name == "azblob" {
 			base = c
@@ -330,4 +336,12 @@ func bareLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration
 	}
 	wg.Wait()
 	return calls.Load()
+}
+
+// gcCPU is the CPU the garbage collector has used so far (seconds, the
+// runtime's estimate).
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64()
 }
