@@ -19,7 +19,7 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	for _, c := range root.Commands() {
 		names = append(names, c.Name())
 	}
-	for _, want := range []string{"run", "validate", "check", "report", "conform", "compare", "kinds", "init", "version", "completion"} {
+	for _, want := range []string{"run", "validate", "check", "report", "conform", "compare", "kinds", "init", "schema", "version", "completion"} {
 		if !strings.Contains(" "+strings.Join(names, " ")+" ", " "+want+" ") {
 			t.Errorf("no %s command among %v", want, names)
 		}

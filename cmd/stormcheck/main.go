@@ -4,7 +4,7 @@
 //
 // The command line is built with spf13/cobra: one file per command
 // (run.go, cleanup.go, validate.go, check.go, report.go, conform.go, compare.go,
-// kinds.go, init.go, version.go, completion.go); this file holds the root command and turns what a
+// kinds.go, init.go, schema.go, version.go, completion.go); this file holds the root command and turns what a
 // command returns into the documented exit code.
 package main
 
@@ -119,6 +119,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newCompareCmd(),
 		newKindsCmd(),
 		newInitCmd(),
+		newSchemaCmd(),
 		newVersionCmd(),
 		newCompletionCmd(),
 	)
