@@ -221,6 +221,15 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 	set("x-ms-source-if-none-match", st.SourceIfNoneMatch)
 	set("x-ms-source-if-modified-since", st.SourceIfModifiedSince)
 	set("x-ms-source-if-unmodified-since", st.SourceIfUnmodifiedSince)
+	set("x-ms-if-tags", st.IfTags)
+	set("x-ms-source-if-tags", st.SourceIfTags)
+	set("x-ms-source-lease-id", st.SourceLeaseID)
+	if st.BlobTags != nil {
+		h.Set("x-ms-tags", *st.BlobTags)
+	}
+	if st.DeleteSnapshots != nil {
+		h.Set("x-ms-delete-snapshots", *st.DeleteSnapshots)
+	}
 	if !strings.Contains(st.Op, ".lease.") { // lease calls send their ids through the lease client
 		set("x-ms-lease-id", st.LeaseID)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
@@ -58,13 +59,16 @@ func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut
 	if st.Text != nil {
 		text = *st.Text
 	}
+	if st.TextRepeat > 0 {
+		text = strings.Repeat(text, st.TextRepeat)
+	}
 	switch st.Op {
 	case "queue.create":
 		_, err = q.Create(ctx, nil)
 	case "queue.put":
 		var r azqueue.EnqueueMessagesResponse
 		for i := 0; i < max(st.Count, 1) && err == nil; i++ {
-			r, err = q.EnqueueMessage(ctx, text, &azqueue.EnqueueMessageOptions{VisibilityTimeout: int32p(st.Visibility)})
+			r, err = q.EnqueueMessage(ctx, text, &azqueue.EnqueueMessageOptions{VisibilityTimeout: int32p(st.Visibility), TimeToLive: int32p(st.TTL)})
 		}
 		if err == nil {
 			var msgs []*verdict.ConformMessage

@@ -59,7 +59,6 @@ func TestCoversRefused(t *testing.T) {
 		{"blob.put if-none-match=false", "no blob.put step sends if-none-match"},
 		{"blob.put if-match=maybe", `"maybe" is not in the checklist`},
 		{"blob.put state=asleep", "allowed: exists, missing"},
-		{"blob.put x-ms-if-tags=true", "the runner cannot send x-ms-if-tags yet"},
 		{"blob.put error=ConditionNotMet\", \"blob.put error=ConditionNotMet", "listed twice"},
 	} {
 		src := strings.Replace(coveredRule, `["blob.put if-match=false", "blob.put error=ConditionNotMet", "blob.put state=exists"]`, `["`+tc.cover+`"]`, 1)

@@ -147,6 +147,18 @@ func stepSends(st *Step, field string) bool {
 		return st.PopReceipt != nil
 	case "actions":
 		return len(st.Actions) > 0
+	case "if_tags":
+		return st.IfTags != nil
+	case "source_if_tags":
+		return st.SourceIfTags != nil
+	case "source_lease_id":
+		return st.SourceLeaseID != nil
+	case "delete_snapshots":
+		return st.DeleteSnapshots != nil
+	case "ttl":
+		return st.TTL != nil
+	case "text_repeat":
+		return st.TextRepeat > 0
 	}
 	return false
 }

@@ -21,6 +21,7 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
+	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
 	"snapshot", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
@@ -37,14 +38,14 @@ var messageOps = []string{"queue.put", "queue.get", "queue.update"}
 
 // Ops are the step ops and the fields each takes.
 var Ops = map[string]OpSpec{
-	"blob.put":           blobOp("snapshot", "body", "metadata", "lease_id", etagConds, dateConds),
+	"blob.put":           blobOp("snapshot", "body", "metadata", "blob_tags", "lease_id", etagConds, dateConds),
 	"blob.get":           blobOp("snapshot", "lease_id", etagConds, dateConds),
 	"blob.getprops":      blobOp("snapshot", "lease_id", etagConds, dateConds),
 	"blob.setmeta":       blobOp("snapshot", "metadata", "lease_id", etagConds, dateConds),
 	"blob.setprops":      blobOp("snapshot", "lease_id", etagConds, dateConds),
-	"blob.delete":        blobOp("snapshot", "lease_id", etagConds, dateConds),
+	"blob.delete":        blobOp("snapshot", "lease_id", "delete_snapshots", etagConds, dateConds),
 	"blob.snapshot":      blobOp("metadata", "lease_id", etagConds, dateConds),
-	"blob.copy":          require(blobOp("source", "metadata", "lease_id", etagConds, dateConds, sourceConds), "source"),
+	"blob.copy":          require(blobOp("source", "metadata", "lease_id", "source_lease_id", etagConds, dateConds, sourceConds), "source"),
 	"blob.abortcopy":     require(blobOp("copy_id", "lease_id"), "copy_id"),
 	"blob.stage":         require(blobOp("block_id", "body", "lease_id"), "block_id"),
 	"blob.commit":        require(blobOp("blocks", "metadata", "lease_id", etagConds, dateConds), "blocks"),
@@ -83,7 +84,7 @@ var Ops = map[string]OpSpec{
 
 	// Queue ops act on the rule's own queue (or queue: ALIAS).
 	"queue.create": queueOp(),
-	"queue.put":    require(queueOp("text", "count", "visibility"), "text"),
+	"queue.put":    require(queueOp("text", "text_repeat", "count", "visibility", "ttl"), "text"),
 	"queue.get":    queueOp("num_messages", "visibility"),
 	"queue.peek":   queueOp("num_messages"),
 	"queue.update": require(queueOp("message_id", "pop_receipt", "text", "visibility"), "message_id", "pop_receipt", "text", "visibility"),
@@ -163,11 +164,11 @@ func opFields(fields []string) []string {
 	for _, f := range fields {
 		switch f {
 		case etagConds:
-			take["if_match"], take["if_none_match"] = true, true
+			take["if_match"], take["if_none_match"], take["if_tags"] = true, true, true
 		case dateConds:
 			take["if_modified_since"], take["if_unmodified_since"] = true, true
 		case sourceConds:
-			for _, f := range []string{"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since"} {
+			for _, f := range []string{"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since", "source_if_tags"} {
 				take[f] = true
 			}
 		default:

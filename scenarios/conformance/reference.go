@@ -100,8 +100,8 @@ var (
 )
 
 // ifTags is the Blob Index condition (x-ms-if-tags, version 2019-12-12 and
-// later), which the runner cannot send yet.
-var ifTags = ParamRef{Name: "x-ms-if-tags", Classes: []string{ClassTrue, ClassFalse, ClassInvalid}}
+// later).
+var ifTags = ParamRef{Name: "x-ms-if-tags", Classes: []string{ClassTrue, ClassFalse, ClassInvalid}, Field: "if_tags"}
 
 // blobConds are the four conditional headers of a blob operation and its
 // Blob Index condition.
@@ -144,8 +144,8 @@ func one(p ParamRef) []ParamRef { return []ParamRef{p} }
 
 // The error codes the blob pages name for concurrency paths.
 var (
-	blobWriteErrors = []string{"ConditionNotMet", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "LeaseLost"}
-	blobReadErrors  = []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation"}
+	blobWriteErrors = []string{"ConditionNotMet", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "LeaseLost", "InvalidHeaderValue"}
+	blobReadErrors  = []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidHeaderValue"}
 	blobPrecedence  = []string{"missing+if-match", "leased-other+if-match", "missing+x-ms-lease-id"}
 	blobStates      = []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther, StateSnapshot}
 )
@@ -155,7 +155,7 @@ var (
 var Reference = []OpRef{
 	{Op: "blob.put", Name: "Put Blob", Page: restBase + "put-blob",
 		Params: params(blobConds(false), one(leaseIDParam())), States: blobStates,
-		Errors: append(append([]string{}, blobWriteErrors...), "BlobAlreadyExists", "InvalidHeaderValue"), Precedence: blobPrecedence},
+		Errors: append(append([]string{}, blobWriteErrors...), "BlobAlreadyExists"), Precedence: blobPrecedence},
 	{Op: "blob.get", Name: "Get Blob", Page: restBase + "get-blob",
 		Params: params(blobConds(true), one(leaseIDParam())), States: blobStates,
 		Errors: blobReadErrors, Precedence: []string{"missing+if-match", "if-match+if-none-match", "if-none-match+if-modified-since", "leased-other+if-match"}},
@@ -169,19 +169,19 @@ var Reference = []OpRef{
 		Params: params(blobConds(false), one(leaseIDParam())), States: blobStates,
 		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound"), Precedence: blobPrecedence},
 	{Op: "blob.delete", Name: "Delete Blob", Page: restBase + "delete-blob",
-		Params: params(blobConds(false), one(leaseIDParam()), one(ParamRef{Name: "x-ms-delete-snapshots", Classes: []string{ClassValid, ClassInvalid}})), States: blobStates,
+		Params: params(blobConds(false), one(leaseIDParam()), one(ParamRef{Name: "x-ms-delete-snapshots", Classes: []string{ClassValid, ClassInvalid}, Field: "delete_snapshots"})), States: blobStates,
 		Errors: append(append([]string{}, blobWriteErrors...), "BlobNotFound", "SnapshotsPresent"), Precedence: blobPrecedence},
 	{Op: "blob.snapshot", Name: "Snapshot Blob", Page: restBase + "snapshot-blob",
 		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
-		Errors: []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation"}, Precedence: []string{"missing+if-match"}},
+		Errors: []string{"ConditionNotMet", "BlobNotFound", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidHeaderValue"}, Precedence: []string{"missing+if-match"}},
 	{Op: "blob.copy", Name: "Copy Blob", Page: restBase + "copy-blob",
 		Params: params(blobConds(false), one(leaseIDParam()), []ParamRef{
 			{Name: "x-ms-source-if-match", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_match"},
 			{Name: "x-ms-source-if-none-match", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_none_match"},
 			{Name: "x-ms-source-if-modified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_modified_since"},
 			{Name: "x-ms-source-if-unmodified-since", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_unmodified_since"},
-			{Name: "x-ms-source-if-tags", Classes: []string{ClassTrue, ClassFalse}},
-			{Name: "x-ms-source-lease-id", Classes: []string{ClassMatch, ClassMismatch}},
+			{Name: "x-ms-source-if-tags", Classes: []string{ClassTrue, ClassFalse}, Field: "source_if_tags"},
+			{Name: "x-ms-source-lease-id", Classes: []string{ClassMatch, ClassMismatch}, Field: "source_lease_id"},
 		}),
 		States:     []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
 		Errors:     []string{"ConditionNotMet", "SourceConditionNotMet", "CannotVerifyCopySource", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidHeaderValue"},
@@ -191,7 +191,7 @@ var Reference = []OpRef{
 		Errors: []string{"NoPendingCopyOperation", "CopyIdMismatch", "BlobNotFound", "LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "InvalidHeaderValue"}, Precedence: []string{"leased-other+no-pending-copy"}},
 	{Op: "blob.stage", Name: "Put Block", Page: restBase + "put-block",
 		Params: one(leaseIDParam()), States: []string{StateExists, StateMissing, StateLeased, StateLeasedOther},
-		Errors: []string{"LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidBlockId"}},
+		Errors: []string{"LeaseIdMissing", "LeaseIdMismatchWithBlobOperation", "LeaseNotPresentWithBlobOperation", "InvalidBlockId", "InvalidHeaderValue"}},
 	{Op: "blob.commit", Name: "Put Block List", Page: restBase + "put-block-list",
 		Params: params(blobConds(false), one(leaseIDParam())), States: []string{StateExists, StateMissing, StateDeleted, StateLeased, StateLeasedOther},
 		Errors: append(append([]string{}, blobWriteErrors...), "InvalidBlockList"), Precedence: blobPrecedence},
@@ -279,8 +279,8 @@ var Reference = []OpRef{
 
 	{Op: "queue.put", Name: "Put Message", Page: restBase + "put-message",
 		Params: []ParamRef{{Name: "visibilitytimeout", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "visibility"},
-			{Name: "messagettl", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}},
-			{Name: "message-size", Classes: []string{ClassBoundary, ClassInvalid}}},
+			{Name: "messagettl", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "ttl"},
+			{Name: "message-size", Classes: []string{ClassBoundary, ClassInvalid}, Field: "text_repeat"}},
 		States: []string{StateExists, StateMissing}, Errors: []string{"QueueNotFound", "OutOfRangeQueryParameterValue"}},
 	{Op: "queue.get", Name: "Get Messages", Page: restBase + "get-messages",
 		Params: []ParamRef{{Name: "numofmessages", Classes: []string{ClassValid, ClassBoundary, ClassInvalid}, Field: "num_messages"},

@@ -41,6 +41,22 @@ type Step struct {
 	Op string
 	// Blob is the alias of the blob the op acts on.
 	Blob string
+	// IfTags and SourceIfTags are Blob Index conditions (x-ms-if-tags,
+	// x-ms-source-if-tags: a SQL-like expression over the blob's tags).
+	IfTags, SourceIfTags *Value
+	// BlobTags are the tags Put Blob sets (x-ms-tags, "k=v&k2=v2").
+	BlobTags *string
+	// SourceLeaseID is Copy Blob's x-ms-source-lease-id.
+	SourceLeaseID *Value
+	// DeleteSnapshots is Delete Blob's x-ms-delete-snapshots (include,
+	// only; other values test that the service refuses them).
+	DeleteSnapshots *string
+	// TTL is Put Message's messagettl in seconds (-1: never expires); nil
+	// sends none. Not range-checked.
+	TTL *int
+	// TextRepeat repeats Text this many times in Put Message (to reach the
+	// 64 KiB limit of a message); 0 sends Text once.
+	TextRepeat int
 	// Snapshot addresses a snapshot of the blob (a captured snapshot, or a
 	// literal to test a malformed one); nil addresses the base blob.
 	Snapshot *Value

@@ -93,6 +93,30 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		}
 	case "snapshot":
 		s.Snapshot = d.value(v, path, vars, "snapshot")
+	case "if_tags":
+		s.IfTags = d.value(v, path, vars, "etag")
+	case "source_if_tags":
+		s.SourceIfTags = d.value(v, path, vars, "etag")
+	case "source_lease_id":
+		s.SourceLeaseID = d.value(v, path, vars, "lease_id")
+	case "blob_tags", "delete_snapshots":
+		if b, ok := d.str(v, path); ok {
+			if name == "blob_tags" {
+				s.BlobTags = &b
+			} else {
+				s.DeleteSnapshots = &b
+			}
+		}
+	case "ttl":
+		s.TTL = d.seconds(v, path, "the message time-to-live in seconds (-1 for never; other values test that the service refuses them)")
+	case "text_repeat":
+		if n := d.seconds(v, path, "how many times the text is repeated (1..1,000,000)"); n != nil {
+			if *n < 1 || *n > 1_000_000 {
+				d.errorf(v, path, "must be 1..1,000,000 (the message is the text repeated this many times), got %d", *n)
+			} else {
+				s.TextRepeat = *n
+			}
+		}
 	case "body":
 		if b, ok := d.str(v, path); ok {
 			s.Body = &b
