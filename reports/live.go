@@ -48,6 +48,31 @@ type Response struct {
 	Code   string `json:"error_code,omitempty"`
 }
 
+// maxResponses bounds the distinct responses a series counts; further
+// ones are counted as status -1, code "(other)".
+const maxResponses = 64
+
+// countResponse counts one attempt's status and error code. The caller
+// holds the series lock.
+func (s *series) countResponse(status int, code string) {
+	for i := range s.resp {
+		if r := &s.resp[i]; r.Status == status && r.Code == code {
+			r.Count++
+			return
+		}
+	}
+	if len(s.resp) >= maxResponses {
+		status, code = -1, "(other)"
+		for i := range s.resp {
+			if r := &s.resp[i]; r.Status == status && r.Code == code {
+				r.Count++
+				return
+			}
+		}
+	}
+	s.resp = append(s.resp, ResponseCount{Response{status, code}, 1})
+}
+
 // addBusy adds the time a call spent in flight, [call, ret) in nanoseconds
 // since the start, to the seconds it overlapped.
 func addBusy(busy []int64, call, ret int64) []int64 {
@@ -145,9 +170,7 @@ func (m *Metrics) liveAt(elapsed time.Duration) LiveSnapshot {
 			if full >= 0 && full < int64(len(s.busy)) {
 				lw.InFlight += float64(s.busy[full]) / 1e9
 			}
-			for r, n := range s.resp {
-				ls.Responses = append(ls.Responses, ResponseCount{r, n})
-			}
+			ls.Responses = append(ls.Responses, s.resp...)
 			if s.live != nil {
 				ls.Latency = map[checks.Outcome]LiveHistogram{}
 				for o, c := range s.live.counts {

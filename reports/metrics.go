@@ -131,7 +131,8 @@ type series struct {
 	// under the series lock, so that no lock is shared by every operation.
 	acct unitSeries
 	// resp counts attempts by HTTP status and x-ms-error-code.
-	resp map[Response]int64
+	// (a few distinct responses per op: a slice scanned beats hashing)
+	resp []ResponseCount
 	// busy is, per second, the nanoseconds calls of this series spent in
 	// flight during that second (mean calls in flight = busy/1s).
 	busy []int64
@@ -201,8 +202,7 @@ func (m *Metrics) lookup(k seriesKey) *series {
 	if s, ok := old[k]; ok {
 		return s
 	}
-	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1},
-		resp: map[Response]int64{}}
+	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1}}
 	if m.opts.Export && !k.harness {
 		s.live = &liveHist{}
 	}
@@ -256,7 +256,7 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.perSec = append(s.perSec, make([]Counts, sec+1-int64(len(s.perSec)))...)
 	}
 	s.perSec[sec][o]++
-	s.resp[Response{Status: op.Out.Status, Code: op.Out.ErrorCode}]++
+	s.countResponse(op.Out.Status, op.Out.ErrorCode)
 	s.busy = addBusy(s.busy, op.Call, op.Return)
 	if s.live != nil {
 		s.live.record(o, cor)

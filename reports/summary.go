@@ -275,9 +275,7 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Returned:  s.returned,
 		PerSecond: slices.Clone(s.perSec),
 	}
-	for r, n := range s.resp {
-		o.Responses = append(o.Responses, ResponseCount{r, n})
-	}
+	o.Responses = append(o.Responses, s.resp...)
 	sortResponses(o.Responses)
 	if n > 0 || s.missed > 0 {
 		o.Histograms = &OpHistograms{Latency: encodeHistogram(s.lat), Corrected: encodeHistogram(s.cor)}

@@ -284,9 +284,12 @@ func responseRows(ops []OpSummary) [][]string {
 				continue
 			}
 			status, code := strconv.Itoa(r.Status), r.Code
-			if r.Status == 0 {
+			switch {
+			case r.Status < 0:
+				status = "other" // beyond maxResponses distinct ones
+			case r.Status == 0:
 				status, code = "none", "(no response)"
-			} else if code == "" {
+			case code == "":
 				code = "-"
 			}
 			rows = append(rows, []string{o.Op, status, code, itoa(r.Count), percent(r.Count, o.Count)})

@@ -66,7 +66,11 @@ func (s *source) snapshot() (reports.LiveSnapshot, bool) {
 }
 
 // statusLabel is the status label's value: the HTTP status, "0" when the
-// attempt got no response (k6's convention).
+// attempt got no response (k6's convention), "other" for the responses
+// beyond the distinct ones a series counts.
 func statusLabel(status int) string {
+	if status < 0 {
+		return "other"
+	}
 	return strconv.Itoa(status)
 }
