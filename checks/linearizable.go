@@ -359,6 +359,12 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 			fmt.Fprintf(&b, ", NOT linearizable: %s", strings.Join(failed, ", "))
 		}
 		if len(undecided) > 0 {
+			// A run of many keys may leave thousands undecided: name the
+			// first few, count the rest.
+			const named = 10
+			if n := len(undecided); n > named {
+				undecided = append(undecided[:named:named], fmt.Sprintf("and %d more keys", n-named))
+			}
 			fmt.Fprintf(&b, ", undecided: %s", strings.Join(undecided, "; "))
 		}
 	}

@@ -794,3 +794,17 @@ func TestLinearizableGenerator(t *testing.T) {
 		t.Errorf("only %d forks injected", forks)
 	}
 }
+
+// A history of many keys porcupine cannot finish names the first ten
+// undecided keys and counts the rest, so the summary stays one line.
+func TestLinearizableManyUndecidedKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ops, _ := linGenerate(r, linGenConfig{keys: 14, actors: 3, ops: 40, readFrac: 0.5})
+	c := NewLinearizable()
+	c.Budget = time.Nanosecond
+	res := Run(ops, c)[0]
+	linWant{verdict: Undecided, summary: []string{"14 keys", "; and 4 more keys"}}.assert(t, res)
+	if n := strings.Count(res.Summary, "porcupine"); n > 11 {
+		t.Errorf("summary names %d keys' reasons: %s", n, res.Summary)
+	}
+}

@@ -123,7 +123,8 @@ func vcKindOf(s string) (k vcKind, keep bool) {
 type vcRec struct {
 	seq       uint64
 	call, ret int64
-	reqID     string
+	reqID     [16]byte // the request id, when it is a UUID (as Azure and Azurite send)
+	reqUUID   bool
 	actor     int32
 	attempt   int32
 	etag      int32 // Out.ETag, or -1
@@ -142,6 +143,7 @@ type vcRec struct {
 // vcRare holds the fields few operations carry.
 type vcRare struct {
 	ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince, leaseID, err string
+	reqID                                                                  string // a request id that is no UUID
 }
 
 type vcKey struct {
@@ -216,7 +218,7 @@ func (c *VersionChain) Observe(op *Op) {
 		}
 	}
 	r := vcRec{
-		seq: op.Seq, call: op.Call, ret: op.Return, reqID: op.Out.RequestID,
+		seq: op.Seq, call: op.Call, ret: op.Return,
 		actor: int32(op.Actor), attempt: int32(op.Attempt), kind: kind, outcome: op.Outcome, status: uint16(op.Out.Status),
 		etag: k.etag(op.Out.ETag), ifMatch: k.cond(op.In.IfMatch), ifNone: k.cond(op.In.IfNoneMatch), value: -1, rare: -1,
 		kname: c.str(op.Kind), errCode: c.str(op.Out.ErrorCode), lastMod: c.str(op.Out.LastModified),
@@ -227,11 +229,12 @@ func (c *VersionChain) Observe(op *Op) {
 	case kind == vcGet && op.Outcome == OK && op.Out.Status != http.StatusNotModified:
 		r.value = c.valueID(k, op.Out.Value)
 	}
+	r.reqUUID = parseUUID(op.Out.RequestID, &r.reqID)
 	if r.ifMatch == vcOther || r.ifNone == vcOther || op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != "" ||
-		op.In.LeaseID != "" || op.Out.Err != "" {
+		op.In.LeaseID != "" || op.Out.Err != "" || !r.reqUUID && op.Out.RequestID != "" {
 		r.rare = int32(len(k.rare))
 		k.rare = append(k.rare, vcRare{ifMatch: op.In.IfMatch, ifNoneMatch: op.In.IfNoneMatch, ifModifiedSince: op.In.IfModifiedSince,
-			ifUnmodifiedSince: op.In.IfUnmodifiedSince, leaseID: op.In.LeaseID, err: op.Out.Err})
+			ifUnmodifiedSince: op.In.IfUnmodifiedSince, leaseID: op.In.LeaseID, err: op.Out.Err, reqID: op.Out.RequestID})
 	}
 	i := k.recs.add(r)
 	if kind == vcWrite {
@@ -314,7 +317,10 @@ func (c *VersionChain) op(k *vcKey, i int32) *Op {
 	r := k.recs.at(i)
 	o := &Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
 		Intended: r.call, Call: r.call, Return: r.ret, Outcome: r.outcome,
-		Out: Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], RequestID: r.reqID, LastModified: c.strv[r.lastMod]}}
+		Out: Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
+	if r.reqUUID {
+		o.Out.RequestID = formatUUID(&r.reqID)
+	}
 	cond := func(id int32) string {
 		switch {
 		case id >= 0:
@@ -344,6 +350,9 @@ func (c *VersionChain) op(k *vcKey, i int32) *Op {
 			o.In.IfNoneMatch = x.ifNoneMatch
 		}
 		o.In.IfModifiedSince, o.In.IfUnmodifiedSince, o.In.LeaseID, o.Out.Err = x.ifModifiedSince, x.ifUnmodifiedSince, x.leaseID, x.err
+		if !r.reqUUID {
+			o.Out.RequestID = x.reqID
+		}
 	}
 	return o
 }
