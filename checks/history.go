@@ -297,6 +297,9 @@ func (o *Op) String() string {
 	if o.Out.Err != "" {
 		s += " (" + o.Out.Err + ")"
 	}
+	if o.Out.Fault != "" {
+		s += " {fault " + o.Out.Fault + "}"
+	}
 	return s + fmt.Sprintf(" [%.3fms..%.3fms]", float64(o.Call)/1e6, float64(o.Return)/1e6)
 }
 

@@ -55,6 +55,9 @@ func HlogDirOf(dir string, s *Summary) string {
 
 // The page's view of the summary: everything formatted, every chart drawn.
 type htmlPage struct {
+	// Breaks is set when the run broke a promise of the service on
+	// purpose: the page says so first.
+	Breaks      string
 	Title       string
 	Scenario    string
 	Meta        []htmlKV
@@ -219,6 +222,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		Error:       s.Error,
 		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
 		Ran:        anyOps(s),
+		Breaks:     BreaksLine(s),
 		HlogIssues: hl.problems,
 	}
 	p.ExitMeaning = exitMeanings[p.ExitCode]
@@ -256,7 +260,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
 		}
 		p.Harness = harnessLine(s.Harness)
 		p.Summary = buildHTMLSummary(s, p.ExitCode)
@@ -307,7 +311,7 @@ func capacityText(c *CapacityInfo) string {
 	return t
 }
 
-func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64) htmlWorkload {
+func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64, faults []FaultWindow) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = ArrivalsLine(*ws)
@@ -343,16 +347,16 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 	}
 	seconds := workloadSeconds(ws)
 	if len(ws.InFlight) > 0 {
-		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: inFlightChart(id+"-inflight", ws).render()}
+		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: withFaultBands(inFlightChart(id+"-inflight", ws), faults).render()}
 	}
-	tc := throughputChart(id+"-throughput", ws, units)
+	tc := withFaultBands(throughputChart(id+"-throughput", ws, units), faults)
 	hw.Throughput = htmlFigure{Caption: "ok+conflict per second, per op", SVG: tc.render()}
 	if len(busiestUnits(units)) > 0 {
 		hw.Throughput.Caption += ", and the busiest unit against its target"
 	}
 	for j := range ws.Ops {
 		o := &ws.Ops[j]
-		oc := outcomeChart(fmt.Sprintf("%s-outcomes-%d", id, j+1), ws.Name, o, seconds)
+		oc := withFaultBands(outcomeChart(fmt.Sprintf("%s-outcomes-%d", id, j+1), ws.Name, o, seconds), faults)
 		hw.Outcomes = append(hw.Outcomes, htmlFigure{Caption: o.Op, SVG: oc.render()})
 		sc, err := spectrumChart(fmt.Sprintf("%s-spectrum-%d", id, j+1), ws.Name, o)
 		fig := htmlFigure{Caption: o.Op, SVG: sc.render()}
@@ -380,7 +384,7 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 			hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op, Note: "no latency log for this op in hlog/"})
 			continue
 		}
-		lc := latencyChart(fmt.Sprintf("%s-latency-%d", id, j+1), ws.Name, ls, seconds, corrected)
+		lc := withFaultBands(latencyChart(fmt.Sprintf("%s-latency-%d", id, j+1), ws.Name, ls, seconds, corrected), faults)
 		lf := htmlFigure{Caption: o.Op + " (" + dir + ls.File + ")", SVG: lc.render()}
 		if !corrected {
 			lf.Note = "This run has no corrected latency logs (hlog/corrected/, written since stormcheck kept them): the chart shows uncorrected latency, call to return."

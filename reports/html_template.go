@@ -67,6 +67,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <body>
 <main>
 <header>
+{{if .Breaks}}<p class="breaks"><strong>{{.Breaks}}</strong></p>{{end}}
 <h1><small class="brand">stormcheck</small> {{.Scenario}}</h1>
 <dl class="meta">
 {{- range .Meta}}

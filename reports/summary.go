@@ -52,6 +52,9 @@ type Summary struct {
 	Workloads []WorkloadSummary `json:"workloads"`
 	// Checks are the checkers' verdicts.
 	Checks []checks.Result `json:"checks"`
+	// Faults are the windows of the faults injected on purpose, with what
+	// happened to the attempts that started in each (see FaultWindow).
+	Faults []FaultWindow `json:"faults,omitempty"`
 	// ClientCPU is the share of the machine's CPU the harness itself used
 	// while the load ran (1 = every core busy); 0 when not measured.
 	ClientCPU float64 `json:"client_cpu,omitempty"`

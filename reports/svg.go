@@ -84,6 +84,8 @@ type lineChart struct {
 	x, y          chartAxis
 	lines         []chartLine
 	refs          []chartRefLine
+	// bands shade stretches of the x axis (fault windows, html_faults.go).
+	bands []chartBand
 	// empty is the text shown when no series has a point.
 	empty string
 }
@@ -319,6 +321,9 @@ func (c *lineChart) render() template.HTML {
 	for _, r := range c.refs {
 		items = append(items, chartLegendItem{r.label, r.color, r.dash, false})
 	}
+	if len(c.bands) > 0 {
+		items = append(items, chartLegendItem{"fault windows", palFault, "", true})
+	}
 	pos, legendH := chartLegendLayout(items, chartMarginLeft, width-chartMarginLeft-chartMarginRight)
 	top := legendH + 10
 	plotL, plotR, plotT, plotB := chartMarginLeft, width-chartMarginRight, top, height-chartMarginBottom
@@ -353,6 +358,7 @@ func (c *lineChart) render() template.HTML {
 			yt = chartLinearTicks(ya.min, ya.max, 5)
 		}
 	}
+	w.bands(c, xs, plotT, plotB)
 	w.b.WriteString(`<g class="grid">`)
 	for _, t := range yt {
 		y := ys.at(t.v)

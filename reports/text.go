@@ -54,6 +54,9 @@ func WriteText(w io.Writer, s *Summary) error {
 		}
 	}
 	ran := anyOps(s)
+	if line := BreaksLine(s); line != "" {
+		ew.printf("%s\n", line)
+	}
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
 		for i := range s.Workloads {
@@ -62,6 +65,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeSpread(ew, s)
 		writeAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
+		writeFaults(ew, s)
 		writeChecks(ew, s.Checks, s.ChecksError)
 		writeThresholds(ew, s.Thresholds)
 	}

@@ -81,11 +81,13 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		if try == 1 && scheduled > 0 && scheduled < call {
 			intended = scheduled
 		}
+		actx, attempt := e.tagAttempt(actx)
 		in, got, err := fn(actx, try)
 		ret := e.Rec.Now()
 		err = a.timer.stop(err)
 		resp := wire.resp
 		outcome, out := classify(resp, err, c.Conflicts)
+		e.faultOf(attempt, &out)
 		if err == nil {
 			mergeOutput(&out, &got)
 		}

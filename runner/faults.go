@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -256,4 +259,41 @@ func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcom
 		outcome = checks.Unknown
 	}
 	return outcome, out
+}
+
+type attemptKey struct{}
+
+// attemptSeq numbers attempts for AttemptHeader.
+var attemptSeq atomic.Uint64
+
+// tagAttempt gives the attempt an id the fault proxy sees (AttemptHeader),
+// when the run has HTTP faults; id is "" otherwise.
+func (e *Env) tagAttempt(ctx context.Context) (context.Context, string) {
+	if e.Target == nil || e.Target.faults == nil || !e.Target.faults.HasHTTP() {
+		return ctx, ""
+	}
+	id := strconv.FormatUint(attemptSeq.Add(1), 36)
+	return context.WithValue(ctx, attemptKey{}, id), id
+}
+
+// faultOf names, in out, the fault that left attempt id without an answer
+// (a dropped response), when out does not name one already.
+func (e *Env) faultOf(id string, out *checks.Output) {
+	if id == "" || out.Fault != "" {
+		return
+	}
+	out.Fault = e.Target.faults.Unanswered(id)
+}
+
+// summary returns the windows for the report, on the run's clock (the
+// load started at loadStart).
+func (in *injection) summary(loadStart time.Duration) []reports.FaultWindow {
+	var out []reports.FaultWindow
+	for _, w := range in.Windows() {
+		if w.To <= w.From { // opened as the load ended
+			continue
+		}
+		out = append(out, reports.FaultWindow{Fault: w.Fault, Kind: w.Kind, From: loadStart + w.From, To: loadStart + w.To, Err: w.Err})
+	}
+	return out
 }

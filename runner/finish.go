@@ -67,10 +67,12 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	}, unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
 	// One pass over the history feeds the checks and the units' latencies.
 	units := reports.NewUnitLatencyCollector(sum.Units)
+	tally := reports.NewFaultTally(sum.Faults)
+	observe := func(op *checks.Op) { units.Observe(op); tally.Observe(op) }
 	history := filepath.Join(o.ResultsDir, HistoryFile)
 	if runErr == nil || len(runs) > 0 && rec.Count() > 0 {
 		logf("checking %d operations", rec.Count())
-		results, err := CheckHistory(history, sc, units.Observe)
+		results, err := CheckHistory(history, sc, observe)
 		switch {
 		case err != nil && checks.IsTruncated(err) && rec.Err() != nil:
 			// Cut at the failed write, as NotWritten says: the checks
@@ -88,7 +90,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 			}
 		}
 		sum.Checks = results
-	} else if err := checks.ReadHistoryFile(history, func(op *checks.Op) error { units.Observe(op); return nil }); err != nil {
+	} else if err := checks.ReadHistoryFile(history, func(op *checks.Op) error { observe(op); return nil }); err != nil {
 		logf("unit latencies: %v", err)
 	}
 	units.Apply()

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/stormcheck/stormcheck/runner/faults"
 )
 
 // Headers a caller wants on one request, exactly as given. azcore's own
@@ -23,6 +24,9 @@ func withHeaders(ctx context.Context, h http.Header) context.Context {
 type injectHeaders struct{}
 
 func (injectHeaders) Do(req *policy.Request) (*http.Response, error) {
+	if id, ok := req.Raw().Context().Value(attemptKey{}).(string); ok {
+		req.Raw().Header.Set(faults.AttemptHeader, id)
+	}
 	if h, ok := req.Raw().Context().Value(headersKey{}).(http.Header); ok {
 		for k, v := range h {
 			req.Raw().Header[http.CanonicalHeaderKey(k)] = v

@@ -269,6 +269,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	inj.begin(loadStart, target, logf)
 	load(loadCtx, runs, rec, metrics, o)
 	inj.end(logf)
+	sum.Faults = inj.summary(sum.LoadStart)
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		// The harness's share of the machine while the load ran: near 1,
 		// the client (not the target) may be what limited the run.

@@ -43,6 +43,8 @@ type Target struct {
 	managed    bool
 	azurite    *azurite.Instance
 	proxy      *throttle.Proxy
+	// faults is the run's fault schedule (nil: no faults).
+	faults *faults.Schedule
 	// network is the Toxiproxy stage of network faults (nil: none).
 	network *faults.Network
 }
@@ -85,7 +87,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 	reach := newReachability()
 	hc = watchedClient(hc, reach)
 	opts := &service.ClientOptions{ClientOptions: clientOptions(hc)}
-	t := &Target{http: hc, reach: reach}
+	t := &Target{http: hc, reach: reach, faults: o.Faults}
 	var err error
 	kind := st.Kind
 	if o.ConnectionString != "" {

@@ -71,12 +71,12 @@ func (s *Schedule) Wrap(svc string, next http.Handler) http.Handler {
 				if !ok {
 					panic(v)
 				}
-				s.note(i, req, r, d.action)
+				s.note(i, req, r, d.action, true)
 				panic(http.ErrAbortHandler)
 			}
 		}()
 		action := s.stages[i].Apply(mark, r, next)
-		s.note(i, req, r, action)
+		s.note(i, req, r, action, false)
 	})
 }
 

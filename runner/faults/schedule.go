@@ -32,7 +32,17 @@ type Schedule struct {
 	rnd     *rand.Rand
 	touches []Touch // the first maxKept
 	counts  map[string]int64
+	// unanswered holds, by attempt id (AttemptHeader), what a fault did to
+	// a request whose client got no answer to carry Header; the runner
+	// takes it when it records the attempt.
+	unanswered map[string]string
 }
+
+// AttemptHeader carries the harness's id of one attempt, so that a fault
+// that leaves the client without an answer can still be named in that
+// attempt's record. It is not an x-ms-* header: the Shared Key signature
+// does not cover it.
+const AttemptHeader = "X-Stormcheck-Attempt"
 
 // maxKept bounds the touches kept in memory; counts go on.
 const maxKept = 10_000
@@ -49,6 +59,18 @@ type Touch struct {
 	Request         Request
 	Method, Path    string
 	ClientRequestID string
+	// Attempt is the harness's attempt id (AttemptHeader), if sent.
+	Attempt string
+}
+
+// Unanswered returns (and forgets) what a fault did to attempt id when the
+// client got no answer from it: "NAME (KIND): ACTION", or "".
+func (s *Schedule) Unanswered(id string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.unanswered[id]
+	delete(s.unanswered, id)
+	return v
 }
 
 // NewSchedule returns the schedule of fs; seed drives which requests a
@@ -154,11 +176,18 @@ func contains(list []string, s string) bool {
 }
 
 // note logs that fault i did action to r.
-func (s *Schedule) note(i int, req Request, r *http.Request, action string) {
+// unanswered says the client gets no answer to carry Header.
+func (s *Schedule) note(i int, req Request, r *http.Request, action string, unanswered bool) {
 	el, _ := s.Elapsed()
 	t := Touch{At: el, Fault: s.faults[i].Name, Kind: s.faults[i].Kind, Action: action, Request: req,
-		Method: r.Method, Path: r.URL.Path, ClientRequestID: r.Header.Get("x-ms-client-request-id")}
+		Method: r.Method, Path: r.URL.Path, ClientRequestID: r.Header.Get("x-ms-client-request-id"), Attempt: r.Header.Get(AttemptHeader)}
 	s.mu.Lock()
+	if unanswered && t.Attempt != "" && len(s.unanswered) < maxKept {
+		if s.unanswered == nil {
+			s.unanswered = map[string]string{}
+		}
+		s.unanswered[t.Attempt] = t.Fault + " (" + t.Kind + "): " + action
+	}
 	if len(s.touches) < maxKept {
 		s.touches = append(s.touches, t)
 	}

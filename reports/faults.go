@@ -1,0 +1,148 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// FaultWindow is one window of one injected fault and what became of the
+// attempts that started in it.
+type FaultWindow struct {
+	Fault string `json:"fault"`
+	Kind  string `json:"kind"`
+	// From and To are the window's edges since the run's time zero (the
+	// history's clock).
+	From time.Duration `json:"from_ns"`
+	To   time.Duration `json:"to_ns"`
+	// Err says what went wrong opening or closing the window.
+	Err string `json:"err,omitempty"`
+	// Attempts started in the window, by outcome; Retries are the
+	// attempts after a workload's first (attempt > 1); Touched the ones the
+	// fault itself touched (its name is in the attempt's out.fault).
+	Attempts  int64 `json:"attempts"`
+	OK        int64 `json:"ok"`
+	Unknown   int64 `json:"unknown"`
+	Throttled int64 `json:"throttled"`
+	Conflict  int64 `json:"conflict"`
+	Error     int64 `json:"error"`
+	Retries   int64 `json:"retries"`
+	Touched   int64 `json:"touched"`
+}
+
+// Broken reports whether the window's fault breaks a promise on purpose.
+func (f FaultWindow) Broken() bool { return strings.HasPrefix(f.Kind, "broken.") }
+
+// Crash reports whether the window's fault crashed the target.
+func (f FaultWindow) Crash() bool { return f.Kind == "target.crash" }
+
+// FaultTally counts, from a history pass, the attempts started in each
+// fault window of ws (filled in place).
+type FaultTally struct {
+	ws []FaultWindow
+}
+
+// NewFaultTally returns a tally over ws (nil: nothing to count).
+func NewFaultTally(ws []FaultWindow) *FaultTally {
+	if len(ws) == 0 {
+		return nil
+	}
+	return &FaultTally{ws: ws}
+}
+
+// Observe counts op in every window it started in.
+func (t *FaultTally) Observe(op *checks.Op) {
+	if t == nil || op.Actor < 0 { // set-up and final reads are not load
+		return
+	}
+	at := time.Duration(op.Call)
+	for i := range t.ws {
+		w := &t.ws[i]
+		if at < w.From || at >= w.To {
+			continue
+		}
+		w.Attempts++
+		switch op.Outcome {
+		case checks.OK:
+			w.OK++
+		case checks.Unknown:
+			w.Unknown++
+		case checks.Throttled:
+			w.Throttled++
+		case checks.Conflict:
+			w.Conflict++
+		default:
+			w.Error++
+		}
+		if op.Attempt > 1 {
+			w.Retries++
+		}
+		if op.Out.Fault != "" && strings.HasPrefix(op.Out.Fault, w.Fault+" (") {
+			w.Touched++
+		}
+	}
+}
+
+// writeFaults prints the fault table, and the crashes that may explain a
+// failed check.
+func writeFaults(w *errWriter, s *Summary) {
+	if len(s.Faults) == 0 {
+		return
+	}
+	w.printf("\nfaults injected on purpose (windows since time zero; attempts started in each)\n")
+	t := textTable{indent: "  ", head: []string{"fault", "kind", "window", "attempts", "ok", "unknown", "throttled", "conflict", "error", "retries", "touched"}}
+	for _, f := range s.Faults {
+		t.add(f.Fault, f.Kind, fmt.Sprintf("+%s..+%s", secs(f.From), secs(f.To)),
+			itoa(f.Attempts), itoa(f.OK), itoa(f.Unknown), itoa(f.Throttled), itoa(f.Conflict), itoa(f.Error), itoa(f.Retries), itoa(f.Touched))
+	}
+	t.write(w)
+	for _, f := range s.Faults {
+		if f.Err != "" {
+			w.printf("  %s: %s\n", f.Fault, f.Err)
+		}
+	}
+	if c := firstCrash(s.Faults); c != nil && anyFailed(s.Checks) {
+		w.printf("  a failed check after crash %s (+%s): a crashed Azurite loses what LokiJS had not saved yet (every 5 s), acknowledged writes included; a lost update after it is the true verdict, caused by the crash\n", c.Fault, secs(c.From))
+	}
+}
+
+// BreaksLine is the report's first line when the run broke a promise of
+// the service on purpose ("" when it did not).
+func BreaksLine(s *Summary) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range s.Faults {
+		if f.Broken() && !seen[f.Fault] {
+			seen[f.Fault] = true
+			names = append(names, f.Fault+" ("+f.Kind+")")
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return "THIS RUN BREAKS THE SERVICE ON PURPOSE: " + strings.Join(names, ", ") + "; a failing check is the expected result"
+}
+
+func firstCrash(ws []FaultWindow) *FaultWindow {
+	for i := range ws {
+		if ws[i].Crash() {
+			return &ws[i]
+		}
+	}
+	return nil
+}
+
+func anyFailed(rs []checks.Result) bool {
+	for _, r := range rs {
+		if r.Verdict == checks.Fail {
+			return true
+		}
+	}
+	return false
+}
+
+func secs(d time.Duration) string {
+	return fmt.Sprintf("%.1fs", d.Seconds())
+}
