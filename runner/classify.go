@@ -18,8 +18,8 @@ import (
 // was lost as documented" for this call; an empty code matches any code.
 func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
 	var out checks.Output
-	var re *azcore.ResponseError
-	if resp == nil && errors.As(err, &re) {
+	re := responseError(err)
+	if resp == nil && re != nil {
 		resp = re.RawResponse
 	}
 	if resp != nil {
@@ -41,7 +41,7 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 	if err == nil {
 		return checks.OK, out
 	}
-	if errors.As(err, &re) {
+	if re != nil {
 		out.Status = re.StatusCode
 		if re.ErrorCode != "" {
 			out.ErrorCode = re.ErrorCode
@@ -120,4 +120,18 @@ func first(v []string) string {
 		return ""
 	}
 	return v[0]
+}
+
+// responseError is err's *azcore.ResponseError, nil without one. Looking it
+// up here, and only for an error, keeps the success path free of the heap
+// allocation errors.As's target would cost.
+func responseError(err error) *azcore.ResponseError {
+	if err == nil {
+		return nil
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return re
+	}
+	return nil
 }

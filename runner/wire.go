@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"errors"
 	"net/http"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
 )
 
@@ -15,8 +13,7 @@ import (
 // would report a false violation. Without a response (a transport error)
 // the request is not known, and the intended input stays.
 func sentInput(in checks.Input, resp *http.Response, err error) checks.Input {
-	var re *azcore.ResponseError
-	if resp == nil && errors.As(err, &re) {
+	if re := responseError(err); resp == nil && re != nil {
 		resp = re.RawResponse
 	}
 	if resp == nil || resp.Request == nil {
