@@ -180,6 +180,7 @@ func TestReportNeverDamagesTheFolder(t *testing.T) {
 func TestCheckRefusesAHostileSavedScenario(t *testing.T) {
 	// check reloads RESULTS/scenario.yaml with the loader's bounds: a merge
 	// bomb put there is refused at its alias, and the folder is untouched.
+	// check writes only the pictures of violations (checks/), atomically.
 	dir := earlierRun(t)
 	var b strings.Builder
 	b.WriteString("name: bomb\nduration: 1s\nworkloads:\n  - &a0 {name: w, kind: blob.lww}\n")
@@ -196,6 +197,16 @@ func TestCheckRefusesAHostileSavedScenario(t *testing.T) {
 	}
 	if want := filepath.Join(dir, "scenario.yaml") + ":"; !strings.Contains(errOut.String(), want) || !strings.Contains(errOut.String(), "aliases expand this file beyond") {
 		t.Errorf("stderr:\n%s", errOut.String())
+	}
+	sameExcept(t, before, snapshot(t, dir))
+
+	// A damaged history (these bytes are not zstd, and have no whole line)
+	// is judged as far as it goes, said so, and the folder is untouched.
+	dir = earlierRun(t)
+	before = snapshot(t, dir)
+	errOut.Reset()
+	if code := run([]string{"check", dir}, &out, &errOut); code != exitUndecided || !strings.Contains(errOut.String(), "history truncated") {
+		t.Errorf("damaged history: exit %d, want %d; stderr:\n%s", code, exitUndecided, errOut.String())
 	}
 	sameExcept(t, before, snapshot(t, dir))
 }
