@@ -24,6 +24,7 @@ import (
 type Receiver struct {
 	mu       sync.Mutex
 	reqs     []*colmetricspb.ExportMetricsServiceRequest
+	headers  []http.Header // of each OTLP/HTTP request
 	problems []string
 	stop     func()
 }
@@ -45,6 +46,13 @@ func (r *Receiver) Requests() ([]*colmetricspb.ExportMetricsServiceRequest, []st
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]*colmetricspb.ExportMetricsServiceRequest(nil), r.reqs...), append([]string(nil), r.problems...)
+}
+
+// Headers returns the headers of each OTLP/HTTP request received.
+func (r *Receiver) Headers() []http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]http.Header(nil), r.headers...)
 }
 
 // Close stops the server.
@@ -82,6 +90,9 @@ func (r *Receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	r.add(msg)
+	r.mu.Lock()
+	r.headers = append(r.headers, req.Header.Clone())
+	r.mu.Unlock()
 	out, _ := proto.Marshal(&colmetricspb.ExportMetricsServiceResponse{})
 	w.Header().Set("Content-Type", "application/x-protobuf")
 	_, _ = w.Write(out)

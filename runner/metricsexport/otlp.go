@@ -75,7 +75,7 @@ func NewOTLP(ctx context.Context, opts OTLPOptions) (*OTLP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("otlp exporter: %w", err)
 	}
-	o := &OTLP{endpoint: u.String()}
+	o := &OTLP{endpoint: u.Redacted()}
 	prod := &producer{src: &o.source, scenario: attribute.String("scenario", opts.Scenario)}
 	reader := sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(opts.Interval), sdkmetric.WithProducer(prod))
 	res := resource.NewSchemaless(attribute.String("service.name", "stormcheck"), attribute.String("stormcheck.scenario", opts.Scenario))
@@ -83,7 +83,7 @@ func NewOTLP(ctx context.Context, opts OTLPOptions) (*OTLP, error) {
 	return o, nil
 }
 
-// Endpoint is the URL metrics are sent to.
+// Endpoint is the URL metrics are sent to, its password (if any) masked.
 func (o *OTLP) Endpoint() string { return o.endpoint }
 
 // Flush exports now.

@@ -153,3 +153,28 @@ func TestOTLPRefusesBadEndpoints(t *testing.T) {
 		}
 	}
 }
+
+// The exporter takes the standard OTEL_EXPORTER_OTLP_* variables, so a
+// collector that wants an API key gets it from the environment (never from
+// a flag that would show in the process list).
+func TestOTLPHeadersFromTheEnvironment(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key=k3y")
+	r, url := startHTTPReceiver(t)
+	o, err := NewOTLP(context.Background(), OTLPOptions{Endpoint: url, Interval: time.Hour, Scenario: "fixture"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Attach(recordFixture(t))
+	if err := o.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if o2, err := NewOTLP(context.Background(), OTLPOptions{Endpoint: "http://user:s3cret@127.0.0.1:1", Interval: time.Hour}); err != nil || strings.Contains(o2.Endpoint(), "s3cret") {
+		t.Errorf("endpoint %v (%v): the password shows", o2, err)
+	} else {
+		_ = o2.Close(context.Background()) // nothing attached: nothing to send
+	}
+	hs := r.Headers()
+	if len(hs) == 0 || hs[len(hs)-1].Get("x-api-key") != "k3y" {
+		t.Errorf("headers %v: want x-api-key from OTEL_EXPORTER_OTLP_HEADERS", hs)
+	}
+}
