@@ -132,3 +132,30 @@ rules:
 		}
 	}
 }
+
+// A parameter the runner cannot send (no step field) is a hole no rule may
+// claim to cover.
+func TestUnsendableParameterIsAHole(t *testing.T) {
+	saved := Reference
+	defer func() { Reference = saved }()
+	Reference = append([]OpRef(nil), saved...)
+	for i := range Reference {
+		if Reference[i].Op == "blob.put" {
+			Reference[i].Params = append(append([]ParamRef(nil), Reference[i].Params...), ParamRef{Name: "x-ms-future", Classes: []string{ClassTrue}})
+		}
+	}
+	src := strings.Replace(coveredRule, `"blob.put state=exists"]`, `"blob.put state=exists", "blob.put x-ms-future=true"]`, 1)
+	_, err := Parse("c.yaml", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "the runner cannot send x-ms-future yet") {
+		t.Fatalf("want the unsendable parameter refused, got %v", err)
+	}
+	rules, err := Parse("c.yaml", []byte(coveredRule))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, oc := range Coverage(rules) {
+		if oc.Ref.Op == "blob.put" && !strings.Contains(strings.Join(oc.Holes(), " "), "x-ms-future=true") {
+			t.Errorf("the unsendable parameter is not a hole: %v", oc.Holes())
+		}
+	}
+}
