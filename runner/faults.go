@@ -25,6 +25,8 @@ var injectable = map[string]bool{
 	"net.latency": true, "net.bandwidth": true, "net.reset-before": true, "net.reset-after": true,
 	"net.blackhole": true, "net.cut-response": true,
 	"target.pause": true, "target.stop": true, "target.crash": true,
+	"broken.strip-if-match": true, "broken.second-lease": true, "broken.early-visible": true,
+	"broken.partial-batch": true, "broken.stale-read": true,
 }
 
 // checkFaults refuses a scenario with a fault this runner cannot inject:

@@ -100,6 +100,9 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			return nil, serr
 		}
 		t.azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
+		if o.Faults != nil {
+			o.Faults.SetAccount(inst.Account, inst.Key) // a broken promise re-signs what it changes
+		}
 		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
 		blobURL, queueURL, tableURL := inst.BlobURL, inst.QueueURL, inst.TableURL
 		if o.Emulation != nil || (o.Faults != nil && o.Faults.HasHTTP()) {

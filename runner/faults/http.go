@@ -64,7 +64,7 @@ func (s *Schedule) Wrap(svc string, next http.Handler) http.Handler {
 			return
 		}
 		mark := &markingWriter{ResponseWriter: w, mark: s.faults[i].Name + " (" + s.faults[i].Kind + ")"}
-		r = r.WithContext(context.WithValue(context.WithValue(r.Context(), svcKey{}, svc), schedKey{}, s))
+		r = r.WithContext(withSched(r, s, svc))
 		defer func() {
 			if v := recover(); v != nil {
 				d, ok := v.(dropped)
@@ -82,6 +82,11 @@ func (s *Schedule) Wrap(svc string, next http.Handler) http.Handler {
 
 type svcKey struct{}
 type schedKey struct{}
+
+// withSched is r's context carrying the schedule and the service.
+func withSched(r *http.Request, s *Schedule, svc string) context.Context {
+	return context.WithValue(context.WithValue(r.Context(), svcKey{}, svc), schedKey{}, s)
+}
 
 // hold waits d, or until the faults are lifted or the client goes; it
 // reports whether the wait ran its course.

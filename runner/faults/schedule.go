@@ -24,6 +24,9 @@ type Schedule struct {
 	liftOnce sync.Once
 	held     atomic.Int64
 
+	// account and key sign requests a broken promise changes (SetAccount).
+	account, key string
+
 	// OnTouch, if set before Begin, receives every touch as it happens
 	// (the runner writes it to the history).
 	OnTouch func(Touch)
@@ -99,6 +102,10 @@ func (s *Schedule) HasHTTP() bool {
 	}
 	return false
 }
+
+// SetAccount gives the stages that change a signed request (a broken
+// promise) the account's name and key to sign it again. Call before Begin.
+func (s *Schedule) SetAccount(account, key string) { s.account, s.key = account, key }
 
 // HasNet reports whether any fault is a network fault (Toxiproxy).
 func (s *Schedule) HasNet() bool {

@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// brokenCases pairs each broken promise with a short scenario where it
+// applies; the fault's check (scenarios.FaultKinds) must fail.
+var brokenCases = []struct {
+	kind, workload string
+}{
+	{"broken.strip-if-match", "{name: w, kind: blob.etag-counter, actors: 4}"},
+	{"broken.second-lease", "{name: w, kind: blob.lease-mutex, actors: 4, params: {hold: 200ms}}"},
+	{"broken.early-visible", "{name: w, kind: queue.work, actors: 4, params: {visibility: 10s}}"},
+	{"broken.partial-batch", "{name: w, kind: table.batch, actors: 3, params: {batch_size: 6, rows: 6, fail_fraction: 0}}"},
+	{"broken.stale-read", "{name: w, kind: blob.lww, actors: 3}"},
+}
+
+// Every broken promise is caught against a real Azurite: its matching
+// check fails, and the report's first line says the run broke the service
+// on purpose.
+func TestBrokenPromisesAreCaught(t *testing.T) {
+	for _, c := range brokenCases {
+		t.Run(c.kind, func(t *testing.T) {
+			check := scenarios.FaultKinds[c.kind].Check
+			sc := parse(t, `
+name: broken
+seed: 21
+duration: 4s
+timeout: 2s
+workloads:
+  - `+c.workload+`
+faults:
+  - {kind: `+c.kind+`, name: breaker}
+`)
+			dir := filepath.Join(t.TempDir(), "results")
+			var log strings.Builder
+			sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
+			if err != nil {
+				t.Fatalf("run: %v\n%s", err, log.String())
+			}
+			var got *checks.Result
+			for i := range sum.Checks {
+				if sum.Checks[i].Check == check {
+					got = &sum.Checks[i]
+				}
+			}
+			if got == nil || got.Verdict != checks.Fail {
+				t.Fatalf("check %s: %+v, want fail\n%s", check, got, log.String())
+			}
+			var text strings.Builder
+			if err := reports.WriteText(&text, sum); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(text.String(), "THIS RUN BREAKS THE SERVICE ON PURPOSE: breaker ("+c.kind+")") {
+				t.Errorf("first line: %.120s", text.String())
+			}
+			t.Logf("%s caught: %s", check, got.Summary)
+		})
+	}
+}
