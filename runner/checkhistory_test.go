@@ -39,10 +39,10 @@ func TestCheckHistoryInKeyGroups(t *testing.T) {
 	checks.LinearizableBudget = time.Hour
 	for _, plant := range []bool{false, true} {
 		dir := t.TempDir()
-		cfg := synthhist.Config{Ops: 20_000, CounterKeys: 200, LWWKeys: 100, Seed: 3, PlantFork: plant}
+		cfg := synthhist.Config{Ops: 12_000, CounterKeys: 120, LWWKeys: 60, Seed: 3, PlantFork: plant}
 		path, sc, st := writeSynthetic(t, dir, cfg)
 		fi, _ := os.Stat(path)
-		if st.Records < 20_000 || fi.Size()*5 > st.Bytes {
+		if st.Records < 12_000 || fi.Size()*5 > st.Bytes {
 			t.Fatalf("history: %d records, %d bytes compressed of %d", st.Records, fi.Size(), st.Bytes)
 		}
 		old := CheckGroupBytes
