@@ -7,7 +7,7 @@ package main
 // not a speed), the documented exit code, every recorded result still
 // readable, nothing created left on the target once the cleanup ran (and
 // when it could not, `stormcheck cleanup` as printed deletes exactly it),
-// someone else's look-alike resources untouched.
+// someone else's look-alike resources and an earlier run's untouched.
 
 import (
 	"context"
@@ -74,6 +74,9 @@ func startWrongRun(t *testing.T, dir string, shPrefix string, extra ...string) *
 		t.Fatal(err)
 	}
 	if err := c.PlantLookAlikes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.PlantEarlierRun(ctx, time.Now().Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "wrong.yaml")
@@ -171,11 +174,14 @@ func (r *wrongRun) onTarget() []string {
 	return all
 }
 
-// nothingLeft checks the target holds exactly the look-alikes.
+// nothingLeft checks the target holds exactly what was there before the
+// run: the look-alikes and an earlier run's resources.
 func (r *wrongRun) nothingLeft(after string) {
 	r.t.Helper()
-	if got, want := r.onTarget(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
-		r.t.Errorf("after %s the target holds\n%v\nwant only the look-alikes\n%v", after, got, want)
+	want := append(targettest.SortedLookAlikes(), targettest.EarlierRun...)
+	slices.Sort(want)
+	if got := r.onTarget(); !slices.Equal(got, want) {
+		r.t.Errorf("after %s the target holds\n%v\nwant only the look-alikes and the earlier run\n%v", after, got, want)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
@@ -23,6 +24,31 @@ var LookAlikes = []string{
 	"container someone-elses", "container scratch",
 	"table sc0badc0decounter", "table someoneelses",
 	"queue sc0badc0de-q0", "queue someone-elses",
+}
+
+// EarlierRun is what an earlier stormcheck run (id 0e0e0e0e) left: its
+// stamped marker and one resource per service. A later run, and a cleanup
+// of another run, must leave it alone.
+var EarlierRun = []string{
+	"container sc0e0e0e0e", "container sc0e0e0e0e-counter",
+	"table sc0e0e0e0eentitiest1a2b", "queue sc0e0e0e0e-messages-q0",
+}
+
+// PlantEarlierRun creates EarlierRun, its marker stamped as created at.
+func (c *Clients) PlantEarlierRun(ctx context.Context, at time.Time) error {
+	id, created := "0e0e0e0e", at.UTC().Format(time.RFC3339)
+	if _, err := c.Blob.CreateContainer(ctx, "sc"+id, &container.CreateOptions{
+		Metadata: map[string]*string{"stormcheck_run": &id, "stormcheck_created": &created}}); err != nil {
+		return err
+	}
+	if _, err := c.Blob.CreateContainer(ctx, "sc"+id+"-counter", nil); err != nil {
+		return err
+	}
+	if _, err := c.Table.CreateTable(ctx, "sc"+id+"entitiest1a2b", nil); err != nil {
+		return err
+	}
+	_, err := c.Queue.CreateQueue(ctx, "sc"+id+"-messages-q0", nil)
+	return err
 }
 
 // Clients are a target's three service clients.
