@@ -93,10 +93,15 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		}
 	case "snapshot":
 		s.Snapshot = d.value(v, path, vars, "snapshot")
-	case "if_tags":
-		s.IfTags = d.value(v, path, vars, "etag")
-	case "source_if_tags":
-		s.SourceIfTags = d.value(v, path, vars, "etag")
+	case "if_tags", "source_if_tags":
+		// A tag expression is sent as written ($ is not a reference here).
+		if e, ok := d.str(v, path); ok {
+			if name == "if_tags" {
+				s.IfTags = &Value{Literal: e}
+			} else {
+				s.SourceIfTags = &Value{Literal: e}
+			}
+		}
 	case "source_lease_id":
 		s.SourceLeaseID = d.value(v, path, vars, "lease_id")
 	case "blob_tags", "delete_snapshots":
