@@ -28,7 +28,7 @@ type callError struct {
 // opError describes a harness call that had to succeed and did not.
 func opError(what string, op *checks.Op) error {
 	return &callError{what: what, service: serviceOf(op.Kind), status: op.Out.Status, code: op.Out.ErrorCode,
-		requestID: op.Out.RequestID, outcome: string(op.Outcome), err: op.Out.Err}
+		requestID: op.Out.RequestID, outcome: op.Outcome.String(), err: op.Out.Err}
 }
 
 func (e *callError) Error() string {
@@ -41,7 +41,7 @@ func (e *callError) Error() string {
 		if e.err != "" {
 			s += ": " + e.err
 		}
-		return s
+		return s + "; is the target running, and is this its " + e.service + " endpoint?"
 	}
 	return s + ": " + describeAnswer(e.service, e.status, e.code, e.requestID)
 }

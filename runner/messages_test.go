@@ -54,6 +54,16 @@ func TestPlainHTTPServerAnswering501(t *testing.T) {
 	}
 }
 
+// TestNoAnswerSaysWhatToCheck: a setup call nothing answered names the
+// transport error and what to check.
+func TestNoAnswerSaysWhatToCheck(t *testing.T) {
+	op := checks.Op{Kind: "queue.create", Outcome: checks.Unknown, Out: checks.Output{Err: "dial tcp 127.0.0.1:9: connect: connection refused"}}
+	got := opError("create queue q1", &op).Error()
+	if want := "create queue q1: no answer (unknown): dial tcp 127.0.0.1:9: connect: connection refused; is the target running, and is this its Queue endpoint?"; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestWrongKeyIsOneClearLine: Azurite with a wrong key. The run fails with
 // one line naming the answer and the key; cleanup's errors are one line too
 // (they were the SDK's 12-line dump).
