@@ -2,7 +2,9 @@ package reports
 
 import (
 	"math"
+	"regexp"
 	"sort"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
@@ -38,6 +40,10 @@ type Change struct {
 	Noise     float64 `json:"noise"`    // relative; -1 unknown, FewSamples too few samples to judge
 	Regressed bool    `json:"regressed"`
 	Improved  bool    `json:"improved"`
+	// Unjudged says why a change beyond the tolerance is not judged: its
+	// own noise is as large as the change ("" when judged or within the
+	// tolerance).
+	Unjudged string `json:"unjudged,omitempty"`
 }
 
 // OpComparison compares one (workload, op).
@@ -64,6 +70,10 @@ type Comparison struct {
 	// Notes list what could not be compared (an op only one run has).
 	Notes []string `json:"notes,omitempty"`
 }
+
+// NoiseMargin is how many times its own noise a change must exceed to be
+// judged (as well as the tolerance).
+const NoiseMargin = 2
 
 // FewSamples is a Change's Noise when a percentile has too few samples
 // beyond it to be judged (see minTail).
@@ -159,15 +169,16 @@ func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 	baseUnits := map[key]UnitSummary{}
 	for _, u := range base.Units {
 		if u.PerSecond != nil {
-			baseUnits[key{u.Workload, u.Kind, u.Name}] = u
+			baseUnits[key{u.Workload, u.Kind, LogicalUnitName(u.Workload, u.Name)}] = u
 		}
 	}
 	for _, n := range new.Units {
-		b, ok := baseUnits[key{n.Workload, n.Kind, n.Name}]
+		name := LogicalUnitName(n.Workload, n.Name)
+		b, ok := baseUnits[key{n.Workload, n.Kind, name}]
 		if !ok || n.PerSecond == nil || n.Name == OtherUnits {
 			continue
 		}
-		uc := UnitComparison{Workload: n.Workload, Kind: n.Kind, Name: n.Name}
+		uc := UnitComparison{Workload: n.Workload, Kind: n.Kind, Name: name}
 		uc.Changes = append(uc.Changes, judge(Change{Metric: "rate", Base: b.Mean, New: n.Mean,
 			Noise: unitRateNoise(b.PerSecond, n.PerSecond, b.Mean)}, tolerance, true))
 		if b.Latency != nil && n.Latency != nil {
@@ -236,7 +247,13 @@ func judge(ch Change, tolerance float64, higherIsBetter bool) Change {
 	}
 	ch.Relative = (ch.New - ch.Base) / ch.Base
 	size := math.Abs(ch.Relative)
-	if size <= tolerance || (ch.Noise >= 0 && size <= ch.Noise) {
+	if size <= tolerance {
+		return ch
+	}
+	if ch.Noise >= 0 && size <= NoiseMargin*ch.Noise {
+		// The noise is a 95 % band estimated from one run's seconds, itself
+		// rough: a change not clearly beyond it cannot be told from chance.
+		ch.Unjudged = "noise"
 		return ch
 	}
 	worse := ch.Relative > 0
@@ -401,4 +418,23 @@ func cumulative(h *hdrhistogram.Histogram) []cdfPoint {
 		out = append(out, cdfPoint{bar.To, float64(n) / total})
 	}
 	return out
+}
+
+// runScoped matches a resource name scoped to its run and workload:
+// sc<run id>-<workload>-<rest> (a queue: sc1a2b3c4d-qhot-q0).
+var runScoped = regexp.MustCompile(`^sc[0-9a-f]+-(.+)$`)
+
+// LogicalUnitName is a unit's name without what differs from run to run:
+// a queue named sc<run id>-<workload>-q0 is q0 in every run of the
+// scenario (blobs and partitions are named by their keys already), so
+// that two runs' units can be matched.
+func LogicalUnitName(workload, name string) string {
+	m := runScoped.FindStringSubmatch(name)
+	if m == nil {
+		return name
+	}
+	if rest, ok := strings.CutPrefix(m[1], workload+"-"); ok && rest != "" {
+		return rest
+	}
+	return name
 }

@@ -136,3 +136,66 @@ func TestCompareUnits(t *testing.T) {
 		t.Errorf("comparison text:\n%s", b.String())
 	}
 }
+
+// TestNoisyChangeIsNotJudged: two unchanged runs once showed "p90 +101.3%
+// ±87.2% REGRESSION": a change not twice beyond its own noise is shown as
+// noisy and not judged; one clearly beyond it is.
+func TestNoisyChangeIsNotJudged(t *testing.T) {
+	for _, c := range []struct {
+		rel, noise       float64
+		regressed        bool
+		unjudged, within bool
+	}{
+		{1.013, 0.872, false, true, false}, // the unchanged runs
+		{1.013, 0.30, true, false, false},  // clearly beyond its noise
+		{0.05, 0.01, false, false, true},   // within the tolerance
+		{0.50, -1, true, false, false},     // noise unknown: the tolerance alone
+	} {
+		ch := judge(Change{Metric: "p90", Base: 10, New: 10 * (1 + c.rel), Noise: c.noise}, 0.1, false)
+		if ch.Regressed != c.regressed || (ch.Unjudged != "") != c.unjudged {
+			t.Errorf("%+.1f%% ±%.1f%%: %+v", 100*c.rel, 100*c.noise, ch)
+		}
+		text := verdictText(ch)
+		if c.unjudged && text != "noisy, not judged" || c.regressed && text != "REGRESSION" || c.within && text != "" {
+			t.Errorf("%+.1f%% ±%.1f%%: verdict %q", 100*c.rel, 100*c.noise, text)
+		}
+	}
+}
+
+// TestQueueUnitsMatchAcrossRuns: a queue's name carries its run's id
+// (sc<run id>-<workload>-q0); two runs' queues are matched by workload and
+// key, and the account is labelled once.
+func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
+	per := []int64{50, 51, 49, 50, 50, 51, 49, 50}
+	base := &Summary{Units: []UnitSummary{
+		{Workload: "qhot", Kind: UnitQueue, Name: "sc1a2b3c4d-qhot-q0", Mean: 50, PerSecond: per},
+		{Kind: UnitAccount, Name: "account", Mean: 50, PerSecond: per},
+	}}
+	new := &Summary{Units: []UnitSummary{
+		{Workload: "qhot", Kind: UnitQueue, Name: "sc9f8e7d6c-qhot-q0", Mean: 50, PerSecond: per},
+		{Kind: UnitAccount, Name: "account", Mean: 50, PerSecond: per},
+	}}
+	c := CompareRuns(base, new, CompareOptions{Tolerance: 0.1})
+	names := map[string]bool{}
+	for _, u := range c.Units {
+		names[string(u.Kind)+"/"+u.Name] = true
+	}
+	if !names["queue/q0"] || !names["account/account"] || len(c.Units) != 2 {
+		t.Errorf("units compared: %+v", c.Units)
+	}
+	for in, want := range map[[2]string]string{
+		{"qhot", "sc1a2b3c4d-qhot-q0"}: "q0", {"qhot", "k0"}: "k0", {"w", "sc1a2b3c4d-other-q0"}: "sc1a2b3c4d-other-q0", {"w", "scenery"}: "scenery",
+	} {
+		if got := LogicalUnitName(in[0], in[1]); got != want {
+			t.Errorf("LogicalUnitName%v = %q, want %q", in, got, want)
+		}
+	}
+	var b strings.Builder
+	if err := WriteComparison(&b, c, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "account account") || !strings.Contains(out, "queue q0") || !strings.Contains(out, `a noise of "?"`) {
+		t.Errorf("comparison text:\n%s", out)
+	}
+}

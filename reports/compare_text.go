@@ -16,7 +16,10 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 	ew.printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", pct(c.Tolerance))
 	ew.printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
 	ew.printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions;\n")
-	ew.printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\")\n", minTail)
+	ew.printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\");\n", minTail)
+	ew.printf("a change beyond the tolerance but not %d times its own noise is shown as \"noisy, not judged\"; a noise of \"?\"\n", NoiseMargin)
+	ew.printf("is unknown (a run with under 3 steady seconds, or no hlog/ for latency: give results directories, not\n")
+	ew.printf("summary.json files): such a figure is judged against the tolerance alone; a unit's latency is shown, not judged\n")
 	last := ""
 	var tw *tabwriter.Writer
 	flush := func() {
@@ -56,7 +59,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 			for i, ch := range u.Changes {
 				w, name := "", ""
 				if i == 0 {
-					w, name = u.Workload, string(u.Kind)+" "+u.Name
+					w, name = u.Workload, unitLabel(u.Kind, u.Name)
 				}
 				unit := "ms"
 				if ch.Metric == "rate" {
@@ -94,8 +97,19 @@ func verdictText(ch Change) string {
 		return "REGRESSION"
 	case ch.Improved:
 		return "improved"
+	case ch.Unjudged != "":
+		return "noisy, not judged"
 	}
 	return ""
+}
+
+// unitLabel names a unit in a table: "queue q0", "partition hot", and the
+// account as just "account".
+func unitLabel(k UnitKind, name string) string {
+	if k == UnitAccount || string(k) == name {
+		return string(k)
+	}
+	return string(k) + " " + name
 }
 
 func noiseText(ch Change) string {

@@ -120,7 +120,9 @@ func WriteResults(dir string, sum *reports.Summary) error {
 		delete(sum.Files, "report")
 		sum.NotWritten = noteNotWritten(sum.NotWritten, reports.HTMLFile, err)
 	}
+	sum.Files["summary"] = SummaryFile // the report lists it (written next; if not, NotWritten says so)
 	if err := reports.WriteSummaryJSON(filepath.Join(dir, SummaryFile), sum); err != nil {
+		delete(sum.Files, "summary")
 		sum.NotWritten = noteNotWritten(sum.NotWritten, SummaryFile, err)
 		return fmt.Errorf("%s not written: %w", SummaryFile, err)
 	}

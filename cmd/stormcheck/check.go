@@ -54,8 +54,7 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		fmt.Fprintln(stderr, "stormcheck check:", err)
 		return exitHarness
 	}
-	s := &reports.Summary{Scenario: sc.Name, Checks: results}
-	reports.WriteText(stdout, s)
+	reports.WriteText(stdout, checkedSummary(dir, sc, results))
 	code := exitOK
 	if truncated {
 		code = exitUndecided // what the missing records held was not judged
@@ -69,4 +68,17 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		}
 	}
 	return code
+}
+
+// checkedSummary is what check prints: the saved run's header (seed,
+// target, start, elapsed, as summary.json recorded them) with the new
+// verdicts. Without summary.json (a run killed before writing it) the
+// header has what the scenario says and no times.
+func checkedSummary(dir string, sc *scenarios.Scenario, results []checks.Result) *reports.Summary {
+	s := &reports.Summary{Scenario: sc.Name, File: sc.File, Seed: sc.Seed, Checks: results}
+	if saved, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile)); err == nil {
+		s.File, s.Seed, s.Target, s.Interrupted = saved.File, saved.Seed, saved.Target, saved.Interrupted
+		s.Started, s.Elapsed, s.Startup, s.LoadStart = saved.Started, saved.Elapsed, saved.Startup, saved.LoadStart
+	}
+	return s
 }

@@ -255,3 +255,19 @@ func TestValidateMessages(t *testing.T) {
 		t.Errorf("stdout:\n%s", out.String())
 	}
 }
+
+// TestToleranceHasOneDefault: --tolerance's help names its default once
+// (it used to add "(default -1)" after the real one).
+func TestToleranceHasOneDefault(t *testing.T) {
+	var out, errOut bytes.Buffer
+	run([]string{"compare", "--help"}, &out, &errOut)
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, "--tolerance float") {
+			if strings.Count(l, "default") != 1 || strings.Contains(l, "-1") {
+				t.Errorf("--tolerance help: %q", l)
+			}
+			return
+		}
+	}
+	t.Errorf("no --tolerance in compare --help:\n%s", out.String())
+}

@@ -16,10 +16,10 @@ func newReportCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report [--format text|html|json] RESULTS_DIR",
 		Short: "Print a saved run's report again from its summary.json",
-		Long: `Writes RESULTS_DIR/report.html again from RESULTS_DIR/summary.json and the
-latency logs in hlog/, and prints the report of the saved run: as text (the
-terminal report), the HTML page, or the summary as JSON. The exit code is the
-saved run's.`,
+		Long: `Prints the report of a saved run from RESULTS_DIR/summary.json and the latency
+logs in hlog/: as text (the terminal report) or the HTML page, and then also
+writes RESULTS_DIR/report.html again (atomically); or, with --format json, the
+summary as saved, writing nothing. The exit code is the saved run's.`,
 		Example: `  stormcheck report results/quickstart-20261122-091957
   stormcheck report --format json results/quickstart-20261122-091957 | jq .checks`,
 		Args:              exactArgs(1, "want exactly one results directory"),
@@ -43,9 +43,13 @@ func reportSaved(cmd *cobra.Command, dir, format string) int {
 	if s.Files == nil {
 		s.Files = map[string]string{}
 	}
-	s.Files["report"] = reports.HTMLFile // the page lists itself, as after a run
+	if format != "json" {
+		s.Files["report"] = reports.HTMLFile // the page lists itself, as after a run
+	}
 	code := s.ExitCode
-	if err := reports.WriteHTMLReport(dir, s); err != nil {
+	if format == "json" {
+		// The summary as saved: nothing in the folder is rewritten.
+	} else if err := reports.WriteHTMLReport(dir, s); err != nil {
 		fmt.Fprintln(stderr, "stormcheck report:", err)
 		code = exitHarness
 	} else {

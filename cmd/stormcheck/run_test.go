@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,9 +47,17 @@ func TestQuickstartThroughTheCommandLine(t *testing.T) {
 	if code := run([]string{"report", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "single-winner") {
 		t.Errorf("report: exit %d\n%s", code, out.String())
 	}
+	if !strings.Contains(report, "summary      summary.json") && !strings.Contains(report, "summary.json") {
+		t.Errorf("the files list lacks summary.json:\n%s", report)
+	}
 	out.Reset()
 	if code := run([]string{"check", dir}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "PASS") {
 		t.Errorf("check: exit %d\n%s", code, out.String())
+	}
+	// check prints the saved run's own header, not seed 0 and elapsed 0s.
+	want := fmt.Sprintf("seed %d", s.Seed)
+	if !strings.Contains(out.String(), want) || strings.Contains(out.String(), "elapsed 0s") || !strings.Contains(out.String(), s.Target) {
+		t.Errorf("check header lacks %q or the run's elapsed/target:\n%s", want, out.String())
 	}
 	if _, err := os.Stat(filepath.Join(dir, "azurite.log")); err != nil {
 		t.Error(err)
