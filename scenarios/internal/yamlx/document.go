@@ -12,9 +12,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// MaxFileBytes bounds a scenario or rule file. The largest file shipped is
-// about 20 KiB; a file a thousand times larger is not written by hand, and
-// refusing it before parsing bounds the loaders' time and memory.
+// MaxFileBytes bounds a scenario or rule file. The largest file shipped is a
+// 117 KiB rule file, scenarios are a few KiB; a file many times larger is
+// not written by hand, and refusing it before parsing bounds the loaders'
+// time and memory.
 const MaxFileBytes = 1 << 20
 
 // ReadFile reads a YAML file of at most MaxFileBytes. A larger file is
