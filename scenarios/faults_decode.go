@@ -40,16 +40,14 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) {
 			continue
 		}
 		names[f.Name] = f.Line
-		ua := s.UnreachableAfter
-		if ua == 0 {
-			ua = DefaultUnreachableAfter
-		}
-		if silent := f.Family() == "target" || (f.Kind == "net.blackhole" && f.Fraction == 1 && len(f.Services) == 0); silent && (f.For == 0 || f.For >= ua) {
+		// A window is added to unreachable_after by the runner; a blackhole
+		// on every connection for the whole run would still stop it.
+		if silent := f.Kind == "net.blackhole" && f.Fraction == 1 && len(f.Services) == 0; silent && f.For == 0 {
 			at := item
 			if v := d.at[index("faults", i)+".for"]; v != nil {
 				at = v
 			}
-			d.errorf(at, index("faults", i)+".for", "kind %s silences the target: its window must be shorter than unreachable_after (%v), or the run stops as unreachable; got %s", f.Kind, ua, forText(f.For))
+			d.errorf(at, index("faults", i)+".for", "kind %s on every connection for the whole run silences the target, and the run would stop as unreachable: give it a window (at + for, or every + for), a fraction below 1 or services", f.Kind)
 			continue
 		}
 		if s.Duration > 0 && f.For > 0 && f.At >= s.Duration {
@@ -267,10 +265,3 @@ func paramHint(kind string, spec FaultKindSpec) string {
 
 // pathMatchCheck reports a malformed glob pattern.
 func pathMatchCheck(pattern string) (bool, error) { return path.Match(pattern, "") }
-
-func forText(d time.Duration) string {
-	if d == 0 {
-		return "the whole run"
-	}
-	return d.String()
-}

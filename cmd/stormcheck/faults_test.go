@@ -27,3 +27,20 @@ func TestValidateFaults(t *testing.T) {
 		t.Fatalf("validate does not list the faults: %q", out.String())
 	}
 }
+
+// matrix names an unknown kind or scenario with what is allowed.
+func TestMatrixUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"matrix", "--kinds", "http.nope"}, `--kinds: unknown "http.nope"; allowed: http.server-busy`},
+		{[]string{"matrix", "--scenarios", "etag"}, `--scenarios: unknown "etag"; allowed: etag-counter`},
+		{[]string{"matrix", "extra"}, "matrix takes no arguments"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut.String(), c.want)
+		}
+	}
+}

@@ -117,6 +117,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newReportCmd(),
 		newConformCmd(),
 		newCompareCmd(),
+		newMatrixCmd(),
 		newKindsCmd(),
 		newInitCmd(),
 		newSchemaCmd(),

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+func newMatrixCmd() *cobra.Command {
+	var kinds, scens, out string
+	var duration time.Duration
+	cmd := &cobra.Command{
+		Use:   "matrix",
+		Short: "Run every core scenario under every fault kind and print the verdicts",
+		Long: `Runs each core scenario (a small workload of each core kind) under each fault
+kind, one short run per cell against its own managed Azurite, and prints the
+fault matrix: per cell the checks' verdicts, what the cell must show and the
+share of attempts with a known outcome.
+
+A cell without a broken promise must end with no check failing (a crash may
+cause a true lost update, named as such); a broken promise's cell must end
+with its check failing, and is n/a where that check does not run. Every
+cell's results stay under --out; matrix.md and matrix.json sum them up.
+Exit code 1 when a cell does not show what it must.`,
+		Example: `  stormcheck matrix                                   # all 11 scenarios x 21 kinds (long)
+  stormcheck matrix --scenarios etag-counter,queue-work --kinds http.drop-response,broken.early-visible
+  stormcheck matrix --duration 8s --out results/matrix`,
+		Args: exactArgs(0, "matrix takes no arguments (see --scenarios and --kinds)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ks, err := pickList(kinds, scenarios.FaultKindNames(), "--kinds")
+			if err != nil {
+				return usageErr(cmd.CommandPath(), err)
+			}
+			var all []string
+			for _, s := range runner.CoreScenarios {
+				all = append(all, s.Name)
+			}
+			names, err := pickList(scens, all, "--scenarios")
+			if err != nil {
+				return usageErr(cmd.CommandPath(), err)
+			}
+			var ss []runner.MatrixScenario
+			for _, s := range runner.CoreScenarios {
+				if slices.Contains(names, s.Name) {
+					ss = append(ss, s)
+				}
+			}
+			if duration <= 0 {
+				return usageErr(cmd.CommandPath(), fmt.Errorf("--duration %s: must be positive", duration))
+			}
+			if out == "" {
+				out = filepath.Join("results", "matrix-"+time.Now().Format("20060102-150405"))
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			defer stop()
+			fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: fault matrix, %d scenario(s) x %d kind(s), %s each, results in %s\n", len(ss), len(ks), duration, out)
+			cells, err := runner.RunMatrix(ctx, runner.MatrixOptions{Scenarios: ss, Kinds: ks, Duration: duration, Dir: out, Log: cmd.OutOrStdout()})
+			if len(cells) > 0 {
+				var md strings.Builder
+				_ = runner.WriteMatrixMarkdown(&md, cells, ks)
+				fmt.Fprintf(cmd.OutOrStdout(), "\n%s", md.String())
+				_ = os.WriteFile(filepath.Join(out, "matrix.md"), []byte(md.String()), 0o644)
+				if b, jerr := json.MarshalIndent(cells, "", "  "); jerr == nil {
+					_ = os.WriteFile(filepath.Join(out, "matrix.json"), b, 0o644)
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: matrix stopped: %v\n", err)
+				return exitWith(exitInterrupted)
+			}
+			for _, c := range cells {
+				if !c.OK {
+					return exitWith(exitViolation)
+				}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: all; `stormcheck validate` lists them)")
+	cmd.Flags().StringVar(&scens, "scenarios", "", "comma-separated core scenarios (default: all 11)")
+	cmd.Flags().DurationVar(&duration, "duration", 5*time.Second, "each cell's load")
+	cmd.Flags().StringVar(&out, "out", "", "results folder (default results/matrix-DATE-TIME)")
+	return cmd
+}
+
+// pickList splits a comma-separated flag value into items of allowed; ""
+// means all of them.
+func pickList(v string, allowed []string, flag string) ([]string, error) {
+	if v == "" {
+		return allowed, nil
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(allowed, s) {
+			return nil, fmt.Errorf("%s: unknown %q; allowed: %s", flag, s, strings.Join(allowed, ", "))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
