@@ -44,6 +44,11 @@ func main() {
 // the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdout, stderr)
+	if len(args) == 0 {
+		// No command: say what is missing (bad usage, exit 2).
+		fmt.Fprintf(stderr, "stormcheck: a command is needed\n\n%s%s", root.UsageString(), exitCodesHelp)
+		return exitUsage
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -95,10 +100,6 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Version:       versionString(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		// With no command, say what is missing: bad usage (exit 2).
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usageErr("", fmt.Errorf("stormcheck: a command is needed\n\n%s%s", cmd.UsageString(), exitCodesHelp))
-		},
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
