@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -92,7 +93,7 @@ type MatrixOptions struct {
 }
 
 // RunMatrix runs every scenario under every fault kind, one after another,
-// each a short run against its own managed Azurite.
+// each a short run; the cells of a row share one managed Azurite.
 func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixCell, error) {
 	if o.Duration <= 0 {
 		o.Duration = 5 * time.Second
@@ -102,22 +103,33 @@ func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixCell, error) {
 	}
 	var cells []MatrixCell
 	for _, s := range o.Scenarios {
+		// One Azurite per row: its start is most of a short cell's time.
+		// Each cell's resources are its run's own (run-prefixed), and a
+		// target fault restarts it.
+		inst, err := azurite.Start(ctx, azurite.Options{Version: scenarios.DefaultAzuriteVersion, WorkDir: filepath.Join(o.Dir, s.Name+"--azurite")})
+		if err != nil {
+			return cells, fmt.Errorf("matrix: row %s: %w", s.Name, err)
+		}
 		for _, kind := range o.Kinds {
 			if ctx.Err() != nil {
+				inst.Stop()
 				return cells, ctx.Err()
 			}
-			c := runCell(ctx, s, kind, o)
+			c := runCell(ctx, s, kind, o, inst)
 			if o.Log != nil {
 				fmt.Fprintf(o.Log, "%s\n", c.Line())
 			}
 			cells = append(cells, c)
+		}
+		if err := inst.Stop(); err != nil && o.Log != nil {
+			fmt.Fprintf(o.Log, "row %s: stopping Azurite: %v\n", s.Name, err)
 		}
 	}
 	return cells, nil
 }
 
 // runCell runs one cell.
-func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions) MatrixCell {
+func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions, inst *azurite.Instance) MatrixCell {
 	c := MatrixCell{Scenario: s.Name, Fault: kind, Applies: true, Want: "no check fails"}
 	spec := scenarios.FaultKinds[kind]
 	if kind == "target.crash" {
@@ -138,7 +150,7 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 		}
 	}
 	start := time.Now()
-	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(o.Dir, s.Name+"--"+kind)})
+	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(o.Dir, s.Name+"--"+kind), Target: TargetOptions{Azurite: inst}})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()

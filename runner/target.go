@@ -43,6 +43,9 @@ type Target struct {
 	managed    bool
 	azurite    *azurite.Instance
 	proxy      *throttle.Proxy
+	// borrowed is set when the managed Azurite is the caller's
+	// (TargetOptions.Azurite): Close leaves it running.
+	borrowed bool
 	// faults is the run's fault schedule (nil: no faults).
 	faults *faults.Schedule
 	// network is the Toxiproxy stage of network faults (nil: none).
@@ -69,6 +72,10 @@ type TargetOptions struct {
 	// between the clients and a managed Azurite, enforcing Capacity.
 	Emulation *scenarios.Emulation
 	Capacity  scenarios.Capacity
+	// Azurite, when set, is a managed Azurite the caller started and will
+	// stop, used instead of starting one (the fault matrix runs a row of
+	// cells on one instance).
+	Azurite *azurite.Instance
 	// Faults, when set, is the scenario's fault schedule: its HTTP faults
 	// run as stages of the proxy chain in front of a managed Azurite.
 	Faults *faults.Schedule
@@ -95,9 +102,15 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 	}
 	switch kind {
 	case scenarios.TargetAzurite, "":
-		inst, serr := azurite.Start(ctx, azurite.Options{Version: st.AzuriteVersion, WorkDir: o.WorkDir, Progress: o.Progress})
-		if serr != nil {
-			return nil, serr
+		inst := o.Azurite
+		if inst == nil {
+			var serr error
+			inst, serr = azurite.Start(ctx, azurite.Options{Version: st.AzuriteVersion, WorkDir: o.WorkDir, Progress: o.Progress})
+			if serr != nil {
+				return nil, serr
+			}
+		} else {
+			t.borrowed = true
 		}
 		t.azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
 		if o.Faults != nil {
@@ -206,6 +219,9 @@ func (t *Target) Close() error {
 	if t.proxy != nil {
 		t.proxy.Close()
 		t.proxy = nil
+	}
+	if t.azurite != nil && t.borrowed {
+		t.azurite = nil // the caller's: it stops it
 	}
 	if t.azurite != nil {
 		err := t.azurite.Stop()
