@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,5 +122,29 @@ func TestFaultKindsDocumented(t *testing.T) {
 		if strings.HasPrefix(n, "broken.") != (spec.Check != "") {
 			t.Errorf("%s: a broken promise names the check that must fail, and only it", n)
 		}
+	}
+}
+
+// The README's faults example is a complete scenario that loads.
+func TestREADMEFaultsExampleLoads(t *testing.T) {
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(b), "## Faults (`faults:`)")
+	if !ok {
+		t.Fatal("README has no Faults section")
+	}
+	_, ex, ok := strings.Cut(sec, "```yaml\n")
+	ex, _, ok2 := strings.Cut(ex, "```")
+	if !ok || !ok2 {
+		t.Fatal("the Faults section has no yaml example")
+	}
+	s, err := Parse("README.md", []byte(ex))
+	if err != nil {
+		t.Fatalf("the README's faults example does not load: %v", err)
+	}
+	if len(s.Faults) != 3 {
+		t.Fatalf("%d faults, want 3", len(s.Faults))
 	}
 }
