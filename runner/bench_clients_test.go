@@ -215,6 +215,7 @@ workloads:
 		slices.Sort(ratios)
 		b.ReportMetric(ratios[len(ratios)/2], "cpu-"+c.name+"/azblob")
 		b.ReportMetric(cc/bc, "cpu-total-"+c.name+"/azblob")
+		b.ReportMetric(bc/cc, "calls-per-core-"+c.name+"/azblob")
 		b.ReportMetric(ca/ba, "allocs-"+c.name+"/azblob")
 		b.ReportMetric(cb/bb, "bytes-"+c.name+"/azblob")
 	}
