@@ -2,21 +2,12 @@ package runner
 
 import (
 	"context"
-	"io"
-	"math/rand/v2"
 	"path/filepath"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
-	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -101,40 +92,12 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// plainLoop is the bare azblob loop: read, then If-Match write.
+// plainLoop is the bare azblob loop (bareLoop) and how long it took.
 func plainLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration) (int64, time.Duration) {
-	var calls atomic.Int64
-	var wg sync.WaitGroup
+	var lost atomic.Int64
 	start := time.Now()
-	deadline := start.Add(d)
-	for a := 0; a < actors; a++ {
-		wg.Add(1)
-		go func(seed uint64) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 1))
-			for time.Now().Before(deadline) {
-				bb := bl.block(KeyName(r.IntN(nkeys)))
-				resp, err := bb.DownloadStream(ctx, nil)
-				calls.Add(1)
-				if err != nil {
-					continue
-				}
-				data, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				cur, err := checks.ParseCounterValue(string(data))
-				if err != nil || resp.ETag == nil {
-					continue
-				}
-				et := azcore.ETag(*resp.ETag)
-				v := checks.CounterValue{N: cur.N + 1, Tag: "p"}.Format(0)
-				_, _ = bb.Upload(ctx, streaming.NopCloser(strings.NewReader(v)), &blockblob.UploadOptions{
-					AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &et}}})
-				calls.Add(1)
-			}
-		}(uint64(a))
-	}
-	wg.Wait()
-	return calls.Load(), time.Since(start)
+	n := bareLoop(ctx, bl, actors, nkeys, d, &lost)
+	return n, time.Since(start)
 }
 
 // harnessLoop runs the same workload through the closed-loop executor.
