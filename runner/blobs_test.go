@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
@@ -14,16 +15,20 @@ import (
 // Azurite with every check that applies (porcupine included, on small
 // keys) and expects them all to pass: Azurite's blob concurrency core
 // behaves as documented, so a failure here is a false positive to chase.
+// Each workload is bounded by its iterations, not by time (a 4 s run on a
+// loaded machine once made no conditional read that came back 304); the
+// duration is only a cap, far above what the iterations take.
 func TestBlobConcurrencyWorkloads(t *testing.T) {
+	const limit = 3 * time.Minute
 	sc := parse(t, `
 name: blobs
-duration: 4s
+duration: 3m
 workloads:
-  - {name: lww, kind: blob.lww, actors: 4, keys: 2, params: {conditional_reads: 0.5}}
-  - {name: blocks, kind: blob.block-commit, actors: 3, keys: 1, params: {blocks: 3}}
-  - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, params: {conditional_reads: 0.8, date_conditions: 0.5}}
-  - {name: mutex, kind: blob.lease-mutex, actors: 4, params: {misbehave: 0.5, lease_duration: 15s}}
-  - {name: leases, kind: blob.lease-lifecycle, actors: 6, keys: 2}
+  - {name: lww, kind: blob.lww, actors: 4, keys: 2, iterations: 80, params: {conditional_reads: 0.5}}
+  - {name: blocks, kind: blob.block-commit, actors: 3, keys: 1, iterations: 24, params: {blocks: 3}}
+  - {name: cached, kind: blob.etag-counter, actors: 3, keys: 1, iterations: 60, params: {conditional_reads: 0.8, date_conditions: 0.5}}
+  - {name: mutex, kind: blob.lease-mutex, actors: 4, iterations: 40, params: {misbehave: 0.5, lease_duration: 15s}}
+  - {name: leases, kind: blob.lease-lifecycle, actors: 6, keys: 2, iterations: 40}
 checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-protocol, date-conditions]
 `)
 	dir := filepath.Join(t.TempDir(), "results")
@@ -31,6 +36,7 @@ checks: [no-lost-updates, version-chain, linearizable, lease-exclusion, lease-pr
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireIterationsDone(t, sum, limit)
 	torn := tornReadsOnly(sum.Checks, "blocks")
 	for _, r := range sum.Checks {
 		if r.Workload == "blocks" && torn && r.Verdict == checks.Fail {
@@ -132,19 +138,21 @@ func overlapsItsWriter(ops []checks.Op) bool {
 
 // TestContainerWorkloads: container leases (only Delete is enforced) and
 // date-conditioned container writes, against managed Azurite.
+// Bounded by iterations, not time (the duration is a cap).
 func TestContainerWorkloads(t *testing.T) {
 	sc := parse(t, `
 name: containers
-duration: 4s
+duration: 3m
 workloads:
-  - {name: leased, kind: container.lease, actors: 6, keys: 2}
-  - {name: dated, kind: container.etag, actors: 6, keys: 2}
+  - {name: leased, kind: container.lease, actors: 6, keys: 2, iterations: 60}
+  - {name: dated, kind: container.etag, actors: 6, keys: 2, iterations: 40}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
+	requireIterationsDone(t, sum, 3*time.Minute)
 	if len(sum.Checks) != 2 || !allPass(sum.Checks) {
 		t.Fatalf("checks: %+v", sum.Checks)
 	}
