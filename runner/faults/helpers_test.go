@@ -68,7 +68,16 @@ func oneFault(kind string, edit func(*scenarios.Fault)) *Schedule {
 
 func put(t *testing.T, base, path, body string) (*http.Response, string, error) {
 	t.Helper()
+	return putIf(t, base, path, body, "")
+}
+
+// putIf is put with If-Match etag ("" for none).
+func putIf(t *testing.T, base, path, body, etag string) (*http.Response, string, error) {
+	t.Helper()
 	req, _ := http.NewRequest(http.MethodPut, base+path, strings.NewReader(body))
+	if etag != "" {
+		req.Header.Set("If-Match", etag)
+	}
 	req.Header.Set("x-ms-client-request-id", "req-"+body)
 	req.Header.Set("x-ms-version", "2025-01-05")
 	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
