@@ -277,7 +277,12 @@ func (c *AtLeastOnce) Finish() Result {
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	decided := 0
+	if t.queues > 0 {
+		// Acknowledged puts whose fate the drain settled, and deliveries.
+		decided = t.acked - t.undrained - t.hidden + t.deliveries + t.maybeFound + t.maybeNotFound
+	}
+	return r.decided(decided)
 }
 
 func aloFirstN(s []string, n int) []string {

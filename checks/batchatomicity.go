@@ -115,7 +115,11 @@ func (c *BatchAtomicity) Finish() Result {
 	if x.reused > 0 {
 		undecided = append(undecided, plural(x.reused, "stamp", "stamps")+" reused by several batches")
 	}
-	return v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "")
+	decided := 0
+	if t.batches > 0 {
+		decided = t.batches + len(x.reads)
+	}
+	return v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided)
 }
 
 // baProblem is the first sighting of one stamp that should not have been

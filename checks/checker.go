@@ -41,12 +41,34 @@ type Result struct {
 	// Violations, at most MaxViolations of them; Total counts them all.
 	Violations []Violation `json:"violations,omitempty"`
 	Total      int         `json:"violations_total"`
+	// Decided counts the operations the check judged (each check says
+	// what it counts: writes and reads placed, lease calls judged, batches
+	// settled). Zero means the check decided nothing, and then its verdict
+	// is never a pass (see decided).
+	Decided int `json:"decided"`
+	// Unknown says what became of the writes of unknown outcome (a timeout,
+	// a reset, a lost response) for a check that judges them; nil for the
+	// others.
+	Unknown *UnknownWrites `json:"unknown_writes,omitempty"`
 	// Artifacts are files the check wants kept with the results (name ->
 	// content, e.g. porcupine's HTML picture of a violation); the runner
 	// writes them and lists them in Files. Checkers stay free of I/O.
 	Artifacts map[string][]byte `json:"-"`
 	// Files are the artifacts' paths relative to the results directory.
 	Files []string `json:"files,omitempty"`
+}
+
+// UnknownWrites counts the writes whose outcome the client never learned,
+// by what the check could infer from the rest of the history.
+type UnknownWrites struct {
+	// Applied: the write took effect (its value was read later, or a later
+	// write's condition consumed it).
+	Applied int `json:"applied"`
+	// NotApplied: the write certainly did not take effect (its base ETag
+	// was consumed by another applied write, it lost the race).
+	NotApplied int `json:"not_applied"`
+	// Open: nothing in the history settles it.
+	Open int `json:"open"`
 }
 
 // MaxViolations bounds how many violations a result carries in full.
@@ -128,6 +150,20 @@ func (v *violations) conclude(name string, b *strings.Builder, undecided []strin
 	r := v.result(name, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
+	}
+	return r
+}
+
+// decided records how many operations the check judged. A check that
+// judged none has no verdict: a pass becomes undecided, and the summary says
+// why if it does not already (a check that decided nothing is never a pass).
+func (r Result) decided(n int) Result {
+	r.Decided = max(n, 0)
+	if r.Decided == 0 && r.Verdict == Pass {
+		r.Verdict = Undecided
+		if !strings.Contains(r.Summary, "undecided") {
+			r.Summary += " (undecided: no operation judged)"
+		}
 	}
 	return r
 }

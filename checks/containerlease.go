@@ -68,5 +68,5 @@ func (c *ContainerLease) Finish() Result {
 	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
 		r.Verdict = Undecided
 	}
-	return r
+	return r.decided(pt.leaseJudged + pt.dataJudged)
 }

@@ -108,7 +108,10 @@ func (d *dateConditions) Finish() Result {
 	for _, name := range names {
 		d.judgeKey(name, d.keys[name])
 	}
-	return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.total)))
+	if d.n == 0 && d.v.total == 0 {
+		return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), 0 date-conditioned requests: undecided, nothing to check", len(d.keys))).decided(0)
+	}
+	return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.total))).decided(d.n)
 }
 
 func verdictWords(n int) string {

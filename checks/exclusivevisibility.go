@@ -95,7 +95,10 @@ func (c *ExclusiveVisibility) Finish() Result {
 	if r.Verdict == Pass && t.windows == 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	if t.windows == 0 {
+		return r.decided(0)
+	}
+	return r.decided(t.deliveries)
 }
 
 // evWindow is a span over which a message is certainly invisible.

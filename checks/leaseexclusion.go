@@ -57,7 +57,10 @@ func (c *LeaseExclusion) Finish() Result {
 	if r.Verdict == Pass && t.acquired == 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	if t.acquired == 0 {
+		return r.decided(0)
+	}
+	return r.decided(t.acquired + t.breaks + t.expiries + t.writes)
 }
 
 // leaseExclTotals counts what the exclusion checks covered.

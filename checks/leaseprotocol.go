@@ -101,7 +101,10 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 	if r.Verdict == Pass && (t.keys == 0 || t.leaseJudged+t.dataJudged == 0) {
 		r.Verdict = Undecided
 	}
-	return r
+	if t.keys == 0 {
+		return r.decided(0)
+	}
+	return r.decided(t.leaseJudged + t.dataJudged)
 }
 
 // checkProtocol judges every lease call and every operation of the key

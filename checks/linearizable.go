@@ -311,7 +311,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	artifacts := map[string][]byte{}
 	var st linStats
 	var failed, undecided []string
-	passed, byVC := 0, 0
+	passed, byVC, decided := 0, 0, 0
 	for _, o := range outs {
 		st.dropped += o.stats.dropped
 		st.stripped += o.stats.stripped
@@ -322,11 +322,13 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 		switch o.verdict {
 		case Pass:
 			passed++
+			decided += o.k.n
 			if o.vc != nil {
 				byVC++
 			}
 		case Fail:
 			failed = append(failed, o.k.key)
+			decided += o.k.n
 			if o.vc != nil {
 				for _, x := range o.vc.Violations {
 					v.add(o.k.key, "decided by version-chain (too large for porcupine): "+x.Message, x.Ops...)
@@ -345,7 +347,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	}
 	var b strings.Builder
 	if len(outs) == 0 {
-		b.WriteString("no blob reads or writes in the history")
+		b.WriteString("no blob reads or writes in the history: undecided, nothing to check")
 	} else {
 		fmt.Fprintf(&b, "%s, %s", plural(len(outs), "key", "keys"), plural(st.ops, "op", "ops"))
 		fmt.Fprintf(&b, " (pre-pass: %s verified and stripped, %s resolved by a read, %s dropped as immaterial, %s left to search)",
@@ -375,5 +377,5 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	if len(artifacts) > 0 {
 		r.Artifacts = artifacts
 	}
-	return r
+	return r.decided(decided)
 }

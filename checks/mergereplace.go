@@ -188,7 +188,8 @@ func (c *MergeReplace) Finish() Result {
 	if t.noTag > 0 {
 		undecided = append(undecided, plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
-	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "")
+	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
+		decided(t.reads)
 }
 
 // mrShown is one property a read showed.

@@ -591,5 +591,9 @@ func (t *nluTotals) result(v *violations) Result {
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	if t.withFinal == 0 {
+		// Without a final read no increment can be counted.
+		return r.decided(0)
+	}
+	return r.decided(t.acked + t.resolved + t.withFinal)
 }

@@ -113,7 +113,10 @@ func (c *SingleWinner) Finish() Result {
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	if t.rounds == t.noFinal {
+		return r.decided(0)
+	}
+	return r.decided(t.attempts + t.rounds - t.noFinal)
 }
 
 func (r *swRound) finish(v *violations, t *swTotals) {

@@ -449,5 +449,5 @@ func (t *vcTotals) result(v *violations) Result {
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
-	return r
+	return r.decided(t.writes + t.reads + t.refusals)
 }

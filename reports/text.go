@@ -360,7 +360,7 @@ func writeChecks(w *errWriter, rs []checks.Result, failed string) {
 		if len(prefix) > TextWidth/2 {
 			hang = "    "
 		}
-		for _, l := range breakLine(prefix+r.Summary, len(prefix), hang) {
+		for _, l := range breakLine(prefix+r.Summary+decidedNote(r), len(prefix), hang) {
 			w.printf(noWrap+"%s\n", l)
 		}
 		if r.Verdict != checks.Fail {
@@ -417,4 +417,18 @@ func timeBase(s *Summary) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// decidedNote is what a check result adds to its line: how many operations
+// it decided and, where it judges writes of unknown outcome, what became of
+// them.
+func decidedNote(r checks.Result) string {
+	if r.Decided == 0 && r.Unknown == nil {
+		return "" // a result from before the count, or one that decided nothing (it says so)
+	}
+	note := fmt.Sprintf(" [%s decided", plural(int64(r.Decided), "operation"))
+	if u := r.Unknown; u != nil {
+		note += fmt.Sprintf("; unknown writes: %d applied, %d not applied, %d open", u.Applied, u.NotApplied, u.Open)
+	}
+	return note + "]"
 }
