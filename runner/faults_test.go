@@ -12,11 +12,14 @@ import (
 )
 
 // httpFaultsScenario puts every HTTP fault kind on a counter and a
-// create-once race against a managed Azurite, all through the load.
+// create-once race against a managed Azurite, all through the load. The
+// workloads are bounded by iterations, not time, so every fault has
+// hundreds of requests to touch however slow the machine (the duration is
+// only a cap).
 const httpFaultsScenario = `
 name: http-faults
 seed: 11
-duration: 4s
+duration: 3m
 timeout: 3s
 retry: {max_attempts: 4, base: 20ms, max: 200ms}
 workloads:
@@ -24,9 +27,11 @@ workloads:
     kind: blob.etag-counter
     actors: 4
     keys: 2
+    iterations: 150
   - name: create
     kind: blob.create-once
     actors: 3
+    iterations: 60
 faults:
   - {kind: http.drop-response, name: drop, ops: [blob.put], fraction: 0.1}
   - {kind: http.timeout-after, name: late, ops: [blob.put], fraction: 0.1}
@@ -48,6 +53,7 @@ func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, log.String())
 	}
+	requireIterationsDone(t, sum, 3*time.Minute)
 	for _, r := range sum.Checks {
 		if r.Verdict == checks.Fail {
 			t.Errorf("check %s on %s failed under HTTP faults: %s %+v", r.Check, r.Workload, r.Summary, r.Violations)

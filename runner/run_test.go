@@ -135,9 +135,9 @@ func TestRunAgainstManagedAzurite(t *testing.T) {
 func TestInjectedViolationInRealHistory(t *testing.T) {
 	sc := parse(t, `
 name: inject
-duration: 2s
+duration: 3m
 workloads:
-  - {name: counter, kind: blob.etag-counter, actors: 4}
+  - {name: counter, kind: blob.etag-counter, actors: 4, iterations: 20}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := Run(context.Background(), sc, Options{ResultsDir: dir}); err != nil {

@@ -158,10 +158,10 @@ checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atom
 func TestInjectedTableAndQueueViolations(t *testing.T) {
 	sc := parse(t, `
 name: inject
-duration: 3s
+duration: 3m
 workloads:
-  - {name: batch, kind: table.batch, actors: 3, keys: 1, params: {batch_size: 4, rows: 8}}
-  - {name: work, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s, crash_fraction: 0}}
+  - {name: batch, kind: table.batch, actors: 3, keys: 1, iterations: 12, params: {batch_size: 4, rows: 8}}
+  - {name: work, kind: queue.work, actors: 3, iterations: 30, params: {producers: 1, visibility: 1s, crash_fraction: 0}}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	if _, err := Run(context.Background(), sc, Options{ResultsDir: dir}); err != nil {

@@ -48,8 +48,13 @@ thresholds:
 		}
 		dirs = append(dirs, dir)
 	}
+	// Two real runs one after the other on a loaded machine can differ by
+	// any factor a load spike makes (p50 2 ms then 15 ms): a tolerance of
+	// 1e9 (a change a 3 s run cannot make) keeps this a test of compare
+	// reading thresholded runs, not of the machine's steadiness; the
+	// verdict is TestCompareVerdictOnSyntheticRuns'.
 	var out, errOut bytes.Buffer
-	code := run([]string{"compare", "--tolerance", "5", dirs[0], dirs[1]}, &out, &errOut)
+	code := run([]string{"compare", "--tolerance", "1e9", dirs[0], dirs[1]}, &out, &errOut)
 	if code != exitOK || !strings.Contains(out.String(), "workload counter") || !strings.Contains(out.String(), "no regression") {
 		t.Errorf("compare exit %d:\n%s\n%s", code, out.String(), errOut.String())
 	}
