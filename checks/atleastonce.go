@@ -282,6 +282,9 @@ func (c *AtLeastOnce) Finish() Result {
 		// Acknowledged puts whose fate the drain settled, and deliveries.
 		decided = t.acked - t.undrained - t.hidden + t.deliveries + t.maybeFound + t.maybeNotFound
 	}
+	if t.maybe > 0 {
+		r.Unknown = &UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
+	}
 	return r.decided(decided)
 }
 

@@ -277,6 +277,7 @@ func realBase(ifMatch string) bool { return ifMatch != "" && ifMatch != "*" }
 // nluTotals accumulates the summary over keys.
 type nluTotals struct {
 	keys, acked, unknown, resolved int
+	unkApplied, unkNotApplied      int // unknown attempts resolved either way
 	finals, withFinal              int
 	finalSum                       int64
 	noSetup, noFinal, unattributed int
@@ -426,6 +427,14 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		t.unknown++
 		if w.state != wMaybe || best[w.logical] >= wProven {
 			t.resolved++
+		}
+		switch {
+		case w.state == wLost:
+			t.unkNotApplied++
+		case w.state.applied() || best[w.logical] >= wProven:
+			// Its value was read, or the increment it carried was (a
+			// retry of the same logical operation): it took effect.
+			t.unkApplied++
 		}
 	}
 
@@ -590,6 +599,9 @@ func (t *nluTotals) result(v *violations) Result {
 	r := v.result(NoLostUpdatesName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
+	}
+	if t.unknown > 0 {
+		r.Unknown = &UnknownWrites{Applied: t.unkApplied, NotApplied: t.unkNotApplied, Open: t.unknown - t.unkApplied - t.unkNotApplied}
 	}
 	if t.withFinal == 0 {
 		// Without a final read no increment can be counted.

@@ -360,7 +360,7 @@ func (c *VersionChain) op(k *vcKey, i int32) *Op {
 // vcTotals accumulates the summary over keys.
 type vcTotals struct {
 	keys, writes, chains, reads, refusals       int
-	unknown, proven, lost                       int
+	unknown, proven, lost, open                 int
 	noFinal, unattributed, ambiguous, dupValues int
 	unmodeled                                   map[string]int
 }
@@ -448,6 +448,9 @@ func (t *vcTotals) result(v *violations) Result {
 	r := v.result(VersionChainName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
+	}
+	if t.proven+t.lost+t.open > 0 {
+		r.Unknown = &UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
 	}
 	return r.decided(t.writes + t.reads + t.refusals)
 }

@@ -424,7 +424,11 @@ func (a *vcRun) totals(t *vcTotals) {
 		} else if r.ifMatch >= 0 {
 			if b := a.verOfETag[r.ifMatch]; b >= 0 && a.vers[b].next >= 0 {
 				t.lost++ // its base was consumed by another applied write (rule 4)
+			} else {
+				t.open++
 			}
+		} else {
+			t.open++
 		}
 	}
 }
