@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -105,7 +106,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		e.Rec.Record(&a.op)
 		op := a.op
 		a.noteAnswer(&op, ctx)
-		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() {
+		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) {
 			return op
 		}
 		t := time.NewTimer(backoff(a.Rand, e.Retry.Base, e.Retry.Max, try))
@@ -116,6 +117,17 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		case <-t.C:
 		}
 	}
+}
+
+// readFirst reports whether a failed attempt must not be retried as it is:
+// a conditional write (If-Match on an ETag the actor read, or a create-once)
+// whose outcome is unknown may have taken effect, so its condition no
+// longer says anything. The actor goes back to its loop, which reads before
+// it writes again (CHECKERS.md, unknown outcomes, rule 6).
+func readFirst(op *checks.Op) bool {
+	conditional := (op.In.IfMatch != "" && op.In.IfMatch != "*") || op.In.IfNoneMatch == "*"
+	mayHaveApplied := op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
+	return conditional && mayHaveApplied
 }
 
 // noteAnswer counts attempts in a row that the target did not answer.

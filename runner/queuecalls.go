@@ -90,9 +90,15 @@ func intPtr(p *int32) *int {
 	return &v
 }
 
-// put enqueues text (the same text on every attempt: one logical message).
-func (q *queues) put(ctx context.Context, a *Actor, name, text string) checks.Op {
+// put enqueues a message with the text textOf gives.
+//
+// text is called once per attempt: every attempt, retries included, sends a
+// text no other attempt sent, so a retried put whose first attempt's
+// outcome is unknown can be told apart from it (a delivery of the first
+// text resolves it as applied; at-least-once judges each text).
+func (q *queues) put(ctx context.Context, a *Actor, name string, textOf func() string) checks.Op {
 	return a.DoOut(ctx, Call{Kind: checks.KindQueuePut, Key: name}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+		text := textOf()
 		in := checks.Input{Value: text}
 		r, err := q.client(name).EnqueueMessage(ctx, text, nil)
 		if err != nil {

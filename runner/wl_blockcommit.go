@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -69,14 +70,32 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 		return
 	}
 	content := strings.Join(parts, "")
-	a.Do(ctx, Call{Kind: "blob.commit", Key: key, Conflicts: conflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		in := checks.Input{IfMatch: etag, Value: content}
+	outer := ctx
+	a.Do(ctx, Call{Kind: "blob.commit", Key: key, Conflicts: conflictPrecondition}, func(ctx context.Context, try int) (checks.Input, string, error) {
+		list, value := ids, content
+		if try > 1 {
+			// Every attempt writes a value no other attempt wrote: a retry
+			// commits the same blocks plus a marker block of its own, so a
+			// read tells which attempt's list took effect (an unknown
+			// commit can be resolved by a later read).
+			rtag := a.Tag()
+			mid, marker := blockID(rtag, p.Blocks), fmt.Sprintf("retry:%s;", rtag)
+			if !w.stage(outer, a, key, []string{mid}, []string{marker}) {
+				return checks.Input{IfMatch: etag, Value: content + marker}, "", errRetryNotStaged
+			}
+			list, value = append(append([]string(nil), ids...), mid), content+marker
+		}
+		in := checks.Input{IfMatch: etag, Value: value}
 		et := azcore.ETag(etag)
-		_, err := w.b.block(key).CommitBlockList(ctx, ids, &blockblob.CommitBlockListOptions{
+		_, err := w.b.block(key).CommitBlockList(ctx, list, &blockblob.CommitBlockListOptions{
 			AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: &et}}})
 		return in, "", err
 	})
 }
+
+// errRetryNotStaged: a retried commit whose marker block could not be
+// staged is not sent (the attempt is recorded, certainly not applied).
+var errRetryNotStaged = errors.New("retry's marker block not staged: commit not sent")
 
 // stage puts the commit's blocks in parallel, each from its own sub-actor
 // (an Actor serves one goroutine), and reports whether all were staged.

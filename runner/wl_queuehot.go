@@ -35,7 +35,7 @@ func (w *queueHot) Iterate(ctx context.Context, a *Actor) {
 	p := a.env.Params
 	name := w.q.names[a.Key()]
 	if a.Rand.Float64() >= p.ReadFraction {
-		w.q.put(ctx, a, name, messageText(a.Tag(), p.PayloadBytes))
+		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
 		return
 	}
 	got := w.q.get(ctx, a, name, p.MessagesPerGet, hotVisibility)

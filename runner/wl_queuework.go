@@ -42,7 +42,7 @@ func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
 	p := a.env.Params
 	name := w.q.names[a.Key()]
 	if a.ID < p.Producers {
-		w.q.put(ctx, a, name, messageText(a.Tag(), p.PayloadBytes))
+		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
 		return
 	}
 	got := w.q.get(ctx, a, name, p.MessagesPerGet, p.Visibility)
