@@ -2,8 +2,8 @@ package runner
 
 import (
 	"context"
-	"os"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
