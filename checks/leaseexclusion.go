@@ -175,7 +175,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 				second = w
 			}
 		}
-		var hit *lsWin
+		var hit *lockWindow
 		for _, c := range []int{best, second} {
 			if c >= 0 && m.wins[c].end >= q.ret && (q.g < 0 || m.wins[c].id != q.id) {
 				hit = &m.wins[c]
@@ -189,11 +189,11 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		op := m.op(q.i)
 		if q.g >= 0 {
 			m.flag(q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
-				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end)),
+				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
 			m.flag(q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, lsFmtT(hit.end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
 	}
@@ -210,7 +210,7 @@ func (m *leaseModel) unheldDelete(i int) {
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
 			m.flag(i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, lsFmtT(end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
 		}
@@ -240,7 +240,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		return
 	}
 	g := &m.grants[last]
-	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.op(g.i).Seq, lsFmtT(g.pEnd))
+	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.op(g.i).Seq, fmtHarnessTime(g.pEnd))
 	if g.pBy >= 0 {
 		by := m.op(g.pBy)
 		switch act := m.sp.action(by.Kind); {
@@ -249,7 +249,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		case act == laChange && normLeaseID(by.In.LeaseID) == id:
 			why = fmt.Sprintf("after #%d changed it to %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
 		case act == laBreak:
-			why = fmt.Sprintf("after #%d broke it (possibly held until %s)", by.Seq, lsFmtT(g.pEnd))
+			why = fmt.Sprintf("after #%d broke it (possibly held until %s)", by.Seq, fmtHarnessTime(g.pEnd))
 		case act == laAcquire || act == laRenew || act == laChange:
 			why = fmt.Sprintf("after #%d was granted lease %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
 		default:
@@ -295,7 +295,7 @@ func (m *leaseModel) expired(gi int, lastCall int64) bool {
 			break
 		}
 	}
-	for _, x := range []*lsEndIndex{m.endIdx[g.id], m.endIdx["*"]} {
+	for _, x := range []*leaseEndIndex{m.endIdx[g.id], m.endIdx["*"]} {
 		if x == nil {
 			continue
 		}

@@ -161,13 +161,13 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 		return
 	}
 	x, p := normLeaseID(op.In.LeaseID), normLeaseID(op.In.ProposedLeaseID)
-	allowed := lsUnion(c, func(s lsState) []string { return leaseAllowed(s, act, x, p) })
+	allowed := allowedInAny(c, func(s leaseState) []string { return leaseAllowed(s, act, x, p) })
 	if allowed == nil {
 		t.ambiguous++
 		return
 	}
 	t.leaseJudged++
-	if lsAllows(allowed, ans) {
+	if answerAllowed(allowed, ans) {
 		return
 	}
 	how := "may have been"
@@ -175,7 +175,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 		how = "was"
 	}
 	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answer(op), how, c, lsDescribe(allowed, act, 409)),
+		name, answer(op), how, c, describeAllowed(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
 }
 
@@ -214,7 +214,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 		t.ambiguous++
 		return
 	}
-	allowed := lsUnion(c, func(s lsState) []string { return m.sp.dataAllowed(s, cl, x) })
+	allowed := allowedInAny(c, func(s leaseState) []string { return m.sp.dataAllowed(s, cl, x) })
 	if allowed == nil {
 		t.ambiguous++
 		return
@@ -223,7 +223,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	if c.certain {
 		t.whileLeased++
 	}
-	if lsAllows(allowed, ans) {
+	if answerAllowed(allowed, ans) {
 		return
 	}
 	how := "may have been"
@@ -231,7 +231,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 		how = "was"
 	}
 	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answer(op), how, c, lsDescribe(allowed, laNone, 412)),
+		name, answer(op), how, c, describeAllowed(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
 

@@ -53,7 +53,7 @@ func (c lsimConfig) String() string {
 }
 
 // lsimState is the lease state at harness time t.
-func (l *lsimLease) state(t int64) lsKind {
+func (l *lsimLease) state(t int64) leaseStateKind {
 	switch {
 	case l.id == "":
 		return lsAvailable
@@ -109,8 +109,8 @@ func (s *leaseSim) apply(op *Op, t int64) {
 	}
 	grant := func(id string, dur int64) {
 		h := s.toHarness(dur)
-		*l = lsimLease{id: id, dur: dur, expiry: lsAdd(t, h)}
-		l.graceUntil = lsAdd(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
+		*l = lsimLease{id: id, dur: dur, expiry: addBound(t, h)}
+		l.graceUntil = addBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
 	}
 	sp := blobLeaseSpace
 	if s.cfg.space == "container." {
@@ -155,8 +155,8 @@ func (s *leaseSim) apply(op *Op, t int64) {
 		switch {
 		case st == lsLeased && x == l.id, st == lsExpired && x == l.id:
 			if l.dur != lsInf {
-				l.expiry = lsAdd(t, s.toHarness(l.dur))
-				l.graceUntil = lsAdd(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
+				l.expiry = addBound(t, s.toHarness(l.dur))
+				l.graceUntil = addBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
 			}
 			ok(200)
 		case (st == lsBreaking || st == lsBroken) && x == l.id:
@@ -207,11 +207,11 @@ func (s *leaseSim) apply(op *Op, t int64) {
 			case p < 0:
 				l.breakEnd = l.expiry
 			default:
-				l.breakEnd = min(lsAdd(t, p), l.expiry)
+				l.breakEnd = min(addBound(t, p), l.expiry)
 			}
 		case lsBreaking:
 			if p >= 0 {
-				l.breakEnd = min(l.breakEnd, lsAdd(t, p))
+				l.breakEnd = min(l.breakEnd, addBound(t, p))
 			}
 		case lsBroken, lsExpired:
 			l.breaking, l.breakEnd = true, t

@@ -1,0 +1,44 @@
+package checks
+
+import (
+	"sort"
+)
+
+// Evidence: the operations a violation names, collected per resource and reported in history order.
+
+func (m *leaseModel) evidenceOps(first int, more ...int) []Op {
+	ops := []*Op{m.op(first)}
+	for _, i := range more {
+		if i >= 0 {
+			ops = append(ops, m.op(i))
+		}
+	}
+	return excerpt(ops...)
+}
+
+// flag records a violation about op i unless one was already recorded;
+// flush hands them to v in history order.
+func (m *leaseModel) flag(i int, msg string, ops []Op) {
+	seq := m.op(i).Seq
+	if m.flagged[seq] {
+		return
+	}
+	m.flagged[seq] = true
+	m.pending = append(m.pending, lsPending{seq: seq, msg: msg, ops: ops})
+}
+
+func (m *leaseModel) flush(v *violations) {
+	sort.SliceStable(m.pending, func(a, b int) bool { return m.pending[a].seq < m.pending[b].seq })
+	for _, p := range m.pending {
+		v.add(m.key, p.msg, p.ops...)
+	}
+	m.pending = nil
+}
+
+// leaseShortID shortens a lease id for messages.
+func leaseShortID(id string) string {
+	if len(id) > 12 {
+		return id[:8] + "…"
+	}
+	return id
+}
