@@ -74,7 +74,7 @@ func (c candidateStates) String() string {
 	return strings.Join(parts, " or ")
 }
 
-var lsUnknownCands = candidateStates{states: []leaseState{{kind: lsUnknown}}}
+var unknownCandidates = candidateStates{states: []leaseState{{kind: lsUnknown}}}
 
 // candidates returns the states the lease may have been in at some instant
 // of [a, b] (the judged call's window; self is its op index). Only few
@@ -134,7 +134,7 @@ func (m *leaseModel) candidates(a, b int64, self int) candidateStates {
 	if locked, grace := m.possiblyLocked(a, b, self); !locked {
 		return candidateStates{states: []leaseState{{kind: lsUnlocked, grace: grace}}}
 	}
-	return lsUnknownCands
+	return unknownCandidates
 }
 
 // leaseScanBudget bounds the operations fromAnchor looks at for one call,
@@ -147,7 +147,7 @@ const leaseScanBudget = 4096
 func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 	gi := m.latestOKGrant(a)
 	if gi < 0 {
-		return lsUnknownCands
+		return unknownCandidates
 	}
 	g := &m.grants[gi]
 	x := g.id
@@ -208,7 +208,7 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		return !give
 	})
 	if give {
-		return lsUnknownCands
+		return unknownCandidates
 	}
 	pExpMax, cExpMax := int64(lsNegInf), int64(lsNegInf)
 	for _, hi := range xGrants {
@@ -288,7 +288,7 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		}
 	}
 	if len(c.states) == 0 {
-		return lsUnknownCands
+		return unknownCandidates
 	}
 	return c
 }

@@ -9,28 +9,28 @@ import (
 func (m *leaseModel) collect() {
 	for i := range m.nops() {
 		op := m.op(i)
-		a := lsAppliedOf(op)
-		if a == lsNo {
+		a := appliedOf(op)
+		if a == appliedNo {
 			continue
 		}
-		end := lsEffectEnd(op, a)
+		end := effectEnd(op, a)
 		act := m.sp.action(op.Kind)
 		if act == laNone {
 			c := m.sp.class(op.Kind)
 			if c.modifies {
-				m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == lsSure})
+				m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == appliedSure})
 			}
 			if c.deletes {
-				m.ends["*"] = append(m.ends["*"], leaseEnd{i: i, id: "*", ok: a == lsSure, call: op.Call, ret: end})
+				m.ends["*"] = append(m.ends["*"], leaseEnd{i: i, id: "*", ok: a == appliedSure, call: op.Call, ret: end})
 			}
 			continue
 		}
-		m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == lsSure})
-		g := leaseGrant{i: i, act: act, ok: a == lsSure, call: op.Call, ret: end}
+		m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == appliedSure})
+		g := leaseGrant{i: i, act: act, ok: a == appliedSure, call: op.Call, ret: end}
 		switch act {
 		case laAcquire:
 			g.id = leaseGrantID(op, act)
-			m.acqs = append(m.acqs, lsAcq{call: op.Call, i: i})
+			m.acqs = append(m.acqs, acquireCall{call: op.Call, i: i})
 		case laRenew:
 			g.id = normLeaseID(op.In.LeaseID)
 		case laChange:
@@ -40,10 +40,10 @@ func (m *leaseModel) collect() {
 			}
 		case laRelease:
 			id := normLeaseID(op.In.LeaseID)
-			m.ends[id] = append(m.ends[id], leaseEnd{i: i, id: id, ok: a == lsSure, call: op.Call, ret: end})
+			m.ends[id] = append(m.ends[id], leaseEnd{i: i, id: id, ok: a == appliedSure, call: op.Call, ret: end})
 			continue
 		case laBreak:
-			m.breaks = append(m.breaks, leaseBreak{i: i, ok: a == lsSure, call: op.Call, ret: end,
+			m.breaks = append(m.breaks, leaseBreak{i: i, ok: a == appliedSure, call: op.Call, ret: end,
 				period: op.In.BreakPeriod, leaseTime: op.Out.LeaseTime})
 			continue
 		}
@@ -73,7 +73,7 @@ func (m *leaseModel) collect() {
 		}
 	}
 	for id, l := range m.ends {
-		m.endIdx[id] = lsNewEndIndex(l)
+		m.endIdx[id] = newLeaseEndIndex(l)
 	}
 	for bi := range m.breaks {
 		m.breakOf[m.breaks[bi].i] = bi

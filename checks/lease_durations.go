@@ -9,7 +9,7 @@ func (m *leaseModel) durations() {
 		if g.act != laAcquire {
 			continue
 		}
-		ns, ok := lsValidDur(m.op(g.i).In.LeaseDuration)
+		ns, ok := validDuration(m.op(g.i).In.LeaseDuration)
 		if !ok {
 			continue // not recorded (or not a valid duration)
 		}
@@ -40,8 +40,8 @@ func (m *leaseModel) durations() {
 	}
 }
 
-// lsValidDur converts a recorded acquire duration to ns.
-func lsValidDur(d int) (int64, bool) {
+// validDuration converts a recorded acquire duration to ns.
+func validDuration(d int) (int64, bool) {
 	switch {
 	case d == -1:
 		return lsInf, true
@@ -59,7 +59,7 @@ func (m *leaseModel) grantDur(gi int) leaseDur {
 	g := &m.grants[gi]
 	switch g.act {
 	case laAcquire:
-		if d, ok := lsValidDur(m.op(g.i).In.LeaseDuration); ok {
+		if d, ok := validDuration(m.op(g.i).In.LeaseDuration); ok {
 			return leaseDur{min: d, max: d, known: true}
 		}
 		return m.durOf(g.id)

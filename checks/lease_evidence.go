@@ -24,7 +24,7 @@ func (m *leaseModel) flag(i int, msg string, ops []Op) {
 		return
 	}
 	m.flagged[seq] = true
-	m.pending = append(m.pending, lsPending{seq: seq, msg: msg, ops: ops})
+	m.pending = append(m.pending, pendingViolation{seq: seq, msg: msg, ops: ops})
 }
 
 func (m *leaseModel) flush(v *violations) {

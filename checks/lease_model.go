@@ -9,28 +9,28 @@ import (
 
 // --- the model of one key ---
 
-type lsApplied uint8
+type effectApplied uint8
 
 const (
-	lsNo lsApplied = iota
-	lsMaybe
-	lsSure
+	appliedNo effectApplied = iota
+	appliedMaybe
+	appliedSure
 )
 
-func lsAppliedOf(op *Op) lsApplied {
+func appliedOf(op *Op) effectApplied {
 	switch {
 	case op.Outcome == OK:
-		return lsSure
+		return appliedSure
 	case mayHaveApplied(op):
-		return lsMaybe
+		return appliedMaybe
 	}
-	return lsNo
+	return appliedNo
 }
 
-// lsEffectEnd is the latest time an operation may take effect: its Return if
+// effectEnd is the latest time an operation may take effect: its Return if
 // it certainly did, else (unknown) unbounded or LeaseUnknownHorizon later.
-func lsEffectEnd(op *Op, a lsApplied) int64 {
-	if a == lsSure {
+func effectEnd(op *Op, a effectApplied) int64 {
+	if a == appliedSure {
 		return op.Return
 	}
 	if LeaseUnknownHorizon > 0 {
@@ -46,7 +46,7 @@ type leaseGrant struct {
 	src        string // a change's old id
 	act        leaseAction
 	ok         bool
-	call, ret  int64 // ret: lsEffectEnd
+	call, ret  int64 // ret: effectEnd
 	cExp, pExp int64 // expiry bounds, before any release, change or break
 	cEnd, pEnd int64 // the certainly- and possibly-held windows' ends
 	cBy, pBy   int   // op index that cut cEnd / pEnd short, or -1 (expiry)
@@ -78,7 +78,7 @@ type leaseEndIndex struct {
 	sufOKBy  []int   // ... and its op index
 }
 
-func lsNewEndIndex(list []leaseEnd) *leaseEndIndex {
+func newLeaseEndIndex(list []leaseEnd) *leaseEndIndex {
 	x := &leaseEndIndex{list: list, prefRet: make([]int64, len(list)), sufOKRet: make([]int64, len(list)+1), sufOKBy: make([]int, len(list)+1)}
 	for j, e := range list {
 		x.prefRet[j] = e.ret
@@ -186,7 +186,7 @@ type leaseModel struct {
 	byID    map[string][]int
 	ends    map[string][]leaseEnd // per id, in Call order; "*" for deletes
 	breaks  []leaseBreak          // in Call order
-	acqs    []lsAcq               // acquires that may have applied, by Call
+	acqs    []acquireCall         // acquires that may have applied, by Call
 	dur     map[string]leaseDur
 	grantOf map[int]int // op index -> grant index
 
@@ -208,8 +208,8 @@ type leaseModel struct {
 	maybes  []int         // indices in effects of unknown outcomes
 	maxLat  int64         // longest latency of a certainly applied effect
 
-	flagged map[uint64]bool // ops a checker already reported (one violation per op)
-	pending []lsPending     // violations found, reported in history order by flush
+	flagged map[uint64]bool    // ops a checker already reported (one violation per op)
+	pending []pendingViolation // violations found, reported in history order by flush
 }
 
 // largestTwoByGrant keeps the largest value of a prefix and the largest from another
@@ -237,12 +237,12 @@ func (t largestTwoByGrant) without(g int) int64 {
 	return t.v1
 }
 
-type lsAcq struct {
+type acquireCall struct {
 	call int64
 	i    int
 }
 
-type lsPending struct {
+type pendingViolation struct {
 	seq uint64
 	msg string
 	ops []Op

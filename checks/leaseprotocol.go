@@ -255,7 +255,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 		if op.Outcome == OK && op.Out.ETag != "" && (act != laNone || c.observes) {
 			obs = append(obs, i)
 		}
-		if act == laNone && c.modifies && lsAppliedOf(op) != lsNo {
+		if act == laNone && c.modifies && appliedOf(op) != appliedNo {
 			writes = append(writes, i)
 		}
 	}
@@ -269,7 +269,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 	byCall(leases)
 	wMax := make([]int64, len(writes)) // prefix max of the time each write may take effect until
 	for j, i := range writes {
-		e := lsEffectEnd(m.op(i), lsAppliedOf(m.op(i)))
+		e := effectEnd(m.op(i), appliedOf(m.op(i)))
 		if j > 0 {
 			e = max(e, wMax[j-1])
 		}
