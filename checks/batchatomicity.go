@@ -119,7 +119,13 @@ func (c *BatchAtomicity) Finish() Result {
 	if t.batches > 0 {
 		decided = t.batches + len(x.reads)
 	}
-	return v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided)
+	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided)
+	if t.unknown > 0 {
+		// A batch of unknown outcome seen on a read took effect; the rest
+		// stay open (all or none is judged either way).
+		r.Unknown = &UnknownWrites{Applied: t.readUnknown, Open: t.unknown - t.readUnknown}
+	}
+	return r
 }
 
 // baProblem is the first sighting of one stamp that should not have been

@@ -26,3 +26,19 @@ func TestUnknownWritesResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownBatchesResolved: batch-atomicity counts an unknown batch read
+// on some row as applied and leaves one read nowhere open.
+func TestUnknownBatchesResolved(t *testing.T) {
+	const p = "p1"
+	h := newHist()
+	h.tbSetup(p, "a", "b", "c", "d")
+	h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+	h.tbBatch(1, p, "b2", tbRows("c", "d"), Unknown, 100, 110)
+	h.tbFinal(p, "a=b1", "b=b1", "c=setup-p1", "d=setup-p1")
+	r := h.check(t, BatchAtomicityName)
+	want := UnknownWrites{Applied: 1, Open: 1}
+	if r.Verdict != Pass || r.Unknown == nil || *r.Unknown != want {
+		t.Errorf("%s, unknown batches %+v, want pass with %+v (%s)", r.Verdict, r.Unknown, want, r.Summary)
+	}
+}
