@@ -237,7 +237,13 @@ func (c MatrixCell) Line() string {
 func (c MatrixCell) verdicts() string {
 	var v []string
 	for _, r := range c.Checks {
-		v = append(v, r.Check+" "+strings.ToUpper(string(r.Verdict)))
+		// Each check's verdict with how many operations it decided and,
+		// where it judges them, what became of the unknown writes.
+		s := fmt.Sprintf("%s %s (%d decided", r.Check, strings.ToUpper(string(r.Verdict)), r.Decided)
+		if u := r.Unknown; u != nil {
+			s += fmt.Sprintf("; unknown writes %d applied, %d not, %d open", u.Applied, u.NotApplied, u.Open)
+		}
+		v = append(v, s+")")
 	}
 	if len(v) == 0 {
 		return "no checks"

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,15 @@ func TestMatrixSlice(t *testing.T) {
 		t.Log(c.Line())
 		if !c.OK {
 			t.Errorf("cell does not show what it must: %s", c.Line())
+		}
+		// Under dropped responses every check still decides operations,
+		// and the cell says how many.
+		if c.Applies && c.Fault == "http.drop-response" {
+			for _, r := range c.Checks {
+				if r.Decided == 0 || !strings.Contains(c.Line(), fmt.Sprintf("%s %s (%d decided", r.Check, strings.ToUpper(string(r.Verdict)), r.Decided)) {
+					t.Errorf("%s x %s: %s decided %d: %s", c.Scenario, c.Fault, r.Check, r.Decided, c.Line())
+				}
+			}
 		}
 	}
 	// early-visible's check does not run on the counter: n/a, not run.
