@@ -435,7 +435,7 @@ func buildHTMLUnits(id string, us []UnitSummary) htmlUnits {
 }
 
 func buildHTMLCheck(r checks.Result) htmlCheck {
-	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary}
+	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + decidedNote(r)}
 	for _, v := range r.Violations {
 		var ops []string
 		for i := range v.Ops {
