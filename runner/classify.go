@@ -86,7 +86,7 @@ type Expect struct {
 // the service: a refused or failed dial. Anything else (a timeout, a reset,
 // an EOF) may have happened after the service applied the request.
 func notSent(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, errRetryNotStaged) {
 		return true
 	}
 	var op *net.OpError

@@ -63,3 +63,11 @@ func TestClassifyReadsResponseHeaders(t *testing.T) {
 		t.Errorf("got %v %+v", o, out)
 	}
 }
+
+// A retried block commit whose marker block could not be staged was never
+// sent: certainly not applied, not unknown.
+func TestUnsentRetryIsAnError(t *testing.T) {
+	if o, _ := classify(nil, fmt.Errorf("commit: %w", errRetryNotStaged), conflictPrecondition); o != checks.Error {
+		t.Errorf("an unsent retry classified %s, want error", o)
+	}
+}

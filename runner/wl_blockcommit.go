@@ -94,7 +94,8 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 }
 
 // errRetryNotStaged: a retried commit whose marker block could not be
-// staged is not sent (the attempt is recorded, certainly not applied).
+// staged is not sent: the attempt is recorded as an error (certainly not
+// applied; notSent knows this error).
 var errRetryNotStaged = errors.New("retry's marker block not staged: commit not sent")
 
 // stage puts the commit's blocks in parallel, each from its own sub-actor
