@@ -24,9 +24,10 @@ func newMatrixCmd() *cobra.Command {
 		Use:   "matrix",
 		Short: "Run every core scenario under every fault kind and print the verdicts",
 		Long: `Runs each core scenario (a small workload of each core kind) under each fault
-kind, one short run per cell against its own managed Azurite, and prints the
-fault matrix: per cell the checks' verdicts, what the cell must show and the
-share of attempts with a known outcome.
+kind, one short run per cell (the cells of a row share one managed Azurite),
+and prints the fault matrix: per cell the checks' verdicts with the operations
+each decided, what the cell must show and the share of attempts with a known
+outcome.
 
 A cell without a broken promise must end with no check failing (a crash may
 cause a true lost update, named as such); a broken promise's cell must end
@@ -87,7 +88,7 @@ Exit code 1 when a cell does not show what it must.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: all; `stormcheck validate` lists them)")
+	cmd.Flags().StringVar(&kinds, "kinds", "", "comma-separated fault kinds (default: all; the README's Faults section lists them)")
 	cmd.Flags().StringVar(&scens, "scenarios", "", "comma-separated core scenarios (default: all 11)")
 	cmd.Flags().DurationVar(&duration, "duration", 5*time.Second, "each cell's load")
 	cmd.Flags().StringVar(&out, "out", "", "results folder (default results/matrix-DATE-TIME)")
