@@ -13,14 +13,23 @@ import (
 
 // brokenCases pairs each broken promise with a short scenario where it
 // applies; the fault's check (scenarios.FaultKinds) must fail.
+//
+// partial-batch and stale-read run one actor. batch-atomicity proves a cut
+// batch from a read that shows a row older than a batch certainly before
+// it; with several actors on a slow machine the last batches all overlap,
+// so every row the final read shows is explained by some concurrent batch
+// (a suite run beside a busy loop, with -race, ended with 0 violations).
+// One actor orders the batches: the last, cut one is always contradicted by
+// the final read; likewise a stale read always follows the newer write it
+// hides.
 var brokenCases = []struct {
 	kind, workload string
 }{
 	{"broken.strip-if-match", "{name: w, kind: blob.etag-counter, actors: 4}"},
 	{"broken.second-lease", "{name: w, kind: blob.lease-mutex, actors: 4, params: {hold: 200ms}}"},
 	{"broken.early-visible", "{name: w, kind: queue.work, actors: 4, params: {visibility: 10s}}"},
-	{"broken.partial-batch", "{name: w, kind: table.batch, actors: 3, params: {batch_size: 6, rows: 6, fail_fraction: 0}}"},
-	{"broken.stale-read", "{name: w, kind: blob.lww, actors: 3}"},
+	{"broken.partial-batch", "{name: w, kind: table.batch, actors: 1, params: {batch_size: 6, rows: 6, fail_fraction: 0}}"},
+	{"broken.stale-read", "{name: w, kind: blob.lww, actors: 1}"},
 }
 
 // Every broken promise is caught against a real Azurite: its matching
