@@ -285,7 +285,7 @@ func (c *AtLeastOnce) Finish() Result {
 	if t.maybe > 0 {
 		r.Unknown = &UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
 	}
-	return r.decided(decided)
+	return r.decided(decided).of(t.acked + t.deliveries + t.maybe)
 }
 
 func aloFirstN(s []string, n int) []string {

@@ -119,7 +119,7 @@ func (c *BatchAtomicity) Finish() Result {
 	if t.batches > 0 {
 		decided = t.batches + len(x.reads)
 	}
-	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided)
+	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided).of(t.batches + len(x.reads))
 	if t.unknown > 0 {
 		// A batch of unknown outcome seen on a read took effect; the rest
 		// stay open (all or none is judged either way).

@@ -46,6 +46,11 @@ type Result struct {
 	// settled). Zero means the check decided nothing, and then its verdict
 	// is never a pass (see decided).
 	Decided int `json:"decided"`
+	// Judgeable counts, in the units Decided counts, the operations the
+	// check's rules apply to: Decided plus those it saw and left open (a
+	// write of unknown outcome nothing settled, a lease call whose state
+	// was ambiguous, a key it could not judge). Share is Decided/Judgeable.
+	Judgeable int `json:"judgeable"`
 	// Unknown says what became of the writes of unknown outcome (a timeout,
 	// a reset, a lost response) for a check that judges them; nil for the
 	// others.
@@ -166,6 +171,22 @@ func (r Result) decided(n int) Result {
 		}
 	}
 	return r
+}
+
+// of records how many operations the check could have judged (see
+// Judgeable); never fewer than it decided.
+func (r Result) of(n int) Result {
+	r.Judgeable = max(n, r.Decided)
+	return r
+}
+
+// Share is the share of the operations the check could judge that it
+// decided: 0 when it decided none (or could judge none).
+func (r Result) Share() float64 {
+	if r.Judgeable <= 0 {
+		return 0
+	}
+	return float64(r.Decided) / float64(r.Judgeable)
 }
 
 func (v *violations) result(name, summary string) Result {

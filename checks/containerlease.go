@@ -68,5 +68,5 @@ func (c *ContainerLease) Finish() Result {
 	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
 		r.Verdict = Undecided
 	}
-	return r.decided(pt.leaseJudged + pt.dataJudged)
+	return r.decided(pt.leaseJudged + pt.dataJudged).of(pt.leaseJudged + pt.dataJudged + pt.ambiguous + pt.unanswered)
 }

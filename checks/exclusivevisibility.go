@@ -96,9 +96,9 @@ func (c *ExclusiveVisibility) Finish() Result {
 		r.Verdict = Undecided
 	}
 	if t.windows == 0 {
-		return r.decided(0)
+		return r.decided(0).of(t.deliveries)
 	}
-	return r.decided(t.deliveries)
+	return r.decided(t.deliveries).of(t.deliveries)
 }
 
 // evWindow is a span over which a message is certainly invisible.

@@ -58,15 +58,16 @@ func (c *LeaseExclusion) Finish() Result {
 		r.Verdict = Undecided
 	}
 	if t.acquired == 0 {
-		return r.decided(0)
+		return r.decided(0).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
 	}
-	return r.decided(t.acquired + t.breaks + t.expiries + t.writes)
+	return r.decided(t.acquired + t.breaks + t.expiries + t.writes).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
 }
 
 // leaseExclTotals counts what the exclusion checks covered.
 type leaseExclTotals struct {
 	keys, acquired, breaks, expiries, writes int
 	noDuration                               int
+	open                                     int // acquires, breaks and lease-enforced writes of unknown outcome
 }
 
 func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) string {
@@ -109,6 +110,9 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	for gi := range m.grants {
 		g := &m.grants[gi]
 		if !g.ok {
+			if g.act == laAcquire {
+				t.open++
+			}
 			continue
 		}
 		if g.act == laAcquire {
@@ -124,6 +128,8 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	for bi := range m.breaks {
 		if m.breaks[bi].ok {
 			t.breaks++
+		} else {
+			t.open++
 		}
 	}
 
@@ -144,6 +150,9 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		op := m.op(i)
 		c := m.sp.class(op.Kind)
 		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != OK {
+			if m.sp.action(op.Kind) == laNone && c.known && c.enforced && mayHaveApplied(op) {
+				t.open++
+			}
 			continue
 		}
 		id := normLeaseID(op.In.LeaseID)

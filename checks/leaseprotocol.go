@@ -71,6 +71,7 @@ type leaseProtoTotals struct {
 	keys                    int
 	leaseJudged, dataJudged int
 	ambiguous               int
+	unanswered              int // calls of unknown outcome: no answer to judge
 	whileLeased             int // data calls judged while a lease was certainly held
 	etagPairs               int
 }
@@ -102,9 +103,9 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 		r.Verdict = Undecided
 	}
 	if t.keys == 0 {
-		return r.decided(0)
+		return r.decided(0).of(t.leaseJudged + t.dataJudged + t.ambiguous + t.unanswered)
 	}
-	return r.decided(t.leaseJudged + t.dataJudged)
+	return r.decided(t.leaseJudged + t.dataJudged).of(t.leaseJudged + t.dataJudged + t.ambiguous + t.unanswered)
 }
 
 // checkProtocol judges every lease call and every operation of the key
@@ -124,6 +125,9 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	op := m.op(i)
 	ans := leaseAnswer(op)
 	if ans == "" {
+		if mayHaveApplied(op) {
+			t.unanswered++ // no answer to judge: the call may have acted
+		}
 		return
 	}
 	name := fmt.Sprintf("#%d (%s", op.Seq, op.Kind)
@@ -187,6 +191,9 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	}
 	ans := dataAnswer(op)
 	if ans == "" {
+		if mayHaveApplied(op) {
+			t.unanswered++
+		}
 		return
 	}
 	x := normLeaseID(op.In.LeaseID)

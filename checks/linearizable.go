@@ -377,5 +377,5 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	if len(artifacts) > 0 {
 		r.Artifacts = artifacts
 	}
-	return r.decided(decided)
+	return r.decided(decided).of(st.ops)
 }

@@ -189,7 +189,7 @@ func (c *MergeReplace) Finish() Result {
 		undecided = append(undecided, plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
 	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
-		decided(t.reads)
+		decided(t.reads).of(t.reads)
 }
 
 // mrShown is one property a read showed.

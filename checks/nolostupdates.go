@@ -605,7 +605,7 @@ func (t *nluTotals) result(v *violations) Result {
 	}
 	if t.withFinal == 0 {
 		// Without a final read no increment can be counted.
-		return r.decided(0)
+		return r.decided(0).of(t.acked + t.unknown + t.keys)
 	}
-	return r.decided(t.acked + t.resolved + t.withFinal)
+	return r.decided(t.acked + t.resolved + t.withFinal).of(t.acked + t.unknown + t.keys)
 }

@@ -89,7 +89,7 @@ func (c *PopReceipt) Finish() Result {
 	if r.Verdict == Pass && t.msgs == 0 {
 		r.Verdict = Undecided
 	}
-	return r.decided(t.receipts + t.updates + t.deletes)
+	return r.decided(t.receipts + t.updates + t.deletes).of(t.receipts + t.updates + t.deletes)
 }
 
 // prIssue is a call that issued a receipt for a message.

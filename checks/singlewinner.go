@@ -114,9 +114,9 @@ func (c *SingleWinner) Finish() Result {
 		r.Verdict = Undecided
 	}
 	if t.rounds == t.noFinal {
-		return r.decided(0)
+		return r.decided(0).of(t.attempts + t.rounds)
 	}
-	return r.decided(t.attempts + t.rounds - t.noFinal)
+	return r.decided(t.attempts + t.rounds - t.noFinal).of(t.attempts + t.rounds)
 }
 
 func (r *swRound) finish(v *violations, t *swTotals) {

@@ -136,7 +136,7 @@ func (c *SnapshotReads) Finish() Result {
 	if skipped > 0 {
 		suffix = fmt.Sprintf(" (%s with a stamp batch-atomicity rejects or a repeated row not judged)", plural(skipped, "entity", "entities"))
 	}
-	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).decided(pages)
+	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).decided(pages).of(pages)
 }
 
 // stale reports that page ri shows newer batch a on entity ea and, on

@@ -363,6 +363,7 @@ type vcTotals struct {
 	unknown, proven, lost, open                 int
 	noFinal, unattributed, ambiguous, dupValues int
 	unmodeled                                   map[string]int
+	notJudged                                   int // records of keys not judged (unmodeled operations)
 }
 
 // Groups implements KeyLocal.
@@ -384,6 +385,7 @@ func (c *VersionChain) EndGroup() {
 			for kind, n := range k.unmodeled {
 				t.unmodeled[kind] += n
 			}
+			t.notJudged += int(k.recs.len())
 			continue
 		}
 		a := newVCRun(c, k, &c.v)
@@ -452,5 +454,6 @@ func (t *vcTotals) result(v *violations) Result {
 	if t.proven+t.lost+t.open > 0 {
 		r.Unknown = &UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
 	}
-	return r.decided(t.writes + t.reads + t.refusals)
+	return r.decided(t.writes + t.reads + t.refusals).
+		of(t.writes + t.reads + t.refusals + t.open + t.unattributed + t.ambiguous + t.notJudged)
 }

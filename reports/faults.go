@@ -42,6 +42,9 @@ func (f FaultWindow) Crash() bool { return f.Kind == "target.crash" }
 // fault window of ws (filled in place).
 type FaultTally struct {
 	ws []FaultWindow
+	// injected counts throttled answers a fault injected, by workload and
+	// fault (see WorkloadSummary.Injected).
+	injected map[string]map[string]int64
 }
 
 // NewFaultTally returns a tally over ws (nil: nothing to count).
@@ -56,6 +59,15 @@ func NewFaultTally(ws []FaultWindow) *FaultTally {
 func (t *FaultTally) Observe(op *checks.Op) {
 	if t == nil || op.Actor < 0 { // set-up and final reads are not load
 		return
+	}
+	if op.Outcome == checks.Throttled && op.Out.Fault != "" {
+		if t.injected == nil {
+			t.injected = map[string]map[string]int64{}
+		}
+		if t.injected[op.Workload] == nil {
+			t.injected[op.Workload] = map[string]int64{}
+		}
+		t.injected[op.Workload][op.Out.Fault]++
 	}
 	at := time.Duration(op.Call)
 	for i := range t.ws {
@@ -83,6 +95,27 @@ func (t *FaultTally) Observe(op *checks.Op) {
 			w.Touched++
 		}
 	}
+}
+
+// Apply sets each workload's Injected throttled answers in s.
+func (t *FaultTally) Apply(s *Summary) {
+	if t == nil {
+		return
+	}
+	for i := range s.Workloads {
+		if m := t.injected[s.Workloads[i].Name]; len(m) > 0 {
+			s.Workloads[i].Injected = m
+		}
+	}
+}
+
+// InjectedThrottled is how many of w's throttled answers faults injected.
+func InjectedThrottled(w WorkloadSummary) int64 {
+	var n int64
+	for _, c := range w.Injected {
+		n += c
+	}
+	return n
 }
 
 // writeFaults prints the fault table, and the crashes that may explain a

@@ -67,3 +67,72 @@ func TestBrokenPromiseFirstLineAndBands(t *testing.T) {
 		t.Error("the HTML page neither says the run breaks the service nor shades the window")
 	}
 }
+
+// Throttled answers a fault injected (the attempt's out.fault names it) are
+// not the target's throttling: the tally counts them per workload and
+// fault, the limits line names the fault, the text report and the HTML card
+// split the throttled count, and what is left is the target's own.
+func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
+	s := time.Second
+	ws := []FaultWindow{{Fault: "busy", Kind: "http.server-busy", From: 0, To: 5 * s}}
+	tl := NewFaultTally(ws)
+	busy := checks.Output{Status: 503, ErrorCode: "ServerBusy", Fault: "busy (http.server-busy)"}
+	ops := []checks.Op{
+		{Workload: "c", Actor: 0, Call: int64(s), Outcome: checks.Throttled, Attempt: 1, Out: busy},
+		{Workload: "c", Actor: 1, Call: int64(s), Outcome: checks.Throttled, Attempt: 1, Out: busy},
+		{Workload: "c", Actor: 1, Call: int64(2 * s), Outcome: checks.Throttled, Attempt: 2, Out: busy},
+		{Workload: "c", Actor: 0, Call: int64(2 * s), Outcome: checks.Throttled, Attempt: 2, Out: checks.Output{Status: 503, ErrorCode: "ServerBusy"}}, // the target's own
+		{Workload: "c", Actor: 0, Call: int64(3 * s), Outcome: checks.OK, Attempt: 3},
+		{Workload: "c", Actor: checks.ActorFinal, Call: int64(4 * s), Outcome: checks.Throttled, Attempt: 1, Out: busy}, // not load
+	}
+	for i := range ops {
+		tl.Observe(&ops[i])
+	}
+	w := WorkloadSummary{Name: "c", Executor: "closed", Actors: 2, Ops: []OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 6, "throttled": 4}}}}
+	sum := &Summary{Scenario: "s", Faults: ws, Workloads: []WorkloadSummary{w, {Name: "other"}}}
+	tl.Apply(sum)
+	if got := sum.Workloads[0].Injected; len(got) != 1 || got["busy (http.server-busy)"] != 3 {
+		t.Fatalf("injected %v, want busy 3", got)
+	}
+	if sum.Workloads[1].Injected != nil {
+		t.Errorf("other workload: %v", sum.Workloads[1].Injected)
+	}
+	units := []UnitSummary{{Workload: "c", Kind: UnitBlob, Name: "k", Throttled: 4, FirstThrottled: 1}}
+	got := strings.Join(LimitedBy(sum.Workloads[0], units, 0), "; ")
+	for _, want := range []string{
+		"throttling injected by fault busy (http.server-busy): 30.0% of the attempts were answered 503/500 on purpose (3)",
+		"the target's own throttling: 10.0% of the attempts were answered 503/500 (1)",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("limits %q lack %q", got, want)
+		}
+	}
+	if strings.Contains(got, "first at") {
+		t.Errorf("the first throttled unit may be an injected answer: %q", got)
+	}
+	// Only injected: nothing is put on the target.
+	only := sum.Workloads[0]
+	only.Injected = map[string]int64{"busy (http.server-busy)": 4}
+	if got := strings.Join(LimitedBy(only, units, 0), "; "); strings.Contains(got, "target's own throttling") || strings.Contains(got, "throttling:") {
+		t.Errorf("every throttled answer injected, yet: %q", got)
+	}
+	var b bytes.Buffer
+	if err := WriteText(&b, sum); err != nil {
+		t.Fatal(err)
+	}
+	if want := "throttled: 3 injected on purpose (3 by fault busy (http.server-busy)), 1 the target's own"; !strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
+		t.Errorf("text report lacks %q:\n%s", want, b.String())
+	}
+	var h bytes.Buffer
+	if err := WriteHTML(&h, sum, ""); err != nil {
+		t.Fatal(err)
+	}
+	if want := "3 injected by faults, 1 the target&#39;s own"; !strings.Contains(h.String(), want) {
+		t.Errorf("HTML lacks %q", want)
+	}
+	// Without faults, throttling is the target's as before.
+	plain := WorkloadSummary{Name: "c", Executor: "closed", Actors: 2, Ops: w.Ops}
+	if got := strings.Join(LimitedBy(plain, units, 0), "; "); !strings.Contains(got, "throttling: 40.0% of the attempts were answered 503/500 (4), first at 1.0s") {
+		t.Errorf("no faults: %q", got)
+	}
+}

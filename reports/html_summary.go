@@ -65,7 +65,7 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 			undecided++
 		}
 	}
-	var calls, served, errs, throttled int64
+	var calls, served, errs, throttled, injected int64
 	var worst Percentiles
 	worstOp := ""
 	var active float64
@@ -80,6 +80,7 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 			}
 		}
 		active = max(active, ws.Active.Seconds())
+		injected += InjectedThrottled(ws)
 	}
 	checksCard := htmlCard{Label: "checks", Value: fmt.Sprintf("%d pass", pass), Bad: fail+undecided > 0}
 	if fail+undecided > 0 {
@@ -109,7 +110,13 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 	}
 	hs.Cards = append(hs.Cards, errCard)
 	if throttled > 0 {
-		hs.Cards = append(hs.Cards, htmlCard{Label: "throttled", Value: thousands(throttled), Note: percent(throttled, calls) + " of calls", Bad: true})
+		card := htmlCard{Label: "throttled", Value: thousands(throttled), Note: percent(throttled, calls) + " of calls", Bad: true}
+		if injected > 0 {
+			// Injected on purpose: not the target's throttling.
+			card.Note += fmt.Sprintf(", %s injected by faults, %s the target's own", thousands(injected), thousands(throttled-injected))
+			card.Bad = throttled > injected
+		}
+		hs.Cards = append(hs.Cards, card)
 	}
 
 	hs.Head = []string{"workload", "achieved", "achieved/s", "calls", "calls/s", "p99 ms", "errors", "throttled", "checks"}

@@ -3,6 +3,7 @@ package reports
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,20 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 		total += o.Count
 		throttled += o.Outcomes[checks.Throttled.String()]
 	}
+	// Answers a fault injected are not the target's throttling: each is
+	// named with its fault, the rest are the target's own.
+	faults := make([]string, 0, len(w.Injected))
+	for f := range w.Injected {
+		faults = append(faults, f)
+	}
+	sort.Strings(faults)
+	for _, f := range faults {
+		if n := w.Injected[f]; n > 0 && total > 0 {
+			out = append(out, fmt.Sprintf("throttling injected by fault %s: %s of the attempts were answered 503/500 on purpose (%d)", f, pct(float64(n)/float64(total)), n))
+		}
+	}
+	injected := InjectedThrottled(w)
+	throttled -= injected
 	if throttled > 0 && total > 0 {
 		first, where := -1.0, ""
 		for _, u := range units {
@@ -34,7 +49,12 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 				first, where = u.FirstThrottled, string(u.Kind)+" "+u.Name
 			}
 		}
-		s := fmt.Sprintf("throttling: %s of the attempts were answered 503/500 (%d)", pct(float64(throttled)/float64(total)), throttled)
+		what := "throttling"
+		if injected > 0 {
+			// The units' first throttled answer may be an injected one.
+			what, where = "the target's own throttling", ""
+		}
+		s := fmt.Sprintf("%s: %s of the attempts were answered 503/500 (%d)", what, pct(float64(throttled)/float64(total)), throttled)
 		if where != "" {
 			s += fmt.Sprintf(", first at %ss on %s", strconv.FormatFloat(first, 'f', 1, 64), where)
 		}

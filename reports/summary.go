@@ -109,6 +109,10 @@ type WorkloadSummary struct {
 	// InFlight is, for every second of the run, the mean number of calls
 	// in flight: the actors busy with the service that second.
 	InFlight []float64 `json:"in_flight,omitempty"`
+	// Injected counts the throttled answers (503, 500) that a fault
+	// injected on purpose, by fault ("NAME (KIND)", the attempts' out.fault):
+	// the ops' other throttled answers are the target's own.
+	Injected map[string]int64 `json:"injected_throttled,omitempty"`
 }
 
 // OpSummary is the figures of one op kind.

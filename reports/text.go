@@ -186,6 +186,7 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	} else {
 		writeAchieved(w, ws)
 		writeOpTable(w, ws.Ops)
+		writeInjected(w, ws)
 		writeLatencyTable(w, ws.Ops)
 		writeResponses(w, ws.Ops)
 	}
@@ -235,6 +236,26 @@ func writeOpTable(w *errWriter, ops []OpSummary) {
 		t.add(append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))...)
 	}
 	t.write(w)
+}
+
+// writeInjected says which of the table's throttled answers faults
+// injected on purpose, and how many are the target's own.
+func writeInjected(w *errWriter, ws *WorkloadSummary) {
+	injected := InjectedThrottled(*ws)
+	if injected == 0 {
+		return
+	}
+	var throttled int64
+	for _, o := range ws.Ops {
+		throttled += o.Outcomes[checks.Throttled.String()]
+	}
+	faults := make([]string, 0, len(ws.Injected))
+	for f, n := range ws.Injected {
+		faults = append(faults, fmt.Sprintf("%d by fault %s", n, f))
+	}
+	sort.Strings(faults)
+	writeWrapped(w, "  ", "    ", fmt.Sprintf("throttled: %s injected on purpose (%s), %s the target's own",
+		thousands(injected), strings.Join(faults, ", "), thousands(throttled-injected)))
 }
 
 // writeLatencyTable writes each op's latency percentiles, max and mean

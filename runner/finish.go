@@ -94,6 +94,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		logf("unit latencies: %v", err)
 	}
 	units.Apply()
+	tally.Apply(sum)
 	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
 	if len(m.HlogFiles()) > 0 {
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)

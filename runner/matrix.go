@@ -91,8 +91,76 @@ type MatrixCell struct {
 	// Azurite finding (MatrixScenario.Known).
 	Known      bool
 	knownError string
+	// Forgot is set when a lease check failed only because Azurite forgot
+	// its leases across the cell's restart (target.stop): every violation
+	// it lists pairs a lease granted before the stop with a call after the
+	// restart (README, Findings).
+	Forgot bool
+	// Floors are the share of the operations each check could judge that
+	// it must have decided (MatrixFloor), by check; Under names the checks
+	// below their floor.
+	Floors map[string]float64
+	Under  []string
 	// Elapsed is how long the run took, start-up included.
 	Elapsed time.Duration
+}
+
+// MatrixVerdict sums the cells up in one line, and says whether the
+// matrix shows what it must: no check failing on unmodified Azurite, no
+// check under its floor of operations decided, every broken promise
+// caught, every cell run.
+func MatrixVerdict(cells []MatrixCell) (string, bool) {
+	var falseV, under, uncaught, broken []string
+	ran := 0
+	for _, c := range cells {
+		if !c.Applies {
+			continue
+		}
+		ran++
+		name := c.Scenario + " x " + c.Fault
+		switch {
+		case c.OK:
+		case c.Err != "":
+			broken = append(broken, name)
+		case scenarios.FaultKinds[c.Fault].Check != "":
+			uncaught = append(uncaught, name)
+		case len(c.Under) > 0 && c.falseViolation():
+			falseV = append(falseV, name)
+			under = append(under, name)
+		case len(c.Under) > 0:
+			under = append(under, name)
+		default:
+			falseV = append(falseV, name)
+		}
+	}
+	if len(falseV)+len(under)+len(uncaught)+len(broken) == 0 {
+		return fmt.Sprintf("matrix: ok: %d cells run, no check failed on unmodified Azurite, every check at or above its floor of operations decided, every broken promise caught", ran), true
+	}
+	var parts []string
+	add := func(what string, names []string) {
+		if len(names) > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s (%s)", len(names), what, strings.Join(names, ", ")))
+		}
+	}
+	add("with a check failing on unmodified Azurite", falseV)
+	add("under the floor of operations decided", under)
+	add("broken promises not caught", uncaught)
+	add("that did not run to the end", broken)
+	return fmt.Sprintf("matrix: FAILED: of %d cells run, %s", ran, strings.Join(parts, "; ")), false
+}
+
+// falseViolation reports whether a check failed in a cell that must have
+// none.
+func (c MatrixCell) falseViolation() bool {
+	if c.Fault == "target.crash" || scenarios.FaultKinds[c.Fault].Check != "" {
+		return false
+	}
+	for _, r := range c.Checks {
+		if r.Verdict == checks.Fail && !c.Known && !c.Forgot {
+			return true
+		}
+	}
+	return false
 }
 
 // MatrixOptions configure RunMatrix.
@@ -201,6 +269,11 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 	spec := scenarios.FaultKinds[c.Fault]
 	failed := map[string]bool{}
 	for _, r := range c.Checks {
+		forgot := c.Fault == "target.stop" && leaseChecks[r.Check] && acrossRestart(r, sum.Faults)
+		if r.Verdict == checks.Fail && forgot {
+			c.Forgot = true
+			continue
+		}
 		if r.Verdict == checks.Fail && !(c.knownError != "" && spec.Check == "" && allKnown(r, c.knownError)) {
 			failed[r.Check] = true
 		}
@@ -208,13 +281,84 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 			c.Known = true
 		}
 	}
-	switch {
-	case spec.Check != "":
+	if spec.Check != "" {
 		return failed[spec.Check]
-	case c.Fault == "target.crash":
+	}
+	// Every check decided at least the floor's share of what it could
+	// judge (a check answering undecided to everything is not done).
+	c.Floors = map[string]float64{}
+	for _, r := range c.Checks {
+		c.Floors[r.Check] = MatrixFloor(c.Fault, r.Check)
+		if r.Share() < c.Floors[r.Check] {
+			c.Under = append(c.Under, fmt.Sprintf("%s %.1f%% < %.0f%%", r.Check, 100*r.Share(), 100*c.Floors[r.Check]))
+		}
+	}
+	if c.Fault == "target.crash" {
 		return true // a failure after a crash is the true verdict (named in the report)
 	}
-	return len(failed) == 0
+	return len(failed) == 0 && len(c.Under) == 0
+}
+
+// MatrixFloor is the share of the operations it could judge that check
+// must decide in a cell under kind (README, "The fault matrix", says why):
+// DecidedFloor, or LeaseDecidedFloor for the lease checks; 0 for a crash,
+// which may lose the state a check needs, and for a broken promise, whose
+// cell is judged on its check failing.
+func MatrixFloor(kind, check string) float64 {
+	switch {
+	case kind == "target.crash" || scenarios.FaultFamily(kind) == "broken":
+		return 0
+	case leaseChecks[check]:
+		return LeaseDecidedFloor
+	}
+	return DecidedFloor
+}
+
+// DecidedFloor: a register, table or queue check settles a write of unknown
+// outcome by a later read, so a fault that touches a fifth of the requests
+// (the matrix's faults: 20% of requests, or a 1 s window of a 5 s load)
+// leaves at most about a fifth open; half is the floor, with room for the
+// retries a fault adds. LeaseDecidedFloor: a lease call of unknown outcome
+// may have granted a 15-60 s lease, longer than a cell, so every later call
+// on that blob is judged against an ambiguous state until a certain call
+// settles it; under lost answers the lease checks decide a few percent
+// (7-16% measured), and the floor says they decide some, not none.
+const (
+	DecidedFloor      = 0.5
+	LeaseDecidedFloor = 0.02
+)
+
+// leaseChecks are the checks judged on a lease's state.
+var leaseChecks = map[string]bool{"lease-exclusion": true, "lease-protocol": true, "container-lease": true}
+
+// acrossRestart reports whether every violation r lists (at most
+// checks.MaxViolations) has an operation called before a target.stop
+// window and one called after it: Azurite 3.37.0 forgets its leases when
+// it restarts (TestAzuriteForgetsLeasesOnRestart), so a lease granted
+// before the stop and a second one after the restart are its finding, not
+// the fault's.
+func acrossRestart(r checks.Result, ws []reports.FaultWindow) bool {
+	if len(r.Violations) == 0 {
+		return false
+	}
+	for _, v := range r.Violations {
+		spans := false
+		for _, w := range ws {
+			if w.Kind != "target.stop" {
+				continue
+			}
+			before, after := false, false
+			for _, op := range v.Ops {
+				before = before || time.Duration(op.Call) < w.From
+				after = after || time.Duration(op.Call) >= w.To
+			}
+			spans = spans || before && after
+		}
+		if !spans {
+			return false
+		}
+	}
+	return true
 }
 
 // Line is the cell in one line.
@@ -230,8 +374,15 @@ func (c MatrixCell) Line() string {
 	if c.Known {
 		known = " (the failure is the known Azurite finding)"
 	}
-	return fmt.Sprintf("%s %-16s %-22s %s%s; want %s; %d attempts, %d unknown%s", mark, c.Scenario, c.Fault, c.verdicts(), known, c.Want,
-		c.Attempts, c.Unknown, errText(c.Err))
+	under := ""
+	if len(c.Under) > 0 {
+		under = "; UNDER THE FLOOR of operations decided: " + strings.Join(c.Under, ", ")
+	}
+	if c.Forgot {
+		known += " (the lease failure spans the restart: Azurite forgets leases when it restarts)"
+	}
+	return fmt.Sprintf("%s %-16s %-22s %s%s; want %s; %d attempts, %d unknown%s%s", mark, c.Scenario, c.Fault, c.verdicts(), known, c.Want,
+		c.Attempts, c.Unknown, under, errText(c.Err))
 }
 
 func (c MatrixCell) verdicts() string {
@@ -239,7 +390,7 @@ func (c MatrixCell) verdicts() string {
 	for _, r := range c.Checks {
 		// Each check's verdict with how many operations it decided and,
 		// where it judges them, what became of the unknown writes.
-		s := fmt.Sprintf("%s %s (%d decided", r.Check, strings.ToUpper(string(r.Verdict)), r.Decided)
+		s := fmt.Sprintf("%s %s (%.0f%% decided: %d of %d", r.Check, strings.ToUpper(string(r.Verdict)), 100*r.Share(), r.Decided, r.Judgeable)
 		if u := r.Unknown; u != nil {
 			s += fmt.Sprintf("; unknown writes %d applied, %d not, %d open", u.Applied, u.NotApplied, u.Open)
 		}
@@ -262,19 +413,12 @@ func errText(e string) string {
 }
 
 // WriteMatrixMarkdown writes the cells as a Markdown table: one row per
-// scenario, one column per kind, each cell its verdicts in short (P pass,
-// F fail, U undecided; n/a when it does not apply) and ok or BAD.
+// fault kind, one column per scenario, each cell its verdicts in short (P
+// pass, F fail, U undecided, in the scenario's check order; n/a when it does
+// not apply), ok or BAD (UNDER when a check decided less than the floor),
+// the smallest share decided over its checks, and the share of unknown
+// writes the checks resolved (applied or not; "-" when there were none).
 func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error {
-	var b strings.Builder
-	b.WriteString("| scenario |")
-	for _, k := range kinds {
-		b.WriteString(" " + k + " |")
-	}
-	b.WriteString("\n|---|")
-	for range kinds {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
 	var order []string
 	by := map[string]map[string]MatrixCell{}
 	for _, c := range cells {
@@ -284,9 +428,19 @@ func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error 
 		}
 		by[c.Scenario][c.Fault] = c
 	}
+	var b strings.Builder
+	b.WriteString("| fault kind |")
 	for _, s := range order {
-		b.WriteString("| " + s + " |")
-		for _, k := range kinds {
+		b.WriteString(" " + s + " |")
+	}
+	b.WriteString("\n|---|")
+	for range order {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, k := range kinds {
+		b.WriteString("| `" + k + "` |")
+		for _, s := range order {
 			c, ok := by[s][k]
 			switch {
 			case !ok:
@@ -294,18 +448,7 @@ func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error 
 			case !c.Applies:
 				b.WriteString(" n/a |")
 			default:
-				short := ""
-				for _, r := range c.Checks {
-					short += strings.ToUpper(string(r.Verdict)[:1])
-				}
-				mark := "ok"
-				if c.Known {
-					mark = "ok†"
-				}
-				if !c.OK {
-					mark = "**BAD**"
-				}
-				b.WriteString(fmt.Sprintf(" %s %s %.0f%%k |", short, mark, 100*c.known()))
+				b.WriteString(" " + c.Short() + " |")
 			}
 		}
 		b.WriteString("\n")
@@ -314,12 +457,60 @@ func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error 
 	return err
 }
 
-// known is the share of the cell's attempts whose outcome is known.
-func (c MatrixCell) known() float64 {
-	if c.Attempts == 0 {
+// Short is the cell as the Markdown table shows it, e.g. "PP ok 97% r40/41":
+// verdicts, mark, the smallest share decided, unknown writes resolved.
+func (c MatrixCell) Short() string {
+	short := ""
+	for _, r := range c.Checks {
+		short += strings.ToUpper(string(r.Verdict)[:1])
+	}
+	if short == "" {
+		short = "-"
+	}
+	mark := "ok"
+	if c.Known {
+		mark = "ok†"
+	}
+	if c.Forgot {
+		mark = "ok‡"
+	}
+	if !c.OK {
+		mark = "**BAD**"
+		if len(c.Under) > 0 {
+			mark = "**UNDER**"
+		}
+	}
+	out := fmt.Sprintf("%s %s %.0f%%", short, mark, 100*c.MinShare())
+	if res, all := c.Resolved(); all > 0 {
+		out += fmt.Sprintf(" r%d/%d", res, all)
+	}
+	return out
+}
+
+// MinShare is the smallest share decided over the cell's checks (0 when
+// it has none).
+func (c MatrixCell) MinShare() float64 {
+	if len(c.Checks) == 0 {
 		return 0
 	}
-	return 1 - float64(c.Unknown)/float64(c.Attempts)
+	m := 1.0
+	for _, r := range c.Checks {
+		m = min(m, r.Share())
+	}
+	return m
+}
+
+// Resolved sums, over the checks that judge unknown writes, those resolved
+// (applied or not applied) and all of them. Two checks of one scenario may
+// count the same writes: the ratio is what the row compares.
+func (c MatrixCell) Resolved() (resolved, all int) {
+	for _, r := range c.Checks {
+		if u := r.Unknown; u != nil {
+			resolved += u.Applied + u.NotApplied
+			all += u.Applied + u.NotApplied + u.Open
+		}
+	}
+	return resolved, all
 }
 
 func contains(list []string, s string) bool {

@@ -30,10 +30,14 @@ each decided, what the cell must show and the share of attempts with a known
 outcome.
 
 A cell without a broken promise must end with no check failing (a crash may
-cause a true lost update, named as such); a broken promise's cell must end
-with its check failing, and is n/a where that check does not run. Every
-cell's results stay under --out; matrix.md and matrix.json sum them up.
-Exit code 1 when a cell does not show what it must.`,
+cause a true lost update, named as such) and every check deciding at least
+its floor of the operations it could judge: 50%, or 2% for the lease checks,
+which a lost answer leaves judging against an ambiguous lease (README, "The
+fault matrix", says why; none after a crash). A broken promise's cell must
+end with its check failing, and is n/a where that check does not run. Every
+cell's results stay under --out; matrix.md and matrix.json sum them up. The
+last line says "matrix: ok" or "matrix: FAILED" with the cells at fault;
+exit code 1 when it failed.`,
 		Example: `  stormcheck matrix                                   # all 11 scenarios x 21 kinds (long)
   stormcheck matrix --scenarios etag-counter,queue-work --kinds http.drop-response,broken.early-visible
   stormcheck matrix --duration 8s --out results/matrix`,
@@ -80,10 +84,10 @@ Exit code 1 when a cell does not show what it must.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: matrix stopped: %v\n", err)
 				return exitWith(exitInterrupted)
 			}
-			for _, c := range cells {
-				if !c.OK {
-					return exitWith(exitViolation)
-				}
+			line, ok := runner.MatrixVerdict(cells)
+			fmt.Fprintf(cmd.OutOrStdout(), "\n%s\n", line)
+			if !ok {
+				return exitWith(exitViolation)
 			}
 			return nil
 		},

@@ -1,0 +1,46 @@
+package azurite
+
+import (
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+)
+
+// Azurite 3.37.0 forgets a blob's lease when it restarts, even after a
+// clean stop (SIGTERM) and after LokiJS's 5 s autosave: a second acquire
+// with another id succeeds while the first 60 s lease should still be
+// held. The fault matrix keeps the lease checks' failures under
+// target.stop apart for this (runner.acrossRestart, README Findings); if
+// this test fails, Azurite keeps leases now and that allowance must go.
+func TestAzuriteForgetsLeasesOnRestart(t *testing.T) {
+	inst := startT(t, Options{WorkDir: t.TempDir()})
+	c := blobClient(t, inst)
+	ctx := testCtx(t, 3*time.Minute)
+	if _, err := c.CreateContainer(ctx, "ctr", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UploadBuffer(ctx, "ctr", "b", []byte("v"), nil); err != nil {
+		t.Fatal(err)
+	}
+	bc := c.ServiceClient().NewContainerClient("ctr").NewBlobClient("b")
+	first, _ := lease.NewBlobClient(bc, &lease.BlobClientOptions{LeaseID: to.Ptr("11111111-1111-1111-1111-111111111111")})
+	second, _ := lease.NewBlobClient(bc, &lease.BlobClientOptions{LeaseID: to.Ptr("22222222-2222-2222-2222-222222222222")})
+	if _, err := first.AcquireLease(ctx, 60, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.AcquireLease(ctx, 60, nil); err == nil {
+		t.Fatal("before the restart a second acquire succeeded")
+	}
+	time.Sleep(6 * time.Second) // past LokiJS's autosave (5 s)
+	if err := inst.Halt(false); err != nil {
+		t.Fatal(err)
+	}
+	if err := inst.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := second.AcquireLease(ctx, 60, nil); err != nil {
+		t.Fatalf("after a clean restart the first lease is still held (%v): Azurite keeps leases now; drop the matrix's allowance", err)
+	}
+}
