@@ -51,6 +51,11 @@ type injection struct {
 	sched  *faults.Schedule // nil: no faults
 	target *Target
 	logf   func(string, ...any)
+	// cut is the run's context: the first interrupt (Ctrl-C) cuts a
+	// restart short, and a target fault's window closed after it does not
+	// restart Azurite (down names that fault; the target stays down).
+	cut  context.Context
+	down string
 
 	stop, done chan struct{}
 	mu         sync.Mutex
@@ -82,11 +87,11 @@ func (in *injection) schedule() *faults.Schedule { return in.sched }
 
 // begin opens the fault windows' clock at the start of the load and starts
 // the watcher.
-func (in *injection) begin(t time.Time, target *Target, logf func(string, ...any)) {
+func (in *injection) begin(ctx context.Context, t time.Time, target *Target, logf func(string, ...any)) {
 	if in.sched == nil {
 		return
 	}
-	in.target, in.logf = target, logf
+	in.target, in.logf, in.cut = target, logf, ctx
 	for _, f := range in.sched.Faults() {
 		logf("fault %s: %s, %s", f.Name, f.Kind, windowText(f))
 	}
@@ -183,11 +188,42 @@ func (in *injection) act(f scenarios.Fault, opening bool) error {
 		case opening:
 			return az.Halt(f.Kind == "target.crash")
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), restartBound)
+		cut := in.cut
+		if cut == nil {
+			cut = context.Background()
+		}
+		if cut.Err() != nil {
+			// Interrupted while Azurite was down: a restart could take up
+			// to restartBound; the run ends without it (nothing is left:
+			// the managed Azurite's data goes with it).
+			in.setDown(f.Name)
+			return errors.New("not restarted: the run was interrupted while Azurite was down")
+		}
+		ctx, cancel := context.WithTimeout(cut, restartBound)
 		defer cancel()
-		return az.Restart(ctx)
+		if err := az.Restart(ctx); err != nil {
+			in.setDown(f.Name)
+			if cut.Err() != nil {
+				return fmt.Errorf("restart cut short by the interrupt: %w", err)
+			}
+			return err
+		}
 	}
 	return nil
+}
+
+func (in *injection) setDown(fault string) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.down = fault
+}
+
+// targetDown names the target fault that left Azurite down (it was not
+// restarted, or its restart failed), "" when Azurite is up.
+func (in *injection) targetDown() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.down
 }
 
 // restartBound bounds bringing a stopped or crashed Azurite back.

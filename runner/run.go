@@ -201,7 +201,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		if ctx.Err() != nil { // Ctrl-C, possibly while Azurite was starting
 			sum.Interrupted = true
 		}
-		if runID != "" {
+		switch {
+		case runID != "" && inj.targetDown() != "" && target.Managed():
+			logf("cleanup: skipped, Azurite is down (fault %s); nothing is left: the managed Azurite's data is deleted with it", inj.targetDown())
+		case runID != "":
 			cleanupAfterRun(target, runID, trouble, o, sum, logf)
 		}
 		stopWatch() // the checks send nothing: a silence now means nothing
@@ -266,7 +269,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	cpu0, cpuOK := processCPU()
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
-	inj.begin(loadStart, target, logf)
+	inj.begin(ctx, loadStart, target, logf)
 	load(loadCtx, runs, rec, metrics, o)
 	inj.end(logf)
 	sum.Faults = inj.summary(sum.LoadStart)
@@ -280,6 +283,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		logf("final reads skipped: %v", context.Cause(trouble))
 	case o.Abort.Err() != nil:
 		logf("final reads skipped (interrupted twice)")
+	case inj.targetDown() != "":
+		logf("final reads skipped: Azurite is down (fault %s stopped it and it was not restarted)", inj.targetDown())
 	default:
 		if ctx.Err() != nil {
 			logf("load stopped: interrupted")

@@ -1,6 +1,8 @@
 package azurite
 
 import (
+	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -42,5 +44,30 @@ func TestAzuriteForgetsLeasesOnRestart(t *testing.T) {
 	}
 	if _, err := second.AcquireLease(ctx, 60, nil); err != nil {
 		t.Fatalf("after a clean restart the first lease is still held (%v): Azurite keeps leases now; drop the matrix's allowance", err)
+	}
+}
+
+// A restart cut short by its context (the run's first Ctrl-C) returns at
+// once with the error, and Stop then leaves nothing: the half-started
+// process is gone and the workspace removed.
+func TestRestartCutShortLeavesNothing(t *testing.T) {
+	inst := startT(t, Options{WorkDir: t.TempDir()})
+	if err := inst.Halt(false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := inst.Restart(ctx); err == nil {
+		t.Fatal("a restart with its context cancelled reported success")
+	}
+	p := inst.proc
+	if err := inst.Stop(); err != nil {
+		t.Fatalf("stop after a cut restart: %v", err)
+	}
+	if !p.exited() {
+		t.Errorf("the half-started Azurite (pid %d) is still running", p.pid)
+	}
+	if _, err := os.Stat(inst.dataDir); !os.IsNotExist(err) {
+		t.Errorf("workspace %s left: %v", inst.dataDir, err)
 	}
 }
