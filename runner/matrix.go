@@ -500,14 +500,17 @@ func (c MatrixCell) MinShare() float64 {
 	return m
 }
 
-// Resolved sums, over the checks that judge unknown writes, those resolved
-// (applied or not applied) and all of them. Two checks of one scenario may
-// count the same writes: the ratio is what the row compares.
+// Resolved is, of the checks that judge unknown writes, the one that
+// judged most of them: how many it resolved (applied or not applied) of
+// all it saw. Two checks of one scenario judge the same writes, so they
+// are not added up.
 func (c MatrixCell) Resolved() (resolved, all int) {
 	for _, r := range c.Checks {
 		if u := r.Unknown; u != nil {
-			resolved += u.Applied + u.NotApplied
-			all += u.Applied + u.NotApplied + u.Open
+			n := u.Applied + u.NotApplied + u.Open
+			if n > all || n == all && u.Applied+u.NotApplied > resolved {
+				resolved, all = u.Applied+u.NotApplied, n
+			}
 		}
 	}
 	return resolved, all

@@ -121,3 +121,15 @@ func TestMatrixJudge(t *testing.T) {
 		}
 	}
 }
+
+// Two checks of one scenario judge the same unknown writes: the cell shows
+// the one that judged most of them, not their sum.
+func TestMatrixResolvedUnknownWrites(t *testing.T) {
+	c := MatrixCell{Scenario: "s", Fault: "http.drop-response", Applies: true, OK: true, Checks: []checks.Result{
+		{Check: "no-lost-updates", Verdict: checks.Pass, Decided: 9, Judgeable: 10, Unknown: &checks.UnknownWrites{Applied: 5, NotApplied: 3, Open: 2}},
+		{Check: "version-chain", Verdict: checks.Pass, Decided: 10, Judgeable: 10, Unknown: &checks.UnknownWrites{Applied: 5, NotApplied: 5}},
+	}}
+	if got := c.Short(); got != "PP ok 90% r10/10" {
+		t.Errorf("short %q, want PP ok 90%% r10/10", got)
+	}
+}
