@@ -1,8 +1,6 @@
 package runner
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -49,12 +47,7 @@ workloads:
 faults:
   - {kind: `+c.kind+`, name: breaker}
 `)
-			dir := filepath.Join(t.TempDir(), "results")
-			var log strings.Builder
-			sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
-			if err != nil {
-				t.Fatalf("run: %v\n%s", err, log.String())
-			}
+			sum, _, log := runFaults(t, sc)
 			var got *checks.Result
 			for i := range sum.Checks {
 				if sum.Checks[i].Check == check {
@@ -62,7 +55,7 @@ faults:
 				}
 			}
 			if got == nil || got.Verdict != checks.Fail {
-				t.Fatalf("check %s: %+v, want fail\n%s", check, got, log.String())
+				t.Fatalf("check %s: %+v, want fail\n%s", check, got, log)
 			}
 			var text strings.Builder
 			if err := reports.WriteText(&text, sum); err != nil {

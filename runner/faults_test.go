@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // httpFaultsScenario puts every HTTP fault kind on a counter and a
@@ -47,18 +48,9 @@ faults:
 // repeated; the checks allow for both, so none fails.
 func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 	sc := parse(t, httpFaultsScenario)
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, log.String())
-	}
+	sum, dir, log := runFaults(t, sc)
 	requireIterationsDone(t, sum, 3*time.Minute)
-	for _, r := range sum.Checks {
-		if r.Verdict == checks.Fail {
-			t.Errorf("check %s on %s failed under HTTP faults: %s %+v", r.Check, r.Workload, r.Summary, r.Violations)
-		}
-	}
+	noCheckFails(t, sum, "under HTTP faults")
 	if len(sum.Checks) == 0 {
 		t.Fatal("no checks ran")
 	}
@@ -70,11 +62,11 @@ func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 		}
 	}
 	if unknown == 0 || throttled == 0 {
-		t.Errorf("faults left no trace in the outcomes: unknown %d, throttled %d\n%s", unknown, throttled, log.String())
+		t.Errorf("faults left no trace in the outcomes: unknown %d, throttled %d\n%s", unknown, throttled, log)
 	}
 	for _, name := range []string{"drop", "late", "busy", "dup", "slow"} {
-		if !strings.Contains(log.String(), "fault "+name+": touched ") || strings.Contains(log.String(), "fault "+name+": touched 0 ") {
-			t.Errorf("fault %s touched nothing:\n%s", name, log.String())
+		if !strings.Contains(log, "fault "+name+": touched ") || strings.Contains(log, "fault "+name+": touched 0 ") {
+			t.Errorf("fault %s touched nothing:\n%s", name, log)
 		}
 	}
 	// The summary has a window per fault, with the attempts it touched
@@ -138,20 +130,11 @@ faults:
 // as it happened.
 func TestNetworkFaultsKeepVerdictsTrue(t *testing.T) {
 	sc := parse(t, netFaultsScenario)
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, log.String())
-	}
+	sum, _, log := runFaults(t, sc)
 	if !strings.Contains(sum.Target, "through Toxiproxy") {
 		t.Errorf("target %q: not through Toxiproxy", sum.Target)
 	}
-	for _, r := range sum.Checks {
-		if r.Verdict == checks.Fail {
-			t.Errorf("check %s on %s failed under network faults: %s %+v", r.Check, r.Workload, r.Summary, r.Violations)
-		}
-	}
+	noCheckFails(t, sum, "under network faults")
 	var unknown int64
 	for _, w := range sum.Workloads {
 		for _, o := range w.Ops {
@@ -159,12 +142,12 @@ func TestNetworkFaultsKeepVerdictsTrue(t *testing.T) {
 		}
 	}
 	if unknown == 0 {
-		t.Errorf("network faults left no unknown outcome\n%s", log.String())
+		t.Errorf("network faults left no unknown outcome\n%s", log)
 	}
-	t.Logf("unknown outcomes: %d\n%s", unknown, log.String())
+	t.Logf("unknown outcomes: %d\n%s", unknown, log)
 	for _, name := range []string{"rst-in", "rst-out", "cut", "thin", "hole"} {
-		if !strings.Contains(log.String(), "fault "+name+": on at +") || !strings.Contains(log.String(), "fault "+name+": lifted at +") {
-			t.Errorf("fault %s: window not opened and lifted:\n%s", name, log.String())
+		if !strings.Contains(log, "fault "+name+": on at +") || !strings.Contains(log, "fault "+name+": lifted at +") {
+			t.Errorf("fault %s: window not opened and lifted:\n%s", name, log)
 		}
 	}
 }
@@ -194,32 +177,23 @@ faults:
 // load goes on after the restart, and no check fails.
 func TestTargetFaultsLeaveTheRunGoing(t *testing.T) {
 	sc := parse(t, targetFaultsScenario)
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, log.String())
-	}
-	t.Logf("%s", log.String())
-	for _, r := range sum.Checks {
-		if r.Verdict == checks.Fail {
-			t.Errorf("check %s on %s failed after a pause and a clean restart: %s %+v", r.Check, r.Workload, r.Summary, r.Violations)
-		}
-	}
+	sum, dir, log := runFaults(t, sc)
+	t.Logf("%s", log)
+	noCheckFails(t, sum, "after a pause and a clean restart")
 	for _, want := range []string{"fault freeze: on at +", "fault freeze: lifted at +", "fault restart: on at +", "fault restart: lifted at +"} {
-		if !strings.Contains(log.String(), want) {
+		if !strings.Contains(log, want) {
 			t.Errorf("the log does not say %q", want)
 		}
 	}
-	if strings.Contains(log.String(), "fault restart: azurite") {
-		t.Fatalf("the restart failed:\n%s", log.String())
+	if strings.Contains(log, "fault restart: azurite") {
+		t.Fatalf("the restart failed:\n%s", log)
 	}
 	// The load went on after the restart: a write acknowledged after the
 	// window closed.
 	var h []checks.Op
 	readHistoryFile(t, filepath.Join(dir, HistoryFile), func(op *checks.Op) { h = append(h, *op) })
 	var lifted time.Duration
-	for _, line := range strings.Split(log.String(), "\n") {
+	for _, line := range strings.Split(log, "\n") {
 		if _, after, ok := strings.Cut(line, "fault restart: lifted at +"); ok {
 			lifted, _ = time.ParseDuration(after)
 		}
@@ -261,14 +235,9 @@ workloads:
 faults:
   - {kind: target.crash, name: boom, at: 3s, for: 1s}
 `)
-	dir := filepath.Join(t.TempDir(), "results")
-	var log strings.Builder
-	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, log.String())
-	}
+	sum, _, log := runFaults(t, sc)
 	if len(sum.Faults) != 1 || sum.Faults[0].Fault != "boom" || sum.Faults[0].Err != "" {
-		t.Fatalf("fault windows %+v\n%s", sum.Faults, log.String())
+		t.Fatalf("fault windows %+v\n%s", sum.Faults, log)
 	}
 	var text strings.Builder
 	if err := reports.WriteText(&text, sum); err != nil {
@@ -282,4 +251,29 @@ faults:
 		t.Errorf("failed %v, but the report's crash note does not follow:\n%s", failed, text.String())
 	}
 	t.Logf("checks failed after the crash: %v", failed)
+}
+
+// runFaults runs sc against managed Azurite into a fresh results
+// directory and fails the test if the run does; it returns the summary,
+// the directory and the run's log.
+func runFaults(t *testing.T, sc *scenarios.Scenario) (*reports.Summary, string, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "results")
+	var log strings.Builder
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	return sum, dir, log.String()
+}
+
+// noCheckFails fails the test for every check that failed (what: under
+// which faults).
+func noCheckFails(t *testing.T, sum *reports.Summary, what string) {
+	t.Helper()
+	for _, r := range sum.Checks {
+		if r.Verdict == checks.Fail {
+			t.Errorf("check %s on %s failed %s: %s %+v", r.Check, r.Workload, what, r.Summary, r.Violations)
+		}
+	}
 }

@@ -89,12 +89,8 @@ func (d *decoder) fault(n *yaml.Node, p string, i int) (Fault, bool) {
 	d.window(fs, p, &f)
 	// Scope.
 	for _, name := range []string{"services", "ops", "keys", "fraction"} {
-		q, ok := fs[name]
+		q, ok := d.faultField(fs, p, name, f.Kind, spec.Scope, scopeHint(f.Kind, spec))
 		if !ok {
-			continue
-		}
-		if !contains(spec.Scope, name) {
-			d.errorf(q.key, p+"."+name, "does not apply to kind %s%s", f.Kind, scopeHint(f.Kind, spec))
 			continue
 		}
 		switch name {
@@ -125,15 +121,11 @@ func (d *decoder) fault(n *yaml.Node, p string, i int) (Fault, bool) {
 	}
 	// Parameters.
 	for _, name := range faultParams {
-		q, ok := fs[name]
-		if !ok {
-			if contains(spec.Required, name) {
-				d.errorf(n, p+"."+name, "required for kind %s: %s", f.Kind, faultParamHelp[name])
-			}
-			continue
+		if _, given := fs[name]; !given && contains(spec.Required, name) {
+			d.errorf(n, p+"."+name, "required for kind %s: %s", f.Kind, faultParamHelp[name])
 		}
-		if !contains(spec.Params, name) {
-			d.errorf(q.key, p+"."+name, "does not apply to kind %s%s", f.Kind, paramHint(f.Kind, spec))
+		q, ok := d.faultField(fs, p, name, f.Kind, spec.Params, paramHint(f.Kind, spec))
+		if !ok {
 			continue
 		}
 		switch name {
@@ -247,6 +239,21 @@ var faultParamHelp = map[string]string{
 	"bytes":   "how many bytes of a connection's responses pass before it is cut, a whole number ≥ 1 (default 256)",
 	"hold":    "how long a request is held back, a duration (default 500ms)",
 	"gap":     "the time between the two deliveries, a duration (default 0)",
+}
+
+// faultField returns the fault's field name when it is given and kind
+// takes it (takes); a field the kind does not take is an error naming what
+// it takes (hint).
+func (d *decoder) faultField(fs map[string]pair, p, name, kind string, takes []string, hint string) (pair, bool) {
+	q, ok := fs[name]
+	if !ok {
+		return q, false
+	}
+	if !contains(takes, name) {
+		d.errorf(q.key, p+"."+name, "does not apply to kind %s%s", kind, hint)
+		return q, false
+	}
+	return q, true
 }
 
 func scopeHint(kind string, spec FaultKindSpec) string {
