@@ -30,6 +30,10 @@ var runIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 // ValidRunID reports whether s has the shape of a run id.
 func ValidRunID(s string) bool { return runIDPattern.MatchString(s) }
 
+// NewRunID makes a new random run id, as a run makes its own (for runs
+// whose shards must share one, e.g. stormcheck kube).
+func NewRunID() string { return newRunID() }
+
 // markerName is the run's marker container.
 func markerName(runID string) string { return "sc" + runID }
 

@@ -119,6 +119,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newConformCmd(),
 		newCompareCmd(),
 		newMatrixCmd(),
+		newKubeCmd(),
 		newKindsCmd(),
 		newInitCmd(),
 		newSchemaCmd(),
