@@ -55,6 +55,9 @@ const (
 	// image pulls, setup, the rendezvous, final reads, checks, cleanup,
 	// upload.
 	DeadlineSlack = 30 * time.Minute
+	// MaxScenarioBytes is the largest scenario a ConfigMap carries: the API
+	// server refuses an object over 1 MiB, metadata included.
+	MaxScenarioBytes = 1<<20 - 16<<10
 	// MaxShards bounds --shards (and the scenario's 10,000 actors bound
 	// every workload, so no shard may be left without actors anyway).
 	MaxShards = 10000
@@ -398,6 +401,9 @@ func check(o Options) error {
 	} else if most := mostActors(o.Scenario); o.Shards > most {
 		bad("--shards %d: the scenario's largest workload has %d actor(s), so shards %d to %d would have nothing to run: use --shards %d at most, or more actors (--actors)",
 			o.Shards, most, most, o.Shards-1, most)
+	}
+	if n := len(o.Scenario.Source); n > MaxScenarioBytes {
+		bad("the scenario is %d bytes: a ConfigMap carries at most %d (the API server refuses objects over 1 MiB)", n, MaxScenarioBytes)
 	}
 	if o.Image == "" {
 		bad("--image is required: the stormcheck image the shards run (build it with the repository's Dockerfile and push it to a registry the cluster can pull from)")

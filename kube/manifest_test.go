@@ -433,6 +433,11 @@ func TestBadOptions(t *testing.T) {
 		{"bad quantity", func(o *Options) { o.CPU = "lots" }, `--cpu "lots": want a positive Kubernetes quantity`},
 		{"zero memory", func(o *Options) { o.Memory = "0" }, `--memory "0"`},
 		{"limit below request", func(o *Options) { o.CPULimit = "100m" }, "--cpu-limit 100m is below the CPU request 250m"},
+		{"scenario too big for a ConfigMap", func(o *Options) {
+			big := *o.Scenario
+			big.Source = append(append([]byte(nil), big.Source...), strings.Repeat("#", MaxScenarioBytes)...)
+			o.Scenario = &big
+		}, "a ConfigMap carries at most 1032192"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := baseOptions(sc)
