@@ -39,6 +39,8 @@ type Summary struct {
 	Error string `json:"error,omitempty"`
 	// RunID names the run's resources on the target (sc<run id>...).
 	RunID string `json:"run_id,omitempty"`
+	// Shard is set when the run was one shard of a sharded run.
+	Shard *ShardInfo `json:"shard,omitempty"`
 	// CleanupError says what the run could not delete from the target and
 	// why; Left lists what it found there and did not delete.
 	// `stormcheck cleanup --run RunID` deletes it later.

@@ -28,6 +28,7 @@ type Actor struct {
 	wire       byteCount    // the current attempt's, reused
 	timer      attemptTimer // bounds each attempt
 	op         checks.Op    // the attempt being recorded
+	clock      dateClock    // this machine's clock against the service's
 }
 
 // Call describes one logical operation for Do.
@@ -87,6 +88,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		ret := e.Rec.Now()
 		err = a.timer.stop(err)
 		resp := wire.resp
+		a.clock.observe(resp, call, ret, e.zero)
 		outcome, out := classify(resp, err, c.Conflicts)
 		e.faultOf(attempt, &out)
 		if err == nil {
@@ -195,8 +197,8 @@ func (a *Actor) Tag() string {
 	return string(strconv.AppendInt(t, int64(a.writes), 10))
 }
 
-// Key picks one of the workload's keys uniformly.
-func (a *Actor) Key() int { return a.Rand.IntN(a.env.Keys) }
+// Key picks one of the keys this process's actors use, uniformly.
+func (a *Actor) Key() int { return a.env.keyLo + a.Rand.IntN(a.env.keyN) }
 
 // mergeOutput copies what an attempt read from the response body into the
 // record built from the response's status line and headers.

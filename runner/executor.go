@@ -100,10 +100,10 @@ func runClosed(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecSt
 	var wg sync.WaitGroup
 	for i := 0; i < maxActors; i++ {
 		wg.Add(1)
-		go func(a *Actor) {
+		go func(i int, a *Actor) {
 			defer wg.Done()
 			for !e.stopping() && ctx.Err() == nil {
-				if int64(a.ID) >= active.Load() {
+				if int64(i) >= active.Load() {
 					time.Sleep(20 * time.Millisecond)
 					continue
 				}
@@ -114,7 +114,7 @@ func runClosed(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecSt
 				a.intended = 0 // closed loop: the operation starts when it is called
 				wl.Iterate(ctx, a)
 			}
-		}(e.Actor(i))
+		}(i, e.Actor(e.ActorBase+i))
 	}
 	wg.Wait()
 	close(stopCtl)
@@ -177,7 +177,7 @@ func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStat
 				a.intended = due
 				wl.Iterate(ctx, a)
 			}
-		}(e.Actor(i))
+		}(e.Actor(e.ActorBase + i))
 	}
 	pace(ctx, e, pl, st, queue, func(due, n int64) {
 		mu.Lock()

@@ -39,8 +39,8 @@ func newQueues(e *Env, n int) (*queues, error) {
 // recorded as setup.
 func queueSetup(ctx context.Context, e *Env) (*queues, error) {
 	q, err := newQueues(e, e.Keys)
-	if err != nil {
-		return nil, err
+	if err != nil || e.attachOnly {
+		return q, err
 	}
 	return q, q.create(ctx, e.Actor(checks.ActorSetup))
 }

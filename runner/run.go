@@ -40,6 +40,8 @@ type Options struct {
 	Abandon context.Context
 	// UnreachableAfter overrides the scenario's unreachable_after.
 	UnreachableAfter time.Duration
+	// Shard, when set, runs one shard of a sharded run (see Shard).
+	Shard *Shard
 }
 
 // Exporter publishes a run's live metrics (see runner/metricsexport).
@@ -87,7 +89,9 @@ const (
 )
 
 type running struct {
-	plan  loadPlan
+	plan loadPlan
+	// skip: this shard runs none of the workload's load.
+	skip  bool
 	env   *Env
 	wl    Workload
 	stats ExecStats
@@ -123,7 +127,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			fmt.Fprintf(o.Log, format+"\n", a...)
 		}
 	}
-	sum := &reports.Summary{Scenario: sc.Name, File: sc.File, Seed: sc.Seed, Started: time.Now(), Files: map[string]string{}}
+	sum := &reports.Summary{Scenario: sc.Name, File: sc.File, Seed: sc.Seed, Started: o.Shard.now(), Files: map[string]string{}}
+	if err := checkShard(sc, o); err != nil {
+		return sum, err
+	}
 	if err := prepareResults(o.ResultsDir, sc); err != nil {
 		return sum, err
 	}
@@ -176,6 +183,13 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		return sum, err
 	}
 	sum.Started = rec.Start()
+	if o.Shard != nil {
+		sum.Started = sum.Started.Add(o.Shard.ClockSkew)
+		sum.Shard = &reports.ShardInfo{Index: o.Shard.Index, Count: o.Shard.Count, RunID: o.Shard.RunID, ClockOffsetBound: sc.ClockOffsetBound}
+		if !o.Shard.StartAt.IsZero() {
+			sum.Shard.StartAt = o.Shard.StartAt.UTC().Format(time.RFC3339Nano)
+		}
+	}
 	sum.Files["history"] = HistoryFile
 
 	// trouble ends the load early: the target is unreachable, or the
@@ -206,6 +220,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			logf("cleanup: skipped, Azurite is down (fault %s); nothing is left: the managed Azurite's data is deleted with it", inj.targetDown())
 		case runID != "":
 			cleanupAfterRun(target, runID, trouble, o, sum, logf)
+			if sum.Shard != nil {
+				sum.Shard.Cleanup = true
+			}
+		}
+		if sum.Shard != nil {
+			var c dateClock
+			for _, r := range runs {
+				r.env.clockOffset(&c)
+			}
+			sum.Shard.ClockOffset = c.offset()
 		}
 		stopWatch() // the checks send nothing: a silence now means nothing
 		if cause := context.Cause(trouble); trouble.Err() != nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
@@ -242,35 +266,103 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	stopWatch = watchTarget(target, unreachableAfter, stopForTrouble, logf)
 
 	id := newRunID()
+	shardIndex, shardCount := 0, 1
+	if o.Shard != nil {
+		shardIndex, shardCount = o.Shard.Index, o.Shard.Count
+		if o.Shard.RunID != "" {
+			id = o.Shard.RunID
+		}
+	}
+	sharded := shardCount > 1
+	var active []*running // the workloads this shard runs load of
 	for _, w := range sc.Workloads {
 		f, ok := workloads[w.Kind]
 		if !ok {
 			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, WorkloadKinds()))
 		}
-		wl, err := f(w, target)
+		cut, err := cutWorkload(w, shardIndex, shardCount)
+		if err != nil {
+			return finish(err)
+		}
+		wl, err := f(cut.w, target)
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
-		runs = append(runs, &running{plan: planFor(w, sc), env: newEnv(w, sc, rec, target, id), wl: wl})
-	}
-
-	logf("setting up %d workload(s) (run id %s)", len(runs), id)
-	if err := markRun(loadCtx, target, id, time.Now()); err != nil {
-		return finish(fmt.Errorf("setup: %w", err))
-	}
-	runID, sum.RunID = id, id // from here on, the run has resources to clean
-	for _, r := range runs {
-		if err := r.wl.Setup(loadCtx, r.env); err != nil {
-			return finish(fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(target, err)))
+		env := newEnv(cut.w, sc, rec, target, id)
+		env.ActorBase, env.keyLo, env.keyN, env.attachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
+		env.zero = sum.Started.UnixNano()
+		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
+		runs = append(runs, r)
+		if !r.skip {
+			active = append(active, r)
 		}
 	}
 
-	logf("load: %s", describeLoad(runs))
+	sum.RunID = id
+	var startAt time.Time
+	if shardIndex == 0 {
+		logf("setting up %d workload(s) (run id %s)", len(runs), id)
+		if err := markRun(loadCtx, target, id, o.Shard.now()); err != nil {
+			return finish(fmt.Errorf("setup: %w", err))
+		}
+		runID = id // from here on, the run has resources to clean
+		var setupErr error
+		for _, r := range runs {
+			if err := r.wl.Setup(loadCtx, r.env); err != nil {
+				setupErr = fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(target, err))
+				break
+			}
+		}
+		if sharded {
+			at, err := o.Shard.publishSetup(loadCtx, target, setupErr)
+			if setupErr == nil && err != nil {
+				setupErr = err
+			}
+			startAt = at
+		}
+		if setupErr != nil {
+			return finish(setupErr)
+		}
+		if sum.Shard != nil {
+			sum.Shard.Setup = true
+		}
+		if sharded {
+			runID = "" // the last shard to finish cleans up
+		}
+	} else {
+		for _, r := range runs { // shard 0 set them up: open the clients only
+			if err := r.wl.Setup(loadCtx, r.env); err != nil {
+				return finish(fmt.Errorf("workload %s: %w", r.env.Name, err))
+			}
+		}
+		at, err := o.Shard.awaitSetup(loadCtx, target, logf)
+		if err != nil {
+			return finish(err)
+		}
+		startAt = at
+	}
+	if o.Shard != nil {
+		if startAt.IsZero() {
+			startAt = o.Shard.StartAt
+		}
+		if o.Shard.StartAt.IsZero() && !startAt.IsZero() {
+			sum.Shard.Rendezvous = startAt.UTC().Format(time.RFC3339Nano)
+		}
+		if !startAt.IsZero() {
+			logf("shard %d/%d: load starts at %s", shardIndex, shardCount, startAt.UTC().Format(time.RFC3339Nano))
+			if late := o.Shard.awaitStart(loadCtx, startAt); late > 0 {
+				sum.Shard.Late = late
+				logf("shard %d/%d: started %s late (start at %s)", shardIndex, shardCount, late.Round(time.Millisecond), startAt.UTC().Format(time.RFC3339Nano))
+			}
+		}
+	}
+
+	logf("load: %s", describeLoad(active))
 	cpu0, cpuOK := processCPU()
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, target, logf)
-	load(loadCtx, runs, rec, metrics, o)
+	load(loadCtx, active, rec, metrics, o)
 	inj.end(logf)
 	sum.Faults = inj.summary(sum.LoadStart)
 	if cpu1, ok := processCPU(); ok && cpuOK {
@@ -278,7 +370,16 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		// the client (not the target) may be what limited the run.
 		sum.ClientCPU = float64(cpu1-cpu0) / float64(time.Since(loadStart)) / float64(runtime.NumCPU())
 	}
+	last := true
+	if sharded {
+		last = shardFinished(o, target, trouble, sum, logf)
+		if last {
+			runID = id
+		}
+	}
 	switch {
+	case !last:
+		logf("shard %d/%d: final reads and cleanup left to the last shard to finish", shardIndex, shardCount)
 	case trouble.Err() != nil:
 		logf("final reads skipped: %v", context.Cause(trouble))
 	case o.Abort.Err() != nil:
@@ -301,6 +402,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		waited()
 		cancelT()
 		cancel()
+		if sum.Shard != nil {
+			sum.Shard.FinalReads = true
+		}
 	}
 	return finish(nil)
 }

@@ -66,6 +66,9 @@ func tableSetup(ctx context.Context, e *Env) (*tables, *Actor, error) {
 		return nil, nil, err
 	}
 	a := e.Actor(checks.ActorSetup)
+	if e.attachOnly {
+		return t, a, nil
+	}
 	if err := t.create(ctx, a); err != nil {
 		return nil, nil, err
 	}
@@ -77,6 +80,9 @@ func tableSetup(ctx context.Context, e *Env) (*tables, *Actor, error) {
 // actor and built by actions.
 func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions func(checks.Input) []batchAction) error {
 	p := e.Params
+	if e.attachOnly {
+		return nil
+	}
 	for k := 0; k < e.Keys; k++ {
 		for first := 0; first < p.Rows; first += maxBatch {
 			rows := make([]string, 0, maxBatch)

@@ -33,6 +33,9 @@ func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error { return con
 
 // containersSetup creates the workload's containers, recorded as setup.
 func containersSetup(ctx context.Context, e *Env) error {
+	if e.attachOnly {
+		return nil
+	}
 	a := e.Actor(checks.ActorSetup)
 	for i := 0; i < e.Keys; i++ {
 		name := containerName(e, i)

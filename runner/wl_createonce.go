@@ -31,6 +31,9 @@ func roundKey(track, round int) string { return fmt.Sprintf("k%d-r%d", track, ro
 
 func (w *createOnce) Setup(ctx context.Context, e *Env) error {
 	w.b = newBlobs(e)
+	if e.attachOnly {
+		return nil
+	}
 	if op := w.b.createContainer(ctx, e.Actor(checks.ActorSetup), e.Prefix); op.Outcome != checks.OK {
 		return opError("create container", &op)
 	}

@@ -41,7 +41,7 @@ func (w *queueWork) Setup(ctx context.Context, e *Env) (err error) {
 func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
 	p := a.env.Params
 	name := w.q.names[a.Key()]
-	if a.ID < p.Producers {
+	if a.ID-a.env.ActorBase < p.Producers {
 		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
 		return
 	}

@@ -60,8 +60,8 @@ func valueProp(i checks.Input) map[string]string { return map[string]string{prop
 // the value 0.
 func registerSetup(ctx context.Context, e *Env) (*tables, error) {
 	t, a, err := tableSetup(ctx, e)
-	if err != nil {
-		return nil, err
+	if err != nil || e.attachOnly {
+		return t, err
 	}
 	for i := 0; i < e.Keys; i++ {
 		op := t.write(ctx, a, checks.KindTableUpsert, KeyName(i), counterRow, e.Params.PayloadBytes, func() checks.Input {

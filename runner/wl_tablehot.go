@@ -49,8 +49,8 @@ func hotPartition(pattern string, a *Actor, rk string, now time.Time) string {
 	case scenarios.KeyPrepend:
 		return fmt.Sprintf("%010d", int64(math.MaxInt32)*4-now.Unix())
 	case scenarios.KeyZipf:
-		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.Keys-1))
-		return KeyName(int(z.Uint64()))
+		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.keyN-1))
+		return KeyName(a.env.keyLo + int(z.Uint64()))
 	case scenarios.KeyHashPrefix:
 		h := fnv.New32a()
 		h.Write([]byte(rk))

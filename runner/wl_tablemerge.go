@@ -42,6 +42,9 @@ func (w *tableMerge) Setup(ctx context.Context, e *Env) error {
 		return err
 	}
 	w.t = t
+	if e.attachOnly {
+		return nil
+	}
 	all := make([]string, e.Params.Props)
 	for i := range all {
 		all[i] = propName(i)

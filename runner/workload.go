@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,10 +58,26 @@ type Env struct {
 	Target  *Target
 	// Prefix is the run-unique name every resource of this workload starts
 	// with; cleanup deletes what carries it and nothing else.
-	Prefix  string
-	seed    int64
-	retryOn [checks.Unknown + 1]bool
-	stop    atomic.Bool
+	Prefix string
+	// ActorBase is the global id of this process's first actor (a shard's
+	// actors are numbered after the earlier shards').
+	ActorBase int
+	// keyLo, keyN are the keys this process's actors pick from (a shard of
+	// a run with divided keys owns keys keyLo..keyLo+keyN-1).
+	keyLo, keyN int
+	// attachOnly: another shard set the workload up; Setup opens the
+	// clients and sends nothing.
+	attachOnly bool
+	// zero is the wall time (UnixNano, this machine's clock as the run
+	// reads it) of the run's time zero: Date headers are measured from it.
+	zero int64
+	// actors are every actor made, whose Date-header estimates the run
+	// intersects at its end.
+	actorsMu sync.Mutex
+	actors   []*Actor
+	seed     int64
+	retryOn  [checks.Unknown + 1]bool
+	stop     atomic.Bool
 	// openKind is the op kind the first open-loop iteration started with:
 	// the corrected histogram unserved arrivals are recorded in.
 	openKind atomic.Pointer[string]
@@ -79,6 +96,7 @@ func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *Targ
 	e := &Env{
 		Name: w.Name, Kind: w.Kind, Keys: w.Keys, Params: w.Params, Timeout: sc.Timeout,
 		Retry: sc.Retry, Rec: rec, Target: t, Prefix: "sc" + runID + "-" + w.Name, seed: sc.Seed,
+		keyN: w.Keys,
 	}
 	for _, s := range sc.Retry.On {
 		if o, err := checks.ParseOutcome(s); err == nil {
@@ -98,7 +116,21 @@ func (e *Env) stopping() bool { return e.stop.Load() }
 func (e *Env) Actor(id int) *Actor {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", e.Name, id)
-	return &Actor{ID: id, env: e, Rand: rand.New(rand.NewPCG(uint64(e.seed), h.Sum64()))}
+	a := &Actor{ID: id, env: e, Rand: rand.New(rand.NewPCG(uint64(e.seed), h.Sum64()))}
+	e.actorsMu.Lock()
+	e.actors = append(e.actors, a)
+	e.actorsMu.Unlock()
+	return a
+}
+
+// clockOffset intersects the Date-header estimates of every actor made;
+// call it once no actor runs.
+func (e *Env) clockOffset(into *dateClock) {
+	e.actorsMu.Lock()
+	defer e.actorsMu.Unlock()
+	for _, a := range e.actors {
+		into.merge(&a.clock)
+	}
 }
 
 // KeyName is the name of key i of this workload.

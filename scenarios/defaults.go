@@ -21,6 +21,11 @@ const (
 	// DefaultDuration is the load phase of a workload the file gives no
 	// bound (no duration, stages or iterations, no top-level duration).
 	DefaultDuration = 30 * time.Second
+	// DefaultClockOffsetBound is the clock offset bound of a scenario that
+	// states none: what NTP keeps a cluster's clocks within, with margin.
+	DefaultClockOffsetBound = 100 * time.Millisecond
+	// maxClockOffsetBound bounds clock_offset_bound.
+	maxClockOffsetBound = time.Minute
 )
 
 // defaultRetryOn is the outcomes retried by default: 503/500 and timeouts,
@@ -39,6 +44,9 @@ func applyDefaults(s *Scenario, seedSet bool) {
 	}
 	if s.UnreachableAfter == 0 {
 		s.UnreachableAfter = DefaultUnreachableAfter
+	}
+	if !s.clockOffsetBoundSet {
+		s.ClockOffsetBound = DefaultClockOffsetBound
 	}
 	targetDefaults(&s.Target)
 	r := &s.Retry
@@ -97,6 +105,9 @@ func targetDefaults(t *Target) {
 func workloadDefaults(w *Workload) {
 	if w.Executor == "" {
 		w.Executor = ExecutorClosed
+	}
+	if w.ShardKeys == "" {
+		w.ShardKeys = ShardKeysDivided
 	}
 	if w.Actors == 0 {
 		w.Actors = 1

@@ -7,12 +7,15 @@ import (
 // The fields each mapping of a scenario file accepts, in the order the
 // documentation presents them.
 var (
-	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks", "capacity", "emulation", "thresholds", "compare", "unreachable_after", "faults"}
+	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks", "capacity", "emulation", "thresholds", "compare", "unreachable_after", "faults", "clock_offset_bound"}
 	targetFields   = []string{"kind", "connection_string_env", "account", "key_env", "blob_url", "queue_url", "table_url", "azurite_version"}
 	retryFields    = []string{"max_attempts", "base", "max", "on"}
-	workloadFields = []string{"name", "kind", "executor", "actors", "rate", "keys", "duration", "iterations", "stages", "params"}
+	workloadFields = []string{"name", "kind", "executor", "actors", "rate", "keys", "duration", "iterations", "stages", "params", "shard_keys"}
 	stageFields    = []string{"duration", "target"}
 )
+
+// shardKeyModes are the values of a workload's shard_keys.
+var shardKeyModes = []string{ShardKeysDivided, ShardKeysShared}
 
 // targetKinds are the target kinds, in the order messages list them.
 var targetKinds = []string{TargetAzurite, TargetConnectionString, TargetAccountKey, TargetEntraID}

@@ -19,20 +19,23 @@ var invalidCases = map[string]struct {
 	field     string
 	msg       string
 }{
-	"account-missing.yaml":           {4, 3, "target.account", "required for target kind entra-id"},
-	"actors-list.yaml":               {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got a list"},
-	"actors-negative.yaml":           {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got -3"},
-	"actors-overflow.yaml":           {6, 13, "workloads[0].actors", "got 99999999999999999999"},
-	"actors-wrong-type.yaml":         {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
-	"check-duplicate.yaml":           {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
-	"check-no-workload.yaml":         {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
-	"check-unknown.yaml":             {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: at-least-once (kinds queue.work); batch-atomicity`},
-	"duplicate-key.yaml":             {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
-	"key-pattern-unknown.yaml":       {6, 27, "workloads[0].params.key_pattern", `got "apend" (did you mean "append"?)`},
-	"visibility-fraction.yaml":       {8, 19, "workloads[0].params.visibility", "must be whole seconds (the service counts in seconds), got 1500ms"},
-	"batch-size-too-large.yaml":      {7, 19, "workloads[0].params.batch_size", "must be a whole number ≥ 1 and ≤ 100, got 101"},
-	"messages-per-get-too-many.yaml": {7, 32, "workloads[0].params.messages_per_get", "must be a whole number ≥ 1 and ≤ 32, got 33"},
-	"queue-payload-too-large.yaml":   {7, 22, "workloads[0].params.payload_bytes", "≤ 49152, got 65536"},
+	"account-missing.yaml":              {4, 3, "target.account", "required for target kind entra-id"},
+	"shard-keys-unknown.yaml":           {6, 17, "workloads[0].shard_keys", `must be divided (each shard of a sharded run owns a disjoint part of the keys) or shared (every shard races on every key), got "split"`},
+	"clock-offset-bound-too-large.yaml": {3, 21, "clock_offset_bound", "must be a duration ≥ 0 and ≤ 1m0s (the clocks of the shards' machines, synchronised by NTP, differ by less), got 2m"},
+	"clock-offset-bound-no-unit.yaml":   {3, 21, "clock_offset_bound", "durations need a unit, e.g. 30s, got 100"},
+	"actors-list.yaml":                  {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got a list"},
+	"actors-negative.yaml":              {6, 13, "workloads[0].actors", "must be a whole number ≥ 1 and ≤ 10000, got -3"},
+	"actors-overflow.yaml":              {6, 13, "workloads[0].actors", "got 99999999999999999999"},
+	"actors-wrong-type.yaml":            {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
+	"check-duplicate.yaml":              {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
+	"check-no-workload.yaml":            {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
+	"check-unknown.yaml":                {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: at-least-once (kinds queue.work); batch-atomicity`},
+	"duplicate-key.yaml":                {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
+	"key-pattern-unknown.yaml":          {6, 27, "workloads[0].params.key_pattern", `got "apend" (did you mean "append"?)`},
+	"visibility-fraction.yaml":          {8, 19, "workloads[0].params.visibility", "must be whole seconds (the service counts in seconds), got 1500ms"},
+	"batch-size-too-large.yaml":         {7, 19, "workloads[0].params.batch_size", "must be a whole number ≥ 1 and ≤ 100, got 101"},
+	"messages-per-get-too-many.yaml":    {7, 32, "workloads[0].params.messages_per_get", "must be a whole number ≥ 1 and ≤ 32, got 33"},
+	"queue-payload-too-large.yaml":      {7, 22, "workloads[0].params.payload_bytes", "≤ 49152, got 65536"},
 
 	"duplicate-workload-name.yaml":     {6, 11, "workloads[1].name", `duplicate workload name "counter" (first at line 4)`},
 	"duration-and-stages.yaml":         {5, 5, "workloads[0].duration", "set duration or stages, not both"},
@@ -48,7 +51,7 @@ var invalidCases = map[string]struct {
 	"lease-90s.yaml":                   {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 90s"},
 	"lease-bare-number.yaml":           {7, 23, "workloads[0].params.lease_duration", "a lease lasts 15s to 60s, or infinite; got 30, a number without a unit"},
 	"name-missing.yaml":                {1, 1, "name", "required: the scenario's name"},
-	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare, unreachable_after, faults), got a list"},
+	"not-a-mapping.yaml":               {1, 1, "", "a scenario file is a YAML mapping of fields (name, description, seed, target, duration, timeout, retry, workloads, checks, capacity, emulation, thresholds, compare, unreachable_after, faults, clock_offset_bound), got a list"},
 	"open-without-rate.yaml":           {4, 5, "workloads[0].rate", "required for executor: open"},
 	"param-not-for-kind.yaml":          {7, 7, "workloads[0].params.hold", `kind blob.etag-counter has no param "hold"; it takes only payload_bytes`},
 	"payload-too-big.yaml":             {7, 22, "workloads[0].params.payload_bytes", "must be a whole number ≥ 0 and ≤ 4194304, got 5000000"},
@@ -187,9 +190,10 @@ workloads:
 		Timeout:          10 * time.Second,
 		Retry:            Retry{MaxAttempts: 4, Base: 200 * time.Millisecond, Max: 5 * time.Second, On: []string{"throttled", "unknown"}},
 		UnreachableAfter: 30 * time.Second,
+		ClockOffsetBound: 100 * time.Millisecond,
 		Workloads: []Workload{{
 			Name: "counter", Kind: "blob.etag-counter", Executor: ExecutorClosed,
-			Actors: 1, Keys: 1, Line: 4,
+			Actors: 1, Keys: 1, Line: 4, ShardKeys: ShardKeysDivided,
 		}},
 		Checks:   []string{"no-lost-updates", "version-chain"},
 		Capacity: Capacity{Profile: ProfileChecklist, Blob: 500, Partition: 2000, Queue: 2000, Account: 20000, BlobBandwidth: 60, Ingress: 20, Egress: 30, Scale: 1},
@@ -316,6 +320,43 @@ workloads:
 	w := s.Workloads[0]
 	if want := []Stage{{5 * time.Second, 10}, {time.Minute, 0}}; !reflect.DeepEqual(w.Stages, want) || w.Actors != 2 || w.Keys != 100000 {
 		t.Errorf("workload %+v", w)
+	}
+}
+
+// TestShardFields: shard_keys and clock_offset_bound are kept as written;
+// a stated bound of 0 stays 0 (not the default).
+func TestShardFields(t *testing.T) {
+	src := `name: sharded
+duration: 5s
+clock_offset_bound: 0s
+workloads:
+  - name: race
+    kind: blob.etag-counter
+    shard_keys: shared
+  - name: own
+    kind: blob.etag-counter
+    shard_keys: divided
+  - name: plain
+    kind: blob.etag-counter
+`
+	s, err := Parse("x.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ClockOffsetBound != 0 {
+		t.Errorf("clock_offset_bound 0s became %v", s.ClockOffsetBound)
+	}
+	for i, want := range []string{ShardKeysShared, ShardKeysDivided, ShardKeysDivided} {
+		if got := s.Workloads[i].ShardKeys; got != want {
+			t.Errorf("workload %d: shard_keys %q, want %q", i, got, want)
+		}
+	}
+	s, err = Parse("y.yaml", []byte("name: b\nduration: 5s\nclock_offset_bound: 250ms\nworkloads: [{name: w, kind: blob.etag-counter}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ClockOffsetBound != 250*time.Millisecond {
+		t.Errorf("clock_offset_bound 250ms became %v", s.ClockOffsetBound)
 	}
 }
 

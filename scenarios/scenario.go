@@ -50,6 +50,12 @@ type Scenario struct {
 	Compare Compare
 	// Faults are injected on purpose during the load (see Fault).
 	Faults []Fault
+	// ClockOffsetBound is the bound NTP gives the clocks of the machines
+	// that run a scenario's shards (default 100ms): merging shards widens
+	// every real-time interval of a shard by it.
+	ClockOffsetBound time.Duration
+	// clockOffsetBoundSet: the file stated it (0 is a valid bound).
+	clockOffsetBoundSet bool
 }
 
 // Breaks reports the faults that break a promise of the service on
@@ -188,6 +194,15 @@ const (
 	ExecutorOpen = "open"
 )
 
+// How a sharded run splits a workload's keys (Workload.ShardKeys).
+const (
+	// ShardKeysDivided: each shard owns a disjoint part of the keys.
+	ShardKeysDivided = "divided"
+	// ShardKeysShared: every shard races on every key (the race across
+	// machines).
+	ShardKeysShared = "shared"
+)
+
 // Workload is one group of actors doing one kind of work.
 type Workload struct {
 	// Name is unique within the scenario; it labels history and reports.
@@ -213,6 +228,10 @@ type Workload struct {
 	Stages []Stage
 	// Params are the kind's parameters, validated per kind.
 	Params Params
+	// ShardKeys says how a sharded run splits the keys: ShardKeysDivided
+	// (default: each shard owns a disjoint part) or ShardKeysShared (every
+	// shard races on every key).
+	ShardKeys string
 	// Line is where the workload is defined, for runtime messages.
 	Line int
 }

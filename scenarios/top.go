@@ -44,6 +44,13 @@ func (d *decoder) scenario(root *yaml.Node, s *Scenario) {
 	if p, ok := fs["unreachable_after"]; ok {
 		s.UnreachableAfter, _ = d.duration(p.val, "unreachable_after", time.Second, false)
 	}
+	if p, ok := fs["clock_offset_bound"]; ok {
+		if v, ok := d.duration(p.val, "clock_offset_bound", 0, false); ok && v > maxClockOffsetBound {
+			d.errorf(p.val, "clock_offset_bound", "must be a duration ≥ 0 and ≤ %v (the clocks of the shards' machines, synchronised by NTP, differ by less), got %s", maxClockOffsetBound, p.val.Value)
+		} else if ok {
+			s.ClockOffsetBound, s.clockOffsetBoundSet = v, true
+		}
+	}
 	if p, ok := fs["workloads"]; ok {
 		d.workloads(p.val, s)
 	} else {

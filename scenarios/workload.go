@@ -109,6 +109,15 @@ func (d *decoder) workload(n *yaml.Node, path string, w *Workload) {
 	if p, ok := fs["params"]; ok {
 		d.params(p.val, at("params"), w)
 	}
+	if p, ok := fs["shard_keys"]; ok {
+		if v, ok := d.str(p.val, at("shard_keys")); ok {
+			if contains(shardKeyModes, v) {
+				w.ShardKeys = v
+			} else {
+				d.errorf(p.val, at("shard_keys"), "must be divided (each shard of a sharded run owns a disjoint part of the keys) or shared (every shard races on every key), got %q", v)
+			}
+		}
+	}
 	d.bound(n, path)
 }
 

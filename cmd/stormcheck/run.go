@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,7 +45,22 @@ A target that answers nothing at all (killed, frozen, unreachable) for
 the run: an ERROR line names the endpoint and since when, the final reads
 are skipped, the cleanup gets 10s, the results are written, exit code 3.
 A results folder that fills up stops the load at the first failed write;
-the history keeps every whole record before it; exit code 3.`
+the history keeps every whole record before it; exit code 3.
+
+Shards: one run spread over N processes or machines against one target
+(see the README's Shards section). --shard I/N runs shard I (0-based) of N;
+on Kubernetes (an Indexed Job) give --shards N and the index comes from
+JOB_COMPLETION_INDEX. Every shard takes the same --run-id, so they name the
+same resources. Actors, open-loop rates and iteration bounds divide across
+the shards (shard I gets floor(A/N) actors, one more if I < A mod N; a
+shard with none skips the workload), and each workload's keys are divided
+(shard_keys: divided, the default) or shared (every shard races on all).
+Shard 0 sets the run up once; the others wait for it. Every shard starts
+its load at --start-at, or without it 10s after shard 0's setup; a shard
+that starts late says by how much. The last shard to finish does the final
+reads and the cleanup. A shard's checks are left to 'stormcheck merge'.
+--upload CONTAINER copies the results directory, once written, to that
+container on the target as <run id>/shard-<I>-of-<N>/...`
 
 const runExample = `  # the quickstart, about 30 s against a managed Azurite
   stormcheck run scenarios/quickstart.yaml
@@ -54,7 +75,14 @@ const runExample = `  # the quickstart, about 30 s against a managed Azurite
   stormcheck run scenarios/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
 
   # against a real account (the connection string is never printed)
-  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string`
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string
+
+  # shard 1 of 4 of run 1a2b3c4d, starting at a fixed instant, results uploaded
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string \
+    --shard 1/4 --run-id 1a2b3c4d --start-at 2026-11-24T12:00:00Z --upload results
+
+  # the same in a Kubernetes Indexed Job (JOB_COMPLETION_INDEX is set by Kubernetes)
+  stormcheck run /scenario/scenario.yaml --target connection-string --shards 4 --run-id 1a2b3c4d --upload results`
 
 // runFlags are run's flags.
 type runFlags struct {
@@ -67,6 +95,10 @@ type runFlags struct {
 	seed             int64
 	export           *exportFlags
 	unreachableAfter time.Duration
+	// sharding
+	shard, runID, startAt, upload string
+	shards                        int
+	clockSkew                     time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -94,6 +126,13 @@ func newRunCmd() *cobra.Command {
 	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
 	f.export = addExportFlags(cmd)
 	fl.DurationVar(&f.unreachableAfter, "unreachable-after", 0, "stop the run (exit 3) once the target has answered nothing at all for this long (default: the scenario's unreachable_after, 30s)")
+	fl.StringVar(&f.shard, "shard", "", "run shard I (0-based) of N of a sharded run, e.g. 1/4; needs --run-id when N > 1")
+	fl.IntVar(&f.shards, "shards", 0, "the run's shard count N; the index comes from env JOB_COMPLETION_INDEX (a Kubernetes Indexed Job) unless --shard gives it")
+	fl.StringVar(&f.runID, "run-id", "", "the run id every shard of a run shares (8 lower-case hex digits, e.g. 1a2b3c4d); it names the run's resources sc<ID>...")
+	fl.StringVar(&f.startAt, "start-at", "", "RFC 3339 instant when every shard's load starts, e.g. 2026-11-24T12:00:00Z (default: 10s after shard 0's setup)")
+	fl.StringVar(&f.upload, "upload", "", "when the run ends, copy its results directory to this blob container on the target, as <run id>/shard-<I>-of-<N>/...")
+	fl.DurationVar(&f.clockSkew, "clock-skew", 0, "tests only: pretend this machine's wall clock is off by this much")
+	_ = fl.MarkHidden("clock-skew")
 	return cmd
 }
 
@@ -125,6 +164,22 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			sc.Target.ConnectionStringEnv = "AZURE_STORAGE_CONNECTION_STRING"
 		}
 	}
+	shard, err := f.shardOf(cmd)
+	if err != nil {
+		return usageErr(cmd.CommandPath(), err)
+	}
+	managed := sc.Target.Kind == scenarios.TargetAzurite && f.connStr == ""
+	if shard != nil && shard.Count > 1 && managed {
+		return usageErr(cmd.CommandPath(), fmt.Errorf("%s: shard %d/%d: the shards of a run share one target, and a managed Azurite belongs to one process: add --target connection-string (AZURE_STORAGE_CONNECTION_STRING), or use a scenario target of kind connection-string, account-key or entra-id", cmd.CommandPath(), shard.Index, shard.Count))
+	}
+	if f.upload != "" {
+		if !runner.ValidContainerName(f.upload) {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --upload %q: a blob container name is 3 to 63 lower-case letters, digits and single hyphens", cmd.CommandPath(), f.upload))
+		}
+		if managed {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --upload %s: the results go to a container on the run's target, and a managed Azurite is deleted when the run ends: use --target connection-string (or a scenario target of another kind)", cmd.CommandPath(), f.upload))
+		}
+	}
 	dir := f.out
 	if dir == "" {
 		dir = filepath.Join("results", fmt.Sprintf("%s-%s", sc.Name, time.Now().Format("20060102-150405")))
@@ -141,8 +196,8 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	disp := newDisplay(f.progress.value, stderr)
 	opts := runner.Options{
 		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: intr.abort, Abandon: intr.abandon,
-		UnreachableAfter: f.unreachableAfter,
-		Progress:         disp.update, ProgressEvery: disp.every(), Exporters: exporters,
+		UnreachableAfter: f.unreachableAfter, Shard: shard,
+		Progress: disp.update, ProgressEvery: disp.every(), Exporters: exporters,
 	}
 	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
 	sum, runErr := runner.Run(intr.load, sc, opts)
@@ -162,8 +217,108 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	if sum.CleanupError != "" && sum.RunID != "" {
 		fmt.Fprintf(stderr, "stormcheck: run %s left resources on the target; delete them later with:\n  %s\n", sum.RunID, cleanupCommand(sum.RunID, dir, f))
 	}
+	if f.upload != "" {
+		code = uploadResults(intr, sc, to, f.upload, sum, dir, stderr, code)
+	}
 	fmt.Fprintf(stdout, "\nresults: %s (exit code %d)\n", dir, code)
 	return exitWith(code)
+}
+
+// uploadResults copies the results directory, already written, to the
+// upload container, within uploadBound (a third Ctrl-C stops it). A
+// failure is said, and turns a clean exit code into 3; the local results
+// are only read.
+func uploadResults(intr *interrupts, sc *scenarios.Scenario, to runner.TargetOptions, container string, sum *reports.Summary, dir string, stderr io.Writer, code int) int {
+	index, count := 0, 1
+	if sum.Shard != nil {
+		index, count = sum.Shard.Index, sum.Shard.Count
+	}
+	if sum.RunID == "" {
+		fmt.Fprintf(stderr, "stormcheck: upload to %s skipped: the run ended before it had a run id\n", container)
+		return max(code, exitHarness)
+	}
+	prefix := runner.ShardPrefix(sum.RunID, index, count)
+	ctx, cancel := context.WithTimeout(intr.abandon, uploadBound)
+	defer cancel()
+	n, err := runner.UploadResults(ctx, sc.Target, to, container, prefix, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "stormcheck: %s\n", runner.Redact(err.Error()))
+		if code == exitOK {
+			code = exitHarness
+		}
+		return code
+	}
+	fmt.Fprintf(stderr, "stormcheck: uploaded %d file(s) to container %s as %s/\n", n, container, prefix)
+	return code
+}
+
+// uploadBound bounds the upload of a results directory.
+const uploadBound = 5 * time.Minute
+
+// shardOf reads the shard flags (and env JOB_COMPLETION_INDEX): nil when
+// the run is not sharded and names no run id or start.
+func (f *runFlags) shardOf(cmd *cobra.Command) (*runner.Shard, error) {
+	fl, name := cmd.Flags(), cmd.CommandPath()
+	env, envSet := os.LookupEnv("JOB_COMPLETION_INDEX")
+	s := &runner.Shard{Count: 1, RunID: f.runID, ClockSkew: f.clockSkew}
+	switch {
+	case fl.Changed("shard"):
+		i, n, ok := parseShard(f.shard)
+		if !ok {
+			return nil, fmt.Errorf("%s: --shard %q: want I/N, the shard's index I (0 to N-1) and the shard count N, e.g. --shard 0/4", name, f.shard)
+		}
+		if fl.Changed("shards") && f.shards != n {
+			return nil, fmt.Errorf("%s: --shard %s and --shards %d disagree on the shard count: give one of them (or the same N)", name, f.shard, f.shards)
+		}
+		s.Index, s.Count = i, n
+	case fl.Changed("shards") && f.shards < 1:
+		return nil, fmt.Errorf("%s: --shards %d: the shard count is at least 1", name, f.shards)
+	case fl.Changed("shards") && !envSet:
+		return nil, fmt.Errorf("%s: --shards %d needs this shard's index: set env JOB_COMPLETION_INDEX (a Kubernetes Indexed Job does), or give --shard I/%d", name, f.shards, f.shards)
+	case fl.Changed("shards"):
+		i, err := strconv.Atoi(strings.TrimSpace(env))
+		if err != nil || i < 0 || i >= f.shards {
+			return nil, fmt.Errorf("%s: env JOB_COMPLETION_INDEX=%q: want the shard's index, 0 to %d (--shards %d)", name, env, f.shards-1, f.shards)
+		}
+		s.Index, s.Count = i, f.shards
+	case envSet:
+		return nil, fmt.Errorf("%s: env JOB_COMPLETION_INDEX=%s is set (a Kubernetes Indexed Job) but not the shard count: give --shards N", name, env)
+	}
+	if f.runID != "" && !runner.ValidRunID(f.runID) {
+		return nil, fmt.Errorf("%s: --run-id %q: a run id is 8 lower-case hex digits, e.g. 1a2b3c4d", name, f.runID)
+	}
+	if s.Count > 1 && f.runID == "" {
+		return nil, fmt.Errorf("%s: shard %d/%d: --run-id is required: the shards of a run must share one run id to name (and set up, and clean up) the same resources; pick one, e.g. --run-id %s", name, s.Index, s.Count, exampleRunID())
+	}
+	if f.startAt != "" {
+		at, err := time.Parse(time.RFC3339Nano, f.startAt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: --start-at %q: want an RFC 3339 instant, e.g. 2026-11-24T12:00:00Z", name, f.startAt)
+		}
+		s.StartAt = at
+	}
+	if !fl.Changed("shard") && !fl.Changed("shards") && f.runID == "" && f.startAt == "" && f.clockSkew == 0 {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// parseShard reads I/N with 0 ≤ I < N.
+func parseShard(v string) (i, n int, ok bool) {
+	a, b, found := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !found || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, false
+	}
+	return i, n, true
+}
+
+// exampleRunID is a fresh run id for a message.
+func exampleRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // exactArgs wants n arguments, else bad usage saying msg.
