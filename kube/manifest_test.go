@@ -3,6 +3,7 @@ package kube
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -468,6 +471,29 @@ func TestNames(t *testing.T) {
 	for in, want := range map[string]string{"quickstart": "quickstart", "a.b_c-": "a.b_c", strings.Repeat("z", 64): strings.Repeat("z", 63)} {
 		if got := labelValue(in); got != want {
 			t.Errorf("labelValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNamesAlwaysValid: whatever a scenario's name (1 to 64 of letters,
+// digits, '.', '_', '-', starting with a letter or digit), the default Job
+// name is a DNS label and the scenario label a valid label value (or left
+// out).
+func TestNamesAlwaysValid(t *testing.T) {
+	const first = "abcXYZ019"
+	const rest = "aZ9._-"
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 5000 {
+		b := []byte{first[rng.IntN(len(first))]}
+		for range rng.IntN(64) {
+			b = append(b, rest[rng.IntN(len(rest))])
+		}
+		name := string(b)
+		if msgs := validation.IsDNS1123Label(DefaultName(name, "0badc0de")); len(msgs) > 0 {
+			t.Fatalf("DefaultName(%q) = %q: %v", name, DefaultName(name, "0badc0de"), msgs)
+		}
+		if v := labelValue(name); v != "" && len(content.IsLabelValue(v)) > 0 {
+			t.Fatalf("labelValue(%q) = %q: %v", name, v, content.IsLabelValue(v))
 		}
 	}
 }
