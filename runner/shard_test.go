@@ -1,0 +1,112 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/runner/azurite"
+)
+
+// TestShardMarkerProtocol drives the run marker's shard state against a
+// real Azurite: shard 1 waits (boundedly) for a setup nobody does and says
+// so; after shard 0's word it gets shard 0's start; 8 shards marking
+// themselves done at once (If-Match, retried on 412) elect exactly one
+// last shard, and every mark counts.
+func TestShardMarkerProtocol(t *testing.T) {
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := openTestTarget(ctx, t, inst)
+	const id, n = "0badc0de", 8
+	logf := func(string, ...any) {}
+
+	waiter := &Shard{Index: 1, Count: n, RunID: id, SetupWait: 300 * time.Millisecond}
+	if _, err := waiter.awaitSetup(ctx, tg, logf); err == nil || !strings.Contains(err.Error(), "shard 0 did not set run 0badc0de up within 300ms") {
+		t.Fatalf("no setup: err = %v", err)
+	}
+
+	if err := markRun(ctx, tg, id, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s0 := &Shard{Index: 0, Count: n, RunID: id}
+	start, err := s0.publishSetup(ctx, tg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s0.publishSetup(ctx, tg, nil); err == nil {
+		t.Error("a second setup word was accepted: the state blob is created once (If-None-Match: *)")
+	}
+	waiter.SetupWait = time.Minute
+	got, err := waiter.awaitSetup(ctx, tg, logf)
+	if err != nil || !got.Equal(start) {
+		t.Fatalf("shard 1 got start %v (%v), shard 0 stamped %v", got, err, start)
+	}
+	if d := start.Sub(time.Now()); d <= 0 || d > RendezvousLead {
+		t.Errorf("the rendezvous is %v ahead, want within (0, %v]", d, RendezvousLead)
+	}
+	wrong := &Shard{Index: 1, Count: 3, RunID: id, SetupWait: time.Minute}
+	if _, err := wrong.awaitSetup(ctx, tg, logf); err == nil || !strings.Contains(err.Error(), "runs 8 shards, this shard 3") {
+		t.Errorf("count mismatch: err = %v", err)
+	}
+
+	var wg sync.WaitGroup
+	lasts := make([]bool, n)
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			s := &Shard{Index: i, Count: n, RunID: id}
+			lasts[i], _, errs[i] = s.markDone(ctx, tg)
+		}(i)
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	for _, l := range lasts {
+		if l {
+			count++
+		}
+	}
+	if count != 1 {
+		t.Errorf("%d shards think they are the last, want exactly 1 (%v)", count, lasts)
+	}
+	props, err := s0.stateBlob(tg).GetProperties(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for k := range props.Metadata {
+		if strings.HasPrefix(strings.ToLower(k), metaDone) {
+			done++
+		}
+	}
+	if done != n {
+		t.Errorf("%d done marks on the marker, want %d: an update was lost", done, n)
+	}
+}
+
+// TestShardSetupFailureStopsTheOthers: shard 0's failed setup is stamped
+// on the marker, and a waiting shard stops at once, saying so.
+func TestShardSetupFailureStopsTheOthers(t *testing.T) {
+	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := openTestTarget(ctx, t, inst)
+	const id = "0badf00d"
+	if err := markRun(ctx, tg, id, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	s0 := &Shard{Index: 0, Count: 2, RunID: id}
+	if _, err := s0.publishSetup(ctx, tg, errors.New("boom")); err != nil {
+		t.Fatal(err)
+	}
+	ctx2, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err := (&Shard{Index: 1, Count: 2, RunID: id}).awaitSetup(ctx2, tg, func(string, ...any) {})
+	if err == nil || !strings.Contains(err.Error(), "shard 0 of run 0badf00d failed to set the run up") {
+		t.Fatalf("err = %v", err)
+	}
+}
