@@ -393,22 +393,6 @@ func TestSizingRule(t *testing.T) {
 	}
 }
 
-func TestShardActors(t *testing.T) {
-	for _, tc := range []struct{ actors, n int }{{32, 4}, {10, 3}, {3, 4}, {1, 1}, {7, 7}, {100, 7}} {
-		sum, prev := 0, tc.actors+1
-		for i := range tc.n {
-			a := ShardActors(tc.actors, tc.n, i)
-			if a > prev || prev-a > 1 && i > 0 {
-				t.Errorf("%d actors over %d: shard %d has %d after %d", tc.actors, tc.n, i, a, prev)
-			}
-			sum, prev = sum+a, a
-		}
-		if sum != tc.actors {
-			t.Errorf("%d actors over %d shards sum to %d", tc.actors, tc.n, sum)
-		}
-	}
-}
-
 func TestBadOptions(t *testing.T) {
 	sc := load(t, "quickstart.yaml")
 	entra := parse(t, "name: entra\ntarget: {kind: entra-id, account: myaccount}\nworkloads:\n  - {name: w, kind: blob.lww, actors: 8, duration: 1m}\n")

@@ -53,16 +53,6 @@ func (s Sizing) Explain() string {
 		strings.Join(s.Workloads, ", "), s.CallsPerSecond, CPUPerCall, BaseCPUMilli, s.CPU.String(), BaseMemoryMiB, ActorMemoryKiB, s.Memory.String())
 }
 
-// ShardActors is how many of a workload's actors shard i of n runs: floor(actors/n), plus one for
-// the first actors mod n shards (the contract's rule; shard 0 is the busiest).
-func ShardActors(actors, n, i int) int {
-	a := actors / n
-	if i < actors%n {
-		a++
-	}
-	return a
-}
-
 // peakActors is the most actors a workload runs at once: its actors, or
 // its highest stage target for a closed loop.
 func peakActors(w scenarios.Workload) int {
@@ -106,13 +96,13 @@ func Size(sc *scenarios.Scenario, n int) Sizing {
 	var memKiB float64
 	for _, w := range sc.Workloads {
 		peak := peakActors(w)
-		a := ShardActors(peak, n, 0)
+		a := scenarios.ShardPart(peak, n, 0)
 		if a == 0 {
 			continue
 		}
 		var calls float64
 		if r := peakRate(w); r > 0 {
-			calls = r * float64(ShardActors(w.Actors, n, 0)) / float64(w.Actors)
+			calls = r * float64(scenarios.ShardPart(w.Actors, n, 0)) / float64(w.Actors)
 			s.Workloads = append(s.Workloads, fmt.Sprintf("%s %d actors at %.4g/s", w.Name, a, calls))
 		} else {
 			calls = float64(a * ClosedCallsPerActor)

@@ -7,16 +7,9 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// shardPart is shard i's part of total split over n shards: total/n each,
-// and one more for each shard below total mod n (the remainder goes to
-// the lowest shards).
-func shardPart(total, n, i int) int {
-	p := total / n
-	if i < total%n {
-		p++
-	}
-	return p
-}
+// shardPart is shard i's part of total split over n shards (the
+// remainder goes to the lowest shards).
+var shardPart = scenarios.ShardPart
 
 // shardBase is where shard i's part starts: the sum of the parts of the
 // shards before it.

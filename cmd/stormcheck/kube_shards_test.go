@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/azurite"
+)
+
+// podEnv is the environment the kubelet would give shard index's container:
+// each variable of the manifest, a Secret's value from secrets, the
+// completion index from the pod's annotation. Nothing else of this
+// process's environment that names a storage account is kept.
+func podEnv(t *testing.T, c corev1.Container, index int, secrets map[string]map[string]string) []string {
+	t.Helper()
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "AZURE_") && !strings.HasPrefix(kv, "JOB_COMPLETION_INDEX=") {
+			env = append(env, kv)
+		}
+	}
+	for _, e := range c.Env {
+		switch {
+		case e.ValueFrom == nil:
+			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.SecretKeyRef != nil:
+			ref := e.ValueFrom.SecretKeyRef
+			v, ok := secrets[ref.Name][ref.Key]
+			if !ok {
+				t.Fatalf("env %s: no key %s in secret %s", e.Name, ref.Key, ref.Name)
+			}
+			env = append(env, e.Name+"="+v)
+		case e.ValueFrom.FieldRef != nil && e.ValueFrom.FieldRef.FieldPath == "metadata.annotations['batch.kubernetes.io/job-completion-index']":
+			env = append(env, e.Name+"="+strconv.Itoa(index))
+		default:
+			t.Fatalf("env %s: a source this test does not provide: %+v", e.Name, e.ValueFrom)
+		}
+	}
+	return env
+}
+
+// expandArgs does what the kubelet does to $(VAR) in args, and maps the
+// pod's paths to this machine's.
+func expandArgs(args, env []string, paths map[string]string) []string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	ref := regexp.MustCompile(`\$\(([A-Za-z_][A-Za-z0-9_]*)\)`)
+	out := make([]string, len(args))
+	for i, a := range args {
+		a = ref.ReplaceAllStringFunc(a, func(m string) string {
+			if v, ok := vars[m[2:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
+		for from, to := range paths {
+			if a == from || strings.HasPrefix(a, from+"/") {
+				a = to + a[len(from):]
+			}
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// TestKubeManifestsRunAsShards plays the cluster: it runs each pod of the
+// Job stormcheck kube wrote as a process, with exactly the container's
+// args and the environment the kubelet would give it (the Secret's value,
+// JOB_COMPLETION_INDEX from the pod annotation, $(VAR) expanded), against
+// one managed Azurite standing in for the account behind the Secret, the
+// ConfigMap's scenario at /scenario and a shared directory at /results (a
+// --results-volume). Every shard must finish, write its results under
+// /results/<run id>/shard-<i>-of-<N> and upload them; then the README's last
+// step, stormcheck merge --from the container, merges them.
+func TestKubeManifestsRunAsShards(t *testing.T) {
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.Stop()
+
+	dir := t.TempDir()
+	scen := filepath.Join(dir, "kube-shards.yaml")
+	if err := os.WriteFile(scen, []byte(`name: kube-shards
+duration: 2s
+workloads:
+  - name: counter
+    kind: blob.etag-counter
+    actors: 4
+    keys: 4
+  - name: race
+    kind: blob.etag-counter
+    actors: 3
+    keys: 1
+    shard_keys: shared
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const runID, n, upload = "c0ffee42", 3, "kube-results"
+	code, out, errOut := kubeRun(scen, "--shards", strconv.Itoa(n), "--image", "stormcheck:test", "--run-id", runID,
+		"--secret", "stormcheck-conn", "--upload", upload, "--results-volume", "stormcheck-rwx")
+	if code != exitOK {
+		t.Fatalf("kube: exit %d\n%s", code, errOut)
+	}
+	cm, job := decodeKube(t, out)
+	scenarioFile := filepath.Join(dir, "scenario", "scenario.yaml")
+	if err := os.MkdirAll(filepath.Dir(scenarioFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scenarioFile, []byte(cm.Data["scenario.yaml"]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	volume := filepath.Join(dir, "volume")
+	secrets := map[string]map[string]string{"stormcheck-conn": {"connection-string": inst.ConnectionString()}}
+	c := job.Spec.Template.Spec.Containers[0]
+
+	logs := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		env := podEnv(t, c, i, secrets)
+		args := expandArgs(c.Args, env, map[string]string{"/scenario": filepath.Dir(scenarioFile), "/results": volume})
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Env = env
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			logs[i], errs[i] = cmd.CombinedOutput()
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("shard %d: %v\n%s", i, errs[i], logs[i])
+		}
+		b, err := os.ReadFile(filepath.Join(volume, runID, fmt.Sprintf("shard-%d-of-%d", i, n), runner.SummaryFile))
+		if err != nil {
+			t.Fatalf("shard %d wrote no summary on the volume: %v\n%s", i, err, logs[i])
+		}
+		var s reports.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Shard == nil || s.Shard.Index != i || s.Shard.Count != n || s.RunID != runID {
+			t.Errorf("shard %d: summary says shard %+v, run id %q", i, s.Shard, s.RunID)
+		}
+		if !strings.Contains(string(logs[i]), "uploaded") {
+			t.Errorf("shard %d does not say it uploaded:\n%s", i, logs[i])
+		}
+	}
+
+	// Every shard's results are in the upload container too, named as
+	// merge --from reads them.
+	svc, err := service.NewClientFromConnectionString(inst.ConnectionString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploaded := map[string]bool{}
+	pager := svc.NewContainerClient(upload).NewListBlobsFlatPager(nil)
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range page.Segment.BlobItems {
+			uploaded[*b.Name] = true
+		}
+	}
+	for i := range n {
+		for _, f := range []string{runner.SummaryFile, runner.HistoryFile, runner.ScenarioFile} {
+			if name := runner.ShardPrefix(runID, i, n) + "/" + f; !uploaded[name] {
+				t.Errorf("not uploaded: %s (%d blobs in %s)", name, len(uploaded), upload)
+			}
+		}
+	}
+
+	root := newRootCmd(&strings.Builder{}, &strings.Builder{})
+	if m, _, err := root.Find([]string{"merge"}); err != nil || m == root {
+		t.Log("no merge command yet: the shards ran from the manifests and uploaded; the merge is not tried")
+		return
+	}
+	merged := filepath.Join(dir, "merged")
+	cmd := exec.CommandContext(ctx, bin, "merge", merged, "--from", upload, "--run-id", runID, "--target", "connection-string")
+	cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+inst.ConnectionString())
+	mout, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("merge --from %s: %v\n%s", upload, err, mout)
+	}
+	b, err := os.ReadFile(filepath.Join(merged, runner.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		MergedFrom []json.RawMessage `json:"merged_from"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.MergedFrom) != n {
+		t.Errorf("merged_from holds %d shards, want %d:\n%s", len(s.MergedFrom), n, mout)
+	}
+}
