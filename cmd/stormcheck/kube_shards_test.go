@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,14 +11,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
-	"github.com/stormcheck/stormcheck/runner/azurite"
 )
 
 // podEnv is the environment the kubelet would give shard index's container:
@@ -91,18 +87,7 @@ func expandArgs(args, env []string, paths map[string]string) []string {
 // /results/<run id>/shard-<i>-of-<N> and upload them; then the README's last
 // step, stormcheck merge --from the container, merges them.
 func TestKubeManifestsRunAsShards(t *testing.T) {
-	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Stop()
-
-	dir := t.TempDir()
-	scen := filepath.Join(dir, "kube-shards.yaml")
-	if err := os.WriteFile(scen, []byte(`name: kube-shards
+	rig := newShardRig(t, "kube-shards.yaml", `name: kube-shards
 duration: 2s
 workloads:
   - name: counter
@@ -114,9 +99,8 @@ workloads:
     actors: 3
     keys: 1
     shard_keys: shared
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+`)
+	bin, ctx, inst, dir, scen := rig.bin, rig.ctx, rig.inst, rig.dir, rig.file
 	const runID, n, upload = "c0ffee42", 3, "kube-results"
 	code, out, errOut := kubeRun(scen, "--shards", strconv.Itoa(n), "--image", "stormcheck:test", "--run-id", runID,
 		"--secret", "stormcheck-conn", "--upload", upload, "--results-volume", "stormcheck-rwx")
@@ -165,35 +149,11 @@ workloads:
 		if s.Shard == nil || s.Shard.Index != i || s.Shard.Count != n || s.RunID != runID {
 			t.Errorf("shard %d: summary says shard %+v, run id %q", i, s.Shard, s.RunID)
 		}
-		if !strings.Contains(string(logs[i]), "uploaded") {
-			t.Errorf("shard %d does not say it uploaded:\n%s", i, logs[i])
-		}
 	}
 
 	// Every shard's results are in the upload container too, named as
 	// merge --from reads them.
-	svc, err := service.NewClientFromConnectionString(inst.ConnectionString(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	uploaded := map[string]bool{}
-	pager := svc.NewContainerClient(upload).NewListBlobsFlatPager(nil)
-	for pager.More() {
-		page, err := pager.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range page.Segment.BlobItems {
-			uploaded[*b.Name] = true
-		}
-	}
-	for i := range n {
-		for _, f := range []string{runner.SummaryFile, runner.HistoryFile, runner.ScenarioFile} {
-			if name := runner.ShardPrefix(runID, i, n) + "/" + f; !uploaded[name] {
-				t.Errorf("not uploaded: %s (%d blobs in %s)", name, len(uploaded), upload)
-			}
-		}
-	}
+	rig.checkUploads(t, upload, runID, n, logs)
 
 	root := newRootCmd(&strings.Builder{}, &strings.Builder{})
 	if m, _, err := root.Find([]string{"merge"}); err != nil || m == root {

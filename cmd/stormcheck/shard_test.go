@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,13 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
-	"github.com/stormcheck/stormcheck/runner/azurite"
 )
 
 const shardScenario = `name: shards
@@ -42,19 +39,8 @@ workloads:
 // sets it) is given a start an hour in the past, shard 1's clock is skewed
 // by 5 minutes. Each uploads its results.
 func TestShardsShareOneAzurite(t *testing.T) {
-	bin := buildBinary(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	inst, err := azurite.Start(ctx, azurite.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer inst.Stop()
-	dir := t.TempDir()
-	scen := filepath.Join(dir, "shards.yaml")
-	if err := os.WriteFile(scen, []byte(shardScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rig := newShardRig(t, "shards.yaml", shardScenario)
+	bin, ctx, inst, dir, scen := rig.bin, rig.ctx, rig.inst, rig.dir, rig.file
 	const runID, n, skew = "5ba4d0c1", 3, 5 * time.Minute
 	lateStart := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
 	extra := [n][]string{
@@ -225,28 +211,7 @@ func TestShardsShareOneAzurite(t *testing.T) {
 			t.Errorf("left on the target: container %s", *c.Name)
 		}
 	}
-	uploaded := map[string]bool{}
-	bp := svc.NewContainerClient("results").NewListBlobsFlatPager(&container.ListBlobsFlatOptions{})
-	for bp.More() {
-		page, err := bp.NextPage(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, b := range page.Segment.BlobItems {
-			uploaded[*b.Name] = true
-		}
-	}
-	for i := 0; i < n; i++ {
-		for _, f := range []string{runner.SummaryFile, runner.HistoryFile, runner.ScenarioFile} {
-			name := fmt.Sprintf("%s/shard-%d-of-%d/%s", runID, i, n, f)
-			if !uploaded[name] {
-				t.Errorf("upload: %s missing (have %d blobs)", name, len(uploaded))
-			}
-		}
-		if !strings.Contains(string(logs[i]), "uploaded") {
-			t.Errorf("shard %d does not say it uploaded:\n%s", i, logs[i])
-		}
-	}
+	rig.checkUploads(t, "results", runID, n, logs)
 	for i, s := range sums {
 		t.Logf("shard %d: %+v", i, *s.Shard)
 	}
