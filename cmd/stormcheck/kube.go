@@ -237,7 +237,7 @@ func kubeHeader(sc *scenarios.Scenario, m *kube.Manifests, f *kubeFlags, runID s
 	if f.upload != "" {
 		target := " --target connection-string"
 		if sc.Target.Kind == scenarios.TargetEntraID || sc.Target.Kind == scenarios.TargetAccountKey {
-			target = " --target " + sc.Target.Kind
+			target = " --scenario " + sc.File // its target holds the container
 		}
 		fmt.Fprintf(&b, "  stormcheck merge results/%s --from %s --run-id %s%s\n", job, f.upload, runID, target)
 	} else {

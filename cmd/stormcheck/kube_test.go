@@ -140,6 +140,22 @@ func TestKubeOutFile(t *testing.T) {
 
 // TestKubeRefusesSecrets: a connection string or key is never taken on the
 // command line, and never echoed when refused.
+// TestKubeHeaderMergeCommand: the merge command in the header signs in as
+// the scenario's target does.
+func TestKubeHeaderMergeCommand(t *testing.T) {
+	scen := filepath.Join(t.TempDir(), "entra.yaml")
+	if err := os.WriteFile(scen, []byte("name: entra\ntarget: {kind: entra-id, account: myaccount}\nworkloads:\n  - {name: w, kind: blob.lww, actors: 8, duration: 1m}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := kubeRun(scen, "--shards", "2", "--image", "x", "--service-account", "wi", "--upload", "abc", "--run-id", "0badc0de")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+	if want := "stormcheck merge results/stormcheck-entra-0badc0de --from abc --run-id 0badc0de --scenario " + scen; !strings.Contains(out, want) {
+		t.Errorf("header lacks %q:\n%s", want, out[:strings.Index(out, "---")])
+	}
+}
+
 func TestKubeRefusesSecrets(t *testing.T) {
 	const key = "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo="
 	cs := "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + key + ";EndpointSuffix=core.windows.net"
