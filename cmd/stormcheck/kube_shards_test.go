@@ -182,6 +182,9 @@ workloads:
 		mout, err := cmd.CombinedOutput()
 		// 0, or 4 when a timeout on a loaded machine left a check undecided;
 		// never a violation.
+		if cmd.ProcessState == nil {
+			t.Fatalf("merge %s: %v", name, err)
+		}
 		if code := cmd.ProcessState.ExitCode(); code != exitOK && code != exitUndecided {
 			t.Fatalf("merge %s: %v (exit %d)\n%s", name, err, code, mout)
 		}
