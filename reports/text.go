@@ -66,7 +66,11 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
 		writeFaults(ew, s)
-		writeChecks(ew, s.Checks, s.ChecksError)
+		if s.Shard != nil && s.Shard.Count > 1 && len(s.Checks) == 0 && s.ChecksError == "" {
+			ew.printf("\nchecks: left to stormcheck merge (a shard's history is part of the run's)\n")
+		} else {
+			writeChecks(ew, s.Checks, s.ChecksError)
+		}
 		writeThresholds(ew, s.Thresholds)
 	}
 	writeFiles(ew, s.Files)
@@ -123,6 +127,7 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
 	}
 	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), timeBase(s))
+	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
 	if s.Interrupted {
 		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")

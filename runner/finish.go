@@ -18,7 +18,7 @@ import (
 // every path out of Run, so a failed or interrupted run keeps what it has.
 func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Recorder, m *reports.Metrics,
 	runs []*running, runErr error, logf func(string, ...any)) (*reports.Summary, error) {
-	sum.Elapsed = time.Since(sum.Started)
+	sum.Elapsed = time.Duration(rec.Now()) // (not time.Since(Started): a shard's Started carries its clock skew)
 	if err := rec.Close(); err != nil {
 		sum.NotWritten = append(sum.NotWritten, fmt.Sprintf("%s: every record after the first failed write (%v); the records before it are whole", HistoryFile, err))
 		if runErr == nil {

@@ -121,6 +121,9 @@ func TestShardsShareOneAzurite(t *testing.T) {
 	if sh := sums[2].Shard; sh.Late < 59*time.Minute || sh.StartAt == "" {
 		t.Errorf("shard 2 started an hour after its --start-at and reports late %v (start_at %q)", sh.Late, sh.StartAt)
 	}
+	if !strings.Contains(strings.Join(strings.Fields(string(logs[2])), " "), "LATE by 1h0m") {
+		t.Errorf("shard 2's output does not say how late it started:\n%s", logs[2])
+	}
 	// The clocks: shard 0's is the service's (same machine), shard 1's is
 	// 5 minutes ahead.
 	if c := sums[0].Shard.ClockOffset; c.Samples == 0 || !c.Contains(0) || c.Hi-c.Lo > 2*time.Second {
@@ -128,6 +131,11 @@ func TestShardsShareOneAzurite(t *testing.T) {
 	}
 	if c := sums[1].Shard.ClockOffset; c.Samples == 0 || !c.Contains(skew) || c.Contains(0) {
 		t.Errorf("shard 1: clock offset %+v should contain its skew %v, and not 0", c, skew)
+	}
+	for i, s := range sums {
+		if s.Elapsed <= 0 || s.Elapsed > 3*time.Minute {
+			t.Errorf("shard %d: elapsed %v (a skewed clock must not change it)", i, s.Elapsed)
+		}
 	}
 
 	// The histories: setup only in shard 0's, final reads only in the last

@@ -1,0 +1,41 @@
+package reports
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTextShowsTheShard: a shard's report says which shard of which run,
+// how late it started, its clock against the service's, what it did and
+// that the checks are the merge's.
+func TestTextShowsTheShard(t *testing.T) {
+	s := &Summary{Scenario: "shards", Files: map[string]string{},
+		Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}},
+		Shard: &ShardInfo{Index: 2, Count: 3, RunID: "5ba4d0c1", StartAt: "2026-11-24T09:51:58Z", Late: time.Hour + 1126*time.Millisecond,
+			ClockOffsetBound: 100 * time.Millisecond, ClockOffset: ClockOffset{Lo: -2600 * time.Microsecond, Hi: 12100 * time.Microsecond, Samples: 128}}}
+	var b strings.Builder
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{"shard 2 of 3, run 5ba4d0c1", "start at 2026-11-24T09:51:58Z", "LATE by 1h0m1.126s",
+		"clock -2.6ms..+12.1ms from the service's (128 responses; bound 100ms)", "setup, final reads, cleanup by other shards",
+		"checks: left to stormcheck merge"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	s.Shard = &ShardInfo{Index: 0, Count: 3, RunID: "5ba4d0c1", Rendezvous: "2026-11-24T10:52:08Z", Setup: true, FinalReads: true, Cleanup: true}
+	b.Reset()
+	_ = WriteText(&b, s)
+	out = strings.Join(strings.Fields(b.String()), " ")
+	for _, want := range []string{"(stamped by shard 0)", "did the run's setup, final reads, cleanup"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(out, "LATE") || strings.Contains(out, "by other shards") {
+		t.Errorf("an on-time shard that did everything:\n%s", b.String())
+	}
+}
