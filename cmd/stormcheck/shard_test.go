@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -279,5 +282,68 @@ func TestShardFlagErrors(t *testing.T) {
 	}
 	if strings.Contains(help, "clock-skew") {
 		t.Error("run --help shows the hidden --clock-skew")
+	}
+}
+
+// TestUploadFailureKeepsResults: an upload the target refuses (a blob of
+// the shard's path held under a lease) is a line on stderr and exit code
+// 3; the results directory, written before, is intact and still says the
+// run itself ended with 0.
+func TestUploadFailureKeepsResults(t *testing.T) {
+	r := newShardRig(t, "one.yaml", "name: one\nduration: 1s\nworkloads:\n  - name: counter\n    kind: blob.etag-counter\n")
+	svc, err := service.NewClientFromConnectionString(r.inst.ConnectionString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const runID = "0a0b0c0d"
+	blocked := svc.NewContainerClient("held").NewBlockBlobClient(runID + "/shard-0-of-1/" + runner.SummaryFile)
+	if _, err := svc.CreateContainer(r.ctx, "held", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := blocked.UploadBuffer(r.ctx, []byte("someone else's"), nil); err != nil {
+		t.Fatal(err)
+	}
+	lc, err := lease.NewBlobClient(blocked, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lc.AcquireLease(r.ctx, -1, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(r.dir, "res")
+	cmd := exec.CommandContext(r.ctx, r.bin, "run", r.file, "--target", "connection-string", "--run-id", runID,
+		"--progress", "none", "--upload", "held", "--out", out)
+	cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+r.inst.ConnectionString())
+	log, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitHarness {
+		t.Fatalf("exit: %v, want %d\n%s", err, exitHarness, log)
+	}
+	flat := strings.Join(strings.Fields(string(log)), " ")
+	if !strings.Contains(flat, "upload to container held:") || !strings.Contains(flat, "the local results are untouched") {
+		t.Errorf("the failure is not said:\n%s", log)
+	}
+	b, err := os.ReadFile(filepath.Join(out, runner.SummaryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s reports.Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.ExitCode != exitOK || s.RunID != runID || len(s.Checks) == 0 {
+		t.Errorf("summary after a failed upload: exit %d, run id %q, %d checks", s.ExitCode, s.RunID, len(s.Checks))
+	}
+	if _, err := os.Stat(filepath.Join(out, runner.HistoryFile)); err != nil {
+		t.Error(err)
+	}
+	got, err := blocked.DownloadStream(r.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(got.Body)
+	got.Body.Close()
+	if string(body) != "someone else's" {
+		t.Errorf("the leased blob was overwritten: %q", body)
 	}
 }
