@@ -103,3 +103,18 @@ func scaleStages(st []scenarios.Stage, f func(float64) float64) []scenarios.Stag
 	}
 	return out
 }
+
+// CheckShardCut reports whether every workload of sc can be cut into n
+// shards (divided keys enough for the shards that run it), as each shard
+// will cut it when it starts: `stormcheck kube` refuses the manifests of
+// a run whose shards would all refuse to start.
+func CheckShardCut(sc *scenarios.Scenario, n int) error {
+	for _, w := range sc.Workloads {
+		for i := range n {
+			if _, err := cutWorkload(w, i, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -158,3 +158,21 @@ func TestCutTooFewDividedKeys(t *testing.T) {
 		t.Fatalf("shared keys: %v", err)
 	}
 }
+
+// TestCheckShardCut: the cut every shard will make is checked whole, up
+// front (stormcheck kube refuses manifests whose pods would all refuse).
+func TestCheckShardCut(t *testing.T) {
+	sc, err := scenarios.Load("../scenarios/shards.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 2, 4, 16, 64} {
+		if err := CheckShardCut(sc, n); err != nil {
+			t.Errorf("shards.yaml on %d shards: %v", n, err)
+		}
+	}
+	sc.Workloads[0].Keys = 3
+	if err := CheckShardCut(sc, 4); err == nil || !strings.Contains(err.Error(), "workload counters: shard_keys divided") {
+		t.Errorf("3 divided keys on 4 shards: %v", err)
+	}
+}

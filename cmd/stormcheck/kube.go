@@ -44,7 +44,9 @@ Results (one or both): --upload CONTAINER makes each shard upload its results
 directory to that blob container on the target account when it ends, as
 <run id>/shard-<i>-of-<N>/...; --results-volume CLAIM mounts a ReadWriteMany
 PersistentVolumeClaim at /results and writes the same layout there. Then
-'stormcheck merge OUT --from CONTAINER --run-id ID' fetches and merges them.
+'stormcheck merge OUT --from CONTAINER --run-id ID --target connection-string'
+(or --scenario FILE for an entra-id target) fetches and merges them; the
+manifests' opening comment holds the exact commands for the run.
 
 Resources are sized from the busiest shard's share of the scenario (shard 0:
 ceil(actors/N) of each workload, its share of an open loop's rate): CPU =
@@ -58,18 +60,18 @@ A shard is never run twice (backoffLimitPerIndex: 0): a rerun would double
 its load on the target and overwrite its results. Exit code 2 of any shard
 (a refused scenario) fails the whole Job at once.`
 
-const kubeExample = `  # 4 shards of the quickstart against the account in Secret stormcheck-conn,
+const kubeExample = `  # 4 shards of scenarios/shards.yaml against the account in Secret stormcheck-conn,
   # results uploaded to blob container stormcheck-results
   kubectl create secret generic stormcheck-conn --from-literal=connection-string="$AZURE_STORAGE_CONNECTION_STRING"
-  stormcheck kube scenarios/quickstart.yaml --shards 4 --image ghcr.io/you/stormcheck:v1 \
-      --secret stormcheck-conn --upload stormcheck-results --name qs4 --run-id 5b0e3f6a | kubectl apply -f -
-  kubectl wait --for=condition=complete job/qs4 --timeout=30m
-  stormcheck merge results/qs4 --from stormcheck-results --run-id 5b0e3f6a --target connection-string
+  stormcheck kube scenarios/shards.yaml --shards 4 --image ghcr.io/you/stormcheck:v1 \
+      --secret stormcheck-conn --upload stormcheck-results --name shards4 --run-id 5b0e3f6a | kubectl apply -f -
+  kubectl wait --for=condition=complete job/shards4 --timeout=40m
+  stormcheck merge results/shards4 --from stormcheck-results --run-id 5b0e3f6a --target connection-string
 
-  # 8 shards, 256 actors in all, a 10-minute load starting together at a set instant
-  stormcheck kube scenarios/quickstart.yaml --shards 8 --actors 256 --duration 10m \
+  # 8 shards, 256 actors per workload in all, a 10-minute load starting together at a set instant
+  stormcheck kube scenarios/shards.yaml --shards 8 --actors 256 --set counters.keys=256 --duration 10m \
       --start-at 2026-12-01T09:00:00Z --image ghcr.io/you/stormcheck:v1 \
-      --secret stormcheck-conn --upload stormcheck-results --out quickstart-8.yaml
+      --secret stormcheck-conn --upload stormcheck-results --out shards-8.yaml
 
   # Entra ID workload identity (the scenario's target is entra-id)
   stormcheck kube my-account.yaml --shards 4 --image ghcr.io/you/stormcheck:v1 \
@@ -189,6 +191,13 @@ func kubeManifests(cmd *cobra.Command, file string, f *kubeFlags) error {
 	stderr := cmd.ErrOrStderr()
 	for _, n := range append(notes, sc.Notes...) {
 		fmt.Fprintln(stderr, "stormcheck: note:", n)
+	}
+	if f.shards > 1 {
+		// Each shard cuts its part when it starts; a cut that cannot be
+		// made would stop every pod.
+		if err := runner.CheckShardCut(sc, f.shards); err != nil {
+			return usageErr(path, fmt.Errorf("%s: %s: %d shards: %w", path, file, f.shards, err))
+		}
 	}
 	m, err := kube.Build(kube.Options{
 		Scenario: sc, Shards: f.shards, Image: f.image, RunID: runID,

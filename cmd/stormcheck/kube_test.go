@@ -39,7 +39,7 @@ func decodeKube(t *testing.T, stream string) (corev1.ConfigMap, batchv1.Job) {
 	return cm, job
 }
 
-const kubeScenario = "../../scenarios/quickstart.yaml"
+const kubeScenario = "../../scenarios/shards.yaml"
 
 var kubeArgs = []string{kubeScenario, "--shards", "4", "--image", "ghcr.io/you/stormcheck:v1", "--secret", "stormcheck-conn", "--upload", "stormcheck-results"}
 
@@ -47,7 +47,7 @@ func TestKubeWritesManifests(t *testing.T) {
 	// A connection string in the environment stays out of the manifests.
 	const secret = "c2VjcmV0LWtleS1ub3QtZm9yLXRoZS1tYW5pZmVzdA=="
 	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey="+secret)
-	code, out, errOut := kubeRun(append(kubeArgs, "--run-id", "0badc0de", "--actors", "64")...)
+	code, out, errOut := kubeRun(append(kubeArgs, "--run-id", "0badc0de", "--actors", "32")...)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s", code, errOut)
 	}
@@ -63,20 +63,20 @@ func TestKubeWritesManifests(t *testing.T) {
 		!strings.Contains(strings.Join(c.Args, " "), "--upload stormcheck-results") {
 		t.Errorf("args %q", c.Args)
 	}
-	// --actors 64 is written into the scenario the shards run: every
-	// workload gets 64, so 16 + 16 actors on the busiest shard.
-	if !strings.Contains(cm.Data["scenario.yaml"], "actors: 64") || !strings.Contains(cm.Data["scenario.yaml"], "run with --actors 64") {
+	// --actors 32 is written into the scenario the shards run: every
+	// workload gets 32, so 8 + 8 actors on the busiest shard.
+	if sc := cm.Data["scenario.yaml"]; strings.Count(sc, "actors: 32") != 2 || strings.Contains(sc, "actors: 64") || !strings.Contains(sc, "run with --actors 32") {
 		t.Errorf("scenario in the ConfigMap:\n%s", cm.Data["scenario.yaml"])
 	}
-	if got := c.Resources.Requests.Memory().String(); got != "328Mi" {
-		t.Errorf("memory %s, want 328Mi (320 MiB + 32 actors × 256 KiB)", got)
+	if got := c.Resources.Requests.Memory().String(); got != "324Mi" {
+		t.Errorf("memory %s, want 324Mi (320 MiB + 16 actors × 256 KiB)", got)
 	}
-	if !strings.Contains(errOut, "job/stormcheck-quickstart-0badc0de: 4 shard(s) of quickstart, run id 0badc0de; each requests cpu 450m, memory 328Mi") {
+	if !strings.Contains(errOut, "job/stormcheck-shards-0badc0de: 4 shard(s) of shards, run id 0badc0de; each requests cpu 300m, memory 324Mi") {
 		t.Errorf("stderr: %s", errOut)
 	}
 	for _, want := range []string{
-		"kubectl wait --for=condition=complete job/stormcheck-quickstart-0badc0de --timeout=1820s",
-		"stormcheck merge results/stormcheck-quickstart-0badc0de --from stormcheck-results --run-id 0badc0de --target connection-string",
+		"kubectl wait --for=condition=complete job/stormcheck-shards-0badc0de --timeout=1860s",
+		"stormcheck merge results/stormcheck-shards-0badc0de --from stormcheck-results --run-id 0badc0de --target connection-string",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("header lacks %q:\n%s", want, out[:strings.Index(out, "---")])
@@ -144,7 +144,7 @@ func TestKubeOutFile(t *testing.T) {
 // the scenario's target does.
 func TestKubeHeaderMergeCommand(t *testing.T) {
 	scen := filepath.Join(t.TempDir(), "entra.yaml")
-	if err := os.WriteFile(scen, []byte("name: entra\ntarget: {kind: entra-id, account: myaccount}\nworkloads:\n  - {name: w, kind: blob.lww, actors: 8, duration: 1m}\n"), 0o644); err != nil {
+	if err := os.WriteFile(scen, []byte("name: entra\ntarget: {kind: entra-id, account: myaccount}\nworkloads:\n  - {name: w, kind: blob.lww, actors: 8, keys: 8, duration: 1m}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := kubeRun(scen, "--shards", "2", "--image", "x", "--service-account", "wi", "--upload", "abc", "--run-id", "0badc0de")
@@ -198,7 +198,8 @@ func TestKubeBadInput(t *testing.T) {
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--start-at", "tomorrow"}, `--start-at "tomorrow": want an RFC 3339 instant`},
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--start-at", "2020-01-01T00:00:00Z"}, "is not in the future"},
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--actors", "0"}, "--actors 0: must be above 0"},
-		{[]string{kubeScenario, "--shards", "41", "--image", "x", "--secret", "s", "--upload", "abc"}, "use --shards 32 at most"},
+		{[]string{kubeScenario, "--shards", "65", "--image", "x", "--secret", "s", "--upload", "abc"}, "use --shards 64 at most"},
+		{[]string{"../../scenarios/quickstart.yaml", "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc"}, "4 shards: workload counter: shard_keys divided gives each of the 4 shards that run it a disjoint part of its keys, and it has 1"},
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--set", "nope.actors=3"}, `no workload named "nope"`},
 	} {
 		code, out, errOut := kubeRun(tc.args...)
@@ -244,12 +245,12 @@ func TestKubectlReadsTheManifests(t *testing.T) {
 		return string(b)
 	}
 	labelled := kc("label", "--local", "-f", all, "stormcheck.io/probe=1", "-o", "name")
-	if !strings.Contains(labelled, "configmap/stormcheck-quickstart-0badc0de") || !strings.Contains(labelled, "job.batch/stormcheck-quickstart-0badc0de") {
+	if !strings.Contains(labelled, "configmap/stormcheck-shards-0badc0de") || !strings.Contains(labelled, "job.batch/stormcheck-shards-0badc0de") {
 		t.Errorf("kubectl read:\n%s", labelled)
 	}
 	env := kc("set", "env", "--local", "-f", jobFile, "--list")
 	for _, want := range []string{
-		"# Job stormcheck-quickstart-0badc0de, container shard",
+		"# Job stormcheck-shards-0badc0de, container shard",
 		"# AZURE_STORAGE_CONNECTION_STRING from secret stormcheck-conn, key connection-string",
 		"# JOB_COMPLETION_INDEX from field path metadata.annotations['batch.kubernetes.io/job-completion-index']",
 	} {
