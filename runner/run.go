@@ -290,7 +290,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 		env := newEnv(cut.w, sc, rec, target, id)
 		env.ActorBase, env.keyLo, env.keyN, env.attachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
-		env.zero = sum.Started.UnixNano()
+		env.zero, env.sharded = sum.Started.UnixNano(), sharded
 		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
 		runs = append(runs, r)
 		if !r.skip {

@@ -61,6 +61,27 @@ func (w *createOnce) Final(ctx context.Context, e *Env) error {
 		keys = append(keys, k)
 	}
 	w.mu.Unlock()
+	if e.sharded {
+		// The other shards' rounds are known only to the container: the
+		// last shard reads every blob in it.
+		seen := map[string]bool{}
+		for _, k := range keys {
+			seen[k] = true
+		}
+		pager := w.b.c.NewListBlobsFlatPager(nil)
+		for pager.More() {
+			page, err := pager.NextPage(ctx)
+			if err != nil {
+				return fmt.Errorf("listing the other shards' rounds: %s", describeCallErr(err))
+			}
+			for _, b := range page.Segment.BlobItems {
+				if b.Name != nil && !seen[*b.Name] {
+					seen[*b.Name] = true
+					keys = append(keys, *b.Name)
+				}
+			}
+		}
+	}
 	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.b.get(ctx, a, k, readOpts{}) })
 	return nil
 }

@@ -68,6 +68,9 @@ type Env struct {
 	// attachOnly: another shard set the workload up; Setup opens the
 	// clients and sends nothing.
 	attachOnly bool
+	// sharded: other processes run shards of the same run (final reads
+	// must cover what they did too).
+	sharded bool
 	// zero is the wall time (UnixNano, this machine's clock as the run
 	// reads it) of the run's time zero: Date headers are measured from it.
 	zero int64

@@ -34,6 +34,11 @@ workloads:
     actors: 2
     keys: 2
     shard_keys: shared
+  - name: once
+    kind: blob.create-once
+    actors: 3
+    keys: 2
+    shard_keys: shared
 `
 
 // TestShardsShareOneAzurite runs three shard processes of one run against
@@ -145,6 +150,7 @@ func TestShardsShareOneAzurite(t *testing.T) {
 	// shard's, global actor ids, divided keys disjoint and covering.
 	actors := map[string]map[int]int{} // workload -> actor -> shard
 	keys := map[string]map[string]map[int]bool{}
+	finalOnce, created := map[string]bool{}, map[string]int{} // create-once: final reads, rounds created (by shard)
 	for i := 0; i < n; i++ {
 		err := checks.ReadHistoryFile(filepath.Join(outs[i], runner.HistoryFile), func(op *checks.Op) error {
 			switch op.Actor {
@@ -157,7 +163,13 @@ func TestShardsShareOneAzurite(t *testing.T) {
 				if i != last {
 					t.Errorf("shard %d (not the last) recorded a final read %s", i, op.Key)
 				}
+				if op.Workload == "once" {
+					finalOnce[op.Key] = true
+				}
 				return nil
+			}
+			if op.Workload == "once" && op.Kind == "blob.create" && op.Outcome == checks.OK {
+				created[op.Key] = i
 			}
 			if actors[op.Workload] == nil {
 				actors[op.Workload], keys[op.Workload] = map[int]int{}, map[string]map[int]bool{}
@@ -175,6 +187,20 @@ func TestShardsShareOneAzurite(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+	// create-once: the last shard's final reads cover the rounds every
+	// shard created, not only its own.
+	others := 0
+	for k, by := range created {
+		if !finalOnce[k] {
+			t.Errorf("once: round %s created by shard %d has no final read", k, by)
+		}
+		if by != last {
+			others++
+		}
+	}
+	if others == 0 {
+		t.Errorf("once: no round created outside the last shard (%d created): the test shows nothing", len(created))
 	}
 	// counter: 5 actors over 3 shards = 2, 2, 1 (ids 0-1, 2-3, 4).
 	wantShard := map[int]int{0: 0, 1: 0, 2: 1, 3: 1, 4: 2}
