@@ -17,10 +17,15 @@ type HistoryWriter struct {
 
 // NewHistoryWriter compresses into w at zstd's fastest level (about a tenth
 // of the JSON's size for a typical history; the recorder's cost per record
-// stays well under a microsecond).
+// stays well under a microsecond), with a 1 MiB window. The encoder keeps
+// its default history buffer (2 MiB): with WithLowerEncoderMem it holds the
+// window plus one block, and moves the whole 1 MiB window down before every
+// 128 KiB block (8 bytes copied per byte compressed, a quarter of the
+// compressor's time, and the cache flushed for the actors every few hundred
+// records); the output is the same.
 func NewHistoryWriter(w io.Writer) (*HistoryWriter, error) {
 	enc, err := zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		zstd.WithWindowSize(1<<20))
 	if err != nil {
 		return nil, err
 	}

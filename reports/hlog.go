@@ -36,8 +36,44 @@ type interval struct {
 	h   *hdrhistogram.Histogram
 }
 
-// histPool recycles interval histograms (about 190 KB each).
-var histPool = sync.Pool{New: func() any { return newHistogram() }}
+// histPool recycles interval histograms (about 190 KB each). It is a plain
+// free list, not a sync.Pool: a run's heap is small, so the collector runs
+// several times a second and would empty a sync.Pool each time, and every
+// new interval would allocate (and zero) its histogram again.
+var histPool freeHists
+
+// freeHists is a bounded list of reset histograms.
+type freeHists struct {
+	mu   sync.Mutex
+	free []*hdrhistogram.Histogram
+}
+
+// maxFreeHists bounds what the free list keeps (about 3 MB): a run's
+// series each hold two open intervals per log, and the writer hands
+// completed ones back within a second.
+const maxFreeHists = 16
+
+// Get returns a reset histogram.
+func (p *freeHists) Get() *hdrhistogram.Histogram {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		h := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		return h
+	}
+	return newHistogram()
+}
+
+// Put hands back a histogram its user reset.
+func (p *freeHists) Put(h *hdrhistogram.Histogram) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxFreeHists {
+		p.free = append(p.free, h)
+	}
+}
 
 // intervals is one series' log state. The fields above the line are
 // guarded by the series mutex; the ones below by hlogs.wmu.
@@ -77,7 +113,7 @@ func (iv *intervals) record(sec, us int64) bool {
 		i++
 	}
 	if i == len(iv.open) || iv.open[i].sec != sec {
-		h := histPool.Get().(*hdrhistogram.Histogram)
+		h := histPool.Get()
 		h.SetStartTimeMs(sec * 1000)
 		h.SetEndTimeMs((sec + 1) * 1000)
 		iv.open = slices.Insert(iv.open, i, interval{sec: sec, h: h})
@@ -109,6 +145,7 @@ type hlogs struct {
 	closed  bool            // guarded by Metrics.mu
 
 	wmu       sync.Mutex // serialises writing (writer goroutine, Close)
+	enc       intervalEncoder
 	dirMade   bool
 	err       error
 	closeOnce sync.Once
@@ -233,7 +270,7 @@ func (h *hlogs) write(iv *intervals, hist *hdrhistogram.Histogram) {
 			return
 		}
 	}
-	if err := iv.lw.OutputIntervalHistogram(hist); err != nil {
+	if err := h.enc.write(iv.bw, hist); err != nil {
 		h.fail(iv, err)
 	}
 }

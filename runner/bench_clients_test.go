@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,10 @@ workloads:
 			runtime.ReadMemStats(&m0)
 			gc0 := gcCPU()
 			cpu0, t0 := cpuTime(), time.Now()
-			n := c.run(slice)
+			var n int64
+			// The client's goroutines carry its name as a profile label:
+			// go tool pprof -tagfocus client=stormcheck.
+			pprof.Do(ctx, pprof.Labels("client", c.name), func(context.Context) { n = c.run(slice) })
 			c.gc += gcCPU() - gc0
 			c.wall += time.Since(t0)
 			cpu := cpuTime() - cpu0
