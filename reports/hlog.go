@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -287,37 +288,48 @@ func (h *hlogs) open(iv *intervals) error {
 			return err
 		}
 	}
-	what := "[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
-	if iv.corrected {
-		what = "[values: corrected latency (intended start to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
-	}
 	f, err := os.Create(filepath.Join(h.dir, iv.name))
 	if err != nil {
 		return err
 	}
 	iv.f = f
 	iv.bw = bufio.NewWriter(f)
-	lw := hdrhistogram.NewHistogramLogWriter(iv.bw)
-	for _, c := range []string{
-		fmt.Sprintf("[stormcheck latency log: workload %q, op %q]", iv.workload, iv.kind),
-		what,
-		"[the Interval_Max column is microseconds / 1e6 (the writer's fixed ratio): read it as seconds]",
-	} {
-		if err := lw.OutputComment(c); err != nil {
-			return err
-		}
-	}
-	if err := lw.OutputLogFormatVersion(); err != nil {
-		return err
-	}
-	if err := lw.OutputStartTime(h.startMs); err != nil {
-		return err
-	}
-	if err := lw.OutputLegend(); err != nil {
+	lw, err := newLatencyLogWriter(iv.bw, iv.workload, iv.kind, iv.corrected, h.startMs)
+	if err != nil {
 		return err
 	}
 	iv.lw = lw
 	return nil
+}
+
+// newLatencyLogWriter starts a latency log on w: the stormcheck header
+// (workload, op, what the values are), the format version, the start time
+// (Unix ms) and the legend.
+func newLatencyLogWriter(w io.Writer, workload, kind string, corrected bool, startMs int64) (*hdrhistogram.HistogramLogWriter, error) {
+	what := "[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
+	if corrected {
+		what = "[values: corrected latency (intended start to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
+	}
+	lw := hdrhistogram.NewHistogramLogWriter(w)
+	for _, c := range []string{
+		fmt.Sprintf("[stormcheck latency log: workload %q, op %q]", workload, kind),
+		what,
+		"[the Interval_Max column is microseconds / 1e6 (the writer's fixed ratio): read it as seconds]",
+	} {
+		if err := lw.OutputComment(c); err != nil {
+			return nil, err
+		}
+	}
+	if err := lw.OutputLogFormatVersion(); err != nil {
+		return nil, err
+	}
+	if err := lw.OutputStartTime(startMs); err != nil {
+		return nil, err
+	}
+	if err := lw.OutputLegend(); err != nil {
+		return nil, err
+	}
+	return lw, nil
 }
 
 // Close completes every open interval, writes them, ends each log with a

@@ -113,6 +113,31 @@ func ReadLatencyLog(path string) (*LatencySeries, error) {
 
 func readLatencyLog(r io.Reader) (*LatencySeries, error) {
 	ls := &LatencySeries{}
+	err := scanLatencyLog(r, func(workload, op string) { ls.Workload, ls.Op = workload, op },
+		func(ts float64, h *hdrhistogram.Histogram) error {
+			q := h.ValueAtPercentiles([]float64{50, 90, 99})
+			ls.Second = append(ls.Second, ts)
+			ls.P50 = append(ls.P50, float64(q[50])/1e3)
+			ls.P90 = append(ls.P90, float64(q[90])/1e3)
+			ls.P99 = append(ls.P99, float64(q[99])/1e3)
+			ls.Max = append(ls.Max, float64(h.Max())/1e3)
+			ls.Count = append(ls.Count, h.TotalCount())
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	if len(ls.Second) == 0 && ls.Workload == "" {
+		return nil, errors.New("no intervals and no stormcheck header: not a latency log")
+	}
+	return ls, nil
+}
+
+// scanLatencyLog reads an HdrHistogram log as Metrics writes it: header
+// gets the stormcheck header's workload and op (if the log has one),
+// interval each interval's start (seconds since the log's StartTime) and
+// histogram, in file order.
+func scanLatencyLog(r io.Reader, header func(workload, op string), interval func(ts float64, h *hdrhistogram.Histogram) error) error {
 	var startSec float64 // the log's StartTime, to make absolute stamps relative
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024) // an interval line holds a whole encoded histogram
@@ -125,8 +150,9 @@ func readLatencyLog(r io.Reader) (*LatencySeries, error) {
 			continue
 		case strings.HasPrefix(text, "#"):
 			if m := latencyLogHeader.FindStringSubmatch(text); m != nil {
-				ls.Workload, _ = strconv.Unquote(m[1])
-				ls.Op, _ = strconv.Unquote(m[2])
+				w, _ := strconv.Unquote(m[1])
+				o, _ := strconv.Unquote(m[2])
+				header(w, o)
 			} else if v, ok := strings.CutPrefix(text, "#[StartTime: "); ok {
 				if f, err := strconv.ParseFloat(strings.Fields(v)[0], 64); err == nil {
 					startSec = f
@@ -142,34 +168,24 @@ func readLatencyLog(r io.Reader) (*LatencySeries, error) {
 		}
 		parts := strings.SplitN(text, ",", 4)
 		if len(parts) != 4 {
-			return nil, fmt.Errorf("line %d: not an interval line", line)
+			return fmt.Errorf("line %d: not an interval line", line)
 		}
 		ts, err := strconv.ParseFloat(parts[0], 64)
 		if err != nil {
-			return nil, fmt.Errorf("line %d: start timestamp: %v", line, err)
+			return fmt.Errorf("line %d: start timestamp: %v", line, err)
 		}
 		h, err := hdrhistogram.Decode([]byte(parts[3]))
 		if err != nil {
-			return nil, fmt.Errorf("line %d: histogram: %v", line, err)
+			return fmt.Errorf("line %d: histogram: %v", line, err)
 		}
 		if startSec > 0 && ts >= startSec-365*24*3600 { // absolute stamps
 			ts -= startSec
 		}
-		q := h.ValueAtPercentiles([]float64{50, 90, 99})
-		ls.Second = append(ls.Second, ts)
-		ls.P50 = append(ls.P50, float64(q[50])/1e3)
-		ls.P90 = append(ls.P90, float64(q[90])/1e3)
-		ls.P99 = append(ls.P99, float64(q[99])/1e3)
-		ls.Max = append(ls.Max, float64(h.Max())/1e3)
-		ls.Count = append(ls.Count, h.TotalCount())
+		if err := interval(ts, h); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(ls.Second) == 0 && ls.Workload == "" {
-		return nil, errors.New("no intervals and no stormcheck header: not a latency log")
-	}
-	return ls, nil
+	return sc.Err()
 }
 
 func hlogIsNumber(s string) bool {

@@ -75,6 +75,11 @@ type Summary struct {
 	Files map[string]string `json:"files"`
 	// ExitCode is the process exit code the run ended with.
 	ExitCode int `json:"exit_code"`
+	// MergedFrom lists, for a run merged from shards (stormcheck merge),
+	// each shard and where its times went; MergeNotes says what the merge
+	// found worth saying (a clock offset beyond the stated bound first).
+	MergedFrom []MergedShard `json:"merged_from,omitempty"`
+	MergeNotes []string      `json:"merge_notes,omitempty"`
 }
 
 // WorkloadSummary is one workload's load figures.

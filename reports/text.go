@@ -129,6 +129,7 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), timeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
+	writeMerged(w, s)
 	if s.Interrupted {
 		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
 	}

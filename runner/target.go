@@ -117,29 +117,11 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			o.Faults.SetAccount(inst.Account, inst.Key) // a broken promise re-signs what it changes
 		}
 		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
-		blobURL, queueURL, tableURL := inst.BlobURL, inst.QueueURL, inst.TableURL
-		if o.Emulation != nil || (o.Faults != nil && o.Faults.HasHTTP()) {
-			if t.proxy, err = startEmulation(ctx, o, inst); err != nil {
-				t.Close()
-				return nil, err
-			}
-			blobURL, queueURL, tableURL = t.proxy.BlobURL, t.proxy.QueueURL, t.proxy.TableURL
-			if o.Emulation != nil {
-				t.Desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
-			} else {
-				t.Desc += " behind the fault proxy (" + hostOf(blobURL) + ")"
-			}
+		blobURL, queueURL, tableURL, desc, cerr := t.proxyChain(ctx, o, inst)
+		if cerr != nil {
+			return nil, cerr
 		}
-		if o.Faults != nil && o.Faults.HasNet() {
-			net, urls, nerr := faults.StartNetwork(map[string]string{"blob": blobURL, "queue": queueURL, "table": tableURL})
-			if nerr != nil {
-				t.Close()
-				return nil, nerr
-			}
-			t.network = net
-			blobURL, queueURL, tableURL = urls["blob"], urls["queue"], urls["table"]
-			t.Desc += " through Toxiproxy (" + hostOf(blobURL) + ")"
-		}
+		t.Desc += desc
 		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
 		if cerr != nil {
 			t.Close()
@@ -160,6 +142,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			if cs == "" {
 				return nil, fmt.Errorf("target connection-string: environment variable %s is empty (set it, or pass --connection-string)", env)
 			}
+		}
+		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
+			err = t.connectionStringThroughFaults(ctx, cs, o, opts, hc)
+			break
 		}
 		t.Blob, err = service.NewClientFromConnectionString(cs, opts)
 		if err == nil {

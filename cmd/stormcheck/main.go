@@ -120,6 +120,7 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		newCompareCmd(),
 		newMatrixCmd(),
 		newKubeCmd(),
+		newMergeCmd(),
 		newKindsCmd(),
 		newInitCmd(),
 		newSchemaCmd(),

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+const mergeLong = `Merges the results directories of the shards of one run (stormcheck run
+--shard I/N, or the pods of stormcheck kube) into OUT, a new results
+directory that report, check and compare read as any run's:
+
+- the latency histograms are the shards' latency logs (hlog/) added
+  together, plain and corrected: the merged percentiles are those of one
+  histogram of every recorded latency, never averaged;
+- the per-second series and the per-unit figures (blob, partition, queue,
+  account) are counted again from the merged history by wall-clock second,
+  so a hot unit hit from several shards shows its true rate against its
+  target; thresholds are judged on the merged figures;
+- the merged history (history.jsonl.zst) has every shard's times moved to
+  the earliest shard's start, and every operation's interval widened by
+  the shard's clock-offset bound (the scenario's clock_offset_bound), so a
+  clock offset can never make a false violation; the checks run over it.
+  When the shards' Date-header estimates show two clocks further apart than
+  the bound, the merge says which shard and by how much, and widens by what
+  was measured instead.
+
+The shards come from directories (every shard of the run, each once) or,
+with --from, from the blob container the shards uploaded to (--upload):
+they are downloaded into OUT/shards/ first. Shards of different runs,
+scenarios or shard counts, a missing or a duplicate shard are refused,
+named. OUT must be new or empty (as run --out).
+
+Exit codes as run's: 1 a check failed on the merged history, 5 a
+threshold failed, 4 undecided, 3 the merge itself failed, 2 bad usage.`
+
+const mergeExample = `  # shards written to a shared volume (stormcheck kube --results-volume)
+  stormcheck merge results/race-merged /mnt/results/c0ffee42/shard-*
+  # shards uploaded to a container (stormcheck run --upload, stormcheck kube --upload)
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck merge results/race-merged --from stormcheck-results --run-id c0ffee42 --target connection-string`
+
+// mergeFlags are the merge command's flags.
+type mergeFlags struct {
+	from     string
+	runID    string
+	scenario string
+	target   *enumFlag
+	connStr  string
+}
+
+func newMergeCmd() *cobra.Command {
+	f := &mergeFlags{}
+	cmd := &cobra.Command{
+		Use:               "merge OUT (SHARD_DIR... | --from CONTAINER [--run-id ID])",
+		Short:             "Merge the results of a run's shards exactly: histograms, series, units, history and checks",
+		Long:              mergeLong,
+		Example:           mergeExample,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeDirs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, dirs := args[0], args[1:]
+			switch {
+			case f.from == "" && len(dirs) == 0:
+				return usageErr(cmd.CommandPath(), errors.New("stormcheck merge: give the shards' results directories after OUT, or --from CONTAINER"))
+			case f.from != "" && len(dirs) > 0:
+				return usageErr(cmd.CommandPath(), errors.New("stormcheck merge: give either shard directories or --from CONTAINER, not both"))
+			case f.from == "" && (f.runID != "" || f.scenario != "" || f.connStr != "" || f.target.value != ""):
+				return usageErr(cmd.CommandPath(), errors.New("stormcheck merge: --run-id, --scenario, --target and --connection-string go with --from"))
+			}
+			return mergeRun(cmd, out, dirs, f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "download the shards' results from this blob container (where run --upload put them)")
+	fl.StringVar(&f.runID, "run-id", "", "with --from: the run whose shards to merge (needed when the container holds several)")
+	fl.StringVar(&f.scenario, "scenario", "", "with --from: the scenario file whose target holds the container")
+	f.target = addEnumFlag(cmd, "target", "", "with --from: the target kind, instead of a scenario's: connection-string", scenarios.TargetConnectionString)
+	fl.StringVar(&f.connStr, "connection-string", "", "with --from: storage connection string (never printed); implies --target connection-string")
+	return cmd
+}
+
+// mergeRun merges and prints the merged run's report.
+func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "stormcheck merge: "+format+"\n", a...) }
+	var shards []reports.ShardResults
+	if f.from == "" {
+		var err error
+		if shards, err = runner.ReadShards(dirs); err != nil { // refused before OUT is touched
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
+		}
+	} else {
+		st, to, err := cleanupTarget(f.scenario, &cleanupFlags{target: f.target, connStr: f.connStr})
+		if err != nil {
+			return usageErr(cmd.CommandPath(), errors.New("stormcheck merge: "+strings.Replace(err.Error(), "give a scenario file or a results folder", "give --scenario FILE", 1)))
+		}
+		if err := runner.ClaimResultsDir(out); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		dest := filepath.Join(out, "shards")
+		dirs, runID, err := runner.DownloadShards(ctx, st, to, f.from, f.runID, dest)
+		if err != nil {
+			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
+		}
+		logf("downloaded %d shard(s) of run %s from container %s into %s", len(dirs), runID, f.from, dest)
+		if shards, err = runner.ReadShards(dirs); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w (the downloaded shards stay in %s)", err, dest)}
+		}
+	}
+	if f.from == "" {
+		if err := runner.ClaimResultsDir(out); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
+		}
+	}
+	logf("merging %d shards of run %s into %s", len(shards), shards[0].Summary.Shard.RunID, out)
+	sum, err := runner.MergeShards(out, shards, logf)
+	if sum == nil {
+		return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %w", err)}
+	}
+	code := exitCode(sum, err)
+	sum.ExitCode = code
+	_ = runner.WriteResults(out, sum)
+	reports.WriteText(stdout, sum)
+	if err != nil {
+		fmt.Fprintf(stderr, "stormcheck merge: %s\n", strings.TrimSpace(runner.Redact(err.Error())))
+	}
+	return exitWith(code)
+}

@@ -1,0 +1,138 @@
+package runner
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
+)
+
+// ReadShards reads the summaries and scenarios of the shards' results
+// directories and refuses those that are not the whole of one sharded run
+// (reports.CheckShards); the shards come back ordered by index.
+func ReadShards(dirs []string) ([]reports.ShardResults, error) {
+	var shards []reports.ShardResults
+	for _, d := range dirs {
+		s, err := reports.ReadSummary(filepath.Join(d, SummaryFile))
+		if err != nil {
+			return nil, fmt.Errorf("%s: no readable %s (a shard's results directory holds one): %w", d, SummaryFile, err)
+		}
+		sc, err := os.ReadFile(filepath.Join(d, ScenarioFile))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
+		if _, err := os.Stat(HistoryPath(d)); err != nil {
+			return nil, fmt.Errorf("%s: no history (%s): %w", d, HistoryFile, err)
+		}
+		shards = append(shards, reports.ShardResults{Dir: d, Summary: s, Scenario: sc})
+	}
+	return reports.CheckShards(shards)
+}
+
+// MergeShards merges the shards' results (as ReadShards returns them) into
+// out, which the caller has claimed (ClaimResultsDir): the scenario, the
+// merged history (history.jsonl.zst: times rebased to the earliest shard's
+// start, every interval widened by its shard's clock bound, see
+// reports.PlanShards), the merged latency logs (hlog/), the checks over the
+// merged history (and their pictures), summary.json and report.html. It
+// writes what it has even when a step fails, and returns the summary
+// (ExitCode is the caller's) with the first error.
+func MergeShards(out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	if err := reports.WriteFileAtomic(filepath.Join(out, ScenarioFile), func(w io.Writer) error {
+		_, err := w.Write(shards[0].Scenario)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	sc, err := scenarios.Load(filepath.Join(out, ScenarioFile))
+	if err != nil {
+		return nil, fmt.Errorf("the shards' scenario: %w", err)
+	}
+	origin, plan, notes := reports.PlanShards(shards)
+	for _, n := range notes {
+		logf("%s", n)
+	}
+	names := make([]string, 0, len(sc.Workloads))
+	goals := map[string]reports.Goal{}
+	for _, w := range sc.Workloads {
+		names = append(names, w.Name)
+		if g, ok := reports.GoalOf(w.Kind); ok {
+			goals[w.Name] = g
+		}
+	}
+	replay := reports.NewMetrics(reports.MetricsOptions{Start: origin, Workloads: names, Goals: goals})
+	hist := make([]reports.HistoryShard, len(shards))
+	hlogDirs := make([]string, len(shards))
+	shifts := make([]time.Duration, len(shards))
+	for i, s := range shards {
+		hist[i] = reports.HistoryShard{Path: HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
+		hlogDirs[i] = reports.HlogDirOf(s.Dir, s.Summary)
+		shifts[i] = plan[i].Shift
+	}
+	var errs []error
+	logf("merging the histories of %d shards", len(shards))
+	historyPath := filepath.Join(out, HistoryFile)
+	counts, truncated, histErr := reports.MergeHistoryFile(historyPath, hist, func(_ int, op *checks.Op) { replay.Record(op) })
+	if histErr != nil {
+		errs = append(errs, fmt.Errorf("merged history: %w", histErr))
+	}
+	for i := range plan {
+		if i < len(counts) {
+			plan[i].Ops = counts[i]
+		}
+	}
+	for _, t := range truncated {
+		notes = append(notes, t.Error()+": merged up to its last whole record")
+	}
+	latency, hlogFiles, problems, err := reports.MergeHlogs(hlogDirs, shifts, filepath.Join(out, HlogDir), origin)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("merged hlogs: %w", err))
+	}
+	notes = append(notes, problems...)
+	sum := reports.MergeSummary(reports.MergeInput{Shards: shards, Plan: plan, Origin: origin, Notes: notes, Replayed: replay,
+		Latency: latency, Targets: unitTargets(sc.Capacity), Bandwidth: bandwidthTargets(sc.Capacity)})
+	sum.File = sc.File
+	if len(hlogFiles) > 0 {
+		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
+	}
+	sum.Files["history"] = HistoryFile
+	sum.Files["scenario"] = ScenarioFile
+
+	// The units' latencies from the unwidened times, in a second pass.
+	units := reports.NewUnitLatencyCollector(sum.Units)
+	if _, _, err := reports.MergeHistories(hist, nil, func(_ int, op *checks.Op) { units.Observe(op) }); err != nil {
+		logf("unit latencies: %v", err)
+	}
+	units.Apply()
+	if histErr == nil || len(counts) > 0 {
+		logf("checking the merged history")
+		results, cerr := CheckHistory(historyPath, sc)
+		if cerr != nil && !checks.IsTruncated(cerr) {
+			sum.ChecksError = Redact(cerr.Error())
+			errs = append(errs, cerr)
+		}
+		if werr := WriteArtifacts(out, results); werr != nil {
+			sum.NotWritten = append(sum.NotWritten, werr.Error())
+			errs = append(errs, werr)
+		}
+		sum.Checks = results
+	}
+	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
+	runErr := errors.Join(errs...)
+	if runErr != nil {
+		sum.Error = joinErr(sum.Error, Redact(runErr.Error()))
+	}
+	if err := WriteResults(out, sum); err != nil && runErr == nil {
+		runErr = err
+	}
+	return sum, runErr
+}

@@ -1,0 +1,100 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/faults"
+)
+
+// proxyChain starts what stands between the SDK and the service's
+// endpoints in inst: the throttling emulation and the HTTP fault stages
+// (one loopback proxy), then Toxiproxy for network faults, as the options
+// ask. It returns the URLs the clients use and what to add to the target's
+// description. On error the target is closed.
+func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.Instance) (blobURL, queueURL, tableURL, desc string, err error) {
+	blobURL, queueURL, tableURL = inst.BlobURL, inst.QueueURL, inst.TableURL
+	if o.Emulation != nil || (o.Faults != nil && o.Faults.HasHTTP()) {
+		if t.proxy, err = startEmulation(ctx, o, inst); err != nil {
+			t.Close()
+			return "", "", "", "", err
+		}
+		blobURL, queueURL, tableURL = t.proxy.BlobURL, t.proxy.QueueURL, t.proxy.TableURL
+		if o.Emulation != nil {
+			desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
+		} else {
+			desc += " behind the fault proxy (" + hostOf(blobURL) + ")"
+		}
+	}
+	if o.Faults != nil && o.Faults.HasNet() {
+		net, urls, nerr := faults.StartNetwork(map[string]string{"blob": blobURL, "queue": queueURL, "table": tableURL})
+		if nerr != nil {
+			t.Close()
+			return "", "", "", "", nerr
+		}
+		t.network = net
+		blobURL, queueURL, tableURL = urls["blob"], urls["queue"], urls["table"]
+		desc += " through Toxiproxy (" + hostOf(blobURL) + ")"
+	}
+	return blobURL, queueURL, tableURL, desc, nil
+}
+
+// connectionStringThroughFaults opens a connection-string target through
+// the fault proxies, as a managed Azurite's: the shards of one run share
+// one Azurite by connection string, and a broken promise or a fault must
+// reach each shard's traffic. Faults only ever send traffic to loopback:
+// the connection string must name the account's key and loopback
+// endpoints (an Azurite of your own).
+func (t *Target) connectionStringThroughFaults(ctx context.Context, cs string, o TargetOptions, opts *service.ClientOptions, hc *http.Client) error {
+	f := map[string]string{}
+	for _, part := range strings.Split(cs, ";") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
+			f[strings.ToLower(k)] = v
+		}
+	}
+	inst := &azurite.Instance{Account: f["accountname"], Key: f["accountkey"],
+		BlobURL: f["blobendpoint"], QueueURL: f["queueendpoint"], TableURL: f["tableendpoint"]}
+	if inst.Account == "" || inst.Key == "" || inst.BlobURL == "" {
+		return fmt.Errorf("target connection-string: the scenario's faults need a connection string with AccountName, AccountKey and BlobEndpoint (an Azurite of your own), to run its traffic through the fault proxy")
+	}
+	for _, u := range []string{inst.BlobURL, inst.QueueURL, inst.TableURL} {
+		if u != "" && !loopbackURL(u) {
+			return fmt.Errorf("target connection-string: faults are injected on loopback only; endpoint %s is not 127.0.0.1, ::1 or localhost", hostOf(u))
+		}
+	}
+	o.Faults.SetAccount(inst.Account, inst.Key) // a broken promise re-signs what it changes
+	blobURL, queueURL, tableURL, desc, err := t.proxyChain(ctx, o, inst)
+	if err != nil {
+		return err
+	}
+	cred, err := service.NewSharedKeyCredential(inst.Account, inst.Key)
+	if err != nil {
+		return redactedErr("target connection-string", err)
+	}
+	t.Desc = "connection string (" + hostOf(inst.BlobURL) + ")" + desc
+	t.Blob, err = service.NewClientWithSharedKeyCredential(blobURL, cred, opts)
+	if err == nil {
+		t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
+	}
+	return err
+}
+
+// loopbackURL reports whether u's host is a loopback address.
+func loopbackURL(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	h := p.Hostname()
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
