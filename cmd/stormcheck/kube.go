@@ -236,7 +236,11 @@ func kubeHeader(sc *scenarios.Scenario, m *kube.Manifests, f *kubeFlags, runID s
 	var b strings.Builder
 	fmt.Fprintf(&b, "stormcheck kube: scenario %s as %d shards, run id %s.\n", sc.Name, f.shards, runID)
 	fmt.Fprintf(&b, "Resources per shard: %s\n\n", m.Sizing.Explain())
-	fmt.Fprintf(&b, "  kubectl apply -f THIS_FILE\n")
+	file := "THIS_FILE"
+	if f.out != "" {
+		file = f.out
+	}
+	fmt.Fprintf(&b, "  kubectl apply%s -f %s\n", ns, file)
 	timeout := "24h"
 	if d := m.Job.Spec.ActiveDeadlineSeconds; d != nil {
 		timeout = fmt.Sprintf("%ds", *d)

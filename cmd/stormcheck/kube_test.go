@@ -122,6 +122,9 @@ func TestKubeOutFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	decodeKube(t, string(data))
+	if !strings.Contains(string(data), "#   kubectl apply -f "+file+"\n") {
+		t.Errorf("the header does not name the file to apply:\n%s", data[:bytes.Index(data, []byte("---"))])
+	}
 	// Refused input: the file is left alone.
 	if code, _, _ := kubeRun(kubeScenario, "--shards", "0", "--image", "x", "--secret", "s", "--upload", "abc", "--out", file); code != exitUsage {
 		t.Errorf("exit %d", code)
