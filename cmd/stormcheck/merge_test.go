@@ -185,6 +185,7 @@ func TestMergeShardsEndToEnd(t *testing.T) {
 			len(s.MergeNotes) == 0 || !strings.HasPrefix(s.MergeNotes[0], "clock offset bound exceeded: shard 3") {
 			t.Errorf("the merge does not say shard 3's clock is beyond the bound:\n%s\nnotes %q", stdout, s.MergeNotes)
 		}
+		t.Logf("merged report:\n%s", stdout)
 		for _, q := range s.MergedFrom[:3] {
 			if q.BeyondBound != 0 {
 				t.Errorf("shard %d blamed for shard 3's clock: %+v", q.Index, q)
@@ -204,12 +205,15 @@ func TestMergeShardsEndToEnd(t *testing.T) {
 			t.Fatal(err)
 		}
 		runShardProcs(t, ctx, bin, conn, broken, runID, container, n, nil)
-		code, stdout, _, s, _ := mergeFrom(t, ctx, bin, conn, container, runID)
+		code, stdout, _, s, out := mergeFrom(t, ctx, bin, conn, container, runID)
 		failed := false
 		for _, c := range s.Checks {
 			if c.Check == "no-lost-updates" && c.Workload == "race" && c.Verdict == checks.Fail {
 				failed = true
 			}
+		}
+		if code, _, _ := runCLI("compare", out, out); code != exitOK {
+			t.Errorf("compare of the merged run with itself: exit %d", code)
 		}
 		if code != exitViolation || !failed {
 			t.Fatalf("If-Match stripped on every shard: merge exit %d, want %d with no-lost-updates failing on race\n%s", code, exitViolation, stdout)
