@@ -198,7 +198,7 @@ func (a *Actor) Tag() string {
 }
 
 // Key picks one of the keys this process's actors use, uniformly.
-func (a *Actor) Key() int { return a.env.keyLo + a.Rand.IntN(a.env.keyN) }
+func (a *Actor) Key() int { return a.env.keyLo + a.Rand.IntN(a.env.ownKeys()) }
 
 // mergeOutput copies what an attempt read from the response body into the
 // record built from the response's status line and headers.

@@ -49,7 +49,7 @@ func hotPartition(pattern string, a *Actor, rk string, now time.Time) string {
 	case scenarios.KeyPrepend:
 		return fmt.Sprintf("%010d", int64(math.MaxInt32)*4-now.Unix())
 	case scenarios.KeyZipf:
-		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.keyN-1))
+		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.ownKeys()-1))
 		return KeyName(a.env.keyLo + int(z.Uint64()))
 	case scenarios.KeyHashPrefix:
 		h := fnv.New32a()

@@ -63,7 +63,7 @@ type Env struct {
 	// actors are numbered after the earlier shards').
 	ActorBase int
 	// keyLo, keyN are the keys this process's actors pick from (a shard of
-	// a run with divided keys owns keys keyLo..keyLo+keyN-1).
+	// a run with divided keys owns keys keyLo..keyLo+keyN-1); keyN 0: all.
 	keyLo, keyN int
 	// attachOnly: another shard set the workload up; Setup opens the
 	// clients and sends nothing.
@@ -124,6 +124,14 @@ func (e *Env) Actor(id int) *Actor {
 	e.actors = append(e.actors, a)
 	e.actorsMu.Unlock()
 	return a
+}
+
+// ownKeys is how many keys this process's actors pick from.
+func (e *Env) ownKeys() int {
+	if e.keyN > 0 {
+		return e.keyN
+	}
+	return e.Keys
 }
 
 // clockOffset intersects the Date-header estimates of every actor made;
