@@ -172,7 +172,7 @@ func TestIndexedJobFromSecret(t *testing.T) {
 		idx.ValueFrom.FieldRef.FieldPath != "metadata.annotations['batch.kubernetes.io/job-completion-index']" {
 		t.Errorf("%s env %+v", IndexEnv, idx)
 	}
-	if env["GOMEMLIMIT"].Value != "290MiB" { // 90 % of 323 MiB
+	if env["GOMEMLIMIT"].Value != "117MiB" { // 90 % of 131 MiB
 		t.Errorf("GOMEMLIMIT %q", env["GOMEMLIMIT"].Value)
 	}
 	for _, e := range c.Env {
@@ -185,7 +185,7 @@ func TestIndexedJobFromSecret(t *testing.T) {
 	if got := c.Resources.Requests.Cpu().String(); got != "250m" {
 		t.Errorf("cpu request %s", got)
 	}
-	if got := c.Resources.Requests.Memory().String(); got != "323Mi" {
+	if got := c.Resources.Requests.Memory().String(); got != "131Mi" {
 		t.Errorf("memory request %s", got)
 	}
 	if !c.Resources.Limits.Memory().Equal(*c.Resources.Requests.Memory()) || !c.Resources.Limits.Cpu().IsZero() {
@@ -365,18 +365,18 @@ func TestSizingRule(t *testing.T) {
 		cpu, memory string
 	}{
 		// 32 and 8 closed actors over 4 shards: 8 + 2 actors, 1000 calls/s;
-		// 100m + 100 ms → 200m, at least 250m; 320 MiB + 10 × 256 KiB.
-		{"quickstart", "quickstart.yaml", 4, 1000, "250m", "323Mi"},
-		// one shard: 40 actors, 4000 calls/s → 100m + 400m; 320 + 10 MiB.
+		// 100m + 100 ms → 200m, at least 250m; 128 MiB + 10 × 256 KiB.
+		{"quickstart", "quickstart.yaml", 4, 1000, "250m", "131Mi"},
+		// one shard: 40 actors, 4000 calls/s → 100m + 400m; 320 MiB (it runs the checks) + 10 MiB.
 		{"quickstart-1", "quickstart.yaml", 1, 4000, "500m", "330Mi"},
 		// open loop peaking at 400/s, 64 actors over 3 shards: shard 0 has
 		// 22, so 400 × 22/64 = 137.5 calls/s → 113.75m → 250m.
-		{"open-loop", "open-loop.yaml", 3, 137.5, "250m", "326Mi"},
+		{"open-loop", "open-loop.yaml", 3, 137.5, "250m", "134Mi"},
 		// 1000 closed actors over 2 shards with 64 KiB payloads: 500 actors,
-		// 50,000 calls/s → 5100m; 320 MiB + 500 × (256 KiB + 3 × 64 KiB) = 320 + 218.75 → 539Mi.
-		{"big", "name: big\nworkloads:\n  - {name: w, kind: blob.lww, actors: 1000, duration: 1m, params: {payload_bytes: 65536}}\n", 2, 50000, "5100m", "539Mi"},
+		// 50,000 calls/s → 5100m; 128 MiB + 500 × (256 KiB + 3 × 64 KiB) = 128 + 218.75 → 347Mi.
+		{"big", "name: big\nworkloads:\n  - {name: w, kind: blob.lww, actors: 1000, duration: 1m, params: {payload_bytes: 65536}}\n", 2, 50000, "5100m", "347Mi"},
 		// an open loop at 90,000/s over 2 shards of 100 actors: 45,000 calls/s → 4600m.
-		{"fast-open", "name: f\nworkloads:\n  - {name: w, kind: blob.lww, executor: open, rate: 90000, actors: 100, duration: 1m}\n", 2, 45000, "4600m", "333Mi"},
+		{"fast-open", "name: f\nworkloads:\n  - {name: w, kind: blob.lww, executor: open, rate: 90000, actors: 100, duration: 1m}\n", 2, 45000, "4600m", "141Mi"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var sc *scenarios.Scenario
@@ -508,6 +508,6 @@ func TestLoadPhase(t *testing.T) {
 func ExampleSize() {
 	sc, _ := scenarios.Load("../scenarios/quickstart.yaml")
 	s := Size(sc, 4)
-	fmt.Println(s.CPU.String(), s.Memory.String(), s.Memory.Cmp(resource.MustParse("323Mi")) == 0)
-	// Output: 250m 323Mi true
+	fmt.Println(s.CPU.String(), s.Memory.String(), s.Memory.Cmp(resource.MustParse("131Mi")) == 0)
+	// Output: 250m 131Mi true
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -121,6 +122,7 @@ workloads:
 
 	logs := make([][]byte, n)
 	errs := make([]error, n)
+	peaks := make([]int64, n) // peak RSS, bytes
 	var wg sync.WaitGroup
 	for i := range n {
 		env := podEnv(t, c, i, secrets)
@@ -131,6 +133,7 @@ workloads:
 		go func() {
 			defer wg.Done()
 			logs[i], errs[i] = cmd.CombinedOutput()
+			peaks[i] = peakRSS(cmd.ProcessState)
 		}()
 	}
 	wg.Wait()
@@ -148,6 +151,16 @@ workloads:
 		}
 		if s.Shard == nil || s.Shard.Index != i || s.Shard.Count != n || s.RunID != runID {
 			t.Errorf("shard %d: summary says shard %+v, run id %q", i, s.Shard, s.RunID)
+		}
+	}
+
+	// The sizing rule holds for these shards: none used more memory than
+	// the manifests request (and limit) for it.
+	limit := c.Resources.Limits.Memory().Value()
+	for i, p := range peaks {
+		t.Logf("shard %d: peak RSS %.1f MiB (limit %.0f MiB)", i, float64(p)/(1<<20), float64(limit)/(1<<20))
+		if p > limit {
+			t.Errorf("shard %d peaked at %d bytes, over the memory limit %d the manifests set", i, p, limit)
 		}
 	}
 
@@ -224,4 +237,16 @@ func opCount(t *testing.T, dir string) int64 {
 		}
 	}
 	return n
+}
+
+// peakRSS is a finished process's peak resident set in bytes (Linux
+// reports KiB; 0 if unknown).
+func peakRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
 }

@@ -68,10 +68,10 @@ func TestKubeWritesManifests(t *testing.T) {
 	if sc := cm.Data["scenario.yaml"]; strings.Count(sc, "actors: 32") != 2 || strings.Contains(sc, "actors: 64") || !strings.Contains(sc, "run with --actors 32") {
 		t.Errorf("scenario in the ConfigMap:\n%s", cm.Data["scenario.yaml"])
 	}
-	if got := c.Resources.Requests.Memory().String(); got != "324Mi" {
-		t.Errorf("memory %s, want 324Mi (320 MiB + 16 actors × 256 KiB)", got)
+	if got := c.Resources.Requests.Memory().String(); got != "132Mi" {
+		t.Errorf("memory %s, want 132Mi (128 MiB + 16 actors × 256 KiB)", got)
 	}
-	if !strings.Contains(errOut, "job/stormcheck-shards-0badc0de: 4 shard(s) of shards, run id 0badc0de; each requests cpu 300m, memory 324Mi") {
+	if !strings.Contains(errOut, "job/stormcheck-shards-0badc0de: 4 shard(s) of shards, run id 0badc0de; each requests cpu 300m, memory 132Mi") {
 		t.Errorf("stderr: %s", errOut)
 	}
 	for _, want := range []string{
