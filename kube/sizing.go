@@ -33,9 +33,9 @@ const (
 	// history of any length in bounded memory"), plus the live histograms.
 	BaseMemoryMiB = 320
 	// ShardBaseMemoryMiB is the same for a shard of N > 1, which leaves the
-	// checks to the merge: shards of 3 to 20 actors peaked at 49–63 MiB RSS
+	// checks to the merge: shards of 3 to 20 actors peaked at 49–71 MiB RSS
 	// (TestKubeManifestsRunAsShards logs it and holds every shard under
-	// its limit), doubled.
+	// its limit).
 	ShardBaseMemoryMiB = 128
 	// ActorMemoryKiB is one actor's own memory: its goroutine, its HTTP
 	// connection's buffers, its cached clients and values.

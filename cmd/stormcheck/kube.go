@@ -52,7 +52,7 @@ Resources are sized from the busiest shard's share of the scenario (shard 0:
 ceil(actors/N) of each workload, its share of an open loop's rate): CPU =
 100m + 100 µs per call/s (a closed-loop actor counted at 100 calls/s; the
 README's measured ~90 µs of client CPU per call), at least 250m; memory =
-128 MiB (twice a shard's measured peak; 320 MiB for --shards 1, which runs
+128 MiB (shards peaked at 49-71 MiB; 320 MiB for --shards 1, which runs
 the checks itself) + 256 KiB per actor + the payloads each actor holds,
 also the limit. No CPU limit unless --cpu-limit: CPU
 throttling would show up as latency that is not the service's.
