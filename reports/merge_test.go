@@ -355,6 +355,15 @@ func TestTextShowsMergedShards(t *testing.T) {
 	if err := WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
+	var page strings.Builder
+	if err := WriteHTML(&page, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2 shards of run abcd0001", "shard 1 &#43;300ms widened 2s", "CLOCK OFFSET BOUND EXCEEDED: shard 1&#39;s clock"} {
+		if !strings.Contains(page.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
 	for _, want := range []string{"merged    2 shards of run abcd0001", "shard 1  +300ms", "widened 2s", "load started 40ms late", "CLOCK OFFSET BOUND EXCEEDED: shard 1's clock"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
