@@ -32,7 +32,7 @@ type Overrides struct {
 	// stage's duration scaled by the same factor so that they add up to it.
 	Duration time.Duration
 	// Set holds WORKLOAD.FIELD=VALUE assignments: FIELD is a workload
-	// field (actors, rate, keys, duration, iterations, executor) or a param
+	// field (actors, rate, keys, duration, iterations, executor, shard_keys) or a param
 	// of its kind; WORKLOAD may be * for every workload. VALUE is read as
 	// YAML, as in the file.
 	Set []string
@@ -325,7 +325,7 @@ func (a *applier) setField(ws []*yaml.Node, s string) {
 		}
 		matched++
 		switch {
-		case contains([]string{"actors", "rate", "keys", "duration", "iterations", "executor"}, field):
+		case contains([]string{"actors", "rate", "keys", "duration", "iterations", "executor", "shard_keys"}, field):
 			a.set(w, field, a.scalar(flag, value))
 		default:
 			// A param: the loader says whether the kind takes it.

@@ -80,6 +80,10 @@ func TestSetOverridesAreValidatedByTheLoader(t *testing.T) {
 	if c := sc.Workloads[0]; c.Params.PayloadBytes != 1024 || c.Keys != 3 || c.Params.ConditionalReads != 0.25 || sc.Workloads[2].Keys != 3 {
 		t.Errorf("counter %+v", c)
 	}
+	sc, _, err = LoadWithOverrides(path, Overrides{Set: []string{"counter.shard_keys=shared"}})
+	if err != nil || sc.Workloads[0].ShardKeys != ShardKeysShared || sc.Workloads[1].ShardKeys != ShardKeysDivided {
+		t.Errorf("--set counter.shard_keys=shared: %v", err)
+	}
 	for set, want := range map[string]string{
 		"counter.payload_bytes=abc":   `--set counter.payload_bytes=abc: workloads[0].params.payload_bytes: must be a whole number ≥ 0 and ≤ 4194304, got "abc"`,
 		"counter.lease_duration=15s":  "--set counter.lease_duration=15s: workloads[0].params.lease_duration: kind blob.etag-counter has no param \"lease_duration\"",
@@ -88,6 +92,7 @@ func TestSetOverridesAreValidatedByTheLoader(t *testing.T) {
 		"counter.rate=5":              "--set counter.rate=5: workloads[0].rate:",
 		"payload_bytes=1":             "--set payload_bytes=1: want WORKLOAD.FIELD=VALUE",
 		"counter.conditional_reads=2": "--set counter.conditional_reads=2: workloads[0].params.conditional_reads: must be a fraction from 0 to 1, got 2",
+		"counter.shard_keys=split":    `--set counter.shard_keys=split: workloads[0].shard_keys: must be divided (each shard of a sharded run owns a disjoint part of the keys) or shared`,
 	} {
 		_, _, err := LoadWithOverrides(path, Overrides{Set: []string{set}})
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -122,7 +122,7 @@ func newRunCmd() *cobra.Command {
 	fl.DurationVar(&f.duration, "duration", 0, "set the load phase of every workload, e.g. 5s; a workload's stages are scaled to last it in all, keeping their shape")
 	fl.IntVar(&f.actors, "actors", 0, "set every workload's actors; closed-loop stage targets are scaled by the same factor")
 	fl.Float64Var(&f.rate, "rate", 0, "set every open-loop workload's starting rate (arrivals/s); its stage targets are scaled by the same factor")
-	fl.StringArrayVar(&f.set, "set", nil, "set WORKLOAD.FIELD=VALUE: a param of the workload's kind or actors, rate, keys, duration, iterations, executor; * for every workload; repeatable")
+	fl.StringArrayVar(&f.set, "set", nil, "set WORKLOAD.FIELD=VALUE: a param of the workload's kind or actors, rate, keys, duration, iterations, executor, shard_keys; * for every workload; repeatable")
 	fl.Int64Var(&f.seed, "seed", 0, "override the scenario's seed")
 	f.export = addExportFlags(cmd)
 	fl.DurationVar(&f.unreachableAfter, "unreachable-after", 0, "stop the run (exit 3) once the target has answered nothing at all for this long (default: the scenario's unreachable_after, 30s)")
