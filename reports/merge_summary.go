@@ -10,8 +10,9 @@ import (
 )
 
 // ActivePeriods gives each workload's active period (its rate period) from
-// ws; for the account (name ""), the load phase: the longest workload's, or
-// elapsed when none was measured.
+// ws; for the account (name ""), the load phase: the longest workload's
+// (not the run with Azurite's start), or elapsed when none was measured. A
+// run's units and a merged run's are measured over it.
 func ActivePeriods(ws []WorkloadSummary, elapsed time.Duration) func(string) time.Duration {
 	return func(name string) time.Duration {
 		var load time.Duration

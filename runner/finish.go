@@ -50,21 +50,9 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	}
 	sum.Workloads, sum.Harness = ws, harness
 	sum.Capacity = capacityInfo(sc)
-	sum.Units = m.Units(func(name string) time.Duration {
-		// A workload's own active period; the account's is the load phase
-		// (the longest workload's), not the run with Azurite's start.
-		var load time.Duration
-		for _, w := range ws {
-			if w.Name == name {
-				return w.Active
-			}
-			load = max(load, w.Active)
-		}
-		if load > 0 {
-			return load
-		}
-		return sum.Elapsed
-	}, unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
+	// A workload's own active period; the account's is the load phase
+	// (the longest workload's), not the run with Azurite's start.
+	sum.Units = m.Units(reports.ActivePeriods(ws, sum.Elapsed), unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
 	// One pass over the history feeds the checks and the units' latencies.
 	units := reports.NewUnitLatencyCollector(sum.Units)
 	tally := reports.NewFaultTally(sum.Faults)
