@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -368,5 +369,66 @@ func TestTextShowsMergedShards(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// An open loop's arrivals never served count in the corrected figures and
+// in no log: the merged corrected figures come from the shards' whole-run
+// histograms, exact, with nothing to say; a shard whose log is gone gives
+// its figures from summary.json too, and the merge says so.
+func TestMergeSummaryLatencySources(t *testing.T) {
+	r := rand.New(rand.NewPCG(15, 3))
+	origin := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	var shards []ShardResults
+	var dirs []string
+	replay := NewMetrics(MetricsOptions{Start: origin, Workloads: []string{"w"}})
+	wantLat, wantCor := newHistogram(), newHistogram()
+	for i := range 2 {
+		dir := filepath.Join(t.TempDir(), "hlog")
+		m := NewMetrics(MetricsOptions{HlogDir: dir, Start: origin, Workloads: []string{"w"}})
+		for _, op := range randomOps(r, 400, 3, "blob.put") {
+			m.Record(op)
+			replay.Record(op)
+			wantLat.RecordValue(micros(op.Latency()))
+			wantCor.RecordValue(micros(op.CorrectedLatency()))
+		}
+		m.RecordMissed("w", "blob.put", int64(2*time.Second), int64(5+i))
+		wantCor.RecordValues(micros(int64(2*time.Second)), int64(5+i))
+		if err := m.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ws, _ := m.Summary(3 * time.Second)
+		shards = append(shards, ShardResults{Dir: fmt.Sprint("s", i), Summary: &Summary{Started: origin, Workloads: ws,
+			Shard: &ShardInfo{Index: i, Count: 2, RunID: "abcd0001"}}})
+		dirs = append(dirs, dir)
+	}
+	merge := func(dirs []string) *Summary {
+		totals, _, _, err := MergeHlogs(dirs, []time.Duration{0, 0}, t.TempDir(), origin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, plan, _ := PlanShards(shards)
+		return MergeSummary(MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
+	}
+	s := merge(dirs)
+	o := s.Workloads[0].Ops[0]
+	lat, _ := DecodeHistogram(o.Histograms.Latency)
+	cor, _ := DecodeHistogram(o.Histograms.Corrected)
+	if o.Count != 800 || o.Missed != 11 || !lat.Equals(wantLat) || !cor.Equals(wantCor) || o.Corrected.Count != 811 || o.Corrected.Max != 2000 {
+		t.Errorf("count %d missed %d latency equal %v corrected equal %v corrected count %d max %v",
+			o.Count, o.Missed, lat.Equals(wantLat), cor.Equals(wantCor), o.Corrected.Count, o.Corrected.Max)
+	}
+	if len(s.MergeNotes) != 0 {
+		t.Errorf("notes %q: the open loop's missed arrivals are expected", s.MergeNotes)
+	}
+	// Shard 1's plain log is gone.
+	if err := os.Remove(filepath.Join(dirs[1], "w.blob.put.hlog")); err != nil {
+		t.Fatal(err)
+	}
+	s = merge(dirs)
+	o = s.Workloads[0].Ops[0]
+	lat, _ = DecodeHistogram(o.Histograms.Latency)
+	if !lat.Equals(wantLat) || len(s.MergeNotes) != 1 || !strings.Contains(s.MergeNotes[0], "the shards' logs hold 400 values, their summaries count 800") {
+		t.Errorf("a log gone: latency equal %v, notes %q", lat.Equals(wantLat), s.MergeNotes)
 	}
 }
