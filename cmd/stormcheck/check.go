@@ -36,6 +36,11 @@ To read the history yourself: zstd -dc RESULTS_DIR/history.jsonl.zst | head`,
 // checkSaved re-runs the checks of a saved run over its history file.
 func checkSaved(cmd *cobra.Command, dir string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if saved, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile)); err == nil && saved.Shard != nil && saved.Shard.Count > 1 {
+		sh := saved.Shard
+		fmt.Fprintf(stderr, "stormcheck check: %s holds shard %d of %d of run %s: its history is only part of the run's (shared keys are written by every shard, the setup is in shard 0's, the final reads in the last shard's), so its checks would judge what they cannot see; merge the shards and check the merged run: stormcheck merge OUT DIR...\n", dir, sh.Index, sh.Count, sh.RunID)
+		return exitUsage
+	}
 	sc, err := scenarios.Load(filepath.Join(dir, runner.ScenarioFile))
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -140,6 +140,12 @@ func TestShardsOfEveryService(t *testing.T) {
 			t.Errorf("left: queue %s", *q.Name)
 		}
 	}
+	// A shard's directory is not checked alone: its history is part of
+	// the run's.
+	var out, errOut strings.Builder
+	if code := run([]string{"check", outs[1]}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "holds shard 1 of 2 of run 5e1c0b2a") || !strings.Contains(errOut.String(), "stormcheck merge OUT DIR") {
+		t.Errorf("check of a shard dir: exit %d, %q", code, errOut.String())
+	}
 	if t.Failed() {
 		for i := range logs {
 			t.Logf("shard %d:\n%s", i, logs[i])
