@@ -116,12 +116,19 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if got := strings.Join(LimitedBy(only, units, 0), "; "); strings.Contains(got, "target's own throttling") || strings.Contains(got, "throttling:") {
 		t.Errorf("every throttled answer injected, yet: %q", got)
 	}
+	sum.Units = append(units, UnitSummary{Kind: UnitAccount, Name: "account", Measure: "requests", Amount: 6, Throttled: 4})
 	var b bytes.Buffer
 	if err := WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	if want := "throttled: 3 injected on purpose (3 by fault busy (http.server-busy)), 1 the target's own"; !strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
-		t.Errorf("text report lacks %q:\n%s", want, b.String())
+	for _, want := range []string{
+		"throttled: 3 injected on purpose (3 by fault busy (http.server-busy)), 1 the target's own",
+		"4 throttled (3 injected on purpose by faults, 1 the target's own)",
+		"the units' throttled counts include the 3 answers faults injected on purpose",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(b.String()), " "), want) {
+			t.Errorf("text report lacks %q:\n%s", want, b.String())
+		}
 	}
 	var h bytes.Buffer
 	if err := WriteHTML(&h, sum, ""); err != nil {

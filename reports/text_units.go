@@ -107,7 +107,7 @@ func shortSource(s string) string {
 
 // writeAccount prints the whole account's figures against its targets:
 // operations, and ingress and egress (request and response bodies).
-func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
+func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo, injected int64) {
 	for _, u := range us {
 		if u.Kind != UnitAccount {
 			continue
@@ -119,6 +119,10 @@ func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 		}
 		if u.Throttled > 0 {
 			w.printf(", %d throttled", u.Throttled)
+			if injected > 0 {
+				// Faults' answers are not the account's throttling.
+				w.printf(" (%d injected on purpose by faults, %d the target's own)", min(injected, u.Throttled), max(u.Throttled-injected, 0))
+			}
 		}
 		w.printf("\n")
 		if u.PeakSent > 0 || u.PeakReceived > 0 {
