@@ -131,6 +131,9 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 	}
 	code := exitCode(sum, err)
 	sum.ExitCode = code
+	if f.from != "" {
+		sum.Files["shards"] = "shards" + string(os.PathSeparator) // what was downloaded, kept beside the merge
+	}
 	_ = runner.WriteResults(out, sum)
 	reports.WriteText(stdout, sum)
 	if err != nil {

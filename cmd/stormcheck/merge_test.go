@@ -144,6 +144,9 @@ func TestMergeShardsEndToEnd(t *testing.T) {
 			t.Fatalf("merge: exit %d\n%s\n%s", code, stdout, stderr)
 		}
 		assertMergedExactly(t, dirs, s)
+		if s.Files["shards"] != "shards/" || s.ExitCode != exitOK {
+			t.Errorf("files %v, exit code %d in the summary", s.Files, s.ExitCode)
+		}
 		if strings.Contains(stdout, "BOUND EXCEEDED") {
 			t.Errorf("a 40ms skew within the 100ms bound reported as exceeded:\n%s", stdout)
 		}
