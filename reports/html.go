@@ -243,6 +243,9 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 			p.Meta = append(p.Meta, htmlKV{"emulation", c.Emulation})
 		}
 	}
+	if s.Shard != nil {
+		p.Meta = append(p.Meta, htmlKV{"shard", shardText(s.Shard)})
+	}
 	p.Meta = append(p.Meta, mergedMeta(s)...)
 	if hl.dirMissing && p.Ran {
 		p.HlogNote = "This run has no latency logs (hlog/ is missing), so latency over time is not shown; the percentile spectra come from summary.json."

@@ -54,13 +54,18 @@ func (c ClockOffset) Contains(d time.Duration) bool {
 	return c.Samples > 0 && c.Lo <= d && d <= c.Hi
 }
 
-// writeShard is the report's shard line: which part of which run, when its
-// load started against the agreed start, what its clock is against the
-// service's, and which of the run's one-time duties it did.
+// writeShard is the text report's shard line.
 func writeShard(w *errWriter, sh *ShardInfo) {
 	if sh == nil {
 		return
 	}
+	writeWrapped(w, "shard     ", "          ", shardText(sh))
+}
+
+// shardText says which part of which run a shard is, when its load started
+// against the agreed start, what its clock is against the service's, and
+// which of the run's one-time duties it did.
+func shardText(sh *ShardInfo) string {
 	parts := []string{fmt.Sprintf("%d of %d, run %s", sh.Index, sh.Count, sh.RunID)}
 	switch {
 	case sh.StartAt != "":
@@ -92,7 +97,7 @@ func writeShard(w *errWriter, sh *ShardInfo) {
 	if len(not) > 0 && sh.Count > 1 {
 		parts = append(parts, strings.Join(not, ", ")+" by other shards")
 	}
-	writeWrapped(w, "shard     ", "          ", strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // signedDuration prints a duration with its sign, rounded to 0.1 ms.

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,6 +27,17 @@ func TestTextShowsTheShard(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
+	}
+	dir := t.TempDir()
+	if err := WriteHTMLReport(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "<dt>shard</dt><dd>2 of 3, run 5ba4d0c1; start at 2026-11-24T09:51:58Z; LATE by 1h0m1.126s") {
+		t.Errorf("the HTML report has no shard line")
 	}
 	s.Shard = &ShardInfo{Index: 0, Count: 3, RunID: "5ba4d0c1", Rendezvous: "2026-11-24T10:52:08Z", Setup: true, FinalReads: true, Cleanup: true}
 	b.Reset()
