@@ -115,7 +115,7 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/<scenario>-<date>-<time>)")
+	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/<scenario>-<date>-<time>, with -shard-<I>-of-<N> for a shard)")
 	f.target = addEnumFlag(cmd, "target", "", "override the scenario's target kind: azurite or connection-string", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
@@ -182,7 +182,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("results", fmt.Sprintf("%s-%s", sc.Name, time.Now().Format("20060102-150405")))
+		dir = defaultResultsDir(sc.Name, time.Now(), shard)
 	}
 
 	intr := catchInterrupts(stderr)
@@ -250,6 +250,17 @@ func uploadResults(intr *interrupts, sc *scenarios.Scenario, to runner.TargetOpt
 	}
 	fmt.Fprintf(stderr, "stormcheck: uploaded %d file(s) to container %s as %s/\n", n, container, prefix)
 	return code
+}
+
+// defaultResultsDir is results/<scenario>-<date>-<time>, and for a shard
+// of N > 1 -shard-<I>-of-<N> after it: shards started together on one
+// machine get a folder each.
+func defaultResultsDir(name string, now time.Time, shard *runner.Shard) string {
+	dir := filepath.Join("results", fmt.Sprintf("%s-%s", name, now.Format("20060102-150405")))
+	if shard != nil && shard.Count > 1 {
+		dir += fmt.Sprintf("-shard-%d-of-%d", shard.Index, shard.Count)
+	}
+	return dir
 }
 
 // uploadBound bounds the upload of a results directory.

@@ -373,3 +373,17 @@ func TestUploadFailureKeepsResults(t *testing.T) {
 		t.Errorf("the leased blob was overwritten: %q", body)
 	}
 }
+
+// TestDefaultResultsDirOfAShard: shards started in the same second on one
+// machine do not pick the same default folder.
+func TestDefaultResultsDirOfAShard(t *testing.T) {
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.Local)
+	a := defaultResultsDir("qs", now, &runner.Shard{Index: 0, Count: 2})
+	b := defaultResultsDir("qs", now, &runner.Shard{Index: 1, Count: 2})
+	if a == b || a != filepath.Join("results", "qs-20261124-120000-shard-0-of-2") {
+		t.Errorf("shard folders %q and %q", a, b)
+	}
+	if got := defaultResultsDir("qs", now, nil); got != filepath.Join("results", "qs-20261124-120000") {
+		t.Errorf("unsharded: %q", got)
+	}
+}
