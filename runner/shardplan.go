@@ -72,7 +72,7 @@ func cutWorkload(w scenarios.Workload, index, count int) (shardCut, error) {
 		}
 	}
 	if w.Params.Producers > 0 && index < running {
-		c.w.Params.Producers = shardPart(w.Params.Producers, running, index)
+		c.w.Params.Producers = shardProducers(w, c.w.Actors, running, index)
 	}
 	if mine == 0 || index >= running || (w.Iterations > 0 && c.w.Iterations == 0) {
 		c.skip = true
@@ -90,6 +90,24 @@ func cutWorkload(w scenarios.Workload, index, count int) (shardCut, error) {
 	}
 	c.keyLo, c.keyN = shardBase(w.Keys, running, index), shardPart(w.Keys, running, index)
 	return c, nil
+}
+
+// shardProducers is a shard's part of queue.work's producers. With shared
+// keys they split by the remainder rule (the run has the producers the
+// scenario says). With divided keys each shard's queues are its own, so a
+// shard of two actors or more gets at least one producer and one consumer
+// when the scenario has both: its share of the producers, rounded, within
+// [1, actors-1].
+func shardProducers(w scenarios.Workload, actors, running, index int) int {
+	p := w.Params.Producers
+	if w.ShardKeys == scenarios.ShardKeysShared || p >= w.Actors {
+		return shardPart(p, running, index)
+	}
+	if actors < 2 {
+		return shardPart(p, running, index)
+	}
+	share := int(math.Round(float64(p) * float64(actors) / float64(w.Actors)))
+	return min(max(share, 1), actors-1)
 }
 
 // scaleStages copies stages with each target mapped by f.

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -136,12 +137,27 @@ func TestCutOpenLoopAndStages(t *testing.T) {
 		t.Errorf("stage actors %d (want 7), iterations %d (want 5)", len(ids), its)
 	}
 
-	work := scenarios.Workload{Name: "q", Executor: scenarios.ExecutorClosed, Actors: 6, Keys: 2, ShardKeys: scenarios.ShardKeysDivided,
-		Params: scenarios.Params{Producers: 3}}
-	c0, _ := cutWorkload(work, 0, 2)
-	c1, _ := cutWorkload(work, 1, 2)
-	if c0.w.Params.Producers+c1.w.Params.Producers != 3 || c0.w.Params.Producers != 2 {
-		t.Errorf("producers %d + %d, want 2 + 1", c0.w.Params.Producers, c1.w.Params.Producers)
+	// queue.work: shared keys keep the scenario's producers (remainder
+	// rule); divided keys give every shard of 2+ actors a producer and a
+	// consumer.
+	work := scenarios.Workload{Name: "q", Executor: scenarios.ExecutorClosed, Actors: 8, Keys: 4, ShardKeys: scenarios.ShardKeysShared,
+		Params: scenarios.Params{Producers: 2}}
+	var shared, divided []int
+	for i := 0; i < 4; i++ {
+		c, _ := cutWorkload(work, i, 4)
+		shared = append(shared, c.w.Params.Producers)
+	}
+	work.ShardKeys = scenarios.ShardKeysDivided
+	for i := 0; i < 4; i++ {
+		c, _ := cutWorkload(work, i, 4)
+		divided = append(divided, c.w.Params.Producers)
+	}
+	if fmt.Sprint(shared) != "[1 1 0 0]" || fmt.Sprint(divided) != "[1 1 1 1]" {
+		t.Errorf("producers of 2 over 4 shards of 2 actors: shared keys %v (want [1 1 0 0]), divided %v (want [1 1 1 1])", shared, divided)
+	}
+	work.Actors, work.Params.Producers = 9, 6 // 3 actors a shard, 2 producers each
+	if c, _ := cutWorkload(work, 2, 3); c.w.Params.Producers != 2 {
+		t.Errorf("6 of 9 producers, shard of 3 actors: %d, want 2", c.w.Params.Producers)
 	}
 }
 
