@@ -299,6 +299,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 
 	sum.RunID = id
+	if sum.Shard != nil {
+		sum.Shard.RunID = id // (generated when --run-id was not given)
+	}
 	var startAt time.Time
 	if shardIndex == 0 {
 		logf("setting up %d workload(s) (run id %s)", len(runs), id)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -110,5 +111,32 @@ func TestShardSetupFailureStopsTheOthers(t *testing.T) {
 	_, err := (&Shard{Index: 1, Count: 2, RunID: id}).awaitSetup(ctx2, tg, func(string, ...any) {})
 	if err == nil || !strings.Contains(err.Error(), "shard 0 of run 0badf00d failed to set the run up") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestOneShardStartAtInThePast: a run of one shard (--start-at alone) on a
+// managed Azurite is a whole run: it sets up, does the final reads and the
+// cleanup, runs its checks, and says how late its load started; its shard
+// info carries the generated run id.
+func TestOneShardStartAtInThePast(t *testing.T) {
+	sc := parse(t, "name: one\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
+	dir := filepath.Join(t.TempDir(), "results")
+	at := time.Now().Add(-time.Hour)
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Shard: &Shard{Count: 1, StartAt: at}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := sum.Shard
+	if sh == nil || sh.RunID != sum.RunID || !ValidRunID(sh.RunID) || sh.Count != 1 {
+		t.Fatalf("shard info %+v, run id %q", sh, sum.RunID)
+	}
+	if !sh.Setup || !sh.FinalReads || !sh.Cleanup || sh.Late < time.Hour || sh.StartAt == "" || sh.Rendezvous != "" {
+		t.Errorf("one shard: %+v", sh)
+	}
+	if len(sum.Checks) == 0 {
+		t.Error("a run of one shard ran no checks")
+	}
+	if sh.ClockOffset.Samples == 0 || !sh.ClockOffset.Contains(0) {
+		t.Errorf("clock offset against a local Azurite: %+v", sh.ClockOffset)
 	}
 }
