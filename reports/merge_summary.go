@@ -85,6 +85,7 @@ func MergeSummary(in MergeInput) *Summary {
 			s.NotWritten = append(s.NotWritten, tag+nw)
 		}
 		s.ClientCPU = max(s.ClientCPU, ss.ClientCPU)
+		s.PeakRSS = max(s.PeakRSS, ss.PeakRSS)
 		for _, f := range ss.Faults {
 			f.Fault = fmt.Sprintf("%s (shard %d)", f.Fault, p.Index)
 			f.From += p.Shift

@@ -60,6 +60,11 @@ type Summary struct {
 	// ClientCPU is the share of the machine's CPU the harness itself used
 	// while the load ran (1 = every core busy); 0 when not measured.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// PeakRSS is the harness process's peak resident memory in bytes,
+	// read just before the summary was written (Linux VmHWM: load, final
+	// reads and checks included); 0 when not measured. A merged run
+	// holds the largest shard's (each shard's is in its own summary).
+	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 	// Thresholds are the scenario's criteria with their verdicts.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
 	// Capacity is the targets the units were measured against.

@@ -65,6 +65,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeSpread(ew, s)
 		writeAccount(ew, s.Units, s.Capacity, runInjected(s))
 		writeHarness(ew, s.Harness)
+		writeMemory(ew, s)
 		writeFaults(ew, s)
 		if s.Shard != nil && s.Shard.Count > 1 && len(s.Checks) == 0 && s.ChecksError == "" {
 			ew.printf("\nchecks: left to stormcheck merge (a shard's history is part of the run's)\n")
@@ -362,6 +363,19 @@ func writeHarness(w *errWriter, ops []OpSummary) {
 		return
 	}
 	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", harnessLine(ops))
+}
+
+// writeMemory says how much memory the harness held at its peak (the
+// bounded-memory promise, and what a shard's pod must be given).
+func writeMemory(w *errWriter, s *Summary) {
+	if s.PeakRSS <= 0 {
+		return
+	}
+	who := "harness memory: peak"
+	if len(s.MergedFrom) > 0 {
+		who = "harness memory: the largest shard's peak"
+	}
+	w.printf("%s %.1f MiB resident (load, final reads and checks)\n", who, float64(s.PeakRSS)/(1<<20))
 }
 
 func writeChecks(w *errWriter, rs []checks.Result, failed string) {

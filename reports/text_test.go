@@ -221,3 +221,40 @@ func TestTimeBaseShownApart(t *testing.T) {
 		t.Errorf("no line %q in:\n%s", want, b.String())
 	}
 }
+
+// TestWriteTextShowsPeakMemory: the harness's own peak memory is said when
+// measured, as the largest shard's on a merged run, and not at all when 0.
+func TestWriteTextShowsPeakMemory(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		peak   int64
+		merged bool
+		want   string
+	}{
+		{"measured", 63<<20 + 1<<19, false, "harness memory: peak 63.5 MiB resident"},
+		{"merged", 71 << 20, true, "harness memory: the largest shard's peak 71.0 MiB resident"},
+		{"unmeasured", 0, false, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := sampleSummary()
+			s.PeakRSS = c.peak
+			if c.merged {
+				s.MergedFrom = []MergedShard{{}}
+			}
+			var b strings.Builder
+			if err := WriteText(&b, s); err != nil {
+				t.Fatal(err)
+			}
+			got := b.String()
+			if c.want == "" {
+				if strings.Contains(got, "harness memory") {
+					t.Errorf("unmeasured memory shown:\n%s", got)
+				}
+				return
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("want %q in:\n%s", c.want, got)
+			}
+		})
+	}
+}

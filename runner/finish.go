@@ -97,6 +97,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 	if runErr != nil {
 		sum.Error = Redact(runErr.Error())
 	}
+	sum.PeakRSS, _ = peakRSS()
 	if err := WriteResults(o.ResultsDir, sum); err != nil {
 		logf("ERROR: %v", err)
 		if runErr == nil {
