@@ -302,62 +302,19 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	if sum.Shard != nil {
 		sum.Shard.RunID = id // (generated when --run-id was not given)
 	}
-	var startAt time.Time
-	if shardIndex == 0 {
-		logf("setting up %d workload(s) (run id %s)", len(runs), id)
-		if err := markRun(loadCtx, target, id, o.Shard.now()); err != nil {
-			return finish(fmt.Errorf("setup: %w", err))
-		}
-		runID = id // from here on, the run has resources to clean
-		var setupErr error
-		for _, r := range runs {
-			if err := r.wl.Setup(loadCtx, r.env); err != nil {
-				setupErr = fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(target, err))
-				break
-			}
-		}
-		if sharded {
-			at, err := o.Shard.publishSetup(loadCtx, target, setupErr)
-			if setupErr == nil && err != nil {
-				setupErr = err
-			}
-			startAt = at
-		}
-		if setupErr != nil {
-			return finish(setupErr)
-		}
-		if sum.Shard != nil {
-			sum.Shard.Setup = true
-		}
-		if sharded {
-			runID = "" // the last shard to finish cleans up
-		}
-	} else {
-		for _, r := range runs { // shard 0 set them up: open the clients only
-			if err := r.wl.Setup(loadCtx, r.env); err != nil {
-				return finish(fmt.Errorf("workload %s: %w", r.env.Name, err))
-			}
-		}
-		at, err := o.Shard.awaitSetup(loadCtx, target, logf)
-		if err != nil {
-			return finish(err)
-		}
-		startAt = at
+	startAt, owner, err := setUp(loadCtx, o, target, id, runs, logf)
+	if owner {
+		runID = id // the run has resources this process must clean
 	}
-	if o.Shard != nil {
-		if startAt.IsZero() {
-			startAt = o.Shard.StartAt
-		}
-		if o.Shard.StartAt.IsZero() && !startAt.IsZero() {
-			sum.Shard.Rendezvous = startAt.UTC().Format(time.RFC3339Nano)
-		}
-		if !startAt.IsZero() {
-			logf("shard %d/%d: load starts at %s", shardIndex, shardCount, startAt.UTC().Format(time.RFC3339Nano))
-			if late := o.Shard.awaitStart(loadCtx, startAt); late > 0 {
-				sum.Shard.Late = late
-				logf("shard %d/%d: started %s late (start at %s)", shardIndex, shardCount, late.Round(time.Millisecond), startAt.UTC().Format(time.RFC3339Nano))
-			}
-		}
+	if err != nil {
+		return finish(err)
+	}
+	if sum.Shard != nil {
+		sum.Shard.Setup = shardIndex == 0
+		o.Shard.startTogether(loadCtx, startAt, sum.Shard, logf)
+	}
+	if sharded {
+		runID = "" // the last shard to finish cleans up
 	}
 
 	logf("load: %s", describeLoad(active))

@@ -247,3 +247,63 @@ func shardFinished(o Options, t *Target, trouble context.Context, sum *reports.S
 	}
 	return last
 }
+
+// setUp sets the run up (an unsharded run, or shard 0: the marker, every
+// workload, and for N > 1 the word to the other shards), or, for the other
+// shards, opens the workloads' clients without sending anything and waits
+// for shard 0's word. It returns the start shard 0 stamped (zero: none)
+// and whether this process created resources it must clean up if it stops
+// now.
+func setUp(ctx context.Context, o Options, t *Target, id string, runs []*running, logf func(string, ...any)) (startAt time.Time, owner bool, err error) {
+	s := o.Shard
+	if s != nil && s.Index > 0 {
+		for _, r := range runs { // shard 0 set them up: open the clients only
+			if err := r.wl.Setup(ctx, r.env); err != nil {
+				return time.Time{}, false, fmt.Errorf("workload %s: %w", r.env.Name, err)
+			}
+		}
+		at, err := s.awaitSetup(ctx, t, logf)
+		return at, false, err
+	}
+	logf("setting up %d workload(s) (run id %s)", len(runs), id)
+	if err := markRun(ctx, t, id, s.now()); err != nil {
+		return time.Time{}, false, fmt.Errorf("setup: %w", err)
+	}
+	var setupErr error
+	for _, r := range runs {
+		if err := r.wl.Setup(ctx, r.env); err != nil {
+			setupErr = fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(t, err))
+			break
+		}
+	}
+	if s != nil && s.Count > 1 {
+		at, err := s.publishSetup(ctx, t, setupErr) // a failed setup too: the others stop waiting
+		if setupErr == nil {
+			setupErr = err
+		}
+		startAt = at
+	}
+	return startAt, true, setupErr
+}
+
+// startTogether waits for the start every shard shares (its own
+// --start-at, or shard 0's stamp) and records it, and how late this shard
+// is, in info.
+func (s *Shard) startTogether(ctx context.Context, stamped time.Time, info *reports.ShardInfo, logf func(string, ...any)) {
+	at := s.StartAt
+	if at.IsZero() {
+		at = stamped
+		if !at.IsZero() {
+			info.Rendezvous = at.UTC().Format(time.RFC3339Nano)
+		}
+	}
+	if at.IsZero() {
+		return // one shard, no --start-at: start now
+	}
+	when := at.UTC().Format(time.RFC3339Nano)
+	logf("shard %d/%d: load starts at %s", s.Index, s.Count, when)
+	if late := s.awaitStart(ctx, at); late > 0 {
+		info.Late = late
+		logf("shard %d/%d: started %s late (start at %s)", s.Index, s.Count, late.Round(time.Millisecond), when)
+	}
+}
