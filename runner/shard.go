@@ -64,8 +64,8 @@ const (
 	setupFailedAs = "failed"
 )
 
-// ShardFor checks a shard's index and count and returns it; run id and
-// start are the caller's.
+// check refuses an index out of range and, for N > 1, a missing or
+// malformed run id.
 func (s *Shard) check() error {
 	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
 		return fmt.Errorf("shard %d/%d: the index must be 0 to N-1 and N at least 1", s.Index, s.Count)
