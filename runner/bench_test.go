@@ -96,7 +96,7 @@ func cpuTime() time.Duration {
 func plainLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration) (int64, time.Duration) {
 	var lost atomic.Int64
 	start := time.Now()
-	n := bareLoop(ctx, bl, actors, nkeys, d, &lost)
+	n := bareLoop(ctx, bl, actors, nkeys, d, &lost, false)
 	return n, time.Since(start)
 }
 
