@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -119,22 +118,15 @@ workloads:
 	secrets := map[string]map[string]string{"stormcheck-conn": {"connection-string": inst.ConnectionString()}}
 	c := job.Spec.Template.Spec.Containers[0]
 
-	logs := make([][]byte, n)
-	errs := make([]error, n)
 	peaks := make([]int64, n) // peak RSS, bytes
-	var wg sync.WaitGroup
+	cmds := make([]*exec.Cmd, n)
 	for i := range n {
 		env := podEnv(t, c, i, secrets)
 		args := expandArgs(c.Args, env, map[string]string{"/scenario": filepath.Dir(scenarioFile), "/results": volume})
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = env
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			logs[i], errs[i] = cmd.CombinedOutput()
-		}()
+		cmds[i] = exec.CommandContext(ctx, bin, args...)
+		cmds[i].Env = env
 	}
-	wg.Wait()
+	logs, errs := runSideBySide(cmds)
 	for i := range n {
 		if errs[i] != nil {
 			t.Fatalf("shard %d: %v\n%s", i, errs[i], logs[i])
@@ -244,4 +236,3 @@ func opCount(t *testing.T, dir string) int64 {
 	}
 	return n
 }
-

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -48,9 +47,7 @@ func runShardProcs(t *testing.T, ctx context.Context, bin, conn, scen, runID, co
 	dir := t.TempDir()
 	startAt := time.Now().Add(3 * time.Second).UTC().Format(time.RFC3339Nano)
 	outs := make([]string, n)
-	logs := make([][]byte, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
+	cmds := make([]*exec.Cmd, n)
 	for i := range n {
 		outs[i] = filepath.Join(dir, fmt.Sprintf("shard-%d", i))
 		args := []string{"run", scen, "--target", "connection-string", "--shards", strconv.Itoa(n), "--run-id", runID,
@@ -58,15 +55,10 @@ func runShardProcs(t *testing.T, ctx context.Context, bin, conn, scen, runID, co
 		if d, ok := skew[i]; ok {
 			args = append(args, "--clock-skew", d.String())
 		}
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+conn, "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			logs[i], errs[i] = cmd.CombinedOutput()
-		}()
+		cmds[i] = exec.CommandContext(ctx, bin, args...)
+		cmds[i].Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+conn, "JOB_COMPLETION_INDEX="+strconv.Itoa(i))
 	}
-	wg.Wait()
+	logs, errs := runSideBySide(cmds)
 	for i := range n {
 		if errs[i] != nil {
 			if ee, ok := errs[i].(*exec.ExitError); !ok || ee.ExitCode() != exitOK {

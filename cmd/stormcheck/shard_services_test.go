@@ -6,7 +6,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -46,18 +45,14 @@ func TestShardsOfEveryService(t *testing.T) {
 	const runID, n = "5e1c0b2a", 2
 	startAt := time.Now().Add(15 * time.Second).UTC().Format(time.RFC3339Nano)
 	outs := make([]string, n)
-	logs := make([][]byte, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
+	cmds := make([]*exec.Cmd, n)
 	for i := 0; i < n; i++ {
 		outs[i] = filepath.Join(r.dir, fmt.Sprintf("s%d", i))
-		cmd := exec.CommandContext(r.ctx, r.bin, "run", r.file, "--target", "connection-string", "--run-id", runID,
+		cmds[i] = exec.CommandContext(r.ctx, r.bin, "run", r.file, "--target", "connection-string", "--run-id", runID,
 			"--shard", fmt.Sprintf("%d/%d", i, n), "--start-at", startAt, "--progress", "none", "--out", outs[i])
-		cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+r.inst.ConnectionString())
-		wg.Add(1)
-		go func(i int) { defer wg.Done(); logs[i], errs[i] = cmd.CombinedOutput() }(i)
+		cmds[i].Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+r.inst.ConnectionString())
 	}
-	wg.Wait()
+	logs, errs := runSideBySide(cmds)
 	for i := range errs {
 		if errs[i] != nil {
 			t.Fatalf("shard %d: %v\n%s", i, errs[i], logs[i])

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -57,25 +56,18 @@ func TestShardsShareOneAzurite(t *testing.T) {
 		{"--shards", "3", "--start-at", lateStart},
 	}
 	outs := make([]string, n)
-	var wg sync.WaitGroup
-	results := make([]error, n)
-	logs := make([][]byte, n)
+	cmds := make([]*exec.Cmd, n)
 	for i := 0; i < n; i++ {
 		outs[i] = filepath.Join(dir, fmt.Sprintf("shard%d", i))
 		args := append([]string{"run", scen, "--target", "connection-string", "--run-id", runID, "--progress", "none",
 			"--upload", "results", "--out", outs[i]}, extra[i]...)
-		cmd := exec.CommandContext(ctx, bin, args...)
-		cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+inst.ConnectionString())
+		cmds[i] = exec.CommandContext(ctx, bin, args...)
+		cmds[i].Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+inst.ConnectionString())
 		if i == 2 {
-			cmd.Env = append(cmd.Env, "JOB_COMPLETION_INDEX=2")
+			cmds[i].Env = append(cmds[i].Env, "JOB_COMPLETION_INDEX=2")
 		}
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			logs[i], results[i] = cmd.CombinedOutput()
-		}(i)
 	}
-	wg.Wait()
+	logs, results := runSideBySide(cmds)
 	for i := 0; i < n; i++ {
 		if results[i] != nil {
 			t.Fatalf("shard %d: %v\n%s", i, results[i], logs[i])

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -72,4 +74,20 @@ func (r *shardRig) checkUploads(t *testing.T, container, runID string, n int, lo
 			t.Errorf("shard %d does not say it uploaded:\n%s", i, logs[i])
 		}
 	}
+}
+
+// runSideBySide runs the shard processes at once, as a Job's pods run, and
+// returns each one's combined output and error once all have ended.
+func runSideBySide(cmds []*exec.Cmd) (logs [][]byte, errs []error) {
+	logs, errs = make([][]byte, len(cmds)), make([]error, len(cmds))
+	var wg sync.WaitGroup
+	for i, cmd := range cmds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			logs[i], errs[i] = cmd.CombinedOutput()
+		}()
+	}
+	wg.Wait()
+	return logs, errs
 }
