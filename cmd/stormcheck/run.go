@@ -180,6 +180,13 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --upload %s: the results go to a container on the run's target, and a managed Azurite is deleted when the run ends: use --target connection-string (or a scenario target of another kind)", cmd.CommandPath(), f.upload))
 		}
 	}
+	if shard != nil && shard.Count > 1 {
+		// Checked before anything opens: a cut that cannot be made would
+		// otherwise show only after the target (or Azurite) started.
+		if err := runner.CheckShardCut(sc, shard.Count); err != nil {
+			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: %s: shard %d/%d: %w", cmd.CommandPath(), sc.File, shard.Index, shard.Count, err))
+		}
+	}
 	dir := f.out
 	if dir == "" {
 		dir = defaultResultsDir(sc.Name, time.Now(), shard)

@@ -379,3 +379,30 @@ func TestDefaultResultsDirOfAShard(t *testing.T) {
 		t.Errorf("unsharded: %q", got)
 	}
 }
+
+// TestRunRefusesAnImpossibleCut: a shard whose divided keys cannot be cut
+// N ways is refused with exit 2 before the target is opened (the
+// connection string names a port nothing listens on) and before the
+// results directory exists.
+func TestRunRefusesAnImpossibleCut(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "few.yaml")
+	sc := "name: few\nduration: 1s\nworkloads:\n  - {name: counters, kind: blob.etag-counter, actors: 8, keys: 3, shard_keys: divided}\n"
+	if err := os.WriteFile(file, []byte(sc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;")
+	os.Unsetenv("JOB_COMPLETION_INDEX")
+	out := filepath.Join(dir, "r")
+	var stdout, stderr strings.Builder
+	code := run([]string{"run", file, "--out", out, "--target", "connection-string", "--shard", "1/4", "--run-id", "1a2b3c4d"}, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "shard 1/4: workload counters: shard_keys divided") || !strings.Contains(stderr.String(), "few.yaml") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming the file, the shard and the workload", code, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "running") {
+		t.Errorf("the run started before the cut was checked: %q", stderr.String())
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("results directory %s exists after a refused run (%v)", out, err)
+	}
+}
