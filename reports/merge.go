@@ -114,7 +114,7 @@ func CheckShards(shards []ShardResults) ([]ShardResults, error) {
 		}
 	}
 	if len(missing) > 0 {
-		errs = append(errs, fmt.Sprintf("run %s has %d shards; missing: shard %s (a merge needs every shard's results)", fi.RunID, n, strings.Join(missing, ", ")))
+		errs = append(errs, fmt.Sprintf("run %s has %d shards; missing: shard %s (a merge needs every shard's results; a shard that died before it finished also left the run's resources on the target: stormcheck cleanup --run %s)", fi.RunID, n, strings.Join(missing, ", "), fi.RunID))
 	}
 	if len(errs) > 0 {
 		return nil, errors.New(strings.Join(errs, "\n"))

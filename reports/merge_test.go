@@ -257,7 +257,7 @@ func TestCheckShardsRefusesWithNames(t *testing.T) {
 			s.Dir = "again"
 			return []ShardResults{ok(0), s, ok(2)}
 		}, []string{"shard 0 of 3 given twice: d0 and again", "missing: shard 1"}},
-		{"missing", func() []ShardResults { return []ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1"}},
+		{"missing", func() []ShardResults { return []ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1", "stormcheck cleanup --run abcd0001"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,6 +30,7 @@ import (
 
 const (
 	fixtureEnv     = "STORMCHECK_BLOB_FIXTURE"
+	fixtureCPUEnv  = "STORMCHECK_FIXTURE_CPU"
 	fixtureAccount = "fixtureaccount"
 )
 
@@ -66,6 +67,18 @@ func serveFixture() {
 func startFixture(tb testing.TB) string {
 	tb.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	// STORMCHECK_FIXTURE_CPU pins the fixture to CPUs of its own (a
+	// taskset list, e.g. 1), so that with the benchmark itself pinned to
+	// the others (taskset -c 0 ... -cpu 1) the client under test owns one
+	// core, is never idle and never shares it with the server: its CPU
+	// per call is then its work alone (see BenchmarkBlobClients).
+	if cpus := os.Getenv(fixtureCPUEnv); cpus != "" {
+		taskset, err := exec.LookPath("taskset")
+		if err != nil {
+			tb.Fatalf("%s=%s needs taskset (util-linux) on PATH: %v", fixtureCPUEnv, cpus, err)
+		}
+		cmd = exec.Command(taskset, "-c", cpus, os.Args[0], "-test.run=^$")
+	}
 	cmd.Env = append(os.Environ(), fixtureEnv+"=1", "GOMAXPROCS=1")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

@@ -243,7 +243,7 @@ func shardFinished(o Options, t *Target, trouble context.Context, sum *reports.S
 	case last:
 		logf("shard %d/%d: the last of %d shards to finish: final reads and cleanup", s.Index, s.Count, s.Count)
 	default:
-		logf("shard %d/%d: done; %d of %d shards have finished their load", s.Index, s.Count, done, s.Count)
+		logf("shard %d/%d: done; %d of %d shards have finished their load (the last to finish does the final reads and the cleanup; if a shard died, nothing will: stormcheck cleanup --run %s)", s.Index, s.Count, done, s.Count, s.RunID)
 	}
 	return last
 }
