@@ -118,15 +118,6 @@ func InjectedThrottled(w WorkloadSummary) int64 {
 	return n
 }
 
-// runInjected is how many throttled answers faults injected in the run.
-func runInjected(s *Summary) int64 {
-	var n int64
-	for _, w := range s.Workloads {
-		n += InjectedThrottled(w)
-	}
-	return n
-}
-
 // writeFaults prints the fault table, and the crashes that may explain a
 // failed check.
 func writeFaults(w *errWriter, s *Summary) {

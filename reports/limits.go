@@ -43,6 +43,8 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 	injected := InjectedThrottled(w)
 	throttled -= injected
 	if throttled > 0 && total > 0 {
+		// The units' Throttled and FirstThrottled are the target's own:
+		// the first unit it throttled, whatever faults injected beside.
 		first, where := -1.0, ""
 		for _, u := range units {
 			if u.Workload == w.Name && u.Throttled > 0 && (first < 0 || u.FirstThrottled < first) {
@@ -51,8 +53,7 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 		}
 		what := "throttling"
 		if injected > 0 {
-			// The units' first throttled answer may be an injected one.
-			what, where = "the target's own throttling", ""
+			what = "the target's own throttling"
 		}
 		s := fmt.Sprintf("%s: %s of the attempts were answered 503/500 (%d)", what, pct(float64(throttled)/float64(total)), throttled)
 		if where != "" {

@@ -63,7 +63,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
 		writeSpread(ew, s)
-		writeAccount(ew, s.Units, s.Capacity, runInjected(s))
+		writeAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
 		writeMemory(ew, s)
 		writeFaults(ew, s)
@@ -216,9 +216,6 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 			}
 		}
 		writeUnits(w, of)
-	}
-	if n := InjectedThrottled(*ws); n > 0 && len(units) > 0 {
-		writeWrapped(w, "  ", "    ", fmt.Sprintf("the units' throttled counts include the %s answers faults injected on purpose", thousands(n)))
 	}
 }
 

@@ -8,7 +8,8 @@ import (
 // spreadTable compares, for one kind of unit that two or more workloads
 // load (two key patterns side by side), how each spread its load: how
 // many units, the busiest one's share overall and per second, its peak
-// against the target, and the throttled answers.
+// against the target, and the target's throttled answers (with, when any
+// fault answered 503/500 on purpose, those injected answers apart).
 type spreadTable struct {
 	kind UnitKind
 	head []string // header cells; "\n" where a text header breaks
@@ -20,14 +21,15 @@ func spreadTables(s *Summary) []spreadTable {
 	var out []spreadTable
 	for _, kind := range []UnitKind{UnitPartition, UnitQueue, UnitBlob} {
 		type row struct {
-			workload        string
-			units           int
-			amount, top     int64
-			share           float64
-			peak, throttled int64
-			target          float64
+			workload                  string
+			units                     int
+			amount, top               int64
+			share                     float64
+			peak, throttled, injected int64
+			target                    float64
 		}
 		var rows []*row
+		injected := false
 		byName := map[string]*row{}
 		for _, u := range s.Units {
 			if u.Kind != kind || u.Workload == "" {
@@ -42,6 +44,8 @@ func spreadTables(s *Summary) []spreadTable {
 			r.units++
 			r.amount += u.Amount
 			r.throttled += u.Throttled
+			r.injected += u.InjectedThrottled
+			injected = injected || u.InjectedThrottled > 0
 			r.top = max(r.top, u.Amount)
 			r.peak = max(r.peak, u.Peak)
 		}
@@ -55,13 +59,20 @@ func spreadTables(s *Summary) []spreadTable {
 		sort.SliceStable(rows, func(i, j int) bool { return order[rows[i].workload] < order[rows[j].workload] })
 		t := spreadTable{kind: kind, head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
 			"busiest\npeak/s", "peak/\ntarget", "throttled"}}
+		if injected {
+			t.head = append(t.head, "injected")
+		}
 		for _, r := range rows {
 			util := "-"
 			if r.target > 0 {
 				util = percent(r.peak, int64(r.target))
 			}
-			t.rows = append(t.rows, []string{r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
-				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)})
+			cells := []string{r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)}
+			if injected {
+				cells = append(cells, itoa(r.injected))
+			}
+			t.rows = append(t.rows, cells)
 		}
 		out = append(out, t)
 	}

@@ -106,8 +106,9 @@ func shortSource(s string) string {
 }
 
 // writeAccount prints the whole account's figures against its targets:
-// operations, and ingress and egress (request and response bodies).
-func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo, injected int64) {
+// operations, the target's throttled answers apart from those faults
+// injected, and ingress and egress (request and response bodies).
+func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 	for _, u := range us {
 		if u.Kind != UnitAccount {
 			continue
@@ -117,12 +118,12 @@ func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo, injected int6
 		if u.Target > 0 {
 			w.printf(", target %s/s (%s)", thousands(int64(u.Target)), percent(u.Peak, int64(u.Target)))
 		}
-		if u.Throttled > 0 {
+		switch {
+		case u.InjectedThrottled > 0:
+			// Faults' answers are not the account's throttling.
+			w.printf(", %d throttled by the target, %d answered 503/500 on purpose by faults", u.Throttled, u.InjectedThrottled)
+		case u.Throttled > 0:
 			w.printf(", %d throttled", u.Throttled)
-			if injected > 0 {
-				// Faults' answers are not the account's throttling.
-				w.printf(" (%d injected on purpose by faults, %d the target's own)", min(injected, u.Throttled), max(u.Throttled-injected, 0))
-			}
 		}
 		w.printf("\n")
 		if u.PeakSent > 0 || u.PeakReceived > 0 {

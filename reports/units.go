@@ -96,9 +96,13 @@ type unitSeries struct {
 	// sent and received are request and response body bytes per second
 	// (acknowledged attempts), nil until a body was seen.
 	sent, received []int64
-	throttled      int64 // 503 / 500 OperationTimedOut answers
-	// firstThrottle is the return time (ns since the start) of the first
-	// throttled answer, -1 none.
+	// throttled counts the target's own throttled answers (503 / 500
+	// OperationTimedOut); injected the throttled answers a fault gave on
+	// purpose (the attempt's out.fault names it), which say nothing of the
+	// target's limits.
+	throttled, injected int64
+	// firstThrottle is the return time (ns since the start) of the
+	// target's first throttled answer, -1 none.
 	firstThrottle int64
 	first         int64 // first second with an acknowledged amount, -1 none
 	// put and consumed count a queue's messages put and deleted
@@ -194,6 +198,10 @@ func (u *units) admit() bool {
 
 func (s *unitSeries) add(op *checks.Op, amount int64) {
 	if op.Outcome == checks.Throttled {
+		if op.Out.Fault != "" {
+			s.injected++
+			return
+		}
 		s.throttled++
 		if s.firstThrottle < 0 || op.Return < s.firstThrottle {
 			s.firstThrottle = op.Return
@@ -251,11 +259,17 @@ type UnitSummary struct {
 	// messages deleted after processing (acknowledged).
 	Put      int64 `json:"put,omitempty"`
 	Consumed int64 `json:"consumed,omitempty"`
-	// Amount is the acknowledged total; Throttled the throttled answers,
-	// the first of them FirstThrottled seconds after the run started.
-	Amount         int64   `json:"amount"`
-	Throttled      int64   `json:"throttled"`
-	FirstThrottled float64 `json:"first_throttled_s,omitempty"`
+	// Amount is the acknowledged total; Throttled the target's own
+	// throttled answers (503 ServerBusy, 500 OperationTimedOut), the first
+	// of them FirstThrottled seconds after the run started.
+	// InjectedThrottled counts apart the throttled answers a fault of the
+	// scenario gave on purpose (the attempt's out.fault names it): they are
+	// not the target's throttling and are in neither Throttled nor
+	// FirstThrottled.
+	Amount            int64   `json:"amount"`
+	Throttled         int64   `json:"throttled"`
+	InjectedThrottled int64   `json:"injected_throttled,omitempty"`
+	FirstThrottled    float64 `json:"first_throttled_s,omitempty"`
 	// Mean is Amount over the workload's active seconds; Peak the busiest
 	// whole second, at PeakSecond (seconds since the run started).
 	Mean       float64 `json:"mean_per_s"`
@@ -313,7 +327,7 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets, ban
 				t.PerSecond = v
 			}
 			us := UnitSummary{Workload: k.workload, Kind: k.kind, Name: k.name, Measure: t.Measure, Amount: s.amount, Throttled: s.throttled,
-				Put: s.put, Consumed: s.consumed,
+				InjectedThrottled: s.injected, Put: s.put, Consumed: s.consumed,
 				Target: t.PerSecond, BusiestShare: shares[k.workload][k.kind], PerSecond: slices.Clone(s.perSec), BandwidthTarget: bandwidth[k.kind]}
 			if k.name == TableScanUnit {
 				us.Target = 0 // a scan reads every partition: no one partition's target applies
@@ -412,7 +426,7 @@ func (m *Metrics) account(active time.Duration, targets, bandwidth map[UnitKind]
 			continue
 		}
 		s.mu.Lock()
-		if s.acct.amount > 0 || s.acct.throttled > 0 {
+		if s.acct.amount > 0 || s.acct.throttled > 0 || s.acct.injected > 0 {
 			seen = true
 			a.merge(&s.acct)
 		}
@@ -426,7 +440,7 @@ func (m *Metrics) account(active time.Duration, targets, bandwidth map[UnitKind]
 		t.PerSecond = v
 	}
 	u := UnitSummary{Kind: UnitAccount, Name: "account", Measure: t.Measure, Amount: a.amount, Throttled: a.throttled,
-		Target: t.PerSecond, BusiestShare: 1, PerSecond: a.perSec, BandwidthTarget: bandwidth[UnitAccount]}
+		InjectedThrottled: a.injected, Target: t.PerSecond, BusiestShare: 1, PerSecond: a.perSec, BandwidthTarget: bandwidth[UnitAccount]}
 	a.summarise(&u, active)
 	return u, true
 }
@@ -467,6 +481,7 @@ func (s *unitSeries) summarise(u *UnitSummary, active time.Duration) {
 func (s *unitSeries) merge(o *unitSeries) {
 	s.amount += o.amount
 	s.throttled += o.throttled
+	s.injected += o.injected
 	if o.firstThrottle >= 0 && (s.firstThrottle < 0 || o.firstThrottle < s.firstThrottle) {
 		s.firstThrottle = o.firstThrottle
 	}

@@ -62,6 +62,11 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 	}
 	m.Record(unitOp("hot", checks.KindTableInsert, "p1/t", 1.5, checks.Throttled))
 	m.Record(unitOp("hot", checks.KindTableInsert, "p1/c", 1.5, checks.Conflict))
+	// A 503 a fault gave on purpose, earlier: counted apart, not the
+	// target's first throttled answer.
+	injected := unitOp("hot", checks.KindTableInsert, "p1/f", 0.2, checks.Throttled)
+	injected.Out = checks.Output{Status: 503, ErrorCode: "ServerBusy", Fault: "busy (http.server-busy)"}
+	m.Record(injected)
 	// Harness operations never count.
 	h := unitOp("hot", checks.KindTableInsert, "p9/setup", 0.1, checks.OK)
 	h.Actor = checks.ActorSetup
@@ -73,8 +78,9 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 		t.Fatalf("units: %+v", us)
 	}
 	acct, p0, p1, qa := us[0], us[1], us[2], us[3]
-	// The account: 50 entities and a message acknowledged, one throttled.
-	if acct.Kind != UnitAccount || acct.Workload != "" || acct.Amount != 51 || acct.Throttled != 1 || acct.Peak != 31 || acct.Target != 20000 {
+	// The account: 50 entities and a message acknowledged, one throttled
+	// by the target, one by a fault.
+	if acct.Kind != UnitAccount || acct.Workload != "" || acct.Amount != 51 || acct.Throttled != 1 || acct.InjectedThrottled != 1 || acct.FirstThrottled != 1.501 || acct.Peak != 31 || acct.Target != 20000 {
 		t.Errorf("account: %+v", acct)
 	}
 	if p0.Name != "p0" || p0.Amount != 40 || p0.Peak != 30 || p0.PeakSecond != 0 || p0.Mean != 20 || p0.Target != 2000 || p0.Measure != "entities" {
@@ -83,7 +89,7 @@ func TestUnitsRatesPeaksAndTargets(t *testing.T) {
 	if math.Abs(p0.Utilisation-30.0/2000) > 1e-12 {
 		t.Errorf("p0 utilisation %v", p0.Utilisation)
 	}
-	if p1.Name != "p1" || p1.Amount != 10 || p1.Throttled != 1 || p1.Peak != 10 || p1.PeakSecond != 1 {
+	if p1.Name != "p1" || p1.Amount != 10 || p1.Throttled != 1 || p1.InjectedThrottled != 1 || p1.FirstThrottled != 1.501 || p1.Peak != 10 || p1.PeakSecond != 1 {
 		t.Errorf("p1: %+v", p1)
 	}
 	// Busiest share: second 0 → 30/30, second 1 → 10/20: mean 0.75.
@@ -264,6 +270,37 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	for _, want := range []string{"partition spread by workload (key patterns side by side)", "single", "100.0%", "150.0%", "hashed", "75.0%", "2.0%", "from s", " 3.5"} {
 		if !strings.Contains(fields(out), want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "injected") {
+		t.Errorf("no fault injected, yet:\n%s", out)
+	}
+	// Answers a fault injected: a column of their own beside the target's
+	// throttling, in the text and the HTML spread tables.
+	s.Units[0].InjectedThrottled = 7
+	s.Units[2].InjectedThrottled = 5
+	b.Reset()
+	if err := WriteText(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	// (80 columns: with "partitions" the injected column goes beneath,
+	// by workload again)
+	for _, want := range []string{"peak/ workload partitions overall per second peak/s target throttled single 1 100.0% 100.0% 300 150.0% 40 hashed 2 75.0% 2.0% 5 2.5% 0",
+		"workload injected single 7 hashed 5"} {
+		if !strings.Contains(fields(b.String()), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
+	}
+	checkWidth(t, "spread", b.String())
+	var h bytes.Buffer
+	if err := WriteHTML(&h, s, ""); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<th>peak/ target</th><th>throttled</th><th>injected</th></tr>",
+		"<tr><td>single</td><td>1</td><td>100.0%</td><td>100.0%</td><td>300</td><td>150.0%</td><td>40</td><td>7</td></tr>",
+		"<tr><td>hashed</td><td>2</td><td>75.0%</td><td>2.0%</td><td>5</td><td>2.5%</td><td>0</td><td>5</td></tr>"} {
+		if !strings.Contains(h.String(), want) {
+			t.Errorf("HTML spread table lacks %q", want)
 		}
 	}
 }

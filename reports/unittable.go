@@ -20,8 +20,10 @@ type unitTable struct {
 }
 
 // buildUnitTable lays out us (one kind, busiest first), listing at most
-// limit units. Columns for the first throttled second and for latency
-// appear only when a listed unit has them.
+// limit units. The throttled column (and "from s", its first second) is
+// the target's own throttling; the answers faults injected on purpose have
+// a column of their own after it. Columns for the first throttled second,
+// injected answers and latency appear only when a listed unit has them.
 func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	kind, measure := us[0].Kind, us[0].Measure
 	served := "acknowledged"
@@ -33,15 +35,19 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	if queue {
 		t.heading = fmt.Sprintf("per %s: message ops/s acknowledged (each put, each message got, each delete and update counts one, as the target counts them), mean over the active period and busiest second; messages put and consumed (deleted)", kind)
 	}
-	throttled, latency, bytes := false, false, false
+	throttled, injected, latency, bytes := false, false, false, false
 	for i, u := range us {
 		if i < limit {
 			throttled = throttled || u.Throttled > 0
+			injected = injected || u.InjectedThrottled > 0
 			latency = latency || u.Latency != nil
 			// Bandwidth columns only when some unit used a visible share
 			// of its bandwidth target (tiny bodies would show 0.0 %).
 			bytes = bytes || (u.BandwidthTarget > 0 && float64(u.PeakBytes) >= 0.001*u.BandwidthTarget)
 		}
+	}
+	if injected {
+		t.heading += "; throttled: the target's own 503/500 answers; injected: the 503/500 answers faults gave on purpose, not the target's"
 	}
 	if latency {
 		t.heading += "; latency (ms, corrected) of all its attempts"
@@ -60,6 +66,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 	}
 	if throttled {
 		t.head = append(t.head, "from s")
+	}
+	if injected {
+		t.head = append(t.head, "injected")
 	}
 	if latency {
 		t.head = append(t.head, "p50", "p99")
@@ -91,6 +100,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 				from = strconv.FormatFloat(u.FirstThrottled, 'f', 1, 64)
 			}
 			row = append(row, from)
+		}
+		if injected {
+			row = append(row, itoa(u.InjectedThrottled))
 		}
 		if latency {
 			p50, p99 := "-", "-"

@@ -92,12 +92,41 @@ func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 	if dropped == 0 {
 		t.Error("no unknown attempt says its response was dropped by fault drop")
 	}
+	// The units count the answers faults injected apart from the target's
+	// own: the account's two counts agree with the workloads' (the fault
+	// tally's, from the history) exactly.
+	var injected int64
+	for _, w := range sum.Workloads {
+		injected += reports.InjectedThrottled(w)
+	}
+	var acct *reports.UnitSummary
+	var unitsInjected int64
+	for i, u := range sum.Units {
+		if u.Kind == reports.UnitAccount {
+			acct = &sum.Units[i]
+		} else {
+			unitsInjected += u.InjectedThrottled
+		}
+	}
+	switch {
+	case injected == 0:
+		t.Errorf("no throttled answer counted as injected: %+v", sum.Workloads)
+	case acct == nil:
+		t.Errorf("no account unit: %+v", sum.Units)
+	case acct.InjectedThrottled != injected || acct.Throttled != throttled-injected:
+		t.Errorf("account: throttled %d injected %d, want %d the target's own and %d injected", acct.Throttled, acct.InjectedThrottled, throttled-injected, injected)
+	case unitsInjected == 0 || unitsInjected > injected:
+		t.Errorf("units count %d injected answers, the workloads %d", unitsInjected, injected)
+	}
 	var text strings.Builder
 	if err := reports.WriteText(&text, sum); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(text.String(), "faults injected on purpose") || !strings.Contains(text.String(), "http.drop-response") {
 		t.Errorf("the text report has no fault table:\n%s", text.String())
+	}
+	if !strings.Contains(text.String(), "injected: the 503/500 answers faults gave on purpose") {
+		t.Errorf("the unit tables have no injected column:\n%s", text.String())
 	}
 }
 
