@@ -54,7 +54,14 @@ import (
 //	go test -run '^$' -bench BlobClients -benchtime 4x ./runner/
 //
 // STORMCHECK_BENCH_CLIENT=stormcheck (or azblob, azblob-cancellable, raw) runs one client only,
-// for -cpuprofile / -memprofile.
+// for -cpuprofile / -memprofile. With STORMCHECK_FIXTURE_CPU=1 and the
+// benchmark pinned to another CPU with one P,
+//
+//	STORMCHECK_FIXTURE_CPU=1 taskset -c 0 go test -run '^$' -bench BlobClients -benchtime 12x -cpu 1 ./runner/
+//
+// each client owns a core and is never idle (it waits on nothing but its
+// own CPU), so its CPU per call is its work alone; scripts/clientcpu.sh
+// runs two clients that way under perf and says where the difference goes.
 func BenchmarkBlobClients(b *testing.B) {
 	const actors, keys = 8, 8
 	const slice = 2 * time.Second
