@@ -30,6 +30,9 @@ type Config struct {
 	// PlantFork makes one If-Match put on a stale ETag succeed halfway
 	// through: a lost update the checks must report.
 	PlantFork bool
+	// Cut writes the history of a run killed during its load: no final
+	// quiet reads, and the last record only half written (no newline).
+	Cut bool
 }
 
 // Default is the benchmark's mix: 80 % of operations on 10,000 counters
@@ -162,6 +165,10 @@ func Write(w io.Writer, cfg Config) (Stats, error) {
 		heap.Push(&g.pend, op)
 	}
 	g.emitUntil(1 << 62)
+	if cfg.Cut {
+		g.cut()
+		return g.Stats, g.err
+	}
 	end := int64(0)
 	for _, a := range actors {
 		end = max(end, a.free)
@@ -243,6 +250,21 @@ func (g *gen) final(workload, key string, clock *int64) {
 		op.Out = checks.Output{Status: 200, ETag: b.etag, Value: b.value, Bytes: int64(len(b.value)), LastModified: g.lastModified(call)}
 	}
 	g.emit(op)
+}
+
+// cut writes the first half of one more record, as a killed run leaves
+// its last line.
+func (g *gen) cut() {
+	if g.err != nil {
+		return
+	}
+	op := &checks.Op{Seq: g.seq + 1, Actor: 0, Workload: "counter", Kind: "blob.get", Key: "counter-0", Attempt: 1, Outcome: checks.OK}
+	line, err := op.MarshalJSONLine()
+	if err == nil {
+		_, err = g.w.Write(line[:len(line)/2])
+	}
+	g.err = err
+	g.Stats.Bytes += int64(len(line) / 2)
 }
 
 // step simulates one call by a, applied atomically at call + 300 µs
