@@ -461,13 +461,6 @@ func buildHTMLThreshold(t ThresholdResult) htmlThreshold {
 	if t.Pass {
 		ht.Verdict = "pass"
 	}
-	switch {
-	case t.Note != "":
-		ht.Measured = t.Note
-	case t.Window != "":
-		ht.Measured = fmt.Sprintf("measured %s (worst at %s)", number(t.Actual), t.Window)
-	default:
-		ht.Measured = "measured " + number(t.Actual)
-	}
+	ht.Measured = t.measured()
 	return ht
 }

@@ -122,6 +122,11 @@ type series struct {
 	first    int64 // earliest Intended seen (ns since start)
 	last     int64 // latest Return seen
 	perSec   []Counts
+	// injected counts, per second, the throttled answers a fault of the
+	// scenario gave on purpose (the attempt's out.fault names it); nil
+	// until one. They are in counts and perSec as throttled, and the
+	// thresholds on throttling leave them out.
+	injected []int64
 	iv       *intervals // per-second interval histograms for the log; nil without one
 	civ      *intervals // the same of corrected latency (hlog/corrected/)
 	// scanned and returned sum the entities acknowledged queries scanned
@@ -256,6 +261,9 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.perSec = append(s.perSec, make([]Counts, sec+1-int64(len(s.perSec)))...)
 	}
 	s.perSec[sec][o]++
+	if o == checks.Throttled && op.Out.Fault != "" {
+		s.injected = addAt(s.injected, sec, 1)
+	}
 	s.countResponse(op.Out.Status, op.Out.ErrorCode)
 	s.busy = addBusy(s.busy, op.Call, op.Return)
 	if s.live != nil {

@@ -162,6 +162,10 @@ type OpSummary struct {
 	// (index = second since the start, by return time): throughput and
 	// outcomes over time.
 	PerSecond []Counts `json:"per_second,omitempty"`
+	// InjectedPerSecond counts, per second, the throttled answers in
+	// PerSecond (and Outcomes) that a fault of the scenario injected on
+	// purpose: not the target's throttling (absent when none).
+	InjectedPerSecond []int64 `json:"injected_throttled_per_second,omitempty"`
 	// Histograms are the whole run's latency distributions, so that saved
 	// runs can be compared as distributions and re-rendered.
 	Histograms *OpHistograms `json:"histograms,omitempty"`
@@ -294,6 +298,7 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Returned:  s.returned,
 		PerSecond: slices.Clone(s.perSec),
 	}
+	o.InjectedPerSecond = slices.Clone(s.injected)
 	o.Responses = append(o.Responses, s.resp...)
 	sortResponses(o.Responses)
 	if n > 0 || s.missed > 0 {

@@ -25,15 +25,7 @@ func writeThresholds(w *errWriter, rs []ThresholdResult) {
 		if !r.Pass {
 			verdict = "FAIL"
 		}
-		w.printf("  %-4s  %-*s  ", verdict, width, r.Threshold)
-		switch {
-		case r.Note != "":
-			w.printf("%s\n", r.Note)
-		case r.Window != "":
-			w.printf("measured %s (worst at %s)\n", number(r.Actual), r.Window)
-		default:
-			w.printf("measured %s\n", number(r.Actual))
-		}
+		w.printf("  %-4s  %-*s  %s\n", verdict, width, r.Threshold, r.measured())
 	}
 }
 

@@ -24,6 +24,28 @@ type ThresholdResult struct {
 	Window string `json:"window,omitempty"`
 	// Note explains a verdict without data.
 	Note string `json:"note,omitempty"`
+	// Injected is how many throttled answers a fault of the scenario gave
+	// on purpose and the measure left out (in the worst window, for a
+	// windowed criterion): a threshold on throttling judges the target's.
+	Injected int64 `json:"injected_throttled_left_out,omitempty"`
+}
+
+// measured says what a criterion measured, as the text and HTML reports
+// show it.
+func (r ThresholdResult) measured() string {
+	var s string
+	switch {
+	case r.Note != "":
+		return r.Note
+	case r.Window != "":
+		s = fmt.Sprintf("measured %s (worst at %s)", number(r.Actual), r.Window)
+	default:
+		s = "measured " + number(r.Actual)
+	}
+	if r.Injected > 0 {
+		s += fmt.Sprintf(", leaving out %d throttled answers faults injected on purpose", r.Injected)
+	}
+	return s
 }
 
 // EvaluateThresholds judges each criterion against a finished run's
@@ -62,7 +84,7 @@ func evaluate(s *Summary, t scenarios.Threshold) ThresholdResult {
 		if t.Window > 0 {
 			return windowed(ops, t)
 		}
-		r.Actual = whole(ops, t)
+		r.Actual, r.Injected = whole(ops, t)
 	}
 	r.Pass = compare(r.Actual, t.Cmp, t.Value)
 	return r
@@ -144,9 +166,12 @@ func outcomeOf(t scenarios.Threshold) string {
 	return ""
 }
 
-// whole measures a count, rate or throughput over the whole run.
-func whole(ops []OpSummary, t scenarios.Threshold) float64 {
+// whole measures a count, rate or throughput over the whole run, and says
+// how many injected throttled answers it left out.
+func whole(ops []OpSummary, t scenarios.Threshold) (float64, int64) {
 	var n, total float64
+	var injected int64
+	throttling := outcomeOf(t) == checks.Throttled.String()
 	for _, o := range ops {
 		switch t.Metric {
 		case "throughput":
@@ -154,13 +179,26 @@ func whole(ops []OpSummary, t scenarios.Threshold) float64 {
 		default:
 			n += float64(o.Outcomes[outcomeOf(t)])
 			total += float64(o.Count)
+			if throttling {
+				injected += injectedIn(o, 0, len(o.InjectedPerSecond))
+			}
 		}
 	}
+	n -= float64(injected)
 	if t.Metric == "rate" {
 		if total == 0 {
-			return 0
+			return 0, injected
 		}
-		return n / total
+		return n / total, injected
+	}
+	return n, injected
+}
+
+// injectedIn is how many throttled answers of o faults injected in
+// seconds [from, to).
+func injectedIn(o OpSummary, from, to int) (n int64) {
+	for i := from; i < to && i < len(o.InjectedPerSecond); i++ {
+		n += o.InjectedPerSecond[i]
 	}
 	return n
 }
@@ -184,8 +222,11 @@ func windowed(ops []OpSummary, t scenarios.Threshold) ThresholdResult {
 		return r
 	}
 	worst, worstAt, found := 0.0, 0, false
+	var worstInjected int64
+	throttling := t.Metric != "throughput" && outcomeOf(t) == checks.Throttled.String()
 	for start := first; start+w <= secs; start += w {
 		var n, total float64
+		var injected int64
 		for _, o := range ops {
 			for i := start; i < start+w && i < len(o.PerSecond); i++ {
 				c := o.PerSecond[i]
@@ -197,7 +238,11 @@ func windowed(ops []OpSummary, t scenarios.Threshold) ThresholdResult {
 					total += float64(c.Total())
 				}
 			}
+			if throttling {
+				injected += injectedIn(o, start, start+w)
+			}
 		}
+		n -= float64(injected)
 		v := n
 		switch t.Metric {
 		case "throughput":
@@ -210,9 +255,10 @@ func windowed(ops []OpSummary, t scenarios.Threshold) ThresholdResult {
 		}
 		if !found || worse(v, worst, t.Cmp) {
 			worst, worstAt, found = v, start, true
+			worstInjected = injected
 		}
 	}
-	r.Actual = worst
+	r.Actual, r.Injected = worst, worstInjected
 	r.Window = fmt.Sprintf("%ds-%ds", worstAt, worstAt+w)
 	r.Pass = compare(worst, t.Cmp, t.Value)
 	return r

@@ -1,6 +1,8 @@
 package reports
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,14 @@ import (
 // ms (corrected = uncorrected), 10 s long, 50 ok and 50 conflicts, and in
 // seconds 4 and 5 two throttled answers; one partition unit at 1,500/s.
 func thresholdSummary(t *testing.T) *Summary {
+	m := thresholdRun()
+	ws, _ := m.Summary(10 * time.Second)
+	return &Summary{Workloads: ws, Units: []UnitSummary{{Workload: "w", Kind: UnitPartition, Name: "p0", Target: 2000,
+		Peak: 1500, PeakSecond: 1, Utilisation: 0.75, PerSecond: []int64{1000, 1500, 1500, 200}}}}
+}
+
+// thresholdRun records thresholdSummary's operations.
+func thresholdRun() *Metrics {
 	m := NewMetrics(MetricsOptions{})
 	for i := 1; i <= 100; i++ {
 		out := checks.OK
@@ -23,9 +33,7 @@ func thresholdSummary(t *testing.T) *Summary {
 	}
 	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
 	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
-	ws, _ := m.Summary(10 * time.Second)
-	return &Summary{Workloads: ws, Units: []UnitSummary{{Workload: "w", Kind: UnitPartition, Name: "p0", Target: 2000,
-		Peak: 1500, PeakSecond: 1, Utilisation: 0.75, PerSecond: []int64{1000, 1500, 1500, 200}}}}
+	return m
 }
 
 func parseThresholds(t *testing.T, lines ...string) []scenarios.Threshold {
@@ -105,5 +113,74 @@ func TestCountThresholdsOfAWorkloadOrAnOp(t *testing.T) {
 		if r.Actual != c.actual {
 			t.Errorf("%s: measured %v, want %v (%+v)", c.line, r.Actual, c.actual, r)
 		}
+	}
+}
+
+// TestThresholdsLeaveOutInjectedThrottling: a threshold on throttling
+// judges the target's. thresholdSummary's run plus three throttled
+// answers a fault injected on purpose (second 4, and two in second 7):
+// every count, rate and window of throttling measures the target's two
+// alone and says how many injected answers it left out; a summary that
+// went through JSON (as report and compare read it) measures the same.
+func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
+	m := thresholdRun()
+	for _, at := range []float64{4200, 7100, 7300} {
+		op := mkOp("w", "blob.get", 0, checks.Throttled, at, 1, 0)
+		op.Out.Fault = "busy (http.throttle)"
+		m.Record(op)
+	}
+	ws, _ := m.Summary(10 * time.Second)
+	s := &Summary{Workloads: ws}
+	var get *OpSummary
+	for i := range ws[0].Ops {
+		if ws[0].Ops[i].Op == "blob.get" {
+			get = &ws[0].Ops[i]
+		}
+	}
+	if get == nil || get.Outcomes["throttled"] != 5 || !slices.Equal(get.InjectedPerSecond, []int64{0, 0, 0, 0, 1, 0, 0, 2}) {
+		t.Fatalf("blob.get: %+v; want 5 throttled, injected per second [0 0 0 0 1 0 0 2]", get)
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range []*Summary{s, &back} {
+		for _, c := range []struct {
+			line     string
+			pass     bool
+			actual   float64
+			window   string
+			injected int64
+		}{
+			{"throttled <= 2", true, 2, "", 3},
+			{"throttled < 2", false, 2, "", 3},
+			{"throttled(blob.get) <= 2", true, 2, "", 3},
+			{"throttled(blob.put) == 0", true, 0, "", 0},
+			{"rate(throttled) < 0.02", true, 2.0 / 105, "", 3},
+			{"throttled == 0 over 2s", false, 2, "4s-6s", 1},
+			{"throttled <= 2 over 2s", true, 2, "4s-6s", 1},
+			{"errors == 0", true, 0, "", 0},
+		} {
+			r := EvaluateThresholds(sum, parseThresholds(t, c.line))[0]
+			if r.Pass != c.pass || !near(r.Actual, c.actual) || r.Window != c.window || r.Injected != c.injected {
+				t.Errorf("%s: got %+v, want pass %v actual %v window %q injected %d", c.line, r, c.pass, c.actual, c.window, c.injected)
+			}
+		}
+	}
+	s.Thresholds = EvaluateThresholds(s, parseThresholds(t, "throttled <= 2", "errors == 0"))
+	var text strings.Builder
+	if err := WriteText(&text, s); err != nil {
+		t.Fatal(err)
+	}
+	want := "PASS  throttled <= 2  measured 2, leaving out 3 throttled answers faults"
+	if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "errors == 0  measured 0, leaving out") {
+		t.Errorf("text report: want %q on the throttling line only:\n%s", want, text.String())
+	}
+	if h := buildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
+		t.Errorf("HTML threshold: %+v", h)
 	}
 }
