@@ -358,16 +358,10 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 			fmt.Fprintf(&b, " (%d of them too large for porcupine, decided by version-chain)", byVC)
 		}
 		if len(failed) > 0 {
-			fmt.Fprintf(&b, ", NOT linearizable: %s", strings.Join(failed, ", "))
+			fmt.Fprintf(&b, ", NOT linearizable: %s", strings.Join(firstKeys(failed), ", "))
 		}
 		if len(undecided) > 0 {
-			// A run of many keys may leave thousands undecided: name the
-			// first few, count the rest.
-			const named = 10
-			if n := len(undecided); n > named {
-				undecided = append(undecided[:named:named], fmt.Sprintf("and %d more keys", n-named))
-			}
-			fmt.Fprintf(&b, ", undecided: %s", strings.Join(undecided, "; "))
+			fmt.Fprintf(&b, ", undecided: %s", strings.Join(firstKeys(undecided), "; "))
 		}
 	}
 	r := v.result(LinearizableName, b.String())
@@ -378,4 +372,18 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 		r.Artifacts = artifacts
 	}
 	return r.decided(decided).of(st.ops)
+}
+
+// namedKeys is how many keys a summary names in one list: a run of many
+// keys may fail or leave undecided thousands (every key of a killed run's
+// history), and the summary stays a line; the violations name every
+// failed key.
+const namedKeys = 10
+
+// firstKeys is the first namedKeys of keys and, past them, how many more.
+func firstKeys(keys []string) []string {
+	if n := len(keys); n > namedKeys {
+		return append(keys[:namedKeys:namedKeys], fmt.Sprintf("and %d more keys", n-namedKeys))
+	}
+	return keys
 }

@@ -2,6 +2,7 @@ package checks
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -806,5 +807,37 @@ func TestLinearizableManyUndecidedKeys(t *testing.T) {
 	linWant{verdict: Undecided, summary: []string{"14 keys", "; and 4 more keys"}}.assert(t, res)
 	if n := strings.Count(res.Summary, "porcupine"); n > 11 {
 		t.Errorf("summary names %d keys' reasons: %s", n, res.Summary)
+	}
+}
+
+// Fourteen keys that each lost an update: the summary names the first ten
+// failed keys and counts the rest, and the violations still name every
+// one of them.
+func TestLinearizableManyFailedKeys(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 9))
+	var all []Op
+	for k := 0; len(all) == 0 || k < 14; k++ {
+		cfg := linGenConfig{keys: 1, actors: 3, ops: 30, readFrac: 0.4, fault: linFork}
+		ops, injected := linGenerate(r, cfg)
+		if !injected {
+			k--
+			continue
+		}
+		key := fmt.Sprintf("f%02d", k)
+		for i := range ops {
+			ops[i].Key = key
+			ops[i].Seq += uint64(k) * 1_000_000
+		}
+		all = append(all, ops...)
+	}
+	slices.SortFunc(all, func(a, b Op) int { return cmp.Compare(a.Seq, b.Seq) })
+	res := Run(all, NewLinearizable())[0]
+	linWant{verdict: Fail, summary: []string{"14 keys", "NOT linearizable: f00, f01,", "f09, and 4 more keys"}}.assert(t, res)
+	named := map[string]bool{}
+	for _, v := range res.Violations {
+		named[v.Key] = true
+	}
+	if len(named) != 14 {
+		t.Errorf("violations name %d keys, want all 14: %v", len(named), named)
 	}
 }
