@@ -24,6 +24,10 @@ for tool in perf taskset awk; do
 	command -v "$tool" >/dev/null || { echo "clientcpu: $tool not found" >&2; exit 2; }
 done
 [ "$(nproc)" -ge 2 ] || { echo "clientcpu: needs 2 CPUs (client on 0, endpoint on 1)" >&2; exit 2; }
+if ! out=$(perf record -q -C 0 -e cpu-clock -o /dev/null -- true 2>&1); then
+	echo "clientcpu: perf cannot sample CPU 0 here ($(echo "$out" | head -1)); it needs kernel.perf_event_paranoid <= 0 (sysctl) or root" >&2
+	exit 2
+fi
 dir=$(mktemp -d /tmp/clientcpu-XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 go test -c -o "$dir/runner.test" ./runner/
