@@ -217,3 +217,36 @@ func TestSingleWinnerProperty(t *testing.T) {
 	}
 	t.Logf("%d histories, %d with a second creator", seeds, injected)
 }
+
+// TestSingleWinnerDecidedCounts: every attempt and every round is
+// judgeable; a round without a final read decides nothing of its own.
+func TestSingleWinnerDecidedCounts(t *testing.T) {
+	const r1, r2 = "c-r1", "c-r2"
+	for _, tc := range []struct {
+		name            string
+		build           func(h *hist)
+		decided, ofJudg int
+	}{
+		{"no round has a final read", func(h *hist) {
+			h.create(0, r1, 1, "a0-1", OK, 0, 0)
+			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
+			h.create(0, r2, 2, "a0-2", OK, 0, 0)
+			h.failedGet(ActorFinal, r1, Unknown)
+		}, 0, 5},
+		{"one of two rounds has a final read", func(h *hist) {
+			h.create(0, r1, 1, "a0-1", OK, 0, 0)
+			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
+			h.final(r1, 1, "a0-1", "E1")
+			h.create(0, r2, 2, "a0-2", OK, 0, 0)
+		}, 4, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHist()
+			tc.build(h)
+			r := h.check(t, sw)
+			if r.Verdict != Undecided || r.Decided != tc.decided || r.Judgeable != tc.ofJudg {
+				t.Errorf("%s, %d of %d decided, want undecided, %d of %d: %s", r.Verdict, r.Decided, r.Judgeable, tc.decided, tc.ofJudg, r.Summary)
+			}
+		})
+	}
+}
