@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"os/signal"
 
 	"github.com/spf13/cobra"
@@ -61,7 +60,7 @@ func newCleanupCmd() *cobra.Command {
 			if err != nil {
 				return usageErr(cmd.CommandPath(), errors.New("stormcheck cleanup: "+err.Error()))
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 			defer stop()
 			return exitWith(cleanupRuns(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), st, to, f))
 		},

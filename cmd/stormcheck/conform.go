@@ -154,7 +154,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 	defer stop()
 	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), from, dir)
 	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
@@ -275,7 +275,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		fmt.Fprintln(stderr, "stormcheck conform --diff: want two targets, e.g. --diff azurite env:AZURE_STORAGE_CONNECTION_STRING")
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 	defer stop()
 	var sides [2][]verdict.RuleResult
 	for i, spec := range args {

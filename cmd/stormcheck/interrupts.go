@@ -11,7 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/runner"
 )
 
-// interrupts turns Ctrl-C (SIGINT, and SIGTERM alike) into a run's three
+// interrupts turns Ctrl-C (SIGINT, and SIGTERM and SIGHUP alike) into a run's three
 // ways of stopping, each said on stderr the moment it is asked for:
 //
 //  1. stop the load; final reads, cleanup and checks still run;
@@ -29,7 +29,7 @@ func catchInterrupts(stderr io.Writer) *interrupts {
 	abort, abortNow := context.WithCancel(context.Background())
 	abandon, abandonNow := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 3)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, interruptSignals()...)
 	done := make(chan struct{})
 	go func() {
 		steps := []struct {
@@ -57,4 +57,29 @@ func catchInterrupts(stderr io.Writer) *interrupts {
 		abortNow()
 		abandonNow()
 	}}
+}
+
+// interruptSignals are the signals every command takes as Ctrl-C: SIGINT,
+// SIGTERM (kill, timeout(1), a CI job cancelled, Kubernetes stopping a pod)
+// and SIGHUP (the terminal or ssh session that started it closed), unless
+// SIGHUP is ignored (nohup): catching it would undo nohup. Left to their
+// default, SIGTERM and SIGHUP ended a run at once: no summary.json, no
+// report, Azurite's data left in the results folder, the run's resources
+// left on the target with no cleanup command said.
+func interruptSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
+// survivePipeClose makes a write to a closed stdout or stderr (`stormcheck
+// run ... | head`, a log collector gone) fail with EPIPE instead of the
+// Go runtime ending the process with SIGPIPE: the command goes on to its
+// end and writes its results. Catching SIGPIPE (rather than ignoring it)
+// leaves it at its default in the processes stormcheck starts (Azurite,
+// npm).
+func survivePipeClose() {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 }

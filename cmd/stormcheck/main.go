@@ -37,6 +37,7 @@ Exit codes:
 `
 
 func main() {
+	survivePipeClose()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -67,7 +67,7 @@ exit code 1 when it failed.`,
 			if out == "" {
 				out = filepath.Join("results", "matrix-"+time.Now().Format("20060102-150405"))
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+			ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 			defer stop()
 			fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: fault matrix, %d scenario(s) x %d kind(s), %s each, results in %s\n", len(ss), len(ks), duration, out)
 			cells, err := runner.RunMatrix(ctx, runner.MatrixOptions{Scenarios: ss, Kinds: ks, Duration: duration, Dir: out, Log: cmd.OutOrStdout()})

@@ -107,7 +107,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 		if err := runner.ClaimResultsDir(out); err != nil {
 			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
 		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 		defer stop()
 		dest := filepath.Join(out, "shards")
 		dirs, runID, err := runner.DownloadShards(ctx, st, to, f.from, f.runID, dest)

@@ -38,7 +38,8 @@ Ctrl-C stops the load; final reads, cleanup and checks follow. A second
 Ctrl-C skips the final reads; the cleanup still runs, for at most 10s. A
 third stops the cleanup: what is left is listed with the 'stormcheck
 cleanup --run ID' command that deletes it. Every time, the results recorded
-so far are written and the exit code is 130.
+so far are written and the exit code is 130. SIGTERM and SIGHUP (the
+terminal closed) count as Ctrl-C; a closed stdout (| head) stops nothing.
 
 A target that answers nothing at all (killed, frozen, unreachable) for
 --unreachable-after (default 30s, or the scenario's unreachable_after) stops

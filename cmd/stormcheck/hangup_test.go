@@ -1,0 +1,100 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
+)
+
+// TestHangUpStillWritesResults: a closed terminal or ssh session (SIGHUP)
+// is an interrupt like Ctrl-C: exit 130, summary.json written and marked
+// interrupted, Azurite's data deleted with it. It used to end the process
+// at once: no summary, no report, Azurite's data-* left in the folder.
+func TestHangUpStillWritesResults(t *testing.T) {
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "--progress", "lines", "../../scenarios/quickstart.yaml")
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Minute) // a deadline (a first use installs Azurite), not a speed
+	for !strings.Contains(stderr.String(), "stormcheck: load:") {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("the load never started:\n%s", stderr.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	_ = cmd.Process.Signal(syscall.SIGHUP)
+	_ = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Fatalf("exit %d (%v), want %d\nstderr:\n%s", code, cmd.ProcessState, exitInterrupted, stderr.String())
+	}
+	s, err := reports.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil || !s.Interrupted || s.ExitCode != exitInterrupted {
+		t.Fatalf("summary: %v (%+v)", err, s)
+	}
+	assertOnlyResults(t, dir)
+}
+
+// TestClosedStdoutStillWritesResults: `stormcheck run ... | head` closes
+// the pipe the report goes to. The run goes on to its end and writes its
+// results (the Go runtime used to end it with SIGPIPE at the first write:
+// exit 141, no summary, Azurite's data left behind).
+func TestClosedStdoutStillWritesResults(t *testing.T) {
+	bin := buildBinary(t)
+	dir := filepath.Join(t.TempDir(), "out")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // every write to stdout and stderr now fails with EPIPE
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2s", "--progress", "lines", "../../scenarios/quickstart.yaml")
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	_ = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("killed by %v", ws.Signal())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitOK {
+		t.Fatalf("exit %d, want %d", code, exitOK)
+	}
+	s, err := reports.ReadSummary(filepath.Join(dir, "summary.json"))
+	if err != nil || s.ExitCode != exitOK || len(s.Checks) == 0 {
+		t.Fatalf("summary: %v (%+v)", err, s)
+	}
+	assertOnlyResults(t, dir)
+}
+
+// assertOnlyResults: the folder holds the run's results and report, and
+// nothing of the managed Azurite's workspace (data-*).
+func assertOnlyResults(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		if strings.HasPrefix(e.Name(), "data-") {
+			t.Errorf("Azurite's workspace %s left in the results folder", e.Name())
+		}
+	}
+	for _, want := range []string{"summary.json", "report.html", "history.jsonl.zst"} {
+		if !contains(names, want) {
+			t.Errorf("%s not written; the folder holds %v", want, names)
+		}
+	}
+}
