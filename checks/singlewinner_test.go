@@ -152,6 +152,38 @@ func TestSingleWinner(t *testing.T) {
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists but no attempt created it: #1 returned before", a, b)}}
 		}},
 
+		{"the earliest-returning 409 is judged, not the first recorded", func(h *hist) want {
+			h.create(1, r1, 1, "a1-1", Conflict, 10, 50)
+			b := h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
+			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
+			h.final(r1, 1, "a0-1", "E1")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#2) returned before the creating attempt #3 was sent", a, b)}}
+		}},
+		{"of two 409s returning at once, the first recorded is named", func(h *hist) want {
+			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
+			h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
+			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
+			h.final(r1, 1, "a0-1", "E1")
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#1) returned before the creating attempt #3 was sent", a, b)}}
+		}},
+		{"of two unknown attempts sent at once after the 409 returned, the first recorded is named", func(h *hist) want {
+			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
+			a := h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
+			h.create(2, r1, 1, "a2-1", Unknown, 30, 45)
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("returned before any attempt that could have created the blob was sent (first: #2)", a, b)}}
+		}},
+		{"a 409 returning the instant the creator was sent is not early", func(h *hist) want {
+			h.create(1, r1, 1, "a1-1", Conflict, 10, 30)
+			h.create(0, r1, 1, "a0-1", OK, 30, 40)
+			h.final(r1, 1, "a0-1", "E1")
+			return want{verdict: Pass, summary: "exactly one creator per round"}
+		}},
+		{"a 409 returning the instant the unknown attempt was sent is not early", func(h *hist) want {
+			h.create(1, r1, 1, "a1-1", Conflict, 10, 30)
+			h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
+			return want{verdict: Undecided, summary: "no final read of 1 round"}
+		}},
+
 		// Missing information: never a pass.
 		{"no final read", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
