@@ -25,6 +25,11 @@ func TestExclusiveVisibility(t *testing.T) {
 			h.get(2, q1, 10, 1000, 1500, m("r2", 2)) // sent before the first returned
 			return qwant{verdict: Pass}
 		}},
+		{"a window that closes the instant it opens still counts", func(h *qhist) qwant {
+			h.get(1, q1, 10, 0, 8500, m("r1", 1)) // certainly invisible over [8.5 s, 8.5 s]
+			h.get(2, q1, 10, 20000, 20100, m("r2", 2))
+			return qwant{verdict: Pass, summary: "2 deliveries, 2 invisibility windows, 1 redelivery"}
+		}},
 		{"an update with visibility 0 made it visible again", func(h *qhist) qwant {
 			h.get(1, q1, 30, 0, 100, m("r1", 1))
 			h.update(1, q1, "m1", "r1", 0, "w0-1#p1", OK, "r2", 1000, 1100)
@@ -82,6 +87,11 @@ func TestExclusiveVisibility(t *testing.T) {
 			b := h.get(2, q2, 10, 3000, 3100, m("r2", 2))
 			return qwant{verdict: Fail, vios: []qexp{qvio(q2, "delivered again", a, b)}}
 		}},
+		{"delivered again by a get sent the instant the window opened", func(h *qhist) qwant {
+			a := h.get(1, q1, 30, 0, 100, m("r1", 1))
+			b := h.get(2, q1, 30, 100, 200, m("r2", 2))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "delivered again by #2", a, b)}}
+		}},
 		{"delivered again inside the window by the drain", func(h *qhist) qwant {
 			a := h.get(1, q1, 30, 0, 100, m("r1", 1))
 			b := h.get(ActorFinal, q1, 30, 10000, 10100, m("r2", 2))
@@ -130,4 +140,27 @@ func TestExclusiveVisibility(t *testing.T) {
 		}},
 	}
 	runQueueCases(t, ExclusiveVisibilityName, cases)
+}
+
+// TestExclusiveVisibilityCounts: the pass summary names no excused
+// deliveries when there are none, and every delivery is decided once a
+// window exists (none when there is no window to check them against).
+func TestExclusiveVisibilityCounts(t *testing.T) {
+	m := func(r string, n int64) Message { return qm("m1", r, n, "w0-1") }
+	h := &qhist{}
+	h.get(1, "q1", 10, 10, 100, m("r1", 1))
+	h.get(2, "q1", 10, 10000, 10100, m("r2", 2))
+	r := h.check(t, ExclusiveVisibilityName)
+	const sum = "1 queue, 1 message, 2 deliveries, 2 invisibility windows, 1 redelivery: no delivery inside an invisibility window"
+	if r.Verdict != Pass || r.Summary != sum || r.Decided != 2 || r.Judgeable != 2 {
+		t.Errorf("%s %q, %d of %d decided; want pass %q, 2 of 2", r.Verdict, r.Summary, r.Decided, r.Judgeable, sum)
+	}
+
+	h = &qhist{}
+	h.get(1, "q1", -1, 10, 100, m("r1", 1))
+	h.get(2, "q1", -1, 10000, 10100, m("r2", 2))
+	r = h.check(t, ExclusiveVisibilityName)
+	if r.Verdict != Undecided || r.Decided != 0 || r.Judgeable != 2 {
+		t.Errorf("no window: %s %q, %d of %d decided; want undecided, 0 of 2", r.Verdict, r.Summary, r.Decided, r.Judgeable)
+	}
 }
