@@ -1,8 +1,11 @@
 package reports
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"slices"
@@ -338,15 +341,38 @@ func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
 }
 
 // ReadSummary reads a summary.json written by WriteSummaryJSON. Unknown
-// fields are ignored, so newer files still read.
+// fields are ignored, so newer files still read; but a file that is empty,
+// cut short, or JSON of something else (no "scenario" and "started", which
+// every run writes, even one stopped before its target started) is an
+// error: report and compare used to take another tool's summary.json for
+// an empty run, rewrite report.html from it and say "no regression".
 func ReadSummary(path string) (*Summary, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	const what = "not a stormcheck summary (stormcheck run writes one in its results directory)"
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, fmt.Errorf("%s: empty file: %s", path, what)
+	}
 	var s Summary
 	if err := json.Unmarshal(b, &s); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn) && syn.Offset >= int64(len(b)) || errors.Is(err, io.ErrUnexpectedEOF) || err.Error() == "unexpected end of JSON input":
+			return nil, fmt.Errorf("%s: cut short after %d bytes (not valid JSON to its end): not a whole stormcheck summary", path, len(b))
+		case errors.As(err, &syn):
+			return nil, fmt.Errorf("%s: byte %d: %v: %s", path, syn.Offset, err, what)
+		case errors.As(err, &typ) && typ.Field == "":
+			return nil, fmt.Errorf("%s: a JSON %s, not an object: %s", path, typ.Value, what)
+		case errors.As(err, &typ):
+			return nil, fmt.Errorf("%s: field %q: a JSON %s where stormcheck writes %s: %s", path, typ.Field, typ.Value, typ.Type, what)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Scenario == "" || s.Started.IsZero() {
+		return nil, fmt.Errorf("%s: no \"scenario\" or \"started\" field: %s", path, what)
 	}
 	return &s, nil
 }

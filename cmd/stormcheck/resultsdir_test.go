@@ -210,3 +210,35 @@ func TestCheckRefusesAHostileSavedScenario(t *testing.T) {
 	}
 	sameExcept(t, before, snapshot(t, dir))
 }
+
+// TestForeignOrCutSummaryIsRefused: a summary.json that is empty, cut
+// short, or another tool's JSON is refused by report and compare (exit 2,
+// named), and the folder stays as it was. report used to rewrite
+// report.html from another tool's summary.json as an empty run, exit 0,
+// and compare said "no regression" against it.
+func TestForeignOrCutSummaryIsRefused(t *testing.T) {
+	good := earlierRun(t)
+	for name, tc := range map[string]struct{ body, says string }{
+		"foreign": {`{"name": "package", "version": "1.0.0", "dependencies": {}}`, `no "scenario" or "started" field: not a stormcheck summary`},
+		"empty":   {"\n", "empty file: not a stormcheck summary"},
+		"cut":     {`{"scenario": "saved", "seed": 1, "started": "2026-`, "cut short after 50 bytes (not valid JSON to its end)"},
+		"array":   {`[1, 2, 3]`, "a JSON array, not an object"},
+		"typed":   {`{"scenario": 5}`, `field "scenario": a JSON number where stormcheck writes string`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := earlierRun(t)
+			summary := filepath.Join(dir, "summary.json")
+			if err := os.WriteFile(summary, []byte(tc.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			for _, args := range [][]string{{"report", dir}, {"report", "--format", "json", dir}, {"compare", good, dir}, {"compare", summary, good}} {
+				var out, errOut bytes.Buffer
+				if code := run(args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), summary+": "+tc.says) {
+					t.Errorf("%v: exit %d, want %d and %q; stdout:\n%s\nstderr:\n%s", args, code, exitUsage, tc.says, out.String(), errOut.String())
+				}
+			}
+			sameExcept(t, before, snapshot(t, dir))
+		})
+	}
+}
