@@ -94,7 +94,7 @@ func newConformCmd() *cobra.Command {
 	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target: a JSON file, or the name of a shipped baseline ("+strings.Join(conformance.ShippedBaselines(), ", ")+"); exit 0 when exactly these diverge")
 	fl.BoolVar(&f.coverage, "coverage", false, "print the coverage map of the rules against the REST reference checklist (per operation: headers, states, error codes, precedence; + covered, - hole) and exit")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
-	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>)")
+	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>, -2, -3... when a run started in the same second has it)")
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	fl.IntVar(&f.parallel, "parallel", 8, "rules run at once")
@@ -141,7 +141,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("results", "conform-"+time.Now().Format("20060102-150405"))
+		dir = claimNewDir(filepath.Join("results", "conform-"+time.Now().Format("20060102-150405")))
 	}
 	if err := runner.ClaimResultsDir(dir); err != nil { // never into an earlier run's folder
 		fmt.Fprintln(stderr, "stormcheck conform:", err)

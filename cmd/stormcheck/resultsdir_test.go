@@ -10,6 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // An existing results folder is never damaged: a refusal leaves it byte for
@@ -240,5 +243,47 @@ func TestForeignOrCutSummaryIsRefused(t *testing.T) {
 			}
 			sameExcept(t, before, snapshot(t, dir))
 		})
+	}
+}
+
+// TestDefaultFolderTakenInTheSameSecond: a run without --out whose default
+// folder (results/NAME-DATE-TIME) a run started in the same second holds
+// already writes to NAME-DATE-TIME-2 and leaves the other as it was; it
+// used to be refused with exit 2, as if the user had chosen a used --out.
+// The target is a closed loopback port, so the run ends at once (exit 3),
+// results written.
+func TestDefaultFolderTakenInTheSameSecond(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("same.yaml", []byte("name: same\nduration: 1s\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=a2V5;BlobEndpoint=http://127.0.0.1:1/devstoreaccount1;")
+	// Every second the run may start in, held by an earlier run.
+	now := time.Now()
+	taken := map[string]map[string]string{}
+	for s := range 120 {
+		dir := defaultResultsDir("same", now.Add(time.Duration(s)*time.Second), nil)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "summary.json"), []byte("the earlier run's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		taken[dir] = snapshot(t, dir)
+	}
+	var out, errOut bytes.Buffer
+	code := run([]string{"run", "--progress", "none", "--target", "connection-string", "same.yaml"}, &out, &errOut)
+	if code != exitHarness {
+		t.Fatalf("exit %d, want %d (the closed port)\nstderr:\n%s", code, exitHarness, errOut.String())
+	}
+	for dir, before := range taken {
+		sameExcept(t, before, snapshot(t, dir))
+	}
+	got, _ := filepath.Glob(filepath.Join("results", "same-*-2", "summary.json"))
+	if len(got) != 1 || !strings.Contains(out.String(), "results: "+filepath.Dir(got[0])+" (exit code 3)") {
+		t.Fatalf("want one results/same-DATE-TIME-2 named in the report, got %v\nstdout:\n%s\nstderr:\n%s", got, out.String(), errOut.String())
+	}
+	if _, err := reports.ReadSummary(got[0]); err != nil {
+		t.Error(err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,7 +117,7 @@ func newRunCmd() *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/<scenario>-<date>-<time>, with -shard-<I>-of-<N> for a shard)")
+	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/<scenario>-<date>-<time>, with -shard-<I>-of-<N> for a shard, and -2, -3... when a run started in the same second has it)")
 	f.target = addEnumFlag(cmd, "target", "", "override the scenario's target kind: azurite or connection-string", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	f.progress = addEnumFlag(cmd, "progress", "auto", "live progress: auto (bars on a terminal, lines otherwise), bars, lines or none", "auto", "bars", "lines", "none")
@@ -188,11 +189,6 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: %s: shard %d/%d: %w", cmd.CommandPath(), sc.File, shard.Index, shard.Count, err))
 		}
 	}
-	dir := f.out
-	if dir == "" {
-		dir = defaultResultsDir(sc.Name, time.Now(), shard)
-	}
-
 	intr := catchInterrupts(stderr)
 	defer intr.release()
 
@@ -201,6 +197,10 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 		return usageErr(cmd.CommandPath(), fmt.Errorf("stormcheck run: %w", err))
 	}
 	defer stopExport()
+	dir := f.out
+	if dir == "" {
+		dir = claimNewDir(defaultResultsDir(sc.Name, time.Now(), shard))
+	}
 	disp := newDisplay(f.progress.value, stderr)
 	opts := runner.Options{
 		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: intr.abort, Abandon: intr.abandon,
@@ -269,6 +269,31 @@ func defaultResultsDir(name string, now time.Time, shard *runner.Shard) string {
 		dir += fmt.Sprintf("-shard-%d-of-%d", shard.Index, shard.Count)
 	}
 	return dir
+}
+
+// claimNewDir makes the default results folder base, or base-2, base-3,
+// ... when a run started in the same second has made it already (runs in
+// parallel, or one after a run refused at once): the default name used to
+// send the second run away with exit 2 as if the user had chosen a used
+// --out. A folder that cannot be made is left to ClaimResultsDir to name.
+func claimNewDir(base string) string {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return base
+	}
+	for i := 1; i <= 1000; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return base
+		}
+	}
+	return base
 }
 
 // uploadBound bounds the upload of a results directory.
