@@ -146,6 +146,11 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --%s %s: must be above 0", cmd.CommandPath(), name, fl.Lookup(name).Value))
 		}
 	}
+	if fl.Changed("unreachable-after") && f.unreachableAfter < time.Second {
+		// As unreachable_after in a scenario; 0 and below used to mean the
+		// default, silently.
+		return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --unreachable-after %s: must be at least 1s (as the scenario's unreachable_after); leave it out for the scenario's value", cmd.CommandPath(), f.unreachableAfter))
+	}
 	sc, notes, err := scenarios.LoadWithOverrides(file, scenarios.Overrides{Actors: f.actors, Rate: f.rate, Duration: f.duration, Set: f.set})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
