@@ -61,6 +61,8 @@ func TestBadUsageSaysWhatWasWrong(t *testing.T) {
 		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "0s"}, `--unreachable-after 0s: must be at least 1s`},
 		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "-1s"}, `--unreachable-after -1s: must be at least 1s`},
 		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "500ms"}, `--unreachable-after 500ms: must be at least 1s`},
+		{[]string{"run", "../../scenarios/quickstart.yaml", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
+		{[]string{"conform", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
 		{[]string{"run"}, "want exactly one scenario file"},
 		{[]string{"run", "a.yaml", "b.yaml"}, "want exactly one scenario file"},
 		{[]string{"run", "--frobnicate", "a.yaml"}, "unknown flag: --frobnicate"},
@@ -80,6 +82,9 @@ func TestBadUsageSaysWhatWasWrong(t *testing.T) {
 	for _, c := range cases {
 		var out, errOut bytes.Buffer
 		code := run(c.args, &out, &errOut)
+		if strings.Contains(errOut.String(), "c2VjcmV0c2VjcmV0") {
+			t.Errorf("%v: the key is echoed:\n%s", c.args, errOut.String())
+		}
 		if code != exitUsage || !strings.Contains(errOut.String(), c.want) {
 			t.Errorf("%v: exit %d, want %d and %q on stderr; got\n%s", c.args, code, exitUsage, c.want, errOut.String())
 		}

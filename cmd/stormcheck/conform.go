@@ -111,6 +111,10 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		fmt.Fprintf(stderr, "stormcheck conform: --parallel %d: must be 1 or more\n", f.parallel)
 		return exitUsage
 	}
+	if f.connStr != "" && cmd.Flags().Changed("target") && f.target.value == scenarios.TargetAzurite {
+		fmt.Fprintln(stderr, errConnStrWithAzurite("stormcheck conform"))
+		return exitUsage
+	}
 	rs, from, err := loadRules(f.rulesDir, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

@@ -146,6 +146,9 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --%s %s: must be above 0", cmd.CommandPath(), name, fl.Lookup(name).Value))
 		}
 	}
+	if f.connStr != "" && f.target.value == scenarios.TargetAzurite {
+		return usageErr(cmd.CommandPath(), errConnStrWithAzurite(cmd.CommandPath()))
+	}
 	if fl.Changed("unreachable-after") && f.unreachableAfter < time.Second {
 		// As unreachable_after in a scenario; 0 and below used to mean the
 		// default, silently.
@@ -274,6 +277,13 @@ func defaultResultsDir(name string, now time.Time, shard *runner.Shard) string {
 		dir += fmt.Sprintf("-shard-%d-of-%d", shard.Index, shard.Count)
 	}
 	return dir
+}
+
+// errConnStrWithAzurite refuses --connection-string beside --target
+// azurite: the connection string used to win silently, so a run meant for
+// a local Azurite went to the account it named.
+func errConnStrWithAzurite(cmd string) error {
+	return fmt.Errorf("%s: --connection-string and --target azurite disagree: a connection string means --target connection-string; give one of them", cmd)
 }
 
 // claimNewDir makes the default results folder base, or base-2, base-3,
