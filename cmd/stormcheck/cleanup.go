@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/signal"
 
 	"github.com/spf13/cobra"
@@ -49,6 +50,11 @@ func newCleanupCmd() *cobra.Command {
 		Example: cleanupExample,
 		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("older-than") && f.olderThan <= 0 {
+				// It used to say "give either --run ID or --older-than AGE",
+				// to a user who had given --older-than.
+				return usageErr(cmd.CommandPath(), fmt.Errorf("stormcheck cleanup: --older-than %s: must be above 0, e.g. 1h: a run younger than that may still be running", f.olderThan))
+			}
 			if (f.runID == "") == (f.olderThan <= 0) {
 				return usageErr(cmd.CommandPath(), errors.New("stormcheck cleanup: give either --run ID or --older-than AGE (e.g. 24h)"))
 			}

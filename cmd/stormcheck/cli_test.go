@@ -63,6 +63,8 @@ func TestBadUsageSaysWhatWasWrong(t *testing.T) {
 		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "500ms"}, `--unreachable-after 500ms: must be at least 1s`},
 		{[]string{"run", "../../scenarios/quickstart.yaml", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
 		{[]string{"conform", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
+		{[]string{"cleanup", "--older-than", "0s", "--target", "connection-string"}, `--older-than 0s: must be above 0`},
+		{[]string{"cleanup", "--older-than", "-1h", "--target", "connection-string"}, `--older-than -1h0m0s: must be above 0`},
 		{[]string{"run"}, "want exactly one scenario file"},
 		{[]string{"run", "a.yaml", "b.yaml"}, "want exactly one scenario file"},
 		{[]string{"run", "--frobnicate", "a.yaml"}, "unknown flag: --frobnicate"},
