@@ -103,6 +103,17 @@ func TestExclusiveVisibility(t *testing.T) {
 			h.update(1, q1, "m1", "r1", 0, "w0-1#p1", OK, "r3", 2100, 2200)
 			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "delivered again by #2", a, b)}}
 		}},
+		{"delivered again by a get sent and answered the instant the window closed", func(h *qhist) qwant {
+			a := h.get(1, q1, 10, 0, 100, m("r1", 1))
+			b := h.get(2, q1, 10, 8500, 8500, m("r2", 2))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "delivered again by #2", a, b)}}
+		}},
+		{"an update answered the instant the opener was sent took effect before it", func(h *qhist) qwant {
+			h.update(1, q1, "m1", "r0", 0, "w0-1#p1", OK, "r1", 500, 1000)
+			a := h.get(1, q1, 30, 1000, 1100, m("r2", 1))
+			b := h.get(2, q1, 30, 2000, 2100, m("r3", 2))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "delivered again by #3", a, b)}}
+		}},
 		{"delivered again inside the window by the drain", func(h *qhist) qwant {
 			a := h.get(1, q1, 30, 0, 100, m("r1", 1))
 			b := h.get(ActorFinal, q1, 30, 10000, 10100, m("r2", 2))
