@@ -2,12 +2,14 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
@@ -55,6 +57,12 @@ func markRun(ctx context.Context, t *Target, runID string, created time.Time) er
 	_, err := t.Blob.CreateContainer(ctx, markerName(runID), &container.CreateOptions{
 		Metadata: map[string]*string{metaRun: &id, metaCreated: &at},
 	})
+	var re *azcore.ResponseError
+	if errors.As(err, &re) && re.ErrorCode == "ContainerAlreadyExists" {
+		return fmt.Errorf("run id %s is in use on this target: its marker container %s exists (a run with this id is running, or left it); "+
+			"nothing of it was touched: give another --run-id, or once that run is over delete what it left with 'stormcheck cleanup --run %s'",
+			runID, markerName(runID), runID)
+	}
 	if err != nil {
 		return fmt.Errorf("creating the run's marker container %s: %s", markerName(runID), describeCallErr(err))
 	}
