@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -21,7 +22,13 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		// Named for the file asked for, not the temporary one the user
+		// never heard of (".x.yaml.tmp-2012920362: no such file").
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	tmp := f.Name()
 	defer func() {
@@ -47,6 +54,9 @@ func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
 		return err
 	}
 	if err = os.Rename(tmp, path); err != nil {
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			return &fs.PathError{Op: "write", Path: path, Err: errors.New("is a directory; name a file")}
+		}
 		return err
 	}
 	syncDir(dir)

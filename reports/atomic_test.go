@@ -82,10 +82,27 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
+// TestWriteFileAtomicMissingDir: a file that cannot be written is named in
+// the error as asked for, never by the temporary name the user never heard
+// of (stormcheck init x/new.yaml said "open x/.new.yaml.tmp-2012920362: no
+// such file or directory"); a directory in the way says so (schema --out DIR
+// said "rename /tmp/.DIR.tmp-3728306472 DIR: file exists"), and stays empty.
 func TestWriteFileAtomicMissingDir(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nope", "x.json")
-	if err := WriteFileAtomic(path, func(io.Writer) error { return nil }); err == nil {
-		t.Error("writing into a missing directory succeeded")
+	err := WriteFileAtomic(path, func(io.Writer) error { return nil })
+	if err == nil || err.Error() != "write "+path+": no such file or directory" {
+		t.Errorf("writing into a missing directory: %v", err)
+	}
+	dir := filepath.Join(t.TempDir(), "taken")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteFileAtomic(dir, func(io.Writer) error { return nil })
+	if err == nil || err.Error() != "write "+dir+": is a directory; name a file" {
+		t.Errorf("writing over a directory: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(dir)); len(left) != 1 {
+		t.Errorf("left beside it: %v", left)
 	}
 }
 
