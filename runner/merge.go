@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -120,6 +121,9 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 			sum.ChecksError = Redact(cerr.Error())
 			errs = append(errs, cerr)
 		}
+		if len(truncated) > 0 {
+			results = withholdFailures(results, truncated)
+		}
 		if werr := WriteArtifacts(out, results); werr != nil {
 			sum.NotWritten = append(sum.NotWritten, werr.Error())
 			errs = append(errs, werr)
@@ -135,4 +139,24 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 		runErr = err
 	}
 	return sum, runErr
+}
+
+// withholdFailures turns the failures of checks over a merged history that
+// lacks what a shard recorded after its history was cut into undecided
+// verdicts, their violations kept as evidence: the other shards' records
+// go on past the cut, so a write the cut shard made (and lost) can be what
+// explains a refusal or a read. Two shards, one cut in half, gave "FAIL
+// version-chain: 412 on a current ETag" and exit 1 for a run with no
+// violation.
+func withholdFailures(results []checks.Result, truncated []error) []checks.Result {
+	out := slices.Clone(results)
+	for i, r := range out {
+		if r.Verdict != checks.Fail {
+			continue
+		}
+		out[i].Verdict = checks.Undecided
+		out[i].Summary = fmt.Sprintf("%s; undecided, not judged a violation: the history of %d shard(s) is cut short (see merged), and the records cut off may explain it",
+			r.Summary, len(truncated))
+	}
+	return out
 }
