@@ -45,7 +45,9 @@ variable that holds a connection string), runs the rules against both and
 shows only where they differ.
 
 Exit codes: 0 conforms (or matches the baseline), 1 unexpected divergence or
-a rule that could not run, 2 bad usage or invalid rules, 3 target error.`
+a rule that could not run, 2 bad usage or invalid rules, 3 target error,
+130 interrupted (Ctrl-C, SIGTERM: the rules cut short are errors, results
+written, --write-baseline not written).`
 
 // conformFlags are conform's flags.
 type conformFlags struct {
@@ -164,10 +166,17 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform: target:", runner.Redact(err.Error()))
+		if ctx.Err() != nil {
+			return exitInterrupted
+		}
 		return exitHarness
 	}
 	results := runner.Conformance(ctx, t, rules, f.parallel)
 	_ = t.Close()
+	// Interrupted: the rules that did not finish are errors ("interrupted");
+	// the matrix and files say so, but a baseline written from them would
+	// list every one as a divergence, over the file it replaces.
+	interrupted := ctx.Err() != nil
 	var rep *verdict.BaselineReport
 	if base != nil {
 		r := verdict.CompareBaseline(results, base)
@@ -180,7 +189,9 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if err := reports.WriteConformJUnit(filepath.Join(dir, "conform.junit.xml"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
-	if f.writeBaseline != "" {
+	if f.writeBaseline != "" && interrupted {
+		fmt.Fprintf(stderr, "stormcheck conform: interrupted: baseline %s not written (the rules cut short would be in it as divergences)\n", f.writeBaseline)
+	} else if f.writeBaseline != "" {
 		err := reports.WriteFileAtomic(f.writeBaseline, func(w io.Writer) error {
 			return verdict.WriteBaseline(w, verdict.BaselineFrom(results, baselineTarget(st, t)))
 		})
@@ -189,6 +200,10 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 	}
 	fmt.Fprintf(stdout, "\nresults: %s\n", dir)
+	if interrupted {
+		fmt.Fprintln(stderr, "stormcheck conform: interrupted: the rules that did not finish are errors (\"interrupted\") in the matrix and the files")
+		return exitInterrupted
+	}
 	if rep != nil {
 		if rep.OK() {
 			return exitOK
