@@ -158,14 +158,7 @@ func TestConformInterruptedKeepsTheBaseline(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Minute) // a deadline (a first use installs Azurite), not a speed
-	for !strings.Contains(stderr.String(), "results in") {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("conform never started:\n%s", stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitForStderr(t, cmd, stderr, "results in")
 	time.Sleep(3 * time.Second) // mostly into the rules; either way the assertions hold
 	_ = cmd.Process.Signal(syscall.SIGTERM)
 	_ = cmd.Wait()

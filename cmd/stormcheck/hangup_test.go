@@ -25,14 +25,7 @@ func TestHangUpStillWritesResults(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Minute) // a deadline (a first use installs Azurite), not a speed
-	for !strings.Contains(stderr.String(), "stormcheck: load:") {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("the load never started:\n%s", stderr.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	waitForStderr(t, cmd, stderr, "stormcheck: load:")
 	_ = cmd.Process.Signal(syscall.SIGHUP)
 	_ = cmd.Wait()
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
@@ -96,5 +89,19 @@ func assertOnlyResults(t *testing.T, dir string) {
 		if !contains(names, want) {
 			t.Errorf("%s not written; the folder holds %v", want, names)
 		}
+	}
+}
+
+// waitForStderr waits until the started cmd has written want on stderr,
+// within a deadline (a first use installs Azurite), not a speed.
+func waitForStderr(t *testing.T, cmd *exec.Cmd, stderr *syncBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for !strings.Contains(stderr.String(), want) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no %q on stderr:\n%s", want, stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
