@@ -74,6 +74,19 @@ func TestPopReceipt(t *testing.T) {
 			return qwant{verdict: Pass, summary: "2 deliveries without a dequeue count"}
 		}},
 
+		{"an issuer that returned the instant the use was sent does not supersede it", func(h *qhist) qwant {
+			h.get(1, q1, 5, 0, 100, m("r1", 1))
+			h.get(2, q1, 5, 6000, 7000, m("r2", 2))
+			h.del(1, q1, "m1", "r1", OK, 7000, 7100)
+			return qwant{verdict: Pass}
+		}},
+		{"a receipt issued again later is judged from its latest issuer", func(h *qhist) qwant {
+			h.get(1, q1, 5, 0, 100, m("r1", 1))
+			h.get(2, q1, 5, 6000, 6100, m("r2", 2))
+			h.get(3, q1, 5, 12000, 12100, m("r1", 3)) // r1 again, after r2
+			h.del(3, q1, "m1", "r1", OK, 13000, 13100)
+			return qwant{verdict: Pass}
+		}},
 		// Violations.
 		{"a delete with a superseded receipt accepted", func(h *qhist) qwant {
 			h.put(0, q1, "w0-1", OK, "m1", "r0", 0, 10)
@@ -141,6 +154,13 @@ func TestPopReceipt(t *testing.T) {
 		}},
 
 		// Nothing to judge.
+		{"of two issuers of one receipt returning at once, the first recorded is named", func(h *qhist) qwant {
+			a := h.get(1, q1, 5, 0, 100, m("r1", 1))
+			h.get(2, q1, 5, 50, 100, m("r1", 1))
+			b := h.get(3, q1, 5, 6000, 6100, m("r2", 3))
+			d := h.del(1, q1, "m1", "r1", OK, 7000, 7100)
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "with the receipt issued by #1, although #3 had issued a newer one", a, b, d)}}
+		}},
 		{"empty history", func(h *qhist) qwant {
 			return qwant{verdict: Undecided, summary: "undecided, nothing to check"}
 		}},
@@ -152,4 +172,20 @@ func TestPopReceipt(t *testing.T) {
 		}},
 	}
 	runQueueCases(t, PopReceiptName, cases)
+}
+
+// TestPopReceiptDecided: every receipt issued and every update and delete
+// accepted is decided.
+func TestPopReceiptDecided(t *testing.T) {
+	h := &qhist{}
+	m := func(r string, n int64) Message { return qm("m1", r, n, "w0-1") }
+	h.put(0, "q1", "w0-1", OK, "m1", "r0", 0, 10)
+	h.get(1, "q1", 30, 20, 30, m("r1", 1))
+	h.update(1, "q1", "m1", "r1", 30, "w0-1#p1", OK, "r2", 40, 50)
+	h.update(1, "q1", "m1", "r2", 30, "w0-1#p2", OK, "r3", 60, 70)
+	h.del(1, "q1", "m1", "r3", OK, 80, 90)
+	r := h.check(t, PopReceiptName)
+	if r.Verdict != Pass || r.Decided != 7 || r.Judgeable != 7 {
+		t.Errorf("%s, %d of %d decided, want pass, 7 of 7 (4 receipts, 2 updates, 1 delete): %s", r.Verdict, r.Decided, r.Judgeable, r.Summary)
+	}
 }
