@@ -87,6 +87,13 @@ func TestPopReceipt(t *testing.T) {
 			h.del(3, q1, "m1", "r1", OK, 13000, 13100)
 			return qwant{verdict: Pass}
 		}},
+		{"calls sent the instant another returned are concurrent with it", func(h *qhist) qwant {
+			h.get(1, q1, 5, 0, 100, m("r1", 1))
+			h.get(2, q1, 5, 100, 200, m("r2", 1)) // not after #1: no newer receipt, no count to beat
+			h.del(1, q1, "m1", "r1", OK, 300, 400)
+			h.get(3, q1, 5, 400, 500, m("r3", 3)) // sent the instant the delete returned
+			return qwant{verdict: Pass}
+		}},
 		// Violations.
 		{"a delete with a superseded receipt accepted", func(h *qhist) qwant {
 			h.put(0, q1, "w0-1", OK, "m1", "r0", 0, 10)
@@ -160,6 +167,20 @@ func TestPopReceipt(t *testing.T) {
 			b := h.get(3, q1, 5, 6000, 6100, m("r2", 3))
 			d := h.del(1, q1, "m1", "r1", OK, 7000, 7100)
 			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "with the receipt issued by #1, although #3 had issued a newer one", a, b, d)}}
+		}},
+		{"of two deletes returning at once, the first recorded is named", func(h *qhist) qwant {
+			h.get(1, q1, 5, 0, 100, m("r1", 1))
+			d := h.del(1, q1, "m1", "r1", OK, 150, 200)
+			h.del(2, q1, "m1", "r1", OK, 160, 200)
+			g := h.get(3, q1, 5, 1000, 1100, m("r3", 2))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "m1 was deleted by #2, then delivered by #4", d, g)}}
+		}},
+		{"of two calls sent at once after the delete, the first recorded is named", func(h *qhist) qwant {
+			h.get(1, q1, 5, 0, 100, m("r1", 1))
+			d := h.del(1, q1, "m1", "r1", OK, 150, 200)
+			g := h.get(2, q1, 5, 1000, 1100, m("r2", 2))
+			h.get(3, q1, 5, 1000, 1050, m("r3", 2))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "m1 was deleted by #2, then delivered by #3, sent after the delete returned (2 calls on it after its delete)", d, g)}}
 		}},
 		{"empty history", func(h *qhist) qwant {
 			return qwant{verdict: Undecided, summary: "undecided, nothing to check"}
