@@ -182,6 +182,12 @@ func TestPopReceipt(t *testing.T) {
 			h.get(3, q1, 5, 1000, 1050, m("r3", 2))
 			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "m1 was deleted by #2, then delivered by #3, sent after the delete returned (2 calls on it after its delete)", d, g)}}
 		}},
+		{"of two earlier gets with the same dequeue count, the first to return is named", func(h *qhist) qwant {
+			a := h.get(1, q1, 5, 0, 100, m("r1", 1))
+			h.get(2, q1, 5, 50, 150, m("r2", 1))
+			g := h.get(3, q1, 5, 1000, 1100, m("r3", 1))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "dequeue count did not rise: #3 returned message m1 with dequeue count 1, sent after #1 had returned it with 1", a, g)}}
+		}},
 		{"empty history", func(h *qhist) qwant {
 			return qwant{verdict: Undecided, summary: "undecided, nothing to check"}
 		}},
