@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -42,6 +46,15 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		return exitUsage
 	}
 	sc, err := scenarios.Load(filepath.Join(dir, runner.ScenarioFile))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		// It said only "open DIR/scenario.yaml: no such file or directory".
+		if _, serr := os.Stat(dir); serr != nil {
+			fmt.Fprintf(stderr, "stormcheck check: no results directory %s: %v\n", dir, serr)
+			return exitUsage
+		}
+		fmt.Fprintf(stderr, "stormcheck check: %s is not a results directory: it holds no %s (stormcheck run writes one in each results directory): %v\n", dir, runner.ScenarioFile, err)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

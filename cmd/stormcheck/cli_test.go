@@ -281,3 +281,25 @@ func TestToleranceHasOneDefault(t *testing.T) {
 	}
 	t.Errorf("no --tolerance in compare --help:\n%s", out.String())
 }
+
+// TestWrongKindOfPathSaysSo: a directory given as a scenario, and a folder
+// that is not a results directory given to check, are named as such (they
+// said "read DIR: is a directory" and "open DIR/scenario.yaml: no such
+// file or directory"), exit 2.
+func TestWrongKindOfPathSaysSo(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"validate", dir}, dir + ": a directory, not a YAML file: name the file (e.g. " + filepath.Join(dir, "*.yaml") + ")"},
+		{[]string{"run", dir}, dir + ": a directory, not a YAML file"},
+		{[]string{"check", dir}, "stormcheck check: " + dir + " is not a results directory: it holds no scenario.yaml"},
+		{[]string{"check", filepath.Join(dir, "nope")}, "stormcheck check: no results directory " + filepath.Join(dir, "nope") + ": "},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(c.args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), c.want) {
+			t.Errorf("%v: exit %d, want %d and %q; stderr:\n%s", c.args, code, exitUsage, c.want, errOut.String())
+		}
+	}
+}

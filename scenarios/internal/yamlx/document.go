@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -27,6 +28,10 @@ func ReadFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		// It said "read DIR: is a directory".
+		return nil, fmt.Errorf("%s: a directory, not a YAML file: name the file (e.g. %s)", path, filepath.Join(path, "*.yaml"))
+	}
 	return readBounded(f, path)
 }
 
