@@ -29,11 +29,26 @@ type TruncatedError struct {
 	Records int
 	// Why is what was cut: a partial line, or a compressed frame cut short.
 	Why string
+	// Damaged: the history goes on but cannot be read past this point (a
+	// compressed block that does not decode): it is judged, as a cut one,
+	// up to its last good record. (A record that decompresses but is not
+	// an operation stays an error.)
+	Damaged bool
 }
 
 func (e *TruncatedError) Error() string {
+	if e.Damaged {
+		return fmt.Sprintf("history damaged after record %d (%s): the rest cannot be read; "+
+			"the %d whole records before it were read", e.Records, e.Why, e.Records)
+	}
 	return fmt.Sprintf("history truncated after record %d (%s): the run was interrupted or its disk filled up; "+
 		"the %d whole records before it were read", e.Records, e.Why, e.Records)
+}
+
+// notAHistory is the error for a file whose very first record does not
+// read: another file, or one damaged from its start.
+func notAHistory(err error) error {
+	return fmt.Errorf("not a stormcheck history (zstd-compressed JSON lines, one operation each), or damaged from its start: %w", err)
 }
 
 // IsTruncated reports whether err is (or wraps) a TruncatedError: the
@@ -107,6 +122,24 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 			long = nil
 		}
 		if err != nil {
+			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+				return fmt.Errorf("history: compressed with a window over %d MiB (stormcheck writes 1 MiB): not a stormcheck history, or damaged: %w",
+					maxHistoryWindow>>20, err)
+			}
+			cut := err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zstd.ErrMagicMismatch)
+			if !cut {
+				// A block that does not decompress: what was read before
+				// it is judged, as for a cut file. It was said as a cut
+				// ("line N has no end: the run was interrupted or its
+				// disk filled up") when the decoder stopped inside a line,
+				// and failed the whole check with only the decoder's words
+				// ("match offset (990985) bigger than current history")
+				// when it stopped between two.
+				if records > 0 {
+					return &TruncatedError{Records: records, Why: "the compressed stream does not decode: " + err.Error(), Damaged: true}
+				}
+				return notAHistory(err)
+			}
 			if len(bytes.TrimSpace(b)) > 0 {
 				// The last line has no newline: the writer was stopped
 				// in the middle of it (a whole record always ends in one).
@@ -115,14 +148,7 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 			if err == io.EOF {
 				return nil
 			}
-			if errors.Is(err, zstd.ErrWindowSizeExceeded) {
-				return fmt.Errorf("history: compressed with a window over %d MiB (stormcheck writes 1 MiB): not a stormcheck history, or damaged: %w",
-					maxHistoryWindow>>20, err)
-			}
-			if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, zstd.ErrMagicMismatch) {
-				return &TruncatedError{Records: records, Why: "the compressed stream ends inside a frame: " + err.Error()}
-			}
-			return err
+			return &TruncatedError{Records: records, Why: "the compressed stream ends inside a frame: " + err.Error()}
 		}
 		line++
 		b = bytes.TrimRight(b, "\r\n")
@@ -131,6 +157,9 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 		}
 		var op Op
 		if err := json.Unmarshal(b, &op); err != nil {
+			if records == 0 {
+				return fmt.Errorf("history line %d: %w", line, notAHistory(err))
+			}
 			return fmt.Errorf("history line %d: %w", line, err)
 		}
 		records++

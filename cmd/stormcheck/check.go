@@ -25,8 +25,9 @@ RESULTS_DIR/history.jsonl.zst (or history.jsonl, as runs before compression
 wrote it): after a checker is fixed or added, old runs can be judged again.
 Pictures of violations are written beside the history.
 
-A history cut short by a killed run or a full disk is checked up to its last
-whole record, and the verdict is at best undecided (exit 4).
+A history cut short by a killed run or a full disk, or damaged on disk, is
+checked up to its last whole record, and the verdict is at best undecided
+(exit 4).
 To read the history yourself: zstd -dc RESULTS_DIR/history.jsonl.zst | head`,
 		Example:           `  stormcheck check results/quickstart-20261122-091957`,
 		Args:              exactArgs(1, "want exactly one results directory"),
