@@ -306,6 +306,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	if owner {
 		runID = id // the run has resources this process must clean
 	}
+	if err != nil && ctx.Err() != nil {
+		// Ctrl-C during the setup. It was said as the target's failure:
+		// "create k409 at ...: no answer (unknown): canceled; is the
+		// target running, and is this its Blob endpoint?".
+		err = errors.New("setup interrupted before it finished (Ctrl-C); the cleanup deletes what it created")
+	}
 	if err != nil {
 		return finish(err)
 	}

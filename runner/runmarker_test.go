@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,5 +32,35 @@ func TestRunIDInUseIsRefusedUntouched(t *testing.T) {
 	}
 	if after := everything(); !slices.Equal(after, before) {
 		t.Errorf("the other run's resources changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// cancelOnLine cancels when a line holding want is logged.
+type cancelOnLine struct {
+	want   string
+	cancel context.CancelFunc
+}
+
+func (c cancelOnLine) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), c.want) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestCtrlCDuringSetupIsNotATargetError: a Ctrl-C while the run sets up
+// (here the moment it says so, before its marker) is said as such; it was
+// said as the target's failure ("no answer (unknown): canceled; is the
+// target running, and is this its Blob endpoint?").
+func TestCtrlCDuringSetupIsNotATargetError(t *testing.T) {
+	sc := parse(t, "name: setup\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, keys: 50, iterations: 20}\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "results"), Log: cancelOnLine{"setting up", cancel}})
+	if err == nil || !strings.Contains(err.Error(), "setup interrupted before it finished (Ctrl-C)") || strings.Contains(err.Error(), "is the target running") {
+		t.Fatalf("err = %v", err)
+	}
+	if sum == nil || !sum.Interrupted {
+		t.Errorf("summary not marked interrupted: %+v", sum)
 	}
 }
