@@ -188,6 +188,13 @@ func TestPopReceipt(t *testing.T) {
 			g := h.get(3, q1, 5, 1000, 1100, m("r3", 1))
 			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "dequeue count did not rise: #3 returned message m1 with dequeue count 1, sent after #1 had returned it with 1", a, g)}}
 		}},
+		{"a too-low dequeue count shows every get that returned before it", func(h *qhist) qwant {
+			a := h.get(1, q1, 5, 0, 100, m("r1", 1))
+			b := h.get(2, q1, 5, 50, 150, m("r2", 2)) // the highest count, not the first to return
+			c := h.get(3, q1, 5, 60, 170, m("r3", 1))
+			d := h.get(4, q1, 5, 1000, 1100, m("r4", 3))
+			return qwant{verdict: Fail, vios: []qexp{qvio(q1, "dequeue count too low: #4 returned message m1 with dequeue count 3, but 3 other gets had returned it before it was sent", a, b, c, d)}}
+		}},
 		{"empty history", func(h *qhist) qwant {
 			return qwant{verdict: Undecided, summary: "undecided, nothing to check"}
 		}},
