@@ -319,6 +319,17 @@ func TestNoLostUpdates(t *testing.T) {
 			f := h.final404(k)
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the counter blob vanished", f)}}
 		}},
+		{"the counter blob vanished after its setup alone", func(h *hist) want {
+			h.setup(k, "E0")
+			f := h.final404(k)
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the counter blob vanished: the final read found no blob after 0 acknowledged increments", f)}}
+		}},
+		{"no blob at the end after a refused setup and no increment", func(h *hist) want {
+			s := h.setup(k, "")
+			h.op(s).Outcome, h.op(s).Out = Throttled, answered(kindBlobPut, Throttled)
+			h.final404(k)
+			return want{verdict: Undecided}
+		}},
 
 		// Missing or unusable information: never a pass.
 		{"no final read", func(h *hist) want {
