@@ -330,6 +330,16 @@ func TestNoLostUpdates(t *testing.T) {
 			h.final404(k)
 			return want{verdict: Undecided}
 		}},
+		{"a fork's two writes are the evidence of the count it lost", func(h *hist) want {
+			h.setup(k, "E0")
+			h.get(0, k, 0, "setup-1", "E0")
+			h.get(1, k, 0, "setup-1", "E0")
+			p0 := h.put(0, k, "E0", 1, "a0-1", OK, "E1")
+			p1 := h.put(1, k, "E0", 1, "a1-1", OK, "E2")
+			f := h.final(k, 1, "a1-1", "E2")
+			return want{verdict: Fail, total: 2, vios: []expectViolation{vio("fork:", p0, p1),
+				vio("lost update: 2 increments acknowledged, final value 1", f, p0, p1)}}
+		}},
 
 		// Missing or unusable information: never a pass.
 		{"no final read", func(h *hist) want {
