@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -239,7 +240,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 
 	if targetErr != nil {
-		return finish(fmt.Errorf("target: %w", targetErr))
+		if !strings.HasPrefix(targetErr.Error(), "target: ") { // (OpenTarget's own errors say it already: "target: target: ...")
+			targetErr = fmt.Errorf("target: %w", targetErr)
+		}
+		return finish(targetErr)
 	}
 	sum.Target = target.Desc
 	defer target.Close()

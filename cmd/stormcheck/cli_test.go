@@ -303,3 +303,16 @@ func TestWrongKindOfPathSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedConnectionStringSaidOnce: a connection string the SDK
+// cannot parse is one "target:" line, never echoing the key (it said
+// "target: target: connection string is either blank or malformed").
+func TestMalformedConnectionStringSaidOnce(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", filepath.Join(t.TempDir(), "r"),
+		"--connection-string", "garbage;AccountKey=c2VjcmV0c2VjcmV0"}, &out, &errOut)
+	all := out.String() + errOut.String()
+	if code != exitHarness || !strings.Contains(errOut.String(), "stormcheck: target: connection string") || strings.Contains(all, "target: target:") || strings.Contains(all, "c2VjcmV0c2VjcmV0") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+}

@@ -30,7 +30,7 @@ func TestCheckJudgesADamagedHistoryUpToTheDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := len(b)/2 + 1000; i < len(b)/2 + 1000+40; i++ {
+	for i := len(b)/2 + 1000; i < len(b)/2+1000+40; i++ {
 		b[i] ^= 0x5a
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
