@@ -324,6 +324,11 @@ func TestNoLostUpdates(t *testing.T) {
 			f := h.final404(k)
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the counter blob vanished: the final read found no blob after 0 acknowledged increments", f)}}
 		}},
+		{"the counter blob vanished, no setup write", func(h *hist) want {
+			p := h.put(0, k, "", 1, "a0-1", OK, "E1")
+			f := h.final404(k)
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the counter blob vanished: the final read found no blob after 1 acknowledged increments", f, p)}}
+		}},
 		{"no blob at the end after a refused setup and no increment", func(h *hist) want {
 			s := h.setup(k, "")
 			h.op(s).Outcome, h.op(s).Out = Throttled, answered(kindBlobPut, Throttled)
