@@ -147,6 +147,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// summary.json: throttled is the target's own, injected_throttled apart,
 	// and both read back.
 	path := filepath.Join(t.TempDir(), "summary.json")
+	sum.Scenario, sum.Started = "faults", time.Unix(0, 0).UTC() // as a run's has: ReadSummary refuses a file without them
 	if err := WriteSummaryJSON(path, sum); err != nil {
 		t.Fatal(err)
 	}

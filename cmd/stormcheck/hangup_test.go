@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -18,6 +19,13 @@ import (
 // at once: no summary, no report, Azurite's data-* left in the folder.
 func TestHangUpStillWritesResults(t *testing.T) {
 	bin := buildBinary(t)
+	// A test process started under nohup ignores SIGHUP, and an ignored
+	// signal stays ignored in the child, which then (rightly) keeps
+	// ignoring it. A signal this process catches is reset to its default
+	// in the child at exec: catch it for the test's length.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	dir := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "--progress", "lines", "../../scenarios/quickstart.yaml")
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
