@@ -259,6 +259,9 @@ func assertNoSecrets(t *testing.T, dir string) {
 				t.Errorf("%s: %v", p, err)
 			}
 		}
+		if strings.HasSuffix(p, ".hlog") { // a histogram is compressed bytes in base64: scan all but that field
+			b = hlogWithoutHistograms(b)
+		}
 		for _, s := range []string{azuriteKey, "AccountKey=", "sig=", "Bearer ", "eyJ"} { // eyJ: a JWT's first bytes
 			if strings.Contains(string(b), s) {
 				t.Errorf("%s contains %q", p, s[:min(len(s), 12)])
@@ -310,4 +313,21 @@ func assertTimeBase(t *testing.T, sum *reports.Summary, before time.Time, dir st
 			t.Errorf("unit %s %s busiest at s %d of a run of %v", u.Kind, u.Name, u.PeakSecond, sum.Elapsed)
 		}
 	}
+}
+
+// hlogWithoutHistograms is an hlog with each interval line's last field
+// (the histogram, compressed and in base64, where any three letters occur
+// by chance: "eyJ" failed a run once) cut off; comments and the other
+// fields stay.
+func hlogWithoutHistograms(b []byte) []byte {
+	var out []byte
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "\"") {
+			if i := strings.LastIndexByte(line, ','); i >= 0 {
+				line = line[:i+1] + "\n"
+			}
+		}
+		out = append(out, line...)
+	}
+	return out
 }
