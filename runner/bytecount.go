@@ -40,11 +40,15 @@ func withByteCount(ctx context.Context, c *byteCount) context.Context {
 }
 
 // countingTransport counts the bodies of the requests made with a
-// byteCount in their context, and keeps their response.
+// byteCount in their context, and keeps their response. It is the SDK's
+// transport: small request bodies leave it in memory (bodyInMemory).
 type countingTransport struct{ next policy.Transporter }
 
 func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
 	c, ok := req.Context().Value(bytesKey{}).(*byteCount)
+	if err := bodyInMemory(req); err != nil {
+		return nil, err
+	}
 	if ok && req.ContentLength > 0 {
 		c.sent.Add(req.ContentLength)
 	}

@@ -52,12 +52,7 @@ func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.
 // the connection string must name the account's key and loopback
 // endpoints (an Azurite of your own).
 func (t *Target) connectionStringThroughFaults(ctx context.Context, cs string, o TargetOptions, opts *service.ClientOptions, hc *http.Client) error {
-	f := map[string]string{}
-	for _, part := range strings.Split(cs, ";") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
-			f[strings.ToLower(k)] = v
-		}
-	}
+	f := connectionStringFields(cs)
 	inst := &azurite.Instance{Account: f["accountname"], Key: f["accountkey"],
 		BlobURL: f["blobendpoint"], QueueURL: f["queueendpoint"], TableURL: f["tableendpoint"]}
 	if inst.Account == "" || inst.Key == "" || inst.BlobURL == "" {
@@ -73,16 +68,13 @@ func (t *Target) connectionStringThroughFaults(ctx context.Context, cs string, o
 	if err != nil {
 		return err
 	}
-	cred, err := service.NewSharedKeyCredential(inst.Account, inst.Key)
+	t.Desc = "connection string (" + hostOf(inst.BlobURL) + ")" + desc
+	t.Blob, err = sharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
 	if err != nil {
 		return redactedErr("target connection-string", err)
 	}
-	t.Desc = "connection string (" + hostOf(inst.BlobURL) + ")" + desc
-	t.Blob, err = service.NewClientWithSharedKeyCredential(blobURL, cred, opts)
-	if err == nil {
-		t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
-	}
-	return err
+	t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
+	return nil
 }
 
 // loopbackURL reports whether u's host is a loopback address.
@@ -97,4 +89,16 @@ func loopbackURL(u string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// connectionStringFields are a connection string's Name=value pairs, by
+// lower-case name (values as given: a key's base64 keeps its '=').
+func connectionStringFields(cs string) map[string]string {
+	f := map[string]string{}
+	for _, part := range strings.Split(cs, ";") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
+			f[strings.ToLower(strings.TrimSpace(k))] = v
+		}
+	}
+	return f
 }

@@ -122,12 +122,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			return nil, cerr
 		}
 		t.Desc += desc
-		cred, cerr := service.NewSharedKeyCredential(inst.Account, inst.Key)
-		if cerr != nil {
-			t.Close()
-			return nil, cerr
-		}
-		t.Blob, err = service.NewClientWithSharedKeyCredential(blobURL, cred, opts)
+		t.Blob, err = sharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
@@ -148,6 +143,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			break
 		}
 		t.Blob, err = service.NewClientFromConnectionString(cs, opts)
+		if f := connectionStringFields(cs); err == nil && f["accountname"] != "" && f["accountkey"] != "" {
+			// The SDK parsed it and made the service URL; stormcheck signs.
+			t.Blob, err = sharedKeyBlobClient(t.Blob.URL(), f["accountname"], f["accountkey"], opts)
+		}
 		if err == nil {
 			t.Desc = "connection string (" + hostOf(t.Blob.URL()) + ")"
 			t.connectionStringServices(cs, hc)
@@ -157,11 +156,10 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		if key == "" {
 			return nil, fmt.Errorf("target account-key: environment variable %s is empty", st.KeyEnv)
 		}
-		cred, cerr := service.NewSharedKeyCredential(st.Account, key)
-		if cerr != nil {
-			return nil, fmt.Errorf("target account-key: %s", Redact(cerr.Error()))
+		t.Blob, err = sharedKeyBlobClient(st.BlobURL, st.Account, key, opts)
+		if err != nil {
+			return nil, fmt.Errorf("target account-key: %s", Redact(err.Error()))
 		}
-		t.Blob, err = service.NewClientWithSharedKeyCredential(st.BlobURL, cred, opts)
 		t.Desc = "account " + st.Account + " (shared key, " + hostOf(st.BlobURL) + ")"
 		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
