@@ -127,16 +127,12 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
 	case scenarios.TargetConnectionString:
-		cs := o.ConnectionString
+		cs, from, env := connectionStringOf(st, o)
 		if cs == "" {
-			env := st.ConnectionStringEnv
-			if env == "" {
-				env = "AZURE_STORAGE_CONNECTION_STRING"
-			}
-			cs = os.Getenv(env)
-			if cs == "" {
-				return nil, fmt.Errorf("target connection-string: environment variable %s is empty (set it, or pass --connection-string)", env)
-			}
+			return nil, fmt.Errorf("target connection-string: environment variable %s is empty (set it, or pass --connection-string)", env)
+		}
+		if cerr := checkConnectionString(cs, from); cerr != nil {
+			return nil, cerr // bad input, not the harness (ErrBadConnectionString)
 		}
 		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
 			err = t.connectionStringThroughFaults(ctx, cs, o, opts, hc)

@@ -54,7 +54,7 @@ func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, runner.Target
 	case st.Kind == scenarios.TargetAzurite:
 		return st, to, errors.New("the target is a managed Azurite: stormcheck starts it for one run and deletes its data with it, so nothing of a run outlives it; give --target connection-string for an Azurite you started yourself")
 	}
-	return st, to, nil
+	return st, to, runner.CheckConnectionString(st, to)
 }
 
 // cleanupRuns opens the target and deletes (or, in a dry run, lists) the

@@ -305,14 +305,49 @@ func TestWrongKindOfPathSaysSo(t *testing.T) {
 }
 
 // TestMalformedConnectionStringSaidOnce: a connection string the SDK
-// cannot parse is one "target:" line, never echoing the key (it said
-// "target: target: connection string is either blank or malformed").
+// cannot parse, or whose AccountKey is not base64, is bad input: exit 2
+// (it was 3, a harness error), one "target:" line naming where the string
+// came from, never echoing the key, and no results folder made. Every
+// command that takes --connection-string, and the environment variable.
 func TestMalformedConnectionStringSaidOnce(t *testing.T) {
-	var out, errOut bytes.Buffer
-	code := run([]string{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", filepath.Join(t.TempDir(), "r"),
-		"--connection-string", "garbage;AccountKey=c2VjcmV0c2VjcmV0"}, &out, &errOut)
-	all := out.String() + errOut.String()
-	if code != exitHarness || !strings.Contains(errOut.String(), "stormcheck: target: connection string") || strings.Contains(all, "target: target:") || strings.Contains(all, "c2VjcmV0c2VjcmV0") {
-		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	const secret = "c2VjcmV0c2VjcmV0"
+	for _, c := range []struct{ cs, want string }{
+		{"garbage;AccountKey=" + secret, "cannot be parsed: connection string is either blank or malformed"},
+		{"DefaultEndpointsProtocol=http;AccountName=a;AccountKey=" + secret + "*;BlobEndpoint=http://127.0.0.1:1/a", "has an AccountKey that is not valid base64"},
+	} {
+		t.Setenv("EDGES_BAD_CS", c.cs)
+		dir := t.TempDir()
+		out := filepath.Join(dir, "r")
+		for _, args := range [][]string{
+			{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", out, "--connection-string", c.cs},
+			{"conform", "--out", out, "--connection-string", c.cs},
+			{"cleanup", "--older-than", "1h", "--dry-run", "--connection-string", c.cs},
+			{"merge", out, "--from", "results", "--connection-string", c.cs},
+		} {
+			var stdout, stderr bytes.Buffer
+			code := run(args, &stdout, &stderr)
+			all := stdout.String() + stderr.String()
+			want := args[0] + ": target: the connection string in --connection-string " + c.want
+			if code != exitUsage || !strings.Contains(stderr.String(), want) || strings.Contains(all, "target: target:") || strings.Contains(all, secret) {
+				t.Errorf("%s: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", args[0], code, exitUsage, want, stdout.String(), stderr.String())
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s: a bad connection string made %s", args[0], out)
+			}
+		}
+		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", c.cs)
+		for _, args := range [][]string{
+			{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", out, "--target", "connection-string"},
+			{"conform", "--out", out, "--target", "connection-string"},
+			{"conform", "--out", out, "--diff", "env:EDGES_BAD_CS", "azurite"},
+		} {
+			var stdout, stderr bytes.Buffer
+			code := run(args, &stdout, &stderr)
+			all := stdout.String() + stderr.String()
+			if code != exitUsage || !strings.Contains(stderr.String(), "target: the connection string in environment variable ") || !strings.Contains(stderr.String(), c.want) || strings.Contains(all, secret) {
+				t.Errorf("%v: exit %d, want %d and %q\nstdout:\n%s\nstderr:\n%s", args, code, exitUsage, c.want, stdout.String(), stderr.String())
+			}
+			_ = os.RemoveAll(out) // (conform --diff makes its folder before it reads the targets)
+		}
 	}
 }

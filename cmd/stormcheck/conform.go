@@ -145,6 +145,14 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 			return exitUsage
 		}
 	}
+	st := scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
+	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
+		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
+	}
+	if err := runner.CheckConnectionString(st, runner.TargetOptions{ConnectionString: f.connStr}); err != nil && !f.diff {
+		fmt.Fprintln(stderr, "stormcheck conform:", err) // before the results folder is made
+		return exitUsage
+	}
 	dir := f.out
 	if dir == "" {
 		dir = claimNewDir(filepath.Join("results", "conform-"+time.Now().Format("20060102-150405")))
@@ -155,10 +163,6 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	if f.diff {
 		return conformDiff(args, rules, dir, f.parallel, stdout, stderr)
-	}
-	st := scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
-	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
-		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 	defer stop()
@@ -296,13 +300,22 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 	defer stop()
-	var sides [2][]verdict.RuleResult
-	for i, spec := range args {
+	var targets [2]scenarios.Target
+	for i, spec := range args { // both, before either starts
 		st, err := targetSpec(spec)
 		if err != nil {
 			fmt.Fprintln(stderr, "stormcheck conform --diff:", err)
 			return exitUsage
 		}
+		if err := runner.CheckConnectionString(st, runner.TargetOptions{}); err != nil {
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %v\n", spec, err)
+			return exitUsage
+		}
+		targets[i] = st
+	}
+	var sides [2][]verdict.RuleResult
+	for i, spec := range args {
+		st := targets[i]
 		t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, runner.Redact(err.Error()))

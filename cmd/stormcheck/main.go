@@ -28,7 +28,7 @@ const exitCodesHelp = `
 Exit codes:
   0  every check passed
   1  a check found a violation
-  2  bad usage, an invalid scenario, or an --out folder already in use (left untouched)
+  2  bad usage, an invalid scenario or connection string, or an --out folder already in use (left untouched)
   3  harness or target error (the target did not start, setup failed)
   4  no violation, but a check could not decide
   5  no violation, but a threshold of the scenario failed

@@ -174,6 +174,9 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			sc.Target.ConnectionStringEnv = "AZURE_STORAGE_CONNECTION_STRING"
 		}
 	}
+	if err := runner.CheckConnectionString(sc.Target, to); err != nil { // before the results folder is made
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+	}
 	shard, err := f.shardOf(cmd)
 	if err != nil {
 		return usageErr(cmd.CommandPath(), err)
