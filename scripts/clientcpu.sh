@@ -15,11 +15,15 @@
 #
 # Needs: Linux, 2+ CPUs, perf (linux-perf) with access to cpu-clock
 # (perf_event_paranoid ≤ 0, or root), taskset (util-linux). Not part of CI.
-# Usage: scripts/clientcpu.sh [ROUNDS]   (default 10: 20 s per client)
+# Usage: scripts/clientcpu.sh [ROUNDS [BASELINE]]   (default 10 rounds: 20 s per
+# client; BASELINE azblob, the bare loop, or azblob-signed, the bare loop
+# signed as stormcheck signs, to see the harness's own work alone)
 set -euo pipefail
 export LC_ALL=C
 cd "$(dirname "$0")/.."
 rounds=${1:-10}
+base=${2:-azblob}
+case $base in azblob | azblob-signed | azblob-cancellable | raw) ;; *) echo "clientcpu: BASELINE is azblob, azblob-signed, azblob-cancellable or raw, not $base" >&2; exit 2 ;; esac
 for tool in perf taskset awk; do
 	command -v "$tool" >/dev/null || { echo "clientcpu: $tool not found" >&2; exit 2; }
 done
@@ -57,6 +61,7 @@ parts() {
 	  g = "other"
 	  if ($3 == "[k]") g = "kernel"
 	  else if (sym ~ /ParseCounterValue|CounterValue|bareLoop|etagCounter/) g = "the loop itself (parse, format)"
+	  else if (sym ~ /sharedkey/) g = "net/http, signing"
 	  else if (sym ~ /stormcheck|hdrhistogram|klauspost/) g = "harness code"
 	  else if (sym ~ /gcDrain|scanObject|tryDeferToSpanScan|scanblock|greyobject|findObject|gcmarknewobject|scanSpan|scanstack|sweep|markroot|wbBuf|pcvalue|runtime\.step|getStackMap|unwinder|findfunc/) g = "go: collector"
 	  else if (sym ~ /malloc|newobject|nextFreeFast|mspan|mcache|mcentral|makeslice|growslice|memclr|spanClass|spanSet|mheap|rawstring/) g = "go: allocator"
@@ -72,16 +77,16 @@ parts() {
 }
 
 declare -A per
-for c in stormcheck azblob; do
+for c in stormcheck "$base"; do
 	per[$c]=$(profile "$c")
 	parts "$dir/$c.data" "${per[$c]}" "$(cat "$dir/$c.pid")" | sort >"$dir/$c.parts"
 done
-printf '%-40s %10s %10s %10s\n' "µs of CPU per call" stormcheck azblob difference
-printf '%-40s %10.2f %10.2f %+10.2f\n' "all (perf, CPU 0)" "${per[stormcheck]}" "${per[azblob]}" \
-	"$(awk -v a="${per[stormcheck]}" -v b="${per[azblob]}" 'BEGIN { print a - b }')"
-join -t $'\t' -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$dir/stormcheck.parts" "$dir/azblob.parts" >"$dir/joined"
+printf '%-40s %10s %10s %10s\n' "µs of CPU per call" stormcheck "$base" difference
+printf '%-40s %10.2f %10.2f %+10.2f\n' "all (perf, CPU 0)" "${per[stormcheck]}" "${per[$base]}" \
+	"$(awk -v a="${per[stormcheck]}" -v b="${per[$base]}" 'BEGIN { print a - b }')"
+join -t $'\t' -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$dir/stormcheck.parts" "$dir/$base.parts" >"$dir/joined"
 { grep -v '^  ' "$dir/joined"; echo "of which (inclusive: with what each calls)"; grep '^  ' "$dir/joined"; } |
 	awk -F '\t' 'NF < 3 { print; next } { printf "%-40s %10.2f %10.2f %+10.2f\n", $1, $2, $3, $2 - $3 }'
-for c in stormcheck azblob; do
+for c in stormcheck "$base"; do
 	awk -v c="$c" '/^Benchmark/ { for (i = 3; i < NF; i += 2) if ($(i+1) == c "-cpu-µs/call") printf "%s: %s µs CPU per call by getrusage over the whole run\n", c, $i }' "$dir/$c.txt"
 done
