@@ -7,8 +7,9 @@ import (
 	"net/http"
 )
 
-// smallBodyLimit is the largest request body sent from memory.
-const smallBodyLimit = 64 << 10
+// smallBodyLimit is the largest request body sent from memory: past a few
+// KiB the copy costs about what the second write saves.
+const smallBodyLimit = 16 << 10
 
 // bodyInMemory reads a small request body into memory before it is sent.
 // net/http writes the headers and the body of a request in one write when
