@@ -43,6 +43,27 @@ type Options struct {
 	UnreachableAfter time.Duration
 	// Shard, when set, runs one shard of a sharded run (see Shard).
 	Shard *Shard
+	// Stage, if set, is told each stage as the run enters it, so that a
+	// Ctrl-C can say what it changes there.
+	Stage func(Stage)
+}
+
+// Stage is where a run is: what an interrupt can still stop.
+type Stage int32
+
+// A run's stages, in order; a run that fails early skips to the cleanup.
+const (
+	StageLoad       Stage = iota // opening the target, the setup and the load
+	StageFinalReads              // the load is over: the final reads
+	StageCleanup                 // deleting the run's resources
+	StageChecks                  // the checks, then writing the results
+)
+
+// stage tells o.Stage that the run entered st.
+func (o Options) stage(st Stage) {
+	if o.Stage != nil {
+		o.Stage(st)
+	}
 }
 
 // Exporter publishes a run's live metrics (see runner/metricsexport).
@@ -216,6 +237,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		if ctx.Err() != nil { // Ctrl-C, possibly while Azurite was starting
 			sum.Interrupted = true
 		}
+		o.stage(StageCleanup)
 		switch {
 		case runID != "" && inj.targetDown() != "" && target.Managed():
 			logf("cleanup: skipped, Azurite is down (fault %s); nothing is left: the managed Azurite's data is deleted with it", inj.targetDown())
@@ -233,6 +255,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			sum.Shard.ClockOffset = c.offset()
 		}
 		stopWatch() // the checks send nothing: a silence now means nothing
+		o.stage(StageChecks)
 		if cause := context.Cause(trouble); trouble.Err() != nil && (runErr == nil || errors.Is(runErr, context.Canceled)) {
 			runErr = cause
 		}
@@ -333,6 +356,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, target, logf)
 	load(loadCtx, active, rec, metrics, o)
+	o.stage(StageFinalReads)
 	inj.end(logf)
 	sum.Faults = inj.summary(sum.LoadStart)
 	if cpu1, ok := processCPU(); ok && cpuOK {

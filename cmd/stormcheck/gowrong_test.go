@@ -217,6 +217,31 @@ func TestSecondCtrlCStillCleansUp(t *testing.T) {
 	r.nothingLeft("two Ctrl-Cs")
 }
 
+// TestFirstCtrlCAfterTheLoadSaysSo: a first Ctrl-C once the load is over
+// (the target frozen, so the final reads wait and say so) says that, not
+// "stopping the load"; the second and third then skip the final reads and
+// stop the cleanup as documented: exit 130, the results written.
+func TestFirstCtrlCAfterTheLoadSaysSo(t *testing.T) {
+	t.Parallel() // each has its own Azurite; their waits overlap
+	r := startWrongRun(t, filepath.Join(t.TempDir(), "out"), "", "--duration", "20s", "--unreachable-after", "10m")
+	r.await("counter:")
+	r.azurite(syscall.SIGSTOP) // the load ends by its duration; the final reads then wait
+	r.await("final reads: still waiting for the target after 5s")
+	r.signal(syscall.SIGINT)
+	r.await("stormcheck: interrupted: the load is already over; the final reads go on, then the cleanup and the checks (Ctrl-C again to skip the final reads)")
+	r.signal(syscall.SIGINT)
+	r.await("cleanup: deleting the run's resources")
+	r.signal(syscall.SIGINT)
+	r.wait(2*time.Minute, exitInterrupted)
+	if strings.Contains(r.stderr.String(), "stopping the load") {
+		t.Errorf("a Ctrl-C after the load said it stops the load:\n%s", r.stderr.String())
+	}
+	if s := r.summary(); !s.Interrupted || s.ExitCode != exitInterrupted {
+		t.Errorf("summary: interrupted %v, exit %d", s.Interrupted, s.ExitCode)
+	}
+	r.historyReadable(false)
+}
+
 // cleanupLine is the command a run prints for what it left.
 var cleanupLine = regexp.MustCompile(`(?m)^  (stormcheck cleanup --run ([0-9a-f]{8}) .*)$`)
 

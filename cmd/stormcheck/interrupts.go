@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/stormcheck/stormcheck/runner"
@@ -19,44 +20,113 @@ import (
 //     runner.CleanupAfterAbort, and the results are written;
 //  3. stop the cleanup; what it did not delete is listed with the
 //     `stormcheck cleanup` command that deletes it later.
+//
+// What a press says depends on the run's stage (runner.Options.Stage): a
+// first press after the load is over stops nothing that is still to come,
+// and says so. A fourth and later press changes nothing: it says what is
+// running and that the results follow.
 type interrupts struct {
 	load, abort, abandon context.Context
 	release              func()
+	stage                atomic.Int32 // a runner.Stage, or stageUpload
+	upload               atomic.Bool  // the run uploads its results at the end
 }
 
+// setStage is runner.Options.Stage.
+func (in *interrupts) setStage(st runner.Stage) { in.stage.Store(int32(st)) }
+
 func catchInterrupts(stderr io.Writer) *interrupts {
-	load, stopLoad := context.WithCancel(context.Background())
-	abort, abortNow := context.WithCancel(context.Background())
-	abandon, abandonNow := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, interruptSignals()...)
+	in := newInterrupts(stderr, sigs)
+	release := in.release
+	in.release = func() {
+		signal.Stop(sigs)
+		release()
+	}
+	return in
+}
+
+// newInterrupts acts on each value from sigs, a press of Ctrl-C.
+func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
+	in := &interrupts{}
+	var stopLoad, abortNow, abandonNow context.CancelFunc
+	in.load, stopLoad = context.WithCancel(context.Background())
+	in.abort, abortNow = context.WithCancel(context.Background())
+	in.abandon, abandonNow = context.WithCancel(context.Background())
+	steps := []context.CancelFunc{stopLoad, abortNow, abandonNow}
 	done := make(chan struct{})
 	go func() {
-		steps := []struct {
-			cancel context.CancelFunc
-			say    string
-		}{
-			{stopLoad, "interrupted: stopping the load; final reads, cleanup and checks follow (Ctrl-C again to skip the final reads)"},
-			{abortNow, fmt.Sprintf("interrupted again: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", runner.CleanupAfterAbort)},
-			{abandonNow, "interrupted a third time: stopping the cleanup; what is left is listed at the end with the command that deletes it"},
-		}
-		for _, s := range steps {
+		for press := 1; ; press++ {
 			select {
 			case <-done:
 				return
 			case <-sigs:
 			}
-			fmt.Fprintf(stderr, "stormcheck: %s\n", s.say)
-			s.cancel()
+			fmt.Fprintf(stderr, "stormcheck: %s\n", pressSays(press, runner.Stage(in.stage.Load()), in.upload.Load()))
+			if press <= len(steps) {
+				steps[press-1]()
+			}
 		}
 	}()
-	return &interrupts{load: load, abort: abort, abandon: abandon, release: func() {
-		signal.Stop(sigs)
+	in.release = func() {
 		close(done)
 		stopLoad()
 		abortNow()
 		abandonNow()
-	}}
+	}
+	return in
+}
+
+// stageUpload follows the run's stages: its results are written and
+// `run --upload` copies them (the third press stops that).
+const stageUpload = runner.StageChecks + 1
+
+// pressSays is what the press-th Ctrl-C says when the run is at stage st;
+// upload: the run uploads its results at the end.
+func pressSays(press int, st runner.Stage, upload bool) string {
+	said := map[int]string{1: "interrupted", 2: "interrupted again", 3: "interrupted a third time"}[press]
+	if said == "" {
+		said = fmt.Sprintf("interrupted %d times", press)
+	}
+	skipUpload := ""
+	if upload && press == 3 {
+		skipUpload = "; the upload is skipped"
+	}
+	switch {
+	case press == 1 && st == runner.StageLoad:
+		return said + ": stopping the load; final reads, cleanup and checks follow (Ctrl-C again to skip the final reads)"
+	case press == 1 && st == runner.StageFinalReads:
+		return said + ": the load is already over; the final reads go on, then the cleanup and the checks (Ctrl-C again to skip the final reads)"
+	case press == 1 && st == runner.StageCleanup:
+		return said + ": the load and the final reads are over; the cleanup goes on, then the checks (Ctrl-C twice more to stop the cleanup)"
+	case press == 2 && st <= runner.StageFinalReads:
+		return fmt.Sprintf("%s: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
+	case press == 2 && st == runner.StageCleanup:
+		return said + ": the cleanup goes on (Ctrl-C again to stop it)"
+	case press == 3 && st <= runner.StageCleanup:
+		return said + ": stopping the cleanup; what is left is listed at the end with the command that deletes it" + skipUpload
+	case st == stageUpload && press < 3:
+		return fmt.Sprintf("%s: the results are written; the upload goes on (Ctrl-C %d more time(s) to stop it)", said, 3-press)
+	case st == stageUpload && press == 3:
+		return said + ": stopping the upload; the results stay in the results folder"
+	case st == stageUpload:
+		return said + ": the upload is stopping; the results stay in the results folder (Ctrl-C changes nothing more)"
+	}
+	running := "the checks are running"
+	switch st {
+	case runner.StageLoad:
+		running = "the load is stopping; the final reads and the cleanup are skipped"
+	case runner.StageFinalReads:
+		running = "the final reads are stopping; the cleanup is skipped"
+	case runner.StageCleanup:
+		running = "the cleanup is stopping"
+	}
+	more := "Ctrl-C changes nothing more"
+	if upload && press < 3 {
+		more = fmt.Sprintf("Ctrl-C %d more time(s) to skip the upload", 3-press)
+	}
+	return fmt.Sprintf("%s: %s%s; the results follow, written whatever is pressed (%s)", said, running, skipUpload, more)
 }
 
 // interruptSignals are the signals every command takes as Ctrl-C: SIGINT,

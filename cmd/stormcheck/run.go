@@ -202,6 +202,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	}
 	intr := catchInterrupts(stderr)
 	defer intr.release()
+	intr.upload.Store(f.upload != "")
 
 	exporters, stopExport, err := f.export.start(sc.Name, stderr)
 	if err != nil {
@@ -216,7 +217,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	opts := runner.Options{
 		ResultsDir: dir, Target: to, Log: disp.logWriter(), Abort: intr.abort, Abandon: intr.abandon,
 		UnreachableAfter: f.unreachableAfter, Shard: shard,
-		Progress: disp.update, ProgressEvery: disp.every(), Exporters: exporters,
+		Progress: disp.update, ProgressEvery: disp.every(), Exporters: exporters, Stage: intr.setStage,
 	}
 	fmt.Fprintf(stderr, "stormcheck: running %s, results in %s\n", sc.File, dir)
 	sum, runErr := runner.Run(intr.load, sc, opts)
@@ -237,6 +238,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 		fmt.Fprintf(stderr, "stormcheck: run %s left resources on the target; delete them later with:\n  %s\n", sum.RunID, cleanupCommand(sum.RunID, dir, f))
 	}
 	if f.upload != "" {
+		intr.setStage(stageUpload)
 		code = uploadResults(intr, sc, to, f.upload, sum, dir, stderr, code)
 	}
 	fmt.Fprintf(stdout, "\nresults: %s (exit code %d)\n", dir, code)
