@@ -46,9 +46,6 @@ func (c *ContainerLease) Finish() Result {
 	var et leaseExclTotals
 	var pt leaseProtoTotals
 	for _, m := range c.keys.models() {
-		if m.leaseCalls > 0 {
-			pt.keys++
-		}
 		m.checkExclusion(&et)
 		m.checkProtocol(&pt)
 		m.flush(&v)

@@ -86,9 +86,8 @@ func (c *PopReceipt) Finish() Result {
 		b.WriteString(": no superseded receipt accepted, no deleted message reappeared, dequeue counts rose")
 	}
 	r := v.result(PopReceiptName, b.String())
-	if r.Verdict == Pass && t.msgs == 0 {
-		r.Verdict = Undecided
-	}
+	// No message (t.msgs == 0) means no receipt, update or delete either:
+	// decided(0) makes a Pass Undecided.
 	return r.decided(t.receipts + t.updates + t.deletes).of(t.receipts + t.updates + t.deletes)
 }
 
