@@ -26,6 +26,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 )
 
 // Signer signs requests for one account. It is safe for concurrent use.
@@ -75,8 +77,18 @@ func New(account, key string) (*Signer, error) {
 	return s, nil
 }
 
-// Account is the account the signer signs for.
-func (s *Signer) Account() string { return s.account }
+// Policy is s as a per-retry policy of the SDK's pipeline: it signs each
+// attempt, then sends it on.
+func (s *Signer) Policy() policy.Policy { return signPolicy{s} }
+
+type signPolicy struct{ s *Signer }
+
+func (p signPolicy) Do(req *policy.Request) (*http.Response, error) {
+	if err := p.s.Sign(req.Raw()); err != nil {
+		return nil, err
+	}
+	return req.Next()
+}
 
 // Sign sets r's x-ms-date (when it has none) and its Authorization. It
 // fails only on a query string that does not parse.
