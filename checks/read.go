@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // maxHistoryWindow bounds the window a compressed history may ask the
@@ -17,6 +19,13 @@ import (
 // 512 MiB (the library's default bound) in ten bytes, which the reader
 // would allocate before reading a record.
 const maxHistoryWindow = 8 << 20
+
+// MaxRecordBytes bounds one record (one line) of a history, plain or
+// after decompression; the history itself may be any length and is
+// streamed. A record is one operation: under 2 KiB even with 1 MiB
+// payloads (a long value is recorded as its head, length and digest),
+// more for a batch or a query that lists its rows, never near this.
+const MaxRecordBytes = 64 << 20
 
 // zstdMagic starts every zstd frame (RFC 8878, section 3.1.1).
 var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
@@ -112,8 +121,8 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 		b, err := rd.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long, b...)
-			if len(long) > 64<<20 {
-				return fmt.Errorf("history line %d: longer than 64 MiB", line+1)
+			if len(long) > MaxRecordBytes {
+				return &boundedread.Error{Line: line + 1, What: "a record (one line) of a history", Size: -1, Bound: MaxRecordBytes}
 			}
 			continue
 		}

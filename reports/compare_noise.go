@@ -1,15 +1,11 @@
 package reports
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
-	"regexp"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
-
-var hlogHeader = regexp.MustCompile(`stormcheck latency log: workload "([^"]*)", op "([^"]*)"`)
 
 // latencyNoise reads a run's hlog directory and returns, per (workload, op)
 // key and percentile name, the standard error (ms) of that percentile
@@ -29,10 +25,10 @@ func latencyNoise(dir string) map[string]map[string]float64 {
 		}
 		steady := perSecond[1 : len(perSecond)-1]
 		m := map[string]float64{}
-		for _, p := range comparedPercentiles {
+		for i, p := range comparedPercentiles {
 			xs := make([]float64, len(steady))
-			for i, h := range steady {
-				xs[i] = float64(h.ValueAtQuantile(p.q)) / 1000
+			for j, q := range steady {
+				xs[j] = q[i]
 			}
 			m[p.name] = stderr(xs)
 		}
@@ -42,38 +38,34 @@ func latencyNoise(dir string) map[string]map[string]float64 {
 }
 
 // readIntervals reads one hlog file: its (workload, op) key from the
-// header comment, and its interval histograms in order.
-func readIntervals(path string) (string, []*hdrhistogram.Histogram) {
+// header comment, and the compared percentiles (ms, in the order of
+// comparedPercentiles) of each interval that holds values, in order. It
+// streams the log as the report does (a line is bounded by
+// MaxHlogLineBytes) and keeps the figures, not the histograms: a
+// histogram is 188 KB in memory, a second of a day-long run's log one
+// line. A log that stops reading gives what was read before.
+func readIntervals(path string) (string, [][]float64) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", nil
 	}
 	defer f.Close()
-	// The header comment names the series.
-	sc := bufio.NewScanner(f)
 	key := ""
-	for i := 0; i < 5 && sc.Scan(); i++ {
-		if m := hlogHeader.FindStringSubmatch(sc.Text()); m != nil {
-			key = opKey{m[1], m[2]}.key()
-			break
-		}
-	}
+	var qs [][]float64
+	_ = scanLatencyLog(f, func(workload, op string) { key = opKey{workload, op}.key() },
+		func(_ float64, h *hdrhistogram.Histogram) error {
+			if h.TotalCount() == 0 {
+				return nil
+			}
+			q := make([]float64, len(comparedPercentiles))
+			for i, p := range comparedPercentiles {
+				q[i] = float64(h.ValueAtQuantile(p.q)) / 1000
+			}
+			qs = append(qs, q)
+			return nil
+		})
 	if key == "" {
 		return "", nil
 	}
-	if _, err := f.Seek(0, 0); err != nil {
-		return "", nil
-	}
-	r := hdrhistogram.NewHistogramLogReader(f)
-	var hs []*hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil || h == nil {
-			break
-		}
-		if h.TotalCount() > 0 {
-			hs = append(hs, h)
-		}
-	}
-	return key, hs
+	return key, qs
 }

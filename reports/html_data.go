@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // This file reads a run's HdrHistogram logs (hlog/, written by Metrics)
@@ -140,7 +142,7 @@ func readLatencyLog(r io.Reader) (*LatencySeries, error) {
 func scanLatencyLog(r io.Reader, header func(workload, op string), interval func(ts float64, h *hdrhistogram.Histogram) error) error {
 	var startSec float64 // the log's StartTime, to make absolute stamps relative
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024) // an interval line holds a whole encoded histogram
+	sc.Buffer(make([]byte, 64*1024), MaxHlogLineBytes)
 	line := 0
 	for sc.Scan() {
 		line++
@@ -185,8 +187,18 @@ func scanLatencyLog(r io.Reader, header func(workload, op string), interval func
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return &boundedread.Error{Line: line + 1, What: "a line of a latency log", Size: -1, Bound: MaxHlogLineBytes}
+	}
 	return sc.Err()
 }
+
+// MaxHlogLineBytes bounds a line of a latency log (hlog/*.hlog) as report,
+// compare and merge read it; the log itself may be any length (one line a
+// second) and is streamed. An interval line holds one encoded histogram:
+// about 400 bytes in a quickstart run, and under 300 KiB for a histogram
+// with every one of its 23,552 counters set.
+const MaxHlogLineBytes = 16 << 20
 
 func hlogIsNumber(s string) bool {
 	_, err := strconv.ParseFloat(s, 64)

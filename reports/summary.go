@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // Summary is a run's result document: what summary.json holds and what the
@@ -340,14 +340,27 @@ func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
 	}
 }
 
+// MaxSummaryBytes bounds a summary.json that report, compare, check and
+// merge read (whole). Its size grows with the run's length: 167 KB for the
+// quickstart's 20 s; hot-partition's 6 workloads write 1.2 MB in 15 s,
+// 2.3 MB in 60 s and 2.4 MB in 150 s (the unit table is full at 4096 units
+// by then; each further second adds 1.3 KB), so about 117 MB in a day. A
+// merged run's is as large as one run's of its length (4 shards of
+// shards.yaml, 60 s: 118 KB). Reading one at the bound takes about twice
+// the bound in memory.
+const MaxSummaryBytes = 256 << 20
+
 // ReadSummary reads a summary.json written by WriteSummaryJSON. Unknown
 // fields are ignored, so newer files still read; but a file that is empty,
 // cut short, or JSON of something else (no "scenario" and "started", which
 // every run writes, even one stopped before its target started) is an
 // error: report and compare used to take another tool's summary.json for
 // an empty run, rewrite report.html from it and say "no regression".
+//
+// A file larger than MaxSummaryBytes is refused (a *boundedread.Error)
+// before it is read whole.
 func ReadSummary(path string) (*Summary, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, MaxSummaryBytes, "a summary.json")
 	if err != nil {
 		return nil, err
 	}

@@ -11,12 +11,28 @@ import (
 	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
+	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // shardDirPattern is a shard's folder in an upload container
 // (ShardPrefix): shard-<I>-of-<N>.
 var shardDirPattern = regexp.MustCompile(`^shard-[0-9]+-of-[0-9]+$`)
+
+// shardFileBound is the size bound of a shard's file that the merge reads
+// whole (summary.json, scenario.yaml), and what it is; 0 for the others
+// (the history and the latency logs are streamed, the rest is not read).
+func shardFileBound(file string) (int64, string) {
+	switch file {
+	case SummaryFile:
+		return reports.MaxSummaryBytes, "a summary.json"
+	case ScenarioFile:
+		return scenarios.MaxFileBytes, "a scenario or rule file"
+	}
+	return 0, ""
+}
 
 // DownloadShards copies the shards' results that `run --upload` left in
 // blob container name on the target (blobs <run id>/shard-<I>-of-<N>/...)
@@ -61,9 +77,12 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, n
 		return nil, "", fmt.Errorf("%q is not a run id", runID)
 	}
 	prefix := runID + "/"
-	dirs := map[string]bool{}
+	// Every blob is listed and judged before any is downloaded: a shard's
+	// summary.json and scenario.yaml are read whole by the merge, so one
+	// past its bound is refused here, with nothing written.
+	type item struct{ name, shard, file string }
+	var items []item
 	pager := c.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{Prefix: &prefix})
-	n := 0
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
@@ -79,24 +98,32 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, n
 			if !ok || !shardDirPattern.MatchString(shard) || clean != file || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
 				return nil, runID, fmt.Errorf("container %s: blob %q is not a shard's result (want %sshard-I-of-N/PATH)", name, *b.Name, prefix)
 			}
-			local := filepath.Join(dest, shard, filepath.FromSlash(file))
-			if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
-				return nil, runID, err
+			if bound, what := shardFileBound(file); bound > 0 && b.Properties != nil && b.Properties.ContentLength != nil && *b.Properties.ContentLength > bound {
+				return nil, runID, &boundedread.Error{File: fmt.Sprintf("container %s: blob %s", name, *b.Name), What: what, Size: *b.Properties.ContentLength, Bound: bound}
 			}
-			f, err := os.OpenFile(local, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-			if err != nil {
-				return nil, runID, err
-			}
-			_, err = c.NewBlobClient(*b.Name).DownloadFile(ctx, f, nil)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return nil, runID, fmt.Errorf("downloading %s from container %s: %s", *b.Name, name, describeCallErr(err))
-			}
-			dirs[filepath.Join(dest, shard)] = true
-			n++
+			items = append(items, item{*b.Name, shard, file})
 		}
+	}
+	dirs := map[string]bool{}
+	n := 0
+	for _, it := range items {
+		local := filepath.Join(dest, it.shard, filepath.FromSlash(it.file))
+		if err := os.MkdirAll(filepath.Dir(local), 0o755); err != nil {
+			return nil, runID, err
+		}
+		f, err := os.OpenFile(local, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err != nil {
+			return nil, runID, err
+		}
+		_, err = c.NewBlobClient(it.name).DownloadFile(ctx, f, nil)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, runID, fmt.Errorf("downloading %s from container %s: %s", it.name, name, describeCallErr(err))
+		}
+		dirs[filepath.Join(dest, it.shard)] = true
+		n++
 	}
 	if n == 0 {
 		return nil, runID, fmt.Errorf("container %s on %s holds nothing under %s: no shard of run %s uploaded its results there", name, t.Desc, prefix, runID)

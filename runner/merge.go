@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -24,16 +25,32 @@ func ReadShards(dirs []string) ([]reports.ShardResults, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: no readable %s (a shard's results directory holds one): %w", d, SummaryFile, err)
 		}
-		sc, err := os.ReadFile(filepath.Join(d, ScenarioFile))
+		sc, err := scenarios.ReadFile(filepath.Join(d, ScenarioFile)) // bounded as a scenario
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
 		if _, err := os.Stat(HistoryPath(d)); err != nil {
 			return nil, fmt.Errorf("%s: no history (%s): %w", d, HistoryFile, err)
 		}
+		if err := firstRecordFits(HistoryPath(d)); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
+		}
 		shards = append(shards, reports.ShardResults{Dir: d, Summary: s, Scenario: sc})
 	}
 	return reports.CheckShards(shards)
+}
+
+// firstRecordFits reads a history up to its first record and returns the
+// error when that record is past its bound (checks.MaxRecordBytes): a
+// device, or a file that is no history, refused before the merge writes
+// anything. Any other problem is the merge's to report, as it goes.
+func firstRecordFits(path string) error {
+	errFirst := errors.New("first record read")
+	err := checks.ReadHistoryFile(path, func(*checks.Op) error { return errFirst })
+	if boundedread.As(err) != nil {
+		return err
+	}
+	return nil
 }
 
 // MergeShards merges the shards' results (as ReadShards returns them) into

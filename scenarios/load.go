@@ -14,15 +14,28 @@ import (
 // from the operating system; one larger than 1 MiB, or invalid, gives an
 // ErrorList.
 func Load(path string) (*Scenario, error) {
+	data, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// MaxFileBytes bounds a scenario file (and a rule file): Load refuses a
+// larger one before reading it whole.
+const MaxFileBytes = yamlx.MaxFileBytes
+
+// ReadFile reads a scenario file's bytes, unparsed, as Load does: one
+// larger than MaxFileBytes is an ErrorList (its error wraps a
+// *boundedread.Error); one that cannot be read gives the error from the
+// operating system.
+func ReadFile(path string) ([]byte, error) {
 	data, err := yamlx.ReadFile(path)
 	var e *Error
 	if errors.As(err, &e) {
 		return nil, ErrorList{e}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return Parse(path, data)
+	return data, err
 }
 
 // Parse loads a scenario from data strictly: unknown fields, duplicate

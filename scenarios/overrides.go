@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,8 +9,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 )
 
 // Overrides are command-line changes to a scenario, applied to the file's
@@ -53,11 +50,7 @@ func LoadWithOverrides(path string, o Overrides) (*Scenario, []string, error) {
 		s, err := Load(path)
 		return s, nil, err
 	}
-	data, err := yamlx.ReadFile(path)
-	var e *Error
-	if errors.As(err, &e) {
-		return nil, nil, ErrorList{e}
-	}
+	data, err := ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -41,7 +42,12 @@ To read the history yourself: zstd -dc RESULTS_DIR/history.jsonl.zst | head`,
 // checkSaved re-runs the checks of a saved run over its history file.
 func checkSaved(cmd *cobra.Command, dir string) int {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if saved, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile)); err == nil && saved.Shard != nil && saved.Shard.Count > 1 {
+	saved, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile))
+	if boundedread.As(err) != nil { // summary.json is optional (a killed run wrote none), but one past its bound is refused
+		fmt.Fprintln(stderr, "stormcheck check:", err)
+		return exitUsage
+	}
+	if err == nil && saved.Shard != nil && saved.Shard.Count > 1 {
 		sh := saved.Shard
 		fmt.Fprintf(stderr, "stormcheck check: %s holds shard %d of %d of run %s: its history is only part of the run's (shared keys are written by every shard, the setup is in shard 0's, the final reads in the last shard's), so its checks would judge what they cannot see; merge the shards and check the merged run: stormcheck merge OUT DIR...\n", dir, sh.Index, sh.Count, sh.RunID)
 		return exitUsage
@@ -69,11 +75,15 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 	if err == nil {
 		err = runner.WriteArtifacts(dir, results) // pictures of violations, beside the history
 	}
+	if boundedread.As(err) != nil { // a record past its bound: the history is not one stormcheck wrote
+		fmt.Fprintln(stderr, "stormcheck check:", err)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck check:", err)
 		return exitHarness
 	}
-	reports.WriteText(stdout, checkedSummary(dir, sc, results))
+	reports.WriteText(stdout, checkedSummary(saved, sc, results))
 	code := exitOK
 	if truncated {
 		code = exitUndecided // what the missing records held was not judged
@@ -90,12 +100,12 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 }
 
 // checkedSummary is what check prints: the saved run's header (seed,
-// target, start, elapsed, as summary.json recorded them) with the new
-// verdicts. Without summary.json (a run killed before writing it) the
-// header has what the scenario says and no times.
-func checkedSummary(dir string, sc *scenarios.Scenario, results []checks.Result) *reports.Summary {
+// target, start, elapsed, as its summary.json recorded them) with the new
+// verdicts. Without a saved summary (nil: a run killed before writing it)
+// the header has what the scenario says and no times.
+func checkedSummary(saved *reports.Summary, sc *scenarios.Scenario, results []checks.Result) *reports.Summary {
 	s := &reports.Summary{Scenario: sc.Name, File: sc.File, Seed: sc.Seed, Checks: results}
-	if saved, err := reports.ReadSummary(filepath.Join(dir, runner.SummaryFile)); err == nil {
+	if saved != nil {
 		s.File, s.Seed, s.Target, s.Interrupted = saved.File, saved.Seed, saved.Target, saved.Interrupted
 		s.Started, s.Elapsed, s.Startup, s.LoadStart = saved.Started, saved.Elapsed, saved.Startup, saved.LoadStart
 	}

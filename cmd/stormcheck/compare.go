@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -70,7 +71,10 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 	}
 	tol := tolerance.v
 	if !tolerance.set {
-		tol = scenarioTolerance(newPath)
+		if tol, err = scenarioTolerance(newPath); err != nil {
+			fmt.Fprintln(stderr, "stormcheck compare:", err)
+			return exitUsage
+		}
 	}
 	c := reports.CompareRuns(base, cur, reports.CompareOptions{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
 	if asJSON {
@@ -130,14 +134,19 @@ func loadRun(path string) (*reports.Summary, string, error) {
 }
 
 // scenarioTolerance is the compare tolerance of the run's saved scenario,
-// or 0.1.
-func scenarioTolerance(path string) float64 {
+// or 0.1 when it has none that loads; a scenario past its size bound is an
+// error.
+func scenarioTolerance(path string) (float64, error) {
 	dir := path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir = filepath.Dir(path)
 	}
-	if sc, err := scenarios.Load(filepath.Join(dir, runner.ScenarioFile)); err == nil {
-		return sc.Compare.Tolerance
+	sc, err := scenarios.Load(filepath.Join(dir, runner.ScenarioFile))
+	if err == nil {
+		return sc.Compare.Tolerance, nil
 	}
-	return 0.1
+	if big := boundedread.As(err); big != nil {
+		return 0, big
+	}
+	return 0.1, nil
 }

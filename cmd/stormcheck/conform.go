@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -140,7 +141,10 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	var base *verdict.Baseline
 	if f.baseline != "" {
-		if base, err = readBaseline(f.baseline); err != nil {
+		if base, err = readBaseline(f.baseline); boundedread.As(err) != nil {
+			fmt.Fprintln(stderr, "stormcheck conform: --baseline", err) // it names the file
+			return exitUsage
+		} else if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform: baseline %s: %v\n", f.baseline, err)
 			return exitUsage
 		}
@@ -254,18 +258,14 @@ func listed(ids []string) string {
 // readBaseline reads a baseline file, or the shipped baseline of that name
 // when no such file exists.
 func readBaseline(name string) (*verdict.Baseline, error) {
-	file, err := os.Open(name)
-	if err == nil {
-		defer file.Close()
-		return verdict.ReadBaseline(file)
+	b, err := verdict.ReadBaselineFile(name)
+	if !os.IsNotExist(err) {
+		return b, err
 	}
-	if data, ok := conformance.ShippedBaseline(name); ok && os.IsNotExist(err) {
+	if data, ok := conformance.ShippedBaseline(name); ok {
 		return verdict.ReadBaseline(bytes.NewReader(data))
 	}
-	if os.IsNotExist(err) {
-		return nil, fmt.Errorf("no such file, and no shipped baseline of that name (shipped: %s)", strings.Join(conformance.ShippedBaselines(), ", "))
-	}
-	return nil, err
+	return nil, fmt.Errorf("no such file, and no shipped baseline of that name (shipped: %s)", strings.Join(conformance.ShippedBaselines(), ", "))
 }
 
 // baselineTarget names the target in a baseline file: stable from run to

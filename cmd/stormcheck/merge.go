@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -111,6 +112,9 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 		defer stop()
 		dest := filepath.Join(out, "shards")
 		dirs, runID, err := runner.DownloadShards(ctx, st, to, f.from, f.runID, dest)
+		if boundedread.As(err) != nil { // a shard's file past its bound, refused before anything is downloaded
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
+		}
 		if err != nil {
 			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
 		}

@@ -1,11 +1,14 @@
 package verdict
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sort"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // Baseline records the divergences accepted for one target: known
@@ -28,6 +31,23 @@ type AcceptedDivergence struct {
 	// Reason says why it is accepted; Link points to the issue or doc.
 	Reason string `json:"reason,omitempty"`
 	Link   string `json:"link,omitempty"`
+}
+
+// MaxBaselineBytes bounds a baseline file (conform --baseline). The shipped
+// azurite-3.37.0 baseline is 31 KB for 51 divergences (620 bytes each); a
+// baseline of every rule a --rules folder can hold (conformance.MaxRulesBytes
+// of rules at the shipped 1.2 KB per rule), each diverging, is about 9 MB.
+const MaxBaselineBytes = 16 << 20
+
+// ReadBaselineFile reads the baseline file at path with ReadBaseline; a
+// file larger than MaxBaselineBytes is refused (a *boundedread.Error)
+// before it is read whole.
+func ReadBaselineFile(path string) (*Baseline, error) {
+	data, err := boundedread.ReadFile(path, MaxBaselineBytes, "a baseline file")
+	if err != nil {
+		return nil, err
+	}
+	return ReadBaseline(bytes.NewReader(data))
 }
 
 // ReadBaseline reads a baseline file strictly: unknown fields, trailing

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // Ensure returns the path of an azurite binary of exactly opts.Version
@@ -90,10 +92,15 @@ func binVersion(ctx context.Context, bin string) (string, error) {
 	return lines[len(lines)-1], nil
 }
 
+// maxPackageJSONBytes bounds a package.json that packageVersion reads:
+// Azurite 3.37.0's is 19 KB. A larger one is not Azurite's (binVersion then
+// asks the binary).
+const maxPackageJSONBytes = 1 << 20
+
 // packageVersion reads the version of the npm package "azurite" from a
 // package.json; any other package is an error.
 func packageVersion(path string) (string, error) {
-	b, err := os.ReadFile(path)
+	b, err := boundedread.ReadFile(path, maxPackageJSONBytes, "a package.json")
 	if err != nil {
 		return "", err
 	}

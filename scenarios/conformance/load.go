@@ -10,8 +10,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/scenarios/internal/yamlx"
 )
+
+// MaxRulesBytes bounds the rule files of a folder together (each is also
+// bounded by itself, at 1 MiB): the 20 shipped files hold 361 KB (310
+// rules); a folder is read one file at a time and refused once its files
+// have held more than this.
+const MaxRulesBytes = 16 << 20
 
 // LoadDir loads every *.yaml file of dir, in name order, into one RuleSet.
 // Rule ids must be unique across the files; a duplicate is reported at the
@@ -41,6 +48,7 @@ func LoadFS(fsys fs.FS, label string) (*RuleSet, error) {
 	rs := &RuleSet{}
 	var errs ErrorList
 	first := map[string]Rule{}
+	var total int64
 	for _, name := range files {
 		f := filepath.Join(label, name)
 		data, err := yamlx.ReadFS(fsys, name, f) // at most 1 MiB
@@ -51,6 +59,11 @@ func LoadFS(fsys fs.FS, label string) (*RuleSet, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if total += int64(len(data)); total > MaxRulesBytes {
+			return nil, ErrorList{{File: label, Err: &boundedread.Error{File: label, What: "a rules folder", Size: -1, Bound: MaxRulesBytes},
+				Msg: fmt.Sprintf("its *.yaml files hold more than %s together (%d of its %d files, up to %s, hold %d bytes); a rules folder holds at most %d bytes (%s)",
+					boundedread.Bytes(MaxRulesBytes), slices.Index(files, name)+1, len(files), name, total, MaxRulesBytes, boundedread.Bytes(MaxRulesBytes))}}
 		}
 		rules, err := Parse(f, data)
 		if err != nil {

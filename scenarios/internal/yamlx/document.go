@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // MaxFileBytes bounds a scenario or rule file. The largest file shipped is a
@@ -46,22 +48,19 @@ func ReadFS(fsys fs.FS, name, label string) ([]byte, error) {
 }
 
 func readBounded(f fs.File, label string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
-	if err != nil {
-		return nil, err
+	data, err := boundedread.Read(f, label, MaxFileBytes, fileKind)
+	if big := boundedread.As(err); big != nil {
+		return nil, &Error{File: label, Msg: big.Msg(), Err: big}
 	}
-	if len(data) > MaxFileBytes {
-		size := "more than 1 MiB"
-		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
-			size = fmt.Sprintf("%d bytes", fi.Size())
-		}
-		return nil, tooLarge(label, size)
-	}
-	return data, nil
+	return data, err
 }
 
-func tooLarge(file, size string) *Error {
-	return &Error{File: file, Msg: fmt.Sprintf("the file holds %s; a scenario or rule file holds at most %d bytes (1 MiB)", size, MaxFileBytes)}
+// fileKind names the files MaxFileBytes bounds, in the error.
+const fileKind = "a scenario or rule file"
+
+func tooLarge(file string, size int64) *Error {
+	big := &boundedread.Error{File: file, What: fileKind, Size: size, Bound: MaxFileBytes}
+	return &Error{File: file, Msg: big.Msg(), Err: big}
 }
 
 // ParseDocument parses data as exactly one YAML document and returns the
@@ -80,7 +79,7 @@ func ParseDocument(file string, data []byte) (*yaml.Node, *Error) {
 // (once, and a few more times to place a syntax error: see locate).
 func parseDocument(file string, data []byte) (root *yaml.Node, e *Error, passes int) {
 	if len(data) > MaxFileBytes {
-		return nil, tooLarge(file, fmt.Sprintf("%d bytes", len(data))), 0
+		return nil, tooLarge(file, int64(len(data))), 0
 	}
 	if !utf8.Valid(data) {
 		line, col := invalidUTF8At(data)

@@ -32,7 +32,13 @@ type Error struct {
 	Field string
 	// Msg says what is wrong and what is allowed.
 	Msg string
+	// Err is the error behind Msg, when there is one to match with
+	// errors.As (a file past its size bound: *boundedread.Error).
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the error as FILE:LINE:COL: FIELD: MSG.
 func (e *Error) Error() string {
