@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -19,7 +20,9 @@ import (
 // byte as it was, a failure leaves the old files, and a command that
 // rewrites a file of it (report) touches nothing else.
 
-// snapshot hashes every file under dir and records every directory.
+// snapshot hashes every file under dir (streaming: a file may be large)
+// and records every directory, and every symbolic link by its target (one
+// may point at /dev/zero).
 func snapshot(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	got := map[string]string{}
@@ -28,16 +31,25 @@ func snapshot(t *testing.T, dir string) map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, path)
-		if d.IsDir() {
+		switch {
+		case d.IsDir():
 			got[rel] = "dir"
 			return nil
+		case d.Type()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(path)
+			got[rel] = "-> " + target
+			return err
 		}
-		data, err := os.ReadFile(path)
+		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
-		sum := sha256.Sum256(data)
-		got[rel] = hex.EncodeToString(sum[:])
+		defer f.Close()
+		h := sha256.New()
+		if _, err := io.Copy(h, f); err != nil {
+			return err
+		}
+		got[rel] = hex.EncodeToString(h.Sum(nil))
 		return nil
 	})
 	if err != nil {

@@ -12,6 +12,7 @@
 package boundedread
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -107,28 +108,35 @@ func Read(f fs.File, name string, bound int64, what string) ([]byte, error) {
 			return nil, &Error{File: name, What: what, Size: size, Bound: bound}
 		}
 	}
-	// As os.ReadFile: one allocation when the size on disk is right.
-	buf := make([]byte, 0, max(min(size, bound)+1, 512))
+	// One allocation when the size on disk is right (as os.ReadFile);
+	// otherwise chunks, joined at the end, so that a device read up to the
+	// bound holds the bound once, not a slice grown by copying.
+	var chunks [][]byte
+	var total int64
 	r := io.LimitReader(f, bound+1)
-	for {
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
+	next := max(size, 0) + 1
+	for total <= bound {
+		chunk := make([]byte, min(next, bound+1-total))
+		n, err := io.ReadFull(r, chunk)
+		chunks = append(chunks, chunk[:n])
+		total += int64(n)
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
 			break
 		}
 		if err != nil {
 			return nil, err
 		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
+		next = min(max(2*next, 64<<10), 16<<20)
 	}
-	if int64(len(buf)) > bound {
+	if total > bound {
 		held := int64(-1)
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > bound {
 			held = fi.Size() // it grew while it was read
 		}
 		return nil, &Error{File: name, What: what, Size: held, Bound: bound}
 	}
-	return buf, nil
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	return bytes.Join(chunks, nil), nil
 }
