@@ -344,10 +344,11 @@ func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
 // merge read (whole). Its size grows with the run's length: 167 KB for the
 // quickstart's 20 s; hot-partition's 6 workloads write 1.2 MB in 15 s,
 // 2.3 MB in 60 s and 2.4 MB in 150 s (the unit table is full at 4096 units
-// by then; each further second adds 1.3 KB), so about 117 MB in a day. A
-// merged run's is as large as one run's of its length (4 shards of
-// shards.yaml, 60 s: 118 KB). Reading one at the bound takes about twice
-// the bound in memory.
+// by then, and only the per-second series grow); that summary with its
+// series made a day long (85,500 s) is 85 MB. A merged run's is as large
+// as one run's of its length (4 shards of shards.yaml, 60 s: 118 KB).
+// Read, a summary takes 2.5 to 4 times its size in memory (one of 248 MB:
+// 0.6 GB for report, 1.0 GB for report --format json).
 const MaxSummaryBytes = 256 << 20
 
 // ReadSummary reads a summary.json written by WriteSummaryJSON. Unknown
