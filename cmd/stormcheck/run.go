@@ -164,7 +164,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	if f.seed != 0 {
 		sc.Seed = f.seed
 	}
-	to := runner.TargetOptions{ConnectionString: f.connStr}
+	to := runner.TargetOptions{ConnectionString: f.connStr, Uses: runner.ScenarioServices(sc)}
 	switch f.target.value {
 	case scenarios.TargetAzurite:
 		sc.Target = scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
