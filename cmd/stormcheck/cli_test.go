@@ -312,7 +312,7 @@ func TestWrongKindOfPathSaysSo(t *testing.T) {
 func TestMalformedConnectionStringSaidOnce(t *testing.T) {
 	const secret = "c2VjcmV0c2VjcmV0"
 	for _, c := range []struct{ cs, want string }{
-		{"garbage;AccountKey=" + secret, "cannot be parsed: connection string is either blank or malformed"},
+		{"garbage;AccountKey=" + secret, "cannot be parsed: part 1 is not Name=value"},
 		{"DefaultEndpointsProtocol=http;AccountName=a;AccountKey=" + secret + "*;BlobEndpoint=http://127.0.0.1:1/a", "has an AccountKey that is not valid base64"},
 	} {
 		t.Setenv("EDGES_BAD_CS", c.cs)

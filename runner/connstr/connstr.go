@@ -153,16 +153,6 @@ func (p *Parsed) ClientURL(s Service) (string, error) {
 	return u + "?" + p.SAS, nil
 }
 
-// Need is an error naming the first service of need that has no endpoint.
-func (p *Parsed) Need(need Services) error {
-	for _, s := range need.List() {
-		if _, _, err := p.Endpoint(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Error is a connection string's parse error. Its message never holds a
 // value of the string; it reads after "the connection string ...".
 type Error struct{ msg string }
