@@ -287,6 +287,17 @@ func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
 	})
 }
 
+// tablesAndQueues is a run of a table and a queue workload on a
+// connection-string target.
+const tablesAndQueues = `
+name: sas
+duration: 2s
+target: {kind: connection-string}
+workloads:
+  - {name: entities, kind: table.etag-counter, actors: 2}
+  - {name: messages, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s}}
+`
+
 // TestConnectionStringRefusedBeforeSending: a string that gives a service
 // the caller uses no endpoint (a SAS with BlobEndpoint only, for a table
 // workload), or no credential, is ErrBadConnectionString from
@@ -294,14 +305,7 @@ func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
 // holding no secret, and nothing is dialled.
 func TestConnectionStringRefusedBeforeSending(t *testing.T) {
 	const sig = "c2VjcmV0c2VjcmV0"
-	sc := parse(t, `
-name: tables
-duration: 2s
-target: {kind: connection-string}
-workloads:
-  - {name: entities, kind: table.etag-counter, actors: 2}
-  - {name: messages, kind: queue.work, actors: 2}
-`)
+	sc := parse(t, tablesAndQueues)
 	if got, want := ScenarioServices(sc), connstr.Of(connstr.Blob, connstr.Queue, connstr.Table); got != want {
 		t.Errorf("ScenarioServices: %v, want %v", got.List(), want.List())
 	}
@@ -338,14 +342,7 @@ func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := "BlobEndpoint=" + inst.BlobURL + ";QueueEndpoint=" + inst.QueueURL + ";TableEndpoint=" + inst.TableURL + ";SharedAccessSignature=" + sas
-	sc := parse(t, `
-name: sas
-duration: 2s
-target: {kind: connection-string}
-workloads:
-  - {name: entities, kind: table.etag-counter, actors: 2}
-  - {name: messages, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s}}
-`)
+	sc := parse(t, tablesAndQueues)
 	d := &dialRecorder{}
 	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: d.dial, MaxIdleConnsPerHost: 16, IdleConnTimeout: 4 * time.Second}}
 	dir := t.TempDir() + "/results"
