@@ -257,7 +257,7 @@ func TestShardsShareOneAzurite(t *testing.T) {
 // anything runs (exit 2), saying what is allowed; --help teaches the flags
 // and hides --clock-skew.
 func TestShardFlagErrors(t *testing.T) {
-	const q = "../../scenarios/quickstart.yaml"
+	const q = "../../scenarios/examples/quickstart.yaml"
 	cs := []string{"--target", "connection-string"}
 	for _, tc := range []struct {
 		args []string
