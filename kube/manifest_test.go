@@ -22,7 +22,7 @@ import (
 // load reads a scenario of the repository.
 func load(t *testing.T, name string) *scenarios.Scenario {
 	t.Helper()
-	sc, err := scenarios.Load("../scenarios/" + name)
+	sc, err := scenarios.Load("../scenarios/examples/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,7 +506,7 @@ func TestLoadPhase(t *testing.T) {
 // Example output for the README's walk-through is made by the command;
 // this keeps the quantities' text form in view.
 func ExampleSize() {
-	sc, _ := scenarios.Load("../scenarios/quickstart.yaml")
+	sc, _ := scenarios.Load("../scenarios/examples/quickstart.yaml")
 	s := Size(sc, 4)
 	fmt.Println(s.CPU.String(), s.Memory.String(), s.Memory.Cmp(resource.MustParse("131Mi")) == 0)
 	// Output: 250m 131Mi true

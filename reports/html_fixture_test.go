@@ -141,7 +141,7 @@ func writeFixtureRun(t testing.TB, dir string, names fixtureNames) *Summary {
 			Out: checks.Output{Status: 200, ETag: `"e0"`, Value: "0 setup-1"}},
 	}
 	s := &Summary{
-		Scenario: names.scenario, File: "scenarios/" + names.scenario + ".yaml", Seed: 1,
+		Scenario: names.scenario, File: "scenarios/examples/" + names.scenario + ".yaml", Seed: 1,
 		Target:  "managed Azurite 3.37.0 (127.0.0.1:41839)",
 		Started: start, Elapsed: elapsed,
 		Workloads: ws, Harness: harness, Units: units,

@@ -83,7 +83,7 @@ func sampleSummary() *Summary {
 	op2.Seq, op2.Key = 13, "k1"
 	return &Summary{
 		Scenario:    "mixed",
-		File:        "scenarios/mixed.yaml",
+		File:        "scenarios/examples/mixed.yaml",
 		Seed:        42,
 		Target:      "managed Azurite 3.37.0 (127.0.0.1)",
 		Started:     time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC),

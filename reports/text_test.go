@@ -48,7 +48,7 @@ func TestWriteText(t *testing.T) {
 		return -1
 	}
 	tests := []string{
-		"scenario mixed (scenarios/mixed.yaml, seed 42)",
+		"scenario mixed (scenarios/examples/mixed.yaml, seed 42)",
 		"target managed Azurite 3.37.0 (127.0.0.1)",
 		"run started 2025-01-02 15:04:05 UTC, elapsed 1m0.2s",
 		"INTERRUPTED: stopped before the end; the figures and checks cover what ran",

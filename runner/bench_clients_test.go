@@ -105,7 +105,11 @@ workloads:
 
 	// The bare azblob loop: its own client, default options, the same
 	// HTTP transport settings, the same container and blobs.
-	bare, err := service.NewClientFromConnectionString(cs, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: newHTTPClient(actors + 16)}})
+	cred, err := service.NewSharedKeyCredential(fixtureAccount, fixtureKey)
+	if err != nil {
+		b.Fatal(err)
+	}
+	bare, err := service.NewClientWithSharedKeyCredential(endpoint, cred, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: newHTTPClient(actors + 16)}})
 	if err != nil {
 		b.Fatal(err)
 	}

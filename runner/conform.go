@@ -18,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/connstr"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -132,28 +133,18 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 // or container steps (or no table or queue step), its table when it has
 // table steps, its queue when it has queue steps.
 func (rr *ruleRun) setup(ctx context.Context, r *conformance.Rule) error {
-	var blobs, tables, queues bool
-	for _, st := range r.Steps {
-		switch service, _, _ := strings.Cut(st.Op, "."); service {
-		case "table":
-			tables = true
-		case "queue":
-			queues = true
-		case "blob", "container":
-			blobs = true
-		}
-	}
-	if blobs || (!tables && !queues) {
+	uses := ruleServices(r)
+	if uses.Has(connstr.Blob) {
 		if _, err := rr.t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
 			return fmt.Errorf("create the rule's container: %w", err)
 		}
 	}
-	if tables {
+	if uses.Has(connstr.Table) {
 		if err := rr.createTable(ctx); err != nil {
 			return fmt.Errorf("create the rule's table: %w", err)
 		}
 	}
-	if queues {
+	if uses.Has(connstr.Queue) {
 		if err := rr.createQueue(ctx); err != nil {
 			return fmt.Errorf("create the rule's queue: %w", err)
 		}

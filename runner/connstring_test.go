@@ -9,10 +9,10 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// TestCheckConnectionString: what the SDK cannot parse, and an AccountKey
-// that is not base64, are ErrBadConnectionString (bad input), from
-// CheckConnectionString and from OpenTarget alike, without the key; good
-// strings (shared key, SAS, none at all) pass.
+// TestCheckConnectionString: a string stormcheck cannot read, and an
+// AccountKey that is not base64, are ErrBadConnectionString (bad input),
+// from CheckConnectionString and from OpenTarget alike, without the key;
+// good strings (shared key, SAS) pass, and so does a target of another kind.
 func TestCheckConnectionString(t *testing.T) {
 	const secret = "c2VjcmV0c2VjcmV0"
 	st := scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "EDGES_CS"}

@@ -6,10 +6,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/connstr"
 	"github.com/stormcheck/stormcheck/runner/faults"
 )
 
@@ -49,14 +49,18 @@ func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.
 // the fault proxies, as a managed Azurite's: the shards of one run share
 // one Azurite by connection string, and a broken promise or a fault must
 // reach each shard's traffic. Faults only ever send traffic to loopback:
-// the connection string must name the account's key and loopback
+// the connection string must carry the account's key and name loopback
 // endpoints (an Azurite of your own).
-func (t *Target) connectionStringThroughFaults(ctx context.Context, cs string, o TargetOptions, opts *service.ClientOptions, hc *http.Client) error {
-	f := connectionStringFields(cs)
-	inst := &azurite.Instance{Account: f["accountname"], Key: f["accountkey"],
-		BlobURL: f["blobendpoint"], QueueURL: f["queueendpoint"], TableURL: f["tableendpoint"]}
-	if inst.Account == "" || inst.Key == "" || inst.BlobURL == "" {
-		return fmt.Errorf("target connection-string: the scenario's faults need a connection string with AccountName, AccountKey and BlobEndpoint (an Azurite of your own), to run its traffic through the fault proxy")
+func (t *Target) connectionStringThroughFaults(ctx context.Context, p *connstr.Parsed, o TargetOptions, opts *service.ClientOptions, hc *http.Client) error {
+	if p.Auth != connstr.SharedKey {
+		return fmt.Errorf("target connection-string: the scenario's faults need a connection string with AccountName and AccountKey (an Azurite of your own), to run its traffic through the fault proxy")
+	}
+	inst := &azurite.Instance{Account: p.AccountName, Key: p.AccountKey}
+	uses := o.Uses | connstr.Of(connstr.Blob) // (readConnectionString saw each has an endpoint)
+	for s, u := range map[connstr.Service]*string{connstr.Blob: &inst.BlobURL, connstr.Queue: &inst.QueueURL, connstr.Table: &inst.TableURL} {
+		if uses.Has(s) {
+			*u, _, _ = p.Endpoint(s)
+		}
 	}
 	for _, u := range []string{inst.BlobURL, inst.QueueURL, inst.TableURL} {
 		if u != "" && !loopbackURL(u) {
@@ -89,16 +93,4 @@ func loopbackURL(u string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
-}
-
-// connectionStringFields are a connection string's Name=value pairs, by
-// lower-case name (values as given: a key's base64 keeps its '=').
-func connectionStringFields(cs string) map[string]string {
-	f := map[string]string{}
-	for _, part := range strings.Split(cs, ";") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(part), "="); ok {
-			f[strings.ToLower(strings.TrimSpace(k))] = v
-		}
-	}
-	return f
 }

@@ -179,6 +179,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	inj := newInjection(sc)
 	to.Faults = inj.schedule()
 	to.MaxConns = totalActors + 16
+	to.Uses |= ScenarioServices(sc)
 	if to.Progress == nil {
 		to.Progress = o.Log
 	}

@@ -178,7 +178,7 @@ func TestCutTooFewDividedKeys(t *testing.T) {
 // TestCheckShardCut: the cut every shard will make is checked whole, up
 // front (stormcheck kube refuses manifests whose pods would all refuse).
 func TestCheckShardCut(t *testing.T) {
-	sc, err := scenarios.Load("../scenarios/shards.yaml")
+	sc, err := scenarios.Load("../scenarios/examples/shards.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

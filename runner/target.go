@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/connstr"
 	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/runner/throttle"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -57,6 +58,10 @@ type TargetOptions struct {
 	// ConnectionString, when set, wins over the scenario's target. Never
 	// printed.
 	ConnectionString string
+	// Uses are the services the caller sends to (empty: Blob alone). A
+	// connection string that gives one of them no endpoint is refused
+	// (ErrBadConnectionString) before anything is sent.
+	Uses connstr.Services
 	// Credential overrides the Entra ID credential (tests use a token
 	// credential against Azurite's OAuth mode).
 	Credential azcore.TokenCredential
@@ -131,22 +136,15 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		if cs == "" {
 			return nil, fmt.Errorf("target connection-string: environment variable %s is empty (set it, or pass --connection-string)", env)
 		}
-		if cerr := checkConnectionString(cs, from); cerr != nil {
+		p, cerr := readConnectionString(cs, from, o.Uses)
+		if cerr != nil {
 			return nil, cerr // bad input, not the harness (ErrBadConnectionString)
 		}
 		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
-			err = t.connectionStringThroughFaults(ctx, cs, o, opts, hc)
+			err = t.connectionStringThroughFaults(ctx, p, o, opts, hc)
 			break
 		}
-		t.Blob, err = service.NewClientFromConnectionString(cs, opts)
-		if f := connectionStringFields(cs); err == nil && f["accountname"] != "" && f["accountkey"] != "" {
-			// The SDK parsed it and made the service URL; stormcheck signs.
-			t.Blob, err = sharedKeyBlobClient(t.Blob.URL(), f["accountname"], f["accountkey"], opts)
-		}
-		if err == nil {
-			t.Desc = "connection string (" + hostOf(t.Blob.URL()) + ")"
-			t.connectionStringServices(cs, hc)
-		}
+		err = t.connectionStringClients(p, opts, hc)
 	case scenarios.TargetAccountKey:
 		key := os.Getenv(st.KeyEnv)
 		if key == "" {

@@ -31,7 +31,7 @@ func FuzzParse(f *testing.F) {
 	for _, seed := range aliasSeeds {
 		f.Add([]byte(seed))
 	}
-	for _, pattern := range []string{"*.yaml", "testdata/invalid/*.yaml"} {
+	for _, pattern := range []string{"examples/*.yaml", "testdata/invalid/*.yaml"} {
 		files, _ := filepath.Glob(pattern)
 		for _, file := range files {
 			data, err := os.ReadFile(file)

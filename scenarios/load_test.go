@@ -360,9 +360,9 @@ workloads:
 	}
 }
 
-// TestExamples loads every scenario shipped in this directory.
+// TestExamples loads every scenario shipped in examples/.
 func TestExamples(t *testing.T) {
-	files, err := filepath.Glob("*.yaml")
+	files, err := filepath.Glob("examples/*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,7 +377,7 @@ func TestExamples(t *testing.T) {
 }
 
 func TestQuickstart(t *testing.T) {
-	s, err := Load("quickstart.yaml")
+	s, err := Load("examples/quickstart.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,7 +397,7 @@ func TestQuickstart(t *testing.T) {
 }
 
 func TestOpenLoopAndLeaseExamples(t *testing.T) {
-	s, err := Load("open-loop.yaml")
+	s, err := Load("examples/open-loop.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestOpenLoopAndLeaseExamples(t *testing.T) {
 	if w.Executor != ExecutorOpen || w.Rate != 50 || w.Actors != 64 || w.Keys != 4 || !reflect.DeepEqual(w.Stages, want) {
 		t.Errorf("open-loop %+v", w)
 	}
-	s, err = Load("lease-mutex.yaml")
+	s, err = Load("examples/lease-mutex.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,11 @@ import (
 	"time"
 )
 
-//go:generate go run ../cmd/stormcheck schema --out scenario.schema.json
+//go:generate go run ../cmd/stormcheck schema --out examples/scenario.schema.json
 
-// SchemaFile is where the JSON Schema of scenario files is kept in the
-// repository, beside the scenarios that name it on their first line:
+// SchemaFile is the name of the JSON Schema of scenario files, kept in the
+// repository in examples/ beside the scenarios that name it on their
+// first line:
 //
 //	# yaml-language-server: $schema=./scenario.schema.json
 const SchemaFile = "scenario.schema.json"

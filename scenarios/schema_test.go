@@ -85,7 +85,7 @@ func TestSchemaFieldsAreTheLoaders(t *testing.T) {
 // TestSchemaFileIsCurrent: the schema kept in the repository is what
 // Schema makes today.
 func TestSchemaFileIsCurrent(t *testing.T) {
-	kept, err := os.ReadFile(SchemaFile)
+	kept, err := os.ReadFile(filepath.Join("examples", SchemaFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestSchemaFileIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(kept, b) {
-		t.Errorf("scenarios/%s is stale: run go generate ./scenarios/ (or stormcheck schema --out scenarios/%s)", SchemaFile, SchemaFile)
+		t.Errorf("scenarios/examples/%s is stale: run go generate ./scenarios/ (or stormcheck schema --out scenarios/examples/%s)", SchemaFile, SchemaFile)
 	}
 }
 
@@ -147,7 +147,7 @@ func asJSON(t *testing.T, path string) any {
 // wrong type, a value out of range, an unknown kind) are refused by it.
 func TestSchemaJudgesLikeTheLoader(t *testing.T) {
 	s := compileSchema(t)
-	shipped, _ := filepath.Glob("*.yaml")
+	shipped, _ := filepath.Glob("examples/*.yaml")
 	if len(shipped) < 10 {
 		t.Fatalf("%d shipped scenarios", len(shipped))
 	}

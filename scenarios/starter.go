@@ -8,7 +8,7 @@ import (
 // SchemaURL is where editors find the JSON Schema of scenario files when a
 // scenario lives outside this repository (the shipped ones point at
 // scenario.schema.json beside them).
-const SchemaURL = "https://raw.githubusercontent.com/stormcheck/stormcheck/main/scenarios/scenario.schema.json"
+const SchemaURL = "https://raw.githubusercontent.com/stormcheck/stormcheck/main/scenarios/examples/scenario.schema.json"
 
 // Starter returns a commented starter scenario for a workload of kind: one
 // workload with every param the kind takes at its default, each explained
@@ -36,7 +36,7 @@ func Starter(kind, schema string) ([]byte, error) {
 	line("#")
 	line("# Check it:  stormcheck validate FILE")
 	line("# Run it:    stormcheck run FILE   (a managed Azurite, nothing else needed)")
-	line("# Every field with its meaning: scenarios/quickstart.yaml; every kind: stormcheck kinds")
+	line("# Every field with its meaning: scenarios/examples/quickstart.yaml; every kind: stormcheck kinds")
 	line("")
 	line("# name: names the results folder and the reports; lowercase letters, digits and -.")
 	line("name: %s", name)
@@ -46,7 +46,7 @@ func Starter(kind, schema string) ([]byte, error) {
 	line("  - name: %s", wname)
 	line("    kind: %s", kind)
 	line("    # executor: closed (default: each actor waits for its answer) or open (arrivals at")
-	line("    # a fixed rate, set rate: N per second; see scenarios/open-loop.yaml).")
+	line("    # a fixed rate, set rate: N per second; see scenarios/examples/open-loop.yaml).")
 	line("    # actors: concurrent actors, 1 to %d. Default 1 (closed), %d (open).", maxActors, defaultOpenActors)
 	line("    actors: 8")
 	line("    # keys: how many distinct blobs, entities, partitions or queues the actors share.")

@@ -50,18 +50,18 @@ func TestBadUsageSaysWhatWasWrong(t *testing.T) {
 		want string
 	}{
 		{[]string{"report", "--format", "xml", "x"}, `invalid argument "xml" for "--format" flag: allowed: text, html, json`},
-		{[]string{"run", "--progress", "fancy", "../../scenarios/quickstart.yaml"}, `"fancy" for "--progress" flag: allowed: auto, bars, lines, none`},
-		{[]string{"run", "--duration", "soon", "../../scenarios/quickstart.yaml"}, `"soon" for "--duration"`},
-		{[]string{"run", "--duration", "-5s", "../../scenarios/quickstart.yaml"}, `--duration -5s: must be above 0`},
-		{[]string{"run", "--actors", "0", "../../scenarios/quickstart.yaml"}, `--actors 0: must be above 0`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--rate", "10"}, `--rate 10: no workload has executor: open`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--set", "counter.payload_bytes=lots"}, `--set counter.payload_bytes=lots: workloads[0].params.payload_bytes: must be a whole number`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--set", "countr.payload_bytes=1"}, `no workload named "countr" (did you mean "counter"?)`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--actors", "20000"}, `--actors 20000: workloads[0].actors: must be`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "0s"}, `--unreachable-after 0s: must be at least 1s`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "-1s"}, `--unreachable-after -1s: must be at least 1s`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--unreachable-after", "500ms"}, `--unreachable-after 500ms: must be at least 1s`},
-		{[]string{"run", "../../scenarios/quickstart.yaml", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
+		{[]string{"run", "--progress", "fancy", "../../scenarios/examples/quickstart.yaml"}, `"fancy" for "--progress" flag: allowed: auto, bars, lines, none`},
+		{[]string{"run", "--duration", "soon", "../../scenarios/examples/quickstart.yaml"}, `"soon" for "--duration"`},
+		{[]string{"run", "--duration", "-5s", "../../scenarios/examples/quickstart.yaml"}, `--duration -5s: must be above 0`},
+		{[]string{"run", "--actors", "0", "../../scenarios/examples/quickstart.yaml"}, `--actors 0: must be above 0`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--rate", "10"}, `--rate 10: no workload has executor: open`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--set", "counter.payload_bytes=lots"}, `--set counter.payload_bytes=lots: workloads[0].params.payload_bytes: must be a whole number`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--set", "countr.payload_bytes=1"}, `no workload named "countr" (did you mean "counter"?)`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--actors", "20000"}, `--actors 20000: workloads[0].actors: must be`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--unreachable-after", "0s"}, `--unreachable-after 0s: must be at least 1s`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--unreachable-after", "-1s"}, `--unreachable-after -1s: must be at least 1s`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--unreachable-after", "500ms"}, `--unreachable-after 500ms: must be at least 1s`},
+		{[]string{"run", "../../scenarios/examples/quickstart.yaml", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
 		{[]string{"conform", "--target", "azurite", "--connection-string", "AccountName=a;AccountKey=c2VjcmV0c2VjcmV0"}, `--connection-string and --target azurite disagree`},
 		{[]string{"cleanup", "--older-than", "0s", "--target", "connection-string"}, `--older-than 0s: must be above 0`},
 		{[]string{"cleanup", "--older-than", "-1h", "--target", "connection-string"}, `--older-than -1h0m0s: must be above 0`},
@@ -110,7 +110,7 @@ func TestFlagsAfterArguments(t *testing.T) {
 	}
 	// run FILE --flag parses the flag: an invalid value proves it was read.
 	errOut.Reset()
-	if code := run([]string{"run", "../../scenarios/quickstart.yaml", "--progress", "fancy"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "--progress") {
+	if code := run([]string{"run", "../../scenarios/examples/quickstart.yaml", "--progress", "fancy"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "--progress") {
 		t.Errorf("run FILE --progress fancy: exit %d\n%s", code, errOut.String())
 	}
 }
@@ -312,14 +312,14 @@ func TestWrongKindOfPathSaysSo(t *testing.T) {
 func TestMalformedConnectionStringSaidOnce(t *testing.T) {
 	const secret = "c2VjcmV0c2VjcmV0"
 	for _, c := range []struct{ cs, want string }{
-		{"garbage;AccountKey=" + secret, "cannot be parsed: connection string is either blank or malformed"},
+		{"garbage;AccountKey=" + secret, "cannot be parsed: part 1 is not Name=value"},
 		{"DefaultEndpointsProtocol=http;AccountName=a;AccountKey=" + secret + "*;BlobEndpoint=http://127.0.0.1:1/a", "has an AccountKey that is not valid base64"},
 	} {
 		t.Setenv("EDGES_BAD_CS", c.cs)
 		dir := t.TempDir()
 		out := filepath.Join(dir, "r")
 		for _, args := range [][]string{
-			{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", out, "--connection-string", c.cs},
+			{"run", "../../scenarios/examples/quickstart.yaml", "--progress", "none", "--out", out, "--connection-string", c.cs},
 			{"conform", "--out", out, "--connection-string", c.cs},
 			{"cleanup", "--older-than", "1h", "--dry-run", "--connection-string", c.cs},
 			{"merge", out, "--from", "results", "--connection-string", c.cs},
@@ -337,7 +337,7 @@ func TestMalformedConnectionStringSaidOnce(t *testing.T) {
 		}
 		t.Setenv("AZURE_STORAGE_CONNECTION_STRING", c.cs)
 		for _, args := range [][]string{
-			{"run", "../../scenarios/quickstart.yaml", "--progress", "none", "--out", out, "--target", "connection-string"},
+			{"run", "../../scenarios/examples/quickstart.yaml", "--progress", "none", "--out", out, "--target", "connection-string"},
 			{"conform", "--out", out, "--target", "connection-string"},
 			{"conform", "--out", out, "--diff", "env:EDGES_BAD_CS", "azurite"},
 		} {

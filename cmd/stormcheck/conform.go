@@ -153,7 +153,8 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
 	}
-	if err := runner.CheckConnectionString(st, runner.TargetOptions{ConnectionString: f.connStr}); err != nil && !f.diff {
+	uses := runner.ConformServices(rules)
+	if err := runner.CheckConnectionString(st, runner.TargetOptions{ConnectionString: f.connStr, Uses: uses}); err != nil && !f.diff {
 		fmt.Fprintln(stderr, "stormcheck conform:", err) // before the results folder is made
 		return exitUsage
 	}
@@ -171,7 +172,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 	defer stop()
 	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), from, dir)
-	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
+	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, Uses: uses, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform: target:", runner.Redact(err.Error()))
 		if ctx.Err() != nil {
@@ -307,7 +308,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 			fmt.Fprintln(stderr, "stormcheck conform --diff:", err)
 			return exitUsage
 		}
-		if err := runner.CheckConnectionString(st, runner.TargetOptions{}); err != nil {
+		if err := runner.CheckConnectionString(st, runner.TargetOptions{Uses: runner.ConformServices(rules)}); err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %v\n", spec, err)
 			return exitUsage
 		}
@@ -316,7 +317,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	var sides [2][]verdict.RuleResult
 	for i, spec := range args {
 		st := targets[i]
-		t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
+		t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{Uses: runner.ConformServices(rules), WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, runner.Redact(err.Error()))
 			return exitHarness

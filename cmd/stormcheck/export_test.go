@@ -22,7 +22,7 @@ func TestRunExportsLiveMetrics(t *testing.T) {
 	defer recv.Close()
 	dir := filepath.Join(t.TempDir(), "out")
 	var out, errOut bytes.Buffer
-	code := run([]string{"run", "../../scenarios/quickstart.yaml", "--out", dir, "--duration", "2s", "--progress", "none",
+	code := run([]string{"run", "../../scenarios/examples/quickstart.yaml", "--out", dir, "--duration", "2s", "--progress", "none",
 		"--prometheus", "127.0.0.1:0", "--otlp", url, "--otlp-interval", "1h"}, &out, &errOut)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
@@ -59,7 +59,7 @@ func TestExportFlagsRefuseBadValues(t *testing.T) {
 		{[]string{"--prometheus", "127.0.0.1"}, "--prometheus 127.0.0.1: prometheus endpoint: listen tcp: address 127.0.0.1: missing port in address"},
 	} {
 		var out, errOut bytes.Buffer
-		args := append([]string{"run", "../../scenarios/quickstart.yaml", "--out", t.TempDir()}, c.args...)
+		args := append([]string{"run", "../../scenarios/examples/quickstart.yaml", "--out", t.TempDir()}, c.args...)
 		if code := run(args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), c.want) {
 			t.Errorf("%v: exit %d, want %d saying %q:\n%s", c.args, code, exitUsage, c.want, errOut.String())
 		}

@@ -19,7 +19,7 @@ func TestValidateFaults(t *testing.T) {
 	}
 	out.Reset()
 	errOut.Reset()
-	good := "../../scenarios/faults-demo.yaml"
+	good := "../../scenarios/examples/faults-demo.yaml"
 	if code := run([]string{"validate", good}, &out, &errOut); code != exitOK {
 		t.Fatalf("exit %d; stderr %s", code, errOut.String())
 	}

@@ -27,7 +27,7 @@ func TestHangUpStillWritesResults(t *testing.T) {
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	dir := filepath.Join(t.TempDir(), "out")
-	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "--progress", "lines", "../../scenarios/quickstart.yaml")
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "--progress", "lines", "../../scenarios/examples/quickstart.yaml")
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {
@@ -58,7 +58,7 @@ func TestClosedStdoutStillWritesResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close() // every write to stdout and stderr now fails with EPIPE
-	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2s", "--progress", "lines", "../../scenarios/quickstart.yaml")
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2s", "--progress", "lines", "../../scenarios/examples/quickstart.yaml")
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func decodeKube(t *testing.T, stream string) (corev1.ConfigMap, batchv1.Job) {
 	return cm, job
 }
 
-const kubeScenario = "../../scenarios/shards.yaml"
+const kubeScenario = "../../scenarios/examples/shards.yaml"
 
 var kubeArgs = []string{kubeScenario, "--shards", "4", "--image", "ghcr.io/you/stormcheck:v1", "--secret", "stormcheck-conn", "--upload", "stormcheck-results"}
 
@@ -202,7 +202,7 @@ func TestKubeBadInput(t *testing.T) {
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--start-at", "2020-01-01T00:00:00Z"}, "is not in the future"},
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--actors", "0"}, "--actors 0: must be above 0"},
 		{[]string{kubeScenario, "--shards", "65", "--image", "x", "--secret", "s", "--upload", "abc"}, "use --shards 64 at most"},
-		{[]string{"../../scenarios/quickstart.yaml", "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc"}, "4 shards: workload counter: shard_keys divided gives each of the 4 shards that run it a disjoint part of its keys, and it has 1"},
+		{[]string{"../../scenarios/examples/quickstart.yaml", "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc"}, "4 shards: workload counter: shard_keys divided gives each of the 4 shards that run it a disjoint part of its keys, and it has 1"},
 		{[]string{kubeScenario, "--shards", "4", "--image", "x", "--secret", "s", "--upload", "abc", "--set", "nope.actors=3"}, `no workload named "nope"`},
 	} {
 		code, out, errOut := kubeRun(tc.args...)

@@ -34,7 +34,7 @@ func TestValidatePrintsOnePreciseErrorPerFile(t *testing.T) {
 	}
 	out.Reset()
 	errOut.Reset()
-	if code := run([]string{"validate", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "ok") {
+	if code := run([]string{"validate", "../../scenarios/examples/quickstart.yaml"}, &out, &errOut); code != exitOK || !strings.Contains(out.String(), "ok") {
 		t.Errorf("quickstart: exit %d, %q %q", code, out.String(), errOut.String())
 	}
 }
@@ -53,7 +53,7 @@ func TestUsageAndUnknownCommand(t *testing.T) {
 		t.Errorf("run -h: exit %d, %q", code, out.String())
 	}
 	errOut.Reset()
-	if code := run([]string{"run", "--target", "moon", "../../scenarios/quickstart.yaml"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "allowed: azurite, connection-string") {
+	if code := run([]string{"run", "--target", "moon", "../../scenarios/examples/quickstart.yaml"}, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), "allowed: azurite, connection-string") {
 		t.Errorf("bad --target: exit %d %q", code, errOut.String())
 	}
 }

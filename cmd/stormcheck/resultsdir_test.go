@@ -142,7 +142,7 @@ func TestConformOutIntoAnEarlierRunIsRefusedUntouched(t *testing.T) {
 	dir := earlierRun(t)
 	before := snapshot(t, dir)
 	var out, errOut bytes.Buffer
-	code := run([]string{"conform", "--rules", "../../scenarios/conformance", "--out", dir}, &out, &errOut)
+	code := run([]string{"conform", "--rules", "../../scenarios/conformance/rules", "--out", dir}, &out, &errOut)
 	if code != exitUsage || !strings.Contains(errOut.String(), "already holds 6 entries") {
 		t.Errorf("exit %d, want %d; stderr:\n%s", code, exitUsage, errOut.String())
 	}

@@ -65,22 +65,22 @@ reads and the cleanup. A shard's checks are left to 'stormcheck merge'.
 container on the target as <run id>/shard-<I>-of-<N>/...`
 
 const runExample = `  # the quickstart, about 30 s against a managed Azurite
-  stormcheck run scenarios/quickstart.yaml
+  stormcheck run scenarios/examples/quickstart.yaml
 
   # a 5-second smoke run, plain progress lines, results in a chosen folder
-  stormcheck run scenarios/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
+  stormcheck run scenarios/examples/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
 
   # overrides: 4 actors per workload, a 10 s load, a bigger payload for one workload
-  stormcheck run scenarios/quickstart.yaml --actors 4 --duration 10s --set counter.payload_bytes=1024
+  stormcheck run scenarios/examples/quickstart.yaml --actors 4 --duration 10s --set counter.payload_bytes=1024
 
   # live metrics while it runs: a Prometheus endpoint and an OTLP collector
-  stormcheck run scenarios/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
+  stormcheck run scenarios/examples/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
 
   # against a real account (the connection string is never printed)
-  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/examples/quickstart.yaml --target connection-string
 
   # shard 1 of 4 of run 1a2b3c4d, starting at a fixed instant, results uploaded
-  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/quickstart.yaml --target connection-string \
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/examples/quickstart.yaml --target connection-string \
     --shard 1/4 --run-id 1a2b3c4d --start-at 2026-11-24T12:00:00Z --upload results
 
   # the same in a Kubernetes Indexed Job (JOB_COMPLETION_INDEX is set by Kubernetes)
@@ -110,7 +110,7 @@ func newRunCmd() *cobra.Command {
 		Short:             "Run a scenario, check its history, print the report, write the results directory",
 		Long:              runLong,
 		Example:           runExample,
-		Args:              exactArgs(1, "want exactly one scenario file (try scenarios/quickstart.yaml)"),
+		Args:              exactArgs(1, "want exactly one scenario file (try scenarios/examples/quickstart.yaml)"),
 		ValidArgsFunction: completeYAML,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScenario(cmd, args[0], f)
@@ -164,7 +164,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	if f.seed != 0 {
 		sc.Seed = f.seed
 	}
-	to := runner.TargetOptions{ConnectionString: f.connStr}
+	to := runner.TargetOptions{ConnectionString: f.connStr, Uses: runner.ScenarioServices(sc)}
 	switch f.target.value {
 	case scenarios.TargetAzurite:
 		sc.Target = scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}

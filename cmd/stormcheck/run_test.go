@@ -18,7 +18,7 @@ func TestQuickstartThroughTheCommandLine(t *testing.T) {
 	var out, errOut bytes.Buffer
 	// Flags after the file; the overrides go through the loader and into
 	// the scenario kept with the results.
-	code := run([]string{"run", "--out", dir, "../../scenarios/quickstart.yaml", "--duration", "3s", "--progress", "lines", "--actors", "4", "--set", "counter.payload_bytes=64"}, &out, &errOut)
+	code := run([]string{"run", "--out", dir, "../../scenarios/examples/quickstart.yaml", "--duration", "3s", "--progress", "lines", "--actors", "4", "--set", "counter.payload_bytes=64"}, &out, &errOut)
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
 const shardServicesScenario = `name: services
@@ -91,11 +91,11 @@ func TestShardsOfEveryService(t *testing.T) {
 
 	cs := r.inst.ConnectionString()
 	prefix := "sc" + runID
-	blobs, err := service.NewClientFromConnectionString(cs, nil)
+	c, err := targettest.Open(cs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := blobs.NewListContainersPager(&service.ListContainersOptions{Prefix: &prefix})
+	cp := c.Blob.NewListContainersPager(&service.ListContainersOptions{Prefix: &prefix})
 	for cp.More() {
 		page, err := cp.NextPage(r.ctx)
 		if err != nil {
@@ -105,11 +105,7 @@ func TestShardsOfEveryService(t *testing.T) {
 			t.Errorf("left: container %s", *c.Name)
 		}
 	}
-	tables, err := aztables.NewServiceClientFromConnectionString(cs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp := tables.NewListTablesPager(nil)
+	tp := c.Table.NewListTablesPager(nil)
 	for tp.More() {
 		page, err := tp.NextPage(r.ctx)
 		if err != nil {
@@ -121,11 +117,7 @@ func TestShardsOfEveryService(t *testing.T) {
 			}
 		}
 	}
-	queues, err := azqueue.NewServiceClientFromConnectionString(cs, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qp := queues.NewListQueuesPager(&azqueue.ListQueuesOptions{Prefix: &prefix})
+	qp := c.Queue.NewListQueuesPager(&azqueue.ListQueuesOptions{Prefix: &prefix})
 	for qp.More() {
 		page, err := qp.NextPage(r.ctx)
 		if err != nil {

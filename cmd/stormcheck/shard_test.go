@@ -19,6 +19,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
 const shardScenario = `name: shards
@@ -225,10 +226,11 @@ func TestShardsShareOneAzurite(t *testing.T) {
 
 	// Nothing of the run is left on the target; every shard's results are
 	// in the upload container.
-	svc, err := service.NewClientFromConnectionString(inst.ConnectionString(), nil)
+	c, err := targettest.Open(inst.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := c.Blob
 	prefix := "sc" + runID
 	pager := svc.NewListContainersPager(&service.ListContainersOptions{Prefix: &prefix})
 	for pager.More() {
@@ -255,7 +257,7 @@ func TestShardsShareOneAzurite(t *testing.T) {
 // anything runs (exit 2), saying what is allowed; --help teaches the flags
 // and hides --clock-skew.
 func TestShardFlagErrors(t *testing.T) {
-	const q = "../../scenarios/quickstart.yaml"
+	const q = "../../scenarios/examples/quickstart.yaml"
 	cs := []string{"--target", "connection-string"}
 	for _, tc := range []struct {
 		args []string
@@ -309,10 +311,11 @@ func TestShardFlagErrors(t *testing.T) {
 // run itself ended with 0.
 func TestUploadFailureKeepsResults(t *testing.T) {
 	r := newShardRig(t, "one.yaml", "name: one\nduration: 1s\nworkloads:\n  - name: counter\n    kind: blob.etag-counter\n")
-	svc, err := service.NewClientFromConnectionString(r.inst.ConnectionString(), nil)
+	c, err := targettest.Open(r.inst.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := c.Blob
 	const runID = "0a0b0c0d"
 	blocked := svc.NewContainerClient("held").NewBlockBlobClient(runID + "/shard-0-of-1/" + runner.SummaryFile)
 	if _, err := svc.CreateContainer(r.ctx, "held", nil); err != nil {

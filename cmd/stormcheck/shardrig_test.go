@@ -10,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
-
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
 // shardRig is what a test of shard processes needs: the built binary, a
@@ -49,10 +48,11 @@ func newShardRig(t *testing.T, file, scenario string) *shardRig {
 // its log.
 func (r *shardRig) checkUploads(t *testing.T, container, runID string, n int, logs [][]byte) {
 	t.Helper()
-	svc, err := service.NewClientFromConnectionString(r.inst.ConnectionString(), nil)
+	c, err := targettest.Open(r.inst.ConnectionString())
 	if err != nil {
 		t.Fatal(err)
 	}
+	svc := c.Blob
 	uploaded := map[string]bool{}
 	pager := svc.NewContainerClient(container).NewListBlobsFlatPager(nil)
 	for pager.More() {

@@ -22,7 +22,7 @@ func TestCtrlCStillWritesResults(t *testing.T) {
 	tmp := t.TempDir()
 	bin := buildBinary(t)
 	dir := filepath.Join(tmp, "out")
-	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "../../scenarios/quickstart.yaml")
+	cmd := exec.Command(bin, "run", "--out", dir, "--duration", "2m", "../../scenarios/examples/quickstart.yaml")
 	stdout, stderr := &syncBuffer{}, &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	if err := cmd.Start(); err != nil {

@@ -18,9 +18,9 @@ per invalid file (a YAML syntax error too, with its column; an unknown kind
 with the nearest kinds). What the loader chose that the file did not say (a
 workload without any duration runs for the default 30s) is printed as a
 note. Exit code 2 if any file is invalid.`,
-		Example: `  stormcheck validate scenarios/quickstart.yaml
-  stormcheck validate scenarios/*.yaml`,
-		Args:              minArgs(1, "want one or more scenario files (try scenarios/quickstart.yaml)"),
+		Example: `  stormcheck validate scenarios/examples/quickstart.yaml
+  stormcheck validate scenarios/examples/*.yaml`,
+		Args:              minArgs(1, "want one or more scenario files (try scenarios/examples/quickstart.yaml)"),
 		ValidArgsFunction: completeYAML,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code := exitOK

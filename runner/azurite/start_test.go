@@ -18,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+	"github.com/stormcheck/stormcheck/runner/connstr"
 )
 
 // TestStartRoundTripStop starts a real Azurite, uses blob, queue and table
@@ -64,8 +65,21 @@ func TestStartRoundTripStop(t *testing.T) {
 		t.Fatalf("downloaded %d bytes (err %v), want the %d uploaded", len(got), err, len(payload))
 	}
 
-	// Queue: the connection string must work as well.
-	qsvc, err := azqueue.NewServiceClientFromConnectionString(inst.ConnectionString(), &azqueue.ClientOptions{ClientOptions: copts})
+	// Queue: the connection string must work as well, read as stormcheck
+	// reads it.
+	cs, err := connstr.Parse(inst.ConnectionString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	queueURL, named, err := cs.Endpoint(connstr.Queue)
+	if err != nil || !named || queueURL != inst.QueueURL || cs.Auth != connstr.SharedKey || cs.AccountName != inst.Account || cs.AccountKey != inst.Key {
+		t.Fatalf("the connection string reads as queue endpoint %s (named %v, err %v), auth %d, account %s", queueURL, named, err, cs.Auth, cs.AccountName)
+	}
+	qcred, err := azqueue.NewSharedKeyCredential(cs.AccountName, cs.AccountKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qsvc, err := azqueue.NewServiceClientWithSharedKeyCredential(queueURL, qcred, &azqueue.ClientOptions{ClientOptions: copts})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+	"github.com/stormcheck/stormcheck/runner/connstr"
 )
 
 // LookAlikes are resources stormcheck did not create, named like its own:
@@ -58,21 +59,52 @@ type Clients struct {
 	Queue *azqueue.ServiceClient
 }
 
-// Open makes the clients for a connection string.
+// Open makes the clients for a connection string, read as stormcheck
+// reads it (runner/connstr), with the SDK's own credentials: each at the
+// endpoint the string names or derives, signed with its key or carrying
+// its SAS.
 func Open(cs string) (*Clients, error) {
-	b, err := service.NewClientFromConnectionString(cs, nil)
+	p, err := connstr.Parse(cs)
 	if err != nil {
 		return nil, err
 	}
-	t, err := aztables.NewServiceClientFromConnectionString(cs, nil)
+	var urls [3]string
+	for i, s := range []connstr.Service{connstr.Blob, connstr.Table, connstr.Queue} {
+		if urls[i], err = p.ClientURL(s); err != nil {
+			return nil, fmt.Errorf("the connection string %w", err)
+		}
+	}
+	c := &Clients{}
+	if p.Auth != connstr.SharedKey {
+		if c.Blob, err = service.NewClientWithNoCredential(urls[0], nil); err != nil {
+			return nil, err
+		}
+		if c.Table, err = aztables.NewServiceClientWithNoCredential(urls[1], nil); err != nil {
+			return nil, err
+		}
+		c.Queue, err = azqueue.NewServiceClientWithNoCredential(urls[2], nil)
+		return c, err
+	}
+	bcred, err := service.NewSharedKeyCredential(p.AccountName, p.AccountKey)
 	if err != nil {
 		return nil, err
 	}
-	q, err := azqueue.NewServiceClientFromConnectionString(cs, nil)
+	if c.Blob, err = service.NewClientWithSharedKeyCredential(urls[0], bcred, nil); err != nil {
+		return nil, err
+	}
+	tcred, err := aztables.NewSharedKeyCredential(p.AccountName, p.AccountKey)
 	if err != nil {
 		return nil, err
 	}
-	return &Clients{Blob: b, Table: t, Queue: q}, nil
+	if c.Table, err = aztables.NewServiceClientWithSharedKey(urls[1], tcred, nil); err != nil {
+		return nil, err
+	}
+	qcred, err := azqueue.NewSharedKeyCredential(p.AccountName, p.AccountKey)
+	if err != nil {
+		return nil, err
+	}
+	c.Queue, err = azqueue.NewServiceClientWithSharedKeyCredential(urls[2], qcred, nil)
+	return c, err
 }
 
 // PlantLookAlikes creates LookAlikes (sc1234abcd stamped with the metadata
@@ -145,4 +177,27 @@ func SortedLookAlikes() []string {
 	s := append([]string(nil), LookAlikes...)
 	sort.Strings(s)
 	return s
+}
+
+// AccountSAS is an account SAS signed with the account's key, good for an
+// hour, for the blob, queue and table services, every resource type and
+// every permission a run needs (read, write, delete, list, add, create,
+// update, process): what a user gives as SharedAccessSignature.
+func AccountSAS(account, key string) (string, error) {
+	cred, err := aztables.NewSharedKeyCredential(account, key)
+	if err != nil {
+		return "", err
+	}
+	q, err := aztables.AccountSASSignatureValues{
+		Protocol:      aztables.SASProtocolHTTPSandHTTP,
+		StartTime:     time.Now().Add(-5 * time.Minute).UTC(),
+		ExpiryTime:    time.Now().Add(time.Hour).UTC(),
+		Permissions:   aztables.AccountSASPermissions{Read: true, Write: true, Delete: true, List: true, Add: true, Create: true, Update: true, Process: true}.String(),
+		Services:      "bqt",
+		ResourceTypes: aztables.AccountSASResourceTypes{Service: true, Container: true, Object: true}.String(),
+	}.Sign(cred)
+	if err != nil {
+		return "", err
+	}
+	return q.Encode(), nil
 }

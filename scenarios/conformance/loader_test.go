@@ -653,7 +653,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestShippedRulesLoad(t *testing.T) {
-	rs, err := LoadDir(".")
+	rs, err := LoadDir("rules")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -661,7 +661,7 @@ func TestShippedRulesLoad(t *testing.T) {
 	for _, r := range rs.Rules {
 		files[r.File] = true
 	}
-	matches, _ := filepath.Glob("*.yaml")
+	matches, _ := filepath.Glob("rules/*.yaml")
 	if len(matches) < 3 || len(files) != len(matches) {
 		t.Errorf("rules come from %d files, %d *.yaml shipped", len(files), len(matches))
 	}

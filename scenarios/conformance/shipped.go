@@ -13,14 +13,20 @@ import (
 // stormcheck binary, so that `stormcheck conform` runs from any directory
 // and from an installed binary.
 //
-//go:embed *.yaml baselines/*.json
+//go:embed rules/*.yaml baselines/*.json
 var shipped embed.FS
 
 // ShippedLabel names the built-in rule files in errors and in Rule.File.
-const ShippedLabel = "(built-in) scenarios/conformance"
+const ShippedLabel = "(built-in) scenarios/conformance/rules"
 
 // Shipped loads the rules compiled into the binary.
-func Shipped() (*RuleSet, error) { return LoadFS(shipped, ShippedLabel) }
+func Shipped() (*RuleSet, error) {
+	rules, err := fs.Sub(shipped, "rules")
+	if err != nil {
+		return nil, err
+	}
+	return LoadFS(rules, ShippedLabel)
+}
 
 // ShippedBaselines lists the names of the baselines compiled into the
 // binary (e.g. "azurite-3.37.0"), sorted.

@@ -15,7 +15,7 @@ func TestShippedIsTheDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := LoadDir(".")
+	dir, err := LoadDir("rules")
 	if err != nil {
 		t.Fatal(err)
 	}

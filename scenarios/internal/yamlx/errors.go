@@ -17,7 +17,7 @@ import (
 //
 // Error() prints FILE:LINE:COL: FIELD: MSG, for example
 //
-//	scenarios/x.yaml:12:14: workloads[0].actors: must be a whole number ≥ 1 and ≤ 10000, got -3
+//	scenarios/examples/x.yaml:12:14: workloads[0].actors: must be a whole number ≥ 1 and ≤ 10000, got -3
 //
 // Parts that are unknown are left out: Col is 0 for a YAML syntax error
 // (the YAML parser reports lines only), Field is "" for a problem with the
