@@ -88,6 +88,7 @@ func config(o Options, l layout, port int) string {
 	w("level2 oplocks = yes")
 	w("strict locking = yes")
 	w("locking = %s", yesNo(!o.IgnoreByteRangeLocks))
+	w("fake oplocks = %s", yesNo(o.FakeOplocks))
 	for _, p := range o.ShareParams {
 		w("%s", p)
 	}

@@ -19,7 +19,8 @@
 //
 // The options turn off the promises the SMB checks rely on, so that a run
 // can show a check catching a server that breaks them: IgnoreByteRangeLocks
-// (locking = no) and DisableLeases (smb2 leases = no). Samba 4.17 has no
+// (locking = no), FakeOplocks (fake oplocks = yes: oplocks granted and
+// never broken) and DisableLeases (smb2 leases = no). Samba 4.17 has no
 // setting that stops it enforcing share modes (the old "share modes"
 // parameter is gone), so that broken promise needs a stage on the SMB stream.
 //

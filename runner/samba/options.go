@@ -32,6 +32,10 @@ type Options struct {
 	IgnoreByteRangeLocks bool
 	// DisableLeases sets "smb2 leases = no" (no lease is ever granted).
 	DisableLeases bool
+	// FakeOplocks sets "fake oplocks = yes": every oplock asked for is
+	// granted and never broken by a conflicting open (a broken promise).
+	// Leases are not affected (none is granted then).
+	FakeOplocks bool
 	// Global and ShareParams are extra "name = value" lines for the
 	// [global] section and the share's section.
 	Global, ShareParams []string
