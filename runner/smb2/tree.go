@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 )
 
 // Tree is a connected share.
@@ -49,9 +48,6 @@ type File struct {
 	// Create is the server's CREATE response (attributes, sizes, the
 	// granted oplock level and lease).
 	Create *CreateResponse
-
-	mu      sync.Mutex
-	lockSeq uint32
 }
 
 // Tree is the file's tree.
