@@ -24,22 +24,7 @@ func ctxT(t *testing.T) context.Context {
 }
 
 func logon(t *testing.T, inst *samba.Instance, o smb2.Options) *smb2.Tree {
-	t.Helper()
-	ctx := ctxT(t)
-	c, err := smb2.Dial(ctx, inst.Addr, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := c.SessionSetup(ctx, smb2.Credentials{User: inst.User, Password: inst.Password})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := s.TreeConnect(ctx, inst.Share)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tr
+	return sambatest.Logon(t, inst, o)
 }
 
 // TestStartWritesALoopbackConfigAndStopEndsEverything: the config keeps

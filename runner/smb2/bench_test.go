@@ -23,8 +23,7 @@ func BenchmarkRacingExclusiveOpens(b *testing.B) {
 	const clients = 16
 	trees := make([]*smb2.Tree, clients)
 	for i := range trees {
-		c := connectB(b, inst)
-		trees[i] = c
+		trees[i] = sambatest.Logon(b, inst, smb2.Options{})
 	}
 	ctx := b.Context()
 	f, err := trees[0].OpenFile(ctx, "hot", smb2.GenericWrite, smb2.ShareAll, smb2.FileOverwriteIf)
@@ -66,23 +65,4 @@ func BenchmarkRacingExclusiveOpens(b *testing.B) {
 	b.ReportMetric(float64(b.N)/secs, "attempts/s")
 	b.ReportMetric(float64(granted.Load())/secs, "granted/s")
 	b.ReportMetric(float64(refused.Load())/float64(b.N), "refused/attempt")
-}
-
-func connectB(b *testing.B, inst *samba.Instance) *smb2.Tree {
-	b.Helper()
-	ctx := b.Context()
-	c, err := smb2.Dial(ctx, inst.Addr, smb2.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close() })
-	s, err := c.SessionSetup(ctx, smb2.Credentials{User: inst.User, Password: inst.Password})
-	if err != nil {
-		b.Fatal(err)
-	}
-	t, err := s.TreeConnect(ctx, inst.Share)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return t
 }

@@ -26,21 +26,8 @@ type client struct {
 
 func connect(t *testing.T, inst *samba.Instance, o smb2.Options) *client {
 	t.Helper()
-	ctx := ctxT(t)
-	c, err := smb2.Dial(ctx, inst.Addr, o)
-	if err != nil {
-		t.Fatalf("dial: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-	s, err := c.SessionSetup(ctx, smb2.Credentials{User: inst.User, Password: inst.Password})
-	if err != nil {
-		t.Fatalf("session setup (dialect %v): %v", c.Dialect, err)
-	}
-	tr, err := s.TreeConnect(ctx, inst.Share)
-	if err != nil {
-		t.Fatalf("tree connect: %v", err)
-	}
-	return &client{conn: c, sess: s, tree: tr}
+	tr := sambatest.Logon(t, inst, o)
+	return &client{conn: tr.Session().Conn(), sess: tr.Session(), tree: tr}
 }
 
 // ctxT bounds one test's calls; generous, so that it never decides a result

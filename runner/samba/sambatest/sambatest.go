@@ -1,5 +1,5 @@
-// Package sambatest is test help: it starts a private Samba for one test
-// and stops it when the test ends.
+// Package sambatest is test help: it starts a private Samba for one test,
+// stops it when the test ends, and logs SMB clients on to it.
 package sambatest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/samba"
+	"github.com/stormcheck/stormcheck/runner/smb2"
 )
 
 // Start starts a private smbd for t (installing samba first when it is
@@ -39,4 +40,26 @@ func Start(t testing.TB, o samba.Options) *samba.Instance {
 		}
 	})
 	return inst
+}
+
+// Logon dials inst, logs on as its user with NTLMv2 and connects its share;
+// the connection is closed at t's cleanup.
+func Logon(t testing.TB, inst *samba.Instance, o smb2.Options) *smb2.Tree {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := smb2.Dial(ctx, inst.Addr, o)
+	if err != nil {
+		t.Fatalf("dial %s: %v", inst.Addr, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := c.SessionSetup(ctx, smb2.Credentials{User: inst.User, Password: inst.Password})
+	if err != nil {
+		t.Fatalf("session setup (dialect %v): %v", c.Dialect, err)
+	}
+	tr, err := s.TreeConnect(ctx, inst.Share)
+	if err != nil {
+		t.Fatalf("tree connect: %v", err)
+	}
+	return tr
 }
