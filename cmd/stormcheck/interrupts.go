@@ -16,7 +16,8 @@ import (
 // ways of stopping, each said on stderr the moment it is asked for:
 //
 //  1. stop the load; final reads, cleanup and checks still run;
-//  2. skip the final reads; the cleanup still runs, within
+//  2. cut the lease releases of the load stopping (runner.StoppingBound)
+//     and skip the final reads; the cleanup still runs, within
 //     runner.CleanupAfterAbort, and the results are written;
 //  3. stop the cleanup; what it did not delete is listed with the
 //     `stormcheck cleanup` command that deletes it later.
@@ -100,7 +101,9 @@ func pressSays(press int, st runner.Stage, upload bool) string {
 		return said + ": the load is already over; the final reads go on, then the cleanup and the checks (Ctrl-C again to skip the final reads)"
 	case press == 1 && st == runner.StageCleanup:
 		return said + ": the load and the final reads are over; the cleanup goes on, then the checks (Ctrl-C twice more to stop the cleanup)"
-	case press == 2 && st <= runner.StageFinalReads:
+	case press == 2 && st == runner.StageLoad:
+		return fmt.Sprintf("%s: cutting the lease releases still pending and skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
+	case press == 2 && st == runner.StageFinalReads:
 		return fmt.Sprintf("%s: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
 	case press == 2 && st == runner.StageCleanup:
 		return said + ": the cleanup goes on (Ctrl-C again to stop it)"
