@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -98,6 +100,37 @@ func TestFrozenTargetBoundsTheBinary(t *testing.T) {
 			t.Errorf("summary: interrupted %v, cleanup error %q", s.Interrupted, s.CleanupError)
 		}
 		r.historyReadable(false)
+	})
+
+	// conform: the first press stops the rules, the second the cleanup
+	// after them (which waits on the frozen target for at most 10 s).
+	t.Run("conform, two presses", func(t *testing.T) {
+		defer func() { _ = syscall.Kill(-inst.PID, syscall.SIGCONT) }()
+		cmd := exec.Command(buildBinary(t), "conform", "--target", "connection-string", "--tags", "blob,lease,expired", "--out", filepath.Join(t.TempDir(), "out"))
+		cmd.Env = append(os.Environ(), "AZURE_STORAGE_CONNECTION_STRING="+inst.ConnectionString())
+		stdout, stderr := &syncBuffer{}, &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill() })
+		waitForStderr(t, cmd, stderr, "results in")
+		time.Sleep(2 * time.Second) // into the rules (they wait 15 s for leases to expire)
+		if err := syscall.Kill(-inst.PID, syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		waitForStderr(t, cmd, stderr, "stopping the rules; their cleanup follows, for at most 10s (Ctrl-C again to stop it)")
+		time.Sleep(time.Second) // the rules return; the cleanup waits on the frozen target
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		second := time.Now()
+		_ = cmd.Wait()
+		if d := time.Since(second); d > 5*time.Second {
+			t.Errorf("exited %v after the second press, want within a second (5 s of slack)\n%s", d, stderr.String())
+		}
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted again: stopping the cleanup") {
+			t.Errorf("exit %d, want %d saying the cleanup stops\nstderr:\n%s", code, exitInterrupted, stderr.String())
+		}
 	})
 }
 

@@ -79,6 +79,41 @@ func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
 	return in
 }
 
+// catchPresses is Ctrl-C (and SIGTERM, SIGHUP: interruptSignals) for a
+// command with len(says) ways of stopping: press i ends the i-th context
+// and says says[i-1] on stderr at once; later presses say the last line.
+// The returned func stops catching.
+func catchPresses(stderr io.Writer, says ...string) ([]context.Context, func()) {
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, interruptSignals()...)
+	ctxs := make([]context.Context, len(says))
+	cancels := make([]context.CancelFunc, len(says))
+	for i := range says {
+		ctxs[i], cancels[i] = context.WithCancel(context.Background())
+	}
+	done := make(chan struct{})
+	go func() {
+		for press := 0; ; press++ {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+			}
+			fmt.Fprintln(stderr, says[min(press, len(says)-1)])
+			if press < len(cancels) {
+				cancels[press]()
+			}
+		}
+	}()
+	return ctxs, func() {
+		signal.Stop(sigs)
+		close(done)
+		for _, c := range cancels {
+			c()
+		}
+	}
+}
+
 // stageUpload follows the run's stages: its results are written and
 // `run --upload` copies them (the third press stops that).
 const stageUpload = runner.StageChecks + 1
