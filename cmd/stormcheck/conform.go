@@ -293,10 +293,15 @@ func targetSpec(spec string) (scenarios.Target, error) {
 // catchConformPresses: the first Ctrl-C stops the rules (ctx), the second
 // the cleanup after them (stopCleanup).
 func catchConformPresses(stderr io.Writer) (ctx, stopCleanup context.Context, stop func()) {
-	ctxs, stop := catchPresses(stderr,
-		fmt.Sprintf("stormcheck conform: interrupted: stopping the rules; their cleanup follows, for at most %s (Ctrl-C again to stop it)", runner.CleanupAfterAbort),
-		"stormcheck conform: interrupted again: stopping the cleanup",
-		"stormcheck conform: interrupted: the cleanup is stopping; the results follow (Ctrl-C changes nothing more)")
+	ctxs, stop := catchPresses(stderr, 2, func(press int) string {
+		switch press {
+		case 1:
+			return fmt.Sprintf("stormcheck conform: interrupted: stopping the rules; their cleanup follows, for at most %s (Ctrl-C again to stop it)", runner.CleanupAfterAbort)
+		case 2:
+			return "stormcheck conform: interrupted again: stopping the cleanup"
+		}
+		return "stormcheck conform: interrupted: the cleanup is stopping; the results follow (Ctrl-C changes nothing more)"
+	})
 	return ctxs[0], ctxs[1], stop
 }
 

@@ -80,28 +80,28 @@ func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
 }
 
 // catchPresses is Ctrl-C (and SIGTERM, SIGHUP: interruptSignals) for a
-// command with len(says) ways of stopping: press i ends the i-th context
-// and says says[i-1] on stderr at once; later presses say the last line.
-// The returned func stops catching.
-func catchPresses(stderr io.Writer, says ...string) ([]context.Context, func()) {
+// command with n ways of stopping: press i (from 1) ends the i-th context
+// and says says(i) on stderr at once; later presses only say. The
+// returned func stops catching.
+func catchPresses(stderr io.Writer, n int, says func(press int) string) ([]context.Context, func()) {
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, interruptSignals()...)
-	ctxs := make([]context.Context, len(says))
-	cancels := make([]context.CancelFunc, len(says))
-	for i := range says {
+	ctxs := make([]context.Context, n)
+	cancels := make([]context.CancelFunc, n)
+	for i := range n {
 		ctxs[i], cancels[i] = context.WithCancel(context.Background())
 	}
 	done := make(chan struct{})
 	go func() {
-		for press := 0; ; press++ {
+		for press := 1; ; press++ {
 			select {
 			case <-done:
 				return
 			case <-sigs:
 			}
-			fmt.Fprintln(stderr, says[min(press, len(says)-1)])
-			if press < len(cancels) {
-				cancels[press]()
+			fmt.Fprintln(stderr, says(press))
+			if press <= n {
+				cancels[press-1]()
 			}
 		}
 	}()
