@@ -51,41 +51,30 @@ func catchInterrupts(stderr io.Writer) *interrupts {
 // newInterrupts acts on each value from sigs, a press of Ctrl-C.
 func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
 	in := &interrupts{}
-	var stopLoad, abortNow, abandonNow context.CancelFunc
-	in.load, stopLoad = context.WithCancel(context.Background())
-	in.abort, abortNow = context.WithCancel(context.Background())
-	in.abandon, abandonNow = context.WithCancel(context.Background())
-	steps := []context.CancelFunc{stopLoad, abortNow, abandonNow}
-	done := make(chan struct{})
-	go func() {
-		for press := 1; ; press++ {
-			select {
-			case <-done:
-				return
-			case <-sigs:
-			}
-			fmt.Fprintf(stderr, "stormcheck: %s\n", pressSays(press, runner.Stage(in.stage.Load()), in.upload.Load()))
-			if press <= len(steps) {
-				steps[press-1]()
-			}
-		}
-	}()
-	in.release = func() {
-		close(done)
-		stopLoad()
-		abortNow()
-		abandonNow()
-	}
+	ctxs, release := onPresses(stderr, sigs, 3, func(press int) string {
+		return "stormcheck: " + pressSays(press, runner.Stage(in.stage.Load()), in.upload.Load())
+	})
+	in.load, in.abort, in.abandon, in.release = ctxs[0], ctxs[1], ctxs[2], release
 	return in
 }
 
 // catchPresses is Ctrl-C (and SIGTERM, SIGHUP: interruptSignals) for a
-// command with n ways of stopping: press i (from 1) ends the i-th context
-// and says says(i) on stderr at once; later presses only say. The
-// returned func stops catching.
+// command with n ways of stopping (see onPresses). The returned func
+// stops catching.
 func catchPresses(stderr io.Writer, n int, says func(press int) string) ([]context.Context, func()) {
 	sigs := make(chan os.Signal, 3)
 	signal.Notify(sigs, interruptSignals()...)
+	ctxs, release := onPresses(stderr, sigs, n, says)
+	return ctxs, func() {
+		signal.Stop(sigs)
+		release()
+	}
+}
+
+// onPresses acts on each value from sigs, a press of Ctrl-C: press i
+// (from 1) says says(i) on stderr at once and ends the i-th of the n
+// contexts; later presses only say. The returned func ends them all.
+func onPresses(stderr io.Writer, sigs <-chan os.Signal, n int, says func(press int) string) ([]context.Context, func()) {
 	ctxs := make([]context.Context, n)
 	cancels := make([]context.CancelFunc, n)
 	for i := range n {
@@ -106,7 +95,6 @@ func catchPresses(stderr io.Writer, n int, says func(press int) string) ([]conte
 		}
 	}()
 	return ctxs, func() {
-		signal.Stop(sigs)
 		close(done)
 		for _, c := range cancels {
 			c()
