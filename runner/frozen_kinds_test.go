@@ -14,24 +14,15 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
 // everyKindScenario runs every workload kind side by side, each under its
-// own names (w0, w1, ...: its own containers, tables and queues), so one
-// frozen target tests them all at once. lease-mutex holders keep their
-// lease 3 s, so that at any moment most of them hold one to release.
-func everyKindScenario(t *testing.T) (string, []string) {
-	var b strings.Builder
-	b.WriteString("name: every-kind\nduration: 2m\ntimeout: 2s\nunreachable_after: 1s\ntarget: {kind: connection-string}\nworkloads:\n")
+// own names, so one frozen target tests them all at once.
+func everyKindScenario() (string, []string) {
 	kinds := WorkloadKinds()
-	for i, k := range kinds {
-		if k == "blob.lease-mutex" {
-			fmt.Fprintf(&b, "  - {name: w%d, kind: %s, actors: 6, keys: 12, params: {hold: 3s}}\n", i, k)
-			continue
-		}
-		fmt.Fprintf(&b, "  - {name: w%d, kind: %s, actors: 2}\n", i, k)
-	}
-	return b.String(), kinds
+	w, _ := targettest.EveryKind(kinds)
+	return "name: every-kind\nduration: 2m\ntimeout: 2s\nunreachable_after: 1s\ntarget: {kind: connection-string}\n" + w, kinds
 }
 
 // timedLog is a run's Log that notes when each line was written.
@@ -118,7 +109,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		}
 		return time.Now()
 	}
-	src, kinds := everyKindScenario(t)
+	src, kinds := everyKindScenario()
 
 	t.Run("unreachable", func(t *testing.T) {
 		defer thaw()

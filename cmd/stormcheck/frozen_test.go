@@ -13,25 +13,15 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
-// everyKind is a scenario with a workload of every kind (w0, w1, ...,
-// each under its own names), lease-mutex holders keeping their lease 3 s.
+// everyKind is a scenario with a workload of every kind, each under its
+// own names (targettest.EveryKind).
 func everyKind() (scenario string, n int, blockCommit string) {
-	var b strings.Builder
-	b.WriteString("name: every-kind\nduration: 2m\ntimeout: 2s\ntarget: {kind: connection-string}\nworkloads:\n")
 	kinds := runner.WorkloadKinds()
-	for i, k := range kinds {
-		if k == "blob.block-commit" {
-			blockCommit = fmt.Sprintf("w%d", i)
-		}
-		if k == "blob.lease-mutex" {
-			fmt.Fprintf(&b, "  - {name: w%d, kind: %s, actors: 6, keys: 12, params: {hold: 3s}}\n", i, k)
-			continue
-		}
-		fmt.Fprintf(&b, "  - {name: w%d, kind: %s, actors: 2}\n", i, k)
-	}
-	return b.String(), len(kinds), blockCommit
+	w, names := targettest.EveryKind(kinds)
+	return "name: every-kind\nduration: 2m\ntimeout: 2s\ntarget: {kind: connection-string}\n" + w, len(kinds), names["blob.block-commit"]
 }
 
 // TestFrozenTargetBoundsTheBinary runs the built binary on every workload
