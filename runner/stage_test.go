@@ -3,6 +3,12 @@ package runner
 import (
 	"context"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -170,4 +176,33 @@ func TestStoppingStage(t *testing.T) {
 			t.Errorf("%d attempts recorded, want only the first release's", len(ops))
 		}
 	})
+}
+
+// TestNothingEscapesTheStages: no code of the runner or the command calls
+// context.WithoutCancel, the way a call used to outlive every Ctrl-C; a
+// call after the load draws on a stage (stage.go) instead.
+func TestNothingEscapesTheStages(t *testing.T) {
+	for _, root := range []string{".", "../cmd"} {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "WithoutCancel" {
+					if x, ok := sel.X.(*ast.Ident); ok && x.Name == "context" {
+						t.Errorf("%s: context.WithoutCancel: a call that outlives every interrupt; draw on a stage (stage.go)", path)
+					}
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }
