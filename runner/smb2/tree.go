@@ -111,7 +111,9 @@ func (t *Tree) ReadDir(ctx context.Context, dir string) ([]DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer d.Close(context.WithoutCancel(ctx))
+	// Closed under ctx like every other call: once ctx is done the close is
+	// not sent, and the server drops the handle with the session.
+	defer d.Close(ctx)
 	var out []DirEntry
 	flags := RestartScans
 	for {
