@@ -73,12 +73,25 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		k := c.Kind
 		e.openKind.CompareAndSwap(nil, &k)
 	}
-	a.awaitTarget(ctx)
+	if !a.awaitTarget(ctx) {
+		return a.notSent(c)
+	}
+	var op checks.Op
 	for try := 1; ; try++ {
+		// The clock is read before ctx is: an attempt recorded as called
+		// at t found ctx live after t, so none is recorded as called after
+		// the load was stopped or a stage ended (except the stopping
+		// stage's own calls).
+		call := e.Rec.Now()
+		if ctx.Err() != nil {
+			if try == 1 {
+				return a.notSent(c)
+			}
+			return op
+		}
 		wire := &a.wire
 		wire.reset()
 		actx := a.timer.start(ctx, e.Timeout, wire)
-		call := e.Rec.Now()
 		intended := call // closed loop, and retries (scheduled by the back-off)
 		if try == 1 && scheduled > 0 && scheduled < call {
 			intended = scheduled
@@ -106,12 +119,16 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
 		}
 		e.Rec.Record(&a.op)
-		op := a.op
+		op = a.op
 		a.noteAnswer(&op, ctx)
 		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) {
 			return op
 		}
-		t := time.NewTimer(backoff(a.Rand, e.Retry.Base, e.Retry.Max, try))
+		d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, try)
+		if !within(ctx, d) { // the next attempt would start past ctx's deadline
+			return op
+		}
+		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -119,6 +136,22 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		case <-t.C:
 		}
 	}
+}
+
+// notSent is what a call returns when no attempt of it started: its
+// context was done (the load stopped, a stage ended) or would be before
+// the wait for a silent target ended. Nothing was sent, so nothing is
+// recorded; the outcome says it certainly did not apply.
+func (a *Actor) notSent(c Call) checks.Op {
+	return checks.Op{Actor: a.ID, Workload: a.env.Name, Kind: c.Kind, Key: c.Key, Outcome: checks.Error,
+		Out: checks.Output{Err: "not sent: stopped"}}
+}
+
+// within reports whether a wait of d ends before ctx's deadline (true
+// without one): a wait past it is not started, as no attempt could follow.
+func within(ctx context.Context, d time.Duration) bool {
+	dl, ok := ctx.Deadline()
+	return !ok || time.Until(dl) > d
 }
 
 // readFirst reports whether a failed attempt must not be retried as it is:
@@ -146,10 +179,11 @@ func (a *Actor) noteAnswer(op *checks.Op, ctx context.Context) {
 // (a killed target refuses at once: without a pause, actors would retry it
 // thousands of times a second). The wait doubles from retry.base up to
 // retry.max, with equal jitter (half fixed, half random), and ends early
-// when the load stops.
-func (a *Actor) awaitTarget(ctx context.Context) {
+// when the load stops. It reports false when ctx's deadline comes first:
+// the call is then not made.
+func (a *Actor) awaitTarget(ctx context.Context) bool {
 	if a.unanswered == 0 {
-		return
+		return true
 	}
 	e := a.env
 	d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, a.unanswered)
@@ -157,7 +191,12 @@ func (a *Actor) awaitTarget(ctx context.Context) {
 	if ceil > e.Retry.Max || ceil <= 0 {
 		ceil = e.Retry.Max
 	}
-	a.pause(ctx, max(d, ceil/2)) // at least half the ceiling: a bounded rate of attempts
+	d = max(d, ceil/2) // at least half the ceiling: a bounded rate of attempts
+	if !within(ctx, d) {
+		return false
+	}
+	a.pause(ctx, d)
+	return true
 }
 
 // pause waits d, or less if ctx ends or the load stops.

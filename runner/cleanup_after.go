@@ -32,13 +32,13 @@ func cleanupAfterRun(t *Target, runID string, trouble context.Context, o Options
 		stopHint = "; Ctrl-C again to stop it"
 	}
 	logf("cleanup: deleting the run's resources (%s*, at most %s%s%s)", runPrefix(runID), bound, why, stopHint)
-	ctx, cancel := context.WithTimeout(o.Abandon, bound)
-	defer cancel()
+	var more []cut
 	if trouble.Err() == nil { // the target going silent now ends it too
-		var stop context.CancelFunc
-		ctx, stop = either(ctx, trouble)
-		defer stop()
+		more = append(more, cut{trouble, nil})
 	}
+	st := beginStage("cleanup", bound, cut{o.Abandon, errInterruptedThird}, more...)
+	defer st.cancel()
+	ctx := st.ctx
 	start := time.Now()
 	waited := waiting(logf, "cleanup", bound)
 	_, left, err := cleanupRun(ctx, t, cleanupScope{runID: runID})

@@ -34,7 +34,11 @@ import (
 // waits of slow rules (a lease expiring) overlap whatever parallel is, and
 // the whole run takes about as long as its slowest rule, not the sum of
 // their waits.
-func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
+//
+// ctx's end (the first Ctrl-C) stops the rules; the cleanup after them is
+// a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
+// that stopCleanup's end (the next Ctrl-C) stops at once.
+func Conformance(ctx, stopCleanup context.Context, t *Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
 	runID := newRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
@@ -47,9 +51,13 @@ func Conformance(ctx context.Context, t *Target, rules []conformance.Rule, paral
 		}(i)
 	}
 	wg.Wait()
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-	defer cancel()
-	_, _, _ = cleanupRun(cctx, t, cleanupScope{runID: runID})
+	bound := CleanupBound
+	if ctx.Err() != nil {
+		bound = CleanupAfterAbort
+	}
+	st := beginStage("cleanup", bound, cut{stopCleanup, errInterruptedAgain})
+	defer st.cancel()
+	_, _, _ = cleanupRun(st.ctx, t, cleanupScope{runID: runID})
 	return out
 }
 

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -54,14 +55,16 @@ func firstRecordFits(path string) error {
 }
 
 // MergeShards merges the shards' results (as ReadShards returns them) into
-// out, which the caller has claimed (ClaimResultsDir): the scenario, the
+// out, which the caller has claimed (ClaimResultsDir, StageResultsDir): the scenario, the
 // merged history (history.jsonl.zst: times rebased to the earliest shard's
 // start, every interval widened by its shard's clock bound, see
 // reports.PlanShards), the merged latency logs (hlog/), the checks over the
 // merged history (and their pictures), summary.json and report.html. It
 // writes what it has even when a step fails, and returns the summary
-// (ExitCode is the caller's) with the first error.
-func MergeShards(out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
+// (ExitCode is the caller's) with the first error. Once ctx is done (an
+// interrupt) it stops before its next step and returns no summary and
+// ctx's error: what it wrote is the caller's to discard.
+func MergeShards(ctx context.Context, out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -70,6 +73,9 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 		return err
 	}); err != nil {
 		return nil, err
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	sc, err := scenarios.Load(filepath.Join(out, ScenarioFile))
 	if err != nil {
@@ -111,6 +117,9 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 	for _, t := range truncated {
 		notes = append(notes, t.Error()+": merged up to its last whole record")
 	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	latency, hlogFiles, problems, err := reports.MergeHlogs(hlogDirs, shifts, filepath.Join(out, HlogDir), origin)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("merged hlogs: %w", err))
@@ -126,11 +135,17 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 	sum.Files["scenario"] = ScenarioFile
 
 	// The units' latencies from the unwidened times, in a second pass.
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	units := reports.NewUnitLatencyCollector(sum.Units)
 	if _, _, err := reports.MergeHistories(hist, nil, func(_ int, op *checks.Op) { units.Observe(op) }); err != nil {
 		logf("unit latencies: %v", err)
 	}
 	units.Apply()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if histErr == nil || len(counts) > 0 {
 		logf("checking the merged history")
 		results, cerr := CheckHistory(historyPath, sc)
@@ -140,6 +155,9 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 		}
 		if len(truncated) > 0 {
 			results = withholdFailures(results, truncated)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 		if werr := WriteArtifacts(out, results); werr != nil {
 			sum.NotWritten = append(sum.NotWritten, werr.Error())
@@ -151,6 +169,9 @@ func MergeShards(out string, shards []reports.ShardResults, logf func(string, ..
 	runErr := errors.Join(errs...)
 	if runErr != nil {
 		sum.Error = joinErr(sum.Error, Redact(runErr.Error()))
+	}
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
 	if err := WriteResults(out, sum); err != nil && runErr == nil {
 		runErr = err

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,7 +108,7 @@ func mergeDirs(t *testing.T, dirs []string) *reports.Summary {
 	if err := ClaimResultsDir(out); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := MergeShards(out, shards, t.Logf)
+	sum, err := MergeShards(context.Background(), out, shards, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,9 @@
 package runner
 
 import (
-	"context"
 	"sync"
 	"time"
 )
-
-// either is a context done when a or b is: its cause is the first one's.
-func either(a, b context.Context) (context.Context, context.CancelFunc) {
-	c, cancel := context.WithCancelCause(a)
-	stop := context.AfterFunc(b, func() { cancel(context.Cause(b)) })
-	return c, func() { stop(); cancel(nil) }
-}
 
 // waitingNoteEvery is how often a phase that waits on the target says so.
 const waitingNoteEvery = 5 * time.Second

@@ -165,8 +165,8 @@ func watchTarget(t *Target, after time.Duration, stop context.CancelCauseFunc, l
 				host = hostOf(t.Blob.URL())
 			}
 			err := &unreachableError{host: host, since: since, silence: d, last: last}
+			stop(err) // first: once the line is out, no call of the load starts
 			logf("ERROR: %v", err)
-			stop(err)
 			return
 		}
 	}()

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -67,6 +68,91 @@ func ClaimResultsDir(dir string) error {
 		return &ResultsDirError{Dir: dir, Entries: len(entries)}
 	}
 	return nil
+}
+
+// StagedDir is a results directory written whole or not at all: into a
+// temporary sibling (Temp), renamed to its name (Dir) by Commit, or
+// removed by Discard, whichever comes first.
+type StagedDir struct {
+	Dir, Temp string
+	mu        sync.Mutex
+	committed bool
+	discarded bool
+}
+
+// StageResultsDir refuses dir as ClaimResultsDir does (it must be new, or
+// an empty directory, which is left as it is until Commit replaces it) and
+// makes the temporary sibling the results are written into.
+func StageResultsDir(dir string) (*StagedDir, error) {
+	if dir == "" {
+		return nil, &ResultsDirError{Dir: `""`, Err: errors.New("no results directory given")}
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, &ResultsDirError{Dir: dir, Err: err}
+	}
+	switch entries, err := os.ReadDir(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, &ResultsDirError{Dir: dir, Err: err}
+	case len(entries) > 0:
+		return nil, &ResultsDirError{Dir: dir, Entries: len(entries)}
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dir))+".partial-*")
+	if err == nil {
+		err = os.Chmod(tmp, 0o755) // as a results directory made with Mkdir
+	}
+	if err != nil {
+		return nil, &ResultsDirError{Dir: dir, Err: err}
+	}
+	return &StagedDir{Dir: dir, Temp: tmp}, nil
+}
+
+// ErrDiscarded is Commit's error after Discard.
+var ErrDiscarded = errors.New("results discarded")
+
+// Commit renames Temp to Dir (replacing Dir if it is an empty directory);
+// after Discard it does nothing and returns ErrDiscarded.
+func (s *StagedDir) Commit() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.discarded {
+		return fmt.Errorf("results directory %s: %w", s.Dir, ErrDiscarded)
+	}
+	// os.Rename never replaces a directory: an empty OUT goes first (Remove
+	// refuses it if something was written there meanwhile).
+	if fi, err := os.Lstat(s.Dir); err == nil && fi.IsDir() {
+		if err := os.Remove(s.Dir); err != nil {
+			return fmt.Errorf("results directory %s: %w; the results are in %s", s.Dir, err, s.Temp)
+		}
+	}
+	if err := os.Rename(s.Temp, s.Dir); err != nil {
+		return fmt.Errorf("results directory %s: %w; the results are in %s", s.Dir, err, s.Temp)
+	}
+	s.committed = true
+	return nil
+}
+
+// Discard removes Temp unless Commit came first; it reports whether Dir
+// is left unwritten.
+func (s *StagedDir) Discard() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.committed {
+		return false
+	}
+	if !s.discarded {
+		_ = os.RemoveAll(s.Temp)
+		s.discarded = true
+	}
+	return true
+}
+
+// Committed reports whether Commit renamed Temp to Dir.
+func (s *StagedDir) Committed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.committed
 }
 
 // prepareResults claims the results directory and keeps a copy of the

@@ -217,7 +217,15 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 
 	// trouble ends the load early: the target is unreachable, or the
 	// history cannot be written. Its cause is the run's error.
-	trouble, stopForTrouble := context.WithCancelCause(context.Background())
+	trouble, troubleNow := context.WithCancelCause(context.Background())
+	// The load's context is the interrupt's child, and trouble cancels it
+	// in the same call: once either returns, no call of the load starts.
+	loadCtx, stopLoad := context.WithCancelCause(ctx)
+	defer stopLoad(nil)
+	stopForTrouble := func(err error) {
+		troubleNow(err)
+		stopLoad(err)
+	}
 	defer stopForTrouble(nil)
 	go func() {
 		select {
@@ -228,8 +236,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		case <-trouble.Done():
 		}
 	}()
-	loadCtx, stopLoad := either(ctx, trouble)
-	defer stopLoad()
+	// What actors still send once loadCtx is done (lease releases) draws
+	// on this stage: StoppingBound from the stop, cut by a second Ctrl-C;
+	// nothing at all once the target was declared unreachable.
+	stopStage := &stoppingStage{cut: cut{o.Abort, errInterruptedAgain}, more: []cut{{trouble, nil}}, logf: logf}
 
 	var runs []*running
 	var runID string
@@ -318,7 +328,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 		env := newEnv(cut.w, sc, rec, target, id)
 		env.ActorBase, env.keyLo, env.keyN, env.attachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
-		env.zero, env.sharded = sum.Started.UnixNano(), sharded
+		env.zero, env.sharded, env.stopStage = sum.Started.UnixNano(), sharded, stopStage
 		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
 		runs = append(runs, r)
 		if !r.skip {
@@ -357,6 +367,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, target, logf)
 	load(loadCtx, active, rec, metrics, o)
+	stopStage.end()
 	o.stage(StageFinalReads)
 	inj.end(logf)
 	sum.Faults = inj.summary(sum.LoadStart)
@@ -386,17 +397,18 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			logf("load stopped: interrupted")
 		}
 		logf("final reads")
-		fctx, cancel := either(o.Abort, trouble)
-		fctx, cancelT := context.WithTimeout(fctx, FinalReadsBound)
+		st := beginStage("final reads", FinalReadsBound, cut{o.Abort, errInterruptedAgain}, cut{trouble, nil})
 		waited := waiting(logf, "final reads", FinalReadsBound)
 		for _, r := range runs {
-			if err := r.wl.Final(fctx, r.env); err != nil {
+			if err := r.wl.Final(st.ctx, r.env); err != nil {
 				logf("final reads of %s: %v", r.env.Name, err)
 			}
 		}
 		waited()
-		cancelT()
-		cancel()
+		if why := st.why(); why != "" {
+			logf("final reads cut short: %s", why)
+		}
+		st.cancel()
 		if sum.Shard != nil {
 			sum.Shard.FinalReads = true
 		}

@@ -234,9 +234,13 @@ func checkShard(sc *scenarios.Scenario, o Options) error {
 // final reads and the cleanup).
 func shardFinished(o Options, t *Target, trouble context.Context, sum *reports.Summary, logf func(string, ...any)) bool {
 	s := o.Shard
-	ctx, cancel := either(o.Abandon, trouble)
-	defer cancel()
-	last, done, err := s.markDone(ctx, t)
+	bound := markDoneBound // the word the cleanup waits on: the cleanup's cuts and, once aborted, its short bound
+	if o.Abort.Err() != nil {
+		bound = CleanupAfterAbort
+	}
+	st := beginStage("marking the shard done", bound, cut{o.Abandon, errInterruptedThird}, cut{trouble, nil})
+	defer st.cancel()
+	last, done, err := s.markDone(st.ctx, t)
 	switch {
 	case err != nil:
 		logf("shard %d/%d: %v; the final reads and the cleanup are left to the other shards (or: stormcheck cleanup --run %s)", s.Index, s.Count, err, s.RunID)

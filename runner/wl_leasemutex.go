@@ -162,11 +162,10 @@ func (w *leaseMutex) intrude(ctx context.Context, a *Actor, key string) {
 	}, conflictPrecondition)
 }
 
+// release lets go of the lease, even once the load was stopped (others
+// must not wait a lease out): then within the run's stopping stage.
 func (w *leaseMutex) release(ctx context.Context, a *Actor, key, id string) {
-	if ctx.Err() != nil {
-		ctx = context.WithoutCancel(ctx) // release even when interrupted: others must not wait a lease out
-	}
-	w.b.leaseRelease(ctx, a, key, id)
+	w.b.leaseRelease(a.env.afterStop(ctx), a, key, id)
 }
 
 // newLeaseID is a version-4 GUID from the actor's reproducible source.

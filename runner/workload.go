@@ -84,6 +84,20 @@ type Env struct {
 	// openKind is the op kind the first open-loop iteration started with:
 	// the corrected histogram unserved arrivals are recorded in.
 	openKind atomic.Pointer[string]
+	// stopStage is the run's stage for calls made once the load's context
+	// is done (see afterStop); nil: none (no such call is sent).
+	stopStage *stoppingStage
+}
+
+// afterStop is the context for a call that leaves the target as others
+// need it (a lease release) when ctx, the load's, may be done: while the
+// load runs, ctx itself; once it stopped, the run's stopping stage (one
+// deadline for every such call, cut by the next Ctrl-C).
+func (e *Env) afterStop(ctx context.Context) context.Context {
+	if ctx.Err() == nil || e.stopStage == nil {
+		return ctx
+	}
+	return e.stopStage.context()
 }
 
 // firstKind is the op kind open-loop iterations start with, or "arrival"

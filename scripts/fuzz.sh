@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Fuzz the scenario loader, the conformance rule loader and the history
-# reader, MINUTES minutes each (default 5), one worker at a time
+# Fuzz the scenario loader, the conformance rule loader, the history reader
+# and the SMB client's parsers, MINUTES minutes each (default 5), one worker at a time
 # (-parallel=1: the machine is shared). Fails if any target finds an input
 # that crashes it, that allocates more than 256 MiB, or that runs longer than
 # 1 s (the targets run every input under internal/fuzzguard, and this script
@@ -25,6 +25,12 @@ targets=(
 	"./scenarios FuzzParse"
 	"./scenarios/conformance FuzzParseRules"
 	"./checks FuzzReadHistory"
+	"./runner/smb2 FuzzNegotiateResponse"
+	"./runner/smb2 FuzzSessionSetupResponse"
+	"./runner/smb2 FuzzNTLMChallenge"
+	"./runner/smb2 FuzzCreateResponse"
+	"./runner/smb2 FuzzResponseStream"
+	"./runner/smb2 FuzzTransformHeader"
 )
 
 export STORMCHECK_FUZZ_LIMITS=1

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -169,7 +168,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if f.diff {
 		return conformDiff(args, rules, dir, f.parallel, stdout, stderr)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
+	ctx, stopCleanup, stop := catchConformPresses(stderr)
 	defer stop()
 	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), from, dir)
 	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, Uses: uses, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
@@ -180,7 +179,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 		return exitHarness
 	}
-	results := runner.Conformance(ctx, t, rules, f.parallel)
+	results := runner.Conformance(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would
@@ -292,6 +291,21 @@ func targetSpec(spec string) (scenarios.Target, error) {
 	return scenarios.Target{}, fmt.Errorf("target %q: allowed: azurite, azurite:VERSION, env:VAR (a variable holding a connection string)", spec)
 }
 
+// catchConformPresses: the first Ctrl-C stops the rules (ctx), the second
+// the cleanup after them (stopCleanup).
+func catchConformPresses(stderr io.Writer) (ctx, stopCleanup context.Context, stop func()) {
+	ctxs, stop := catchPresses(stderr, 2, func(press int) string {
+		switch press {
+		case 1:
+			return fmt.Sprintf("stormcheck conform: interrupted: stopping the rules; their cleanup follows, for at most %s (Ctrl-C again to stop it)", runner.CleanupAfterAbort)
+		case 2:
+			return "stormcheck conform: interrupted again: stopping the cleanup"
+		}
+		return "stormcheck conform: interrupted: the cleanup is stopping; the results follow (Ctrl-C changes nothing more)"
+	})
+	return ctxs[0], ctxs[1], stop
+}
+
 // conformDiff runs the rules against two targets and prints only where
 // they differ (status, error code, ETag behaviour).
 func conformDiff(args []string, rules []conformance.Rule, dir string, parallel int, stdout, stderr io.Writer) int {
@@ -299,7 +313,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		fmt.Fprintln(stderr, "stormcheck conform --diff: want two targets, e.g. --diff azurite env:AZURE_STORAGE_CONNECTION_STRING")
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
+	ctx, stopCleanup, stop := catchConformPresses(stderr)
 	defer stop()
 	var targets [2]scenarios.Target
 	for i, spec := range args { // both, before either starts
@@ -322,7 +336,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, runner.Redact(err.Error()))
 			return exitHarness
 		}
-		sides[i] = runner.Conformance(ctx, t, rules, parallel)
+		sides[i] = runner.Conformance(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()
 	}
 	diffs := verdict.DiffTargets(sides[0], sides[1])

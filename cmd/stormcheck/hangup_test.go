@@ -82,15 +82,10 @@ func TestClosedStdoutStillWritesResults(t *testing.T) {
 // nothing of the managed Azurite's workspace (data-*).
 func assertOnlyResults(t *testing.T, dir string) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-		if strings.HasPrefix(e.Name(), "data-") {
-			t.Errorf("Azurite's workspace %s left in the results folder", e.Name())
+	names := entries(t, dir)
+	for _, n := range names {
+		if strings.HasPrefix(n, "data-") {
+			t.Errorf("Azurite's workspace %s left in the results folder", n)
 		}
 	}
 	for _, want := range []string{"summary.json", "report.html", "history.jsonl.zst"} {

@@ -16,7 +16,8 @@ import (
 // ways of stopping, each said on stderr the moment it is asked for:
 //
 //  1. stop the load; final reads, cleanup and checks still run;
-//  2. skip the final reads; the cleanup still runs, within
+//  2. cut the lease releases of the load stopping (runner.StoppingBound)
+//     and skip the final reads; the cleanup still runs, within
 //     runner.CleanupAfterAbort, and the results are written;
 //  3. stop the cleanup; what it did not delete is listed with the
 //     `stormcheck cleanup` command that deletes it later.
@@ -50,11 +51,35 @@ func catchInterrupts(stderr io.Writer) *interrupts {
 // newInterrupts acts on each value from sigs, a press of Ctrl-C.
 func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
 	in := &interrupts{}
-	var stopLoad, abortNow, abandonNow context.CancelFunc
-	in.load, stopLoad = context.WithCancel(context.Background())
-	in.abort, abortNow = context.WithCancel(context.Background())
-	in.abandon, abandonNow = context.WithCancel(context.Background())
-	steps := []context.CancelFunc{stopLoad, abortNow, abandonNow}
+	ctxs, release := onPresses(stderr, sigs, 3, func(press int) string {
+		return "stormcheck: " + pressSays(press, runner.Stage(in.stage.Load()), in.upload.Load())
+	})
+	in.load, in.abort, in.abandon, in.release = ctxs[0], ctxs[1], ctxs[2], release
+	return in
+}
+
+// catchPresses is Ctrl-C (and SIGTERM, SIGHUP: interruptSignals) for a
+// command with n ways of stopping (see onPresses). The returned func
+// stops catching.
+func catchPresses(stderr io.Writer, n int, says func(press int) string) ([]context.Context, func()) {
+	sigs := make(chan os.Signal, 3)
+	signal.Notify(sigs, interruptSignals()...)
+	ctxs, release := onPresses(stderr, sigs, n, says)
+	return ctxs, func() {
+		signal.Stop(sigs)
+		release()
+	}
+}
+
+// onPresses acts on each value from sigs, a press of Ctrl-C: press i
+// (from 1) says says(i) on stderr at once and ends the i-th of the n
+// contexts; later presses only say. The returned func ends them all.
+func onPresses(stderr io.Writer, sigs <-chan os.Signal, n int, says func(press int) string) ([]context.Context, func()) {
+	ctxs := make([]context.Context, n)
+	cancels := make([]context.CancelFunc, n)
+	for i := range n {
+		ctxs[i], cancels[i] = context.WithCancel(context.Background())
+	}
 	done := make(chan struct{})
 	go func() {
 		for press := 1; ; press++ {
@@ -63,19 +88,18 @@ func newInterrupts(stderr io.Writer, sigs <-chan os.Signal) *interrupts {
 				return
 			case <-sigs:
 			}
-			fmt.Fprintf(stderr, "stormcheck: %s\n", pressSays(press, runner.Stage(in.stage.Load()), in.upload.Load()))
-			if press <= len(steps) {
-				steps[press-1]()
+			fmt.Fprintln(stderr, says(press))
+			if press <= n {
+				cancels[press-1]()
 			}
 		}
 	}()
-	in.release = func() {
+	return ctxs, func() {
 		close(done)
-		stopLoad()
-		abortNow()
-		abandonNow()
+		for _, c := range cancels {
+			c()
+		}
 	}
-	return in
 }
 
 // stageUpload follows the run's stages: its results are written and
@@ -100,7 +124,9 @@ func pressSays(press int, st runner.Stage, upload bool) string {
 		return said + ": the load is already over; the final reads go on, then the cleanup and the checks (Ctrl-C again to skip the final reads)"
 	case press == 1 && st == runner.StageCleanup:
 		return said + ": the load and the final reads are over; the cleanup goes on, then the checks (Ctrl-C twice more to stop the cleanup)"
-	case press == 2 && st <= runner.StageFinalReads:
+	case press == 2 && st == runner.StageLoad:
+		return fmt.Sprintf("%s: cutting the lease releases still pending and skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
+	case press == 2 && st == runner.StageFinalReads:
 		return fmt.Sprintf("%s: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
 	case press == 2 && st == runner.StageCleanup:
 		return said + ": the cleanup goes on (Ctrl-C again to stop it)"

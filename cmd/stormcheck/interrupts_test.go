@@ -68,7 +68,7 @@ func TestCtrlCSaysWhatItChanges(t *testing.T) {
 	t.Run("during the load", func(t *testing.T) {
 		pressAll(t, false, []press{
 			{runner.StageLoad, "stormcheck: interrupted: stopping the load; final reads, cleanup and checks follow", "", true, false, false},
-			{runner.StageLoad, "interrupted again: skipping the final reads; the cleanup still runs, for at most 10s", "", true, true, false},
+			{runner.StageLoad, "interrupted again: cutting the lease releases still pending and skipping the final reads; the cleanup still runs, for at most 10s", "", true, true, false},
 			{runner.StageLoad, "interrupted a third time: stopping the cleanup; what is left is listed", "upload", true, true, true},
 			{runner.StageLoad, "interrupted 4 times: the load is stopping; the final reads and the cleanup are skipped; the results follow", "", true, true, true},
 		})

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -90,58 +91,148 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
-// mergeRun merges and prints the merged run's report.
+// mergeStopGrace is how long after a first Ctrl-C the merge may take to
+// reach its next step before the process removes what it wrote and exits
+// (a step can be long: a history of millions of records, a slow disk).
+const mergeStopGrace = 2 * time.Second
+
+// mergeRun merges and prints the merged run's report. OUT is written
+// whole or not at all: into a temporary sibling, renamed to OUT at the
+// end. Ctrl-C (SIGTERM, SIGHUP) stops the merge, removes what it wrote and
+// exits 130 (at once on a second press, or when the merge does not reach
+// its next step within mergeStopGrace).
 func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) error {
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "stormcheck merge: "+format+"\n", a...) }
+	var staged atomic.Pointer[runner.StagedDir] // nil until OUT is staged
+	var staging sync.Mutex                      // held while OUT is staged, and by the stop below
+	ctxs, stopPresses := catchPresses(stderr, 2, func(press int) string {
+		switch sd := staged.Load(); {
+		case sd != nil && sd.Committed():
+			return fmt.Sprintf("stormcheck merge: interrupted: %s is written; the report follows", out)
+		case press == 1:
+			return fmt.Sprintf("stormcheck merge: interrupted: stopping; %s is not written (Ctrl-C again to stop at once)", out)
+		}
+		return fmt.Sprintf("stormcheck merge: interrupted again: stopping at once; %s is not written", out)
+	})
+	defer stopPresses()
+	ctx := ctxs[0]
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() { // a merge stuck in a step still stops
+		select {
+		case <-finished:
+			return
+		case <-ctx.Done():
+		}
+		select {
+		case <-finished:
+			return
+		case <-ctxs[1].Done():
+		case <-time.After(mergeStopGrace):
+		}
+		staging.Lock() // (never unlocked when it exits: nothing is staged after)
+		if sd := staged.Load(); sd == nil || sd.Discard() {
+			os.Exit(exitInterrupted)
+		}
+		staging.Unlock()
+	}()
+	interrupted := func() error {
+		if sd := staged.Load(); sd != nil {
+			sd.Discard()
+		}
+		return &exitError{code: exitInterrupted, err: fmt.Errorf("stormcheck merge: interrupted; %s not written", out)}
+	}
+
 	var shards []reports.ShardResults
+	var st scenarios.Target
+	var to runner.TargetOptions
 	if f.from == "" {
 		var err error
-		if shards, err = runner.ReadShards(dirs); err != nil { // refused before OUT is touched
+		shards, err = runner.ReadShards(dirs) // refused before OUT is touched
+		switch {
+		case ctx.Err() != nil:
+			return interrupted()
+		case err != nil:
 			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
 		}
 	} else {
-		st, to, err := cleanupTarget(f.scenario, &cleanupFlags{target: f.target, connStr: f.connStr})
-		if err != nil {
+		var err error
+		if st, to, err = cleanupTarget(f.scenario, &cleanupFlags{target: f.target, connStr: f.connStr}); err != nil {
 			return usageErr(cmd.CommandPath(), errors.New("stormcheck merge: "+strings.Replace(err.Error(), "give a scenario file or a results folder", "give --scenario FILE", 1)))
 		}
-		if err := runner.ClaimResultsDir(out); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
-		defer stop()
-		dest := filepath.Join(out, "shards")
+	}
+	staging.Lock()
+	sd, err := runner.StageResultsDir(out)
+	if err == nil {
+		staged.Store(sd)
+	}
+	staging.Unlock()
+	if err != nil {
+		return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
+	}
+	if ctx.Err() != nil {
+		return interrupted()
+	}
+
+	if f.from != "" {
+		dest := filepath.Join(sd.Temp, "shards")
 		dirs, runID, err := runner.DownloadShards(ctx, st, to, f.from, f.runID, dest)
-		if boundedread.As(err) != nil { // a shard's file past its bound, refused before anything is downloaded
+		switch {
+		case ctx.Err() != nil:
+			return interrupted()
+		case boundedread.As(err) != nil: // a shard's file past its bound, refused before anything is downloaded
+			sd.Discard()
 			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
-		}
-		if err != nil {
+		case err != nil:
+			sd.Discard()
 			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
 		}
-		logf("downloaded %d shard(s) of run %s from container %s into %s", len(dirs), runID, f.from, dest)
+		logf("downloaded %d shard(s) of run %s from container %s into %s", len(dirs), runID, f.from, filepath.Join(out, "shards"))
 		if shards, err = runner.ReadShards(dirs); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w (the downloaded shards stay in %s)", err, dest)}
-		}
-	}
-	if f.from == "" {
-		if err := runner.ClaimResultsDir(out); err != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w", err)}
+			if cerr := sd.Commit(); cerr != nil { // the downloaded shards are kept
+				logf("%v", cerr)
+			}
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w (the downloaded shards stay in %s)", err, filepath.Join(out, "shards"))}
 		}
 	}
 	logf("merging %d shards of run %s into %s", len(shards), shards[0].Summary.Shard.RunID, out)
-	sum, err := runner.MergeShards(out, shards, logf)
+	sum, err := runner.MergeShards(ctx, sd.Temp, shards, logf)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if sum == nil {
+		if cerr := sd.Commit(); cerr != nil {
+			logf("%v", cerr)
+		}
 		return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %w", err)}
 	}
 	code := exitCode(sum, err)
 	sum.ExitCode = code
+	sum.File = filepath.Join(out, runner.ScenarioFile) // named where they will be, not in the temporary folder
+	for i, m := range sum.MergedFrom {
+		if rel, rerr := filepath.Rel(sd.Temp, m.Dir); rerr == nil && !strings.HasPrefix(rel, "..") {
+			sum.MergedFrom[i].Dir = filepath.Join(out, rel)
+		}
+	}
 	if f.from != "" {
 		sum.Files["shards"] = "shards" + string(os.PathSeparator) // what was downloaded, kept beside the merge
 	}
-	_ = runner.WriteResults(out, sum)
+	_ = runner.WriteResults(sd.Temp, sum)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
+	if cerr := sd.Commit(); errors.Is(cerr, runner.ErrDiscarded) {
+		return interrupted() // the stop came first
+	} else if cerr != nil {
+		return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %w", cerr)}
+	}
 	reports.WriteText(stdout, sum)
 	if err != nil {
 		fmt.Fprintf(stderr, "stormcheck merge: %s\n", strings.TrimSpace(runner.Redact(err.Error())))
+	}
+	if ctx.Err() != nil { // pressed once OUT was whole: it stays
+		code = exitInterrupted
 	}
 	return exitWith(code)
 }
