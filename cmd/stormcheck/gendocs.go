@@ -371,21 +371,21 @@ func coverageReference() ([]byte, error) {
 	b.WriteString("distinguishes, the resource states, the error codes and the preconditions that can fail together. A point is\n")
 	b.WriteString("covered when a rule's `covers:` names it (with how many rules, when more than one) and a hole when none does.\n")
 	b.WriteString("[Conformance](../conformance.md) says how the map is made and what the checklist leaves out.\n\n")
-	var all, done, complete int
+	// The summary table, and the totals over its rows for the line above it.
+	var table strings.Builder
+	var points, covered, complete int
 	for _, oc := range cov {
 		c, t := oc.Covered()
-		all, done = all+t, done+c
+		fmt.Fprintf(&table, "| [%s](#%s) | `%s` | %d / %d | [%s](%s) |\n", oc.Ref.Name, anchor(oc.Ref.Name), oc.Ref.Op, c, t,
+			path.Base(oc.Ref.Page), oc.Ref.Page)
+		points, covered = points+t, covered+c
 		if c == t {
 			complete++
 		}
 	}
-	fmt.Fprintf(&b, "%d of %d points covered; %d of %d operations complete; %d rules.\n\n", done, all, complete, len(cov), len(rs.Rules))
+	fmt.Fprintf(&b, "%d of %d points covered; %d of %d operations complete; %d rules.\n\n", covered, points, complete, len(cov), len(rs.Rules))
 	b.WriteString("| operation | step op | points covered | REST reference |\n|---|---|---|---|\n")
-	for _, oc := range cov {
-		c, t := oc.Covered()
-		fmt.Fprintf(&b, "| [%s](#%s) | `%s` | %d / %d | [%s](%s) |\n", oc.Ref.Name, anchor(oc.Ref.Name), oc.Ref.Op, c, t,
-			path.Base(oc.Ref.Page), oc.Ref.Page)
-	}
+	b.WriteString(table.String())
 	for _, oc := range cov {
 		c, t := oc.Covered()
 		fmt.Fprintf(&b, "\n## %s\n\n`%s`, %d of %d points covered; [REST reference](%s).\n\n", oc.Ref.Name, oc.Ref.Op, c, t, oc.Ref.Page)
