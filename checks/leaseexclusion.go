@@ -57,10 +57,11 @@ func (c *LeaseExclusion) Finish() Result {
 	if r.Verdict == Pass && t.acquired == 0 {
 		r.Verdict = Undecided
 	}
+	decided := t.acquired + t.refuted + t.breaks + t.expiries + t.writes
 	if t.acquired == 0 {
-		return r.decided(0).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
+		return r.decided(0).of(decided + t.open)
 	}
-	return r.decided(t.acquired + t.breaks + t.expiries + t.writes).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
+	return r.decided(decided).of(decided + t.open)
 }
 
 // leaseExclTotals counts what the exclusion checks covered.
@@ -68,6 +69,8 @@ type leaseExclTotals struct {
 	keys, acquired, breaks, expiries, writes int
 	noDuration                               int
 	open                                     int // acquires, breaks and lease-enforced writes of unknown outcome
+	settled                                  int // acquires of unknown outcome the history settles: granted (counted in acquired) ...
+	refuted                                  int // ... or not
 }
 
 func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) string {
@@ -88,6 +91,10 @@ func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) strin
 		b.WriteString(": undecided, no acquisition succeeded")
 	default:
 		b.WriteString(": " + clean)
+	}
+	if t.settled > 0 {
+		fmt.Fprintf(&b, " (%s of unknown outcome settled by later calls: %d granted, %d not)",
+			plural(t.settled, "acquisition", "acquisitions"), t.settled-t.refuted, t.refuted)
 	}
 	if t.noDuration > 0 {
 		fmt.Fprintf(&b, " (no duration recorded for %s: 15 s to infinite assumed)", plural(t.noDuration, "acquisition", "acquisitions"))
@@ -123,6 +130,15 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		}
 		if m.expired(gi, lastCall) {
 			t.expiries++
+		}
+	}
+	for i, s := range m.settled {
+		if m.sp.action(m.op(i).Kind) != laAcquire || s.applied == appliedMaybe {
+			continue
+		}
+		t.settled++
+		if s.applied == appliedNo {
+			t.refuted++
 		}
 	}
 	for bi := range m.breaks {

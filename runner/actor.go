@@ -41,6 +41,12 @@ type Call struct {
 	// without sending a header that says so (Insert Entity): it is
 	// recorded with If-None-Match: *, the condition it implies.
 	CreateOnly bool
+	// Settle marks a call whose retry could act twice where the first
+	// attempt acted: a lease acquire or change (a late first attempt would
+	// renew or grant the lease again). An attempt that may have taken
+	// effect is not retried; the workload settles it with its own next
+	// call (CHECKERS.md, unknown outcomes, rule 6).
+	Settle bool
 }
 
 // Attempt performs one try of a call. It returns what it sent (recorded as
@@ -108,7 +114,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		e.Rec.Record(&a.op)
 		op := a.op
 		a.noteAnswer(&op, ctx)
-		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) {
+		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) || c.Settle && mayHaveApplied(&op) {
 			return op
 		}
 		t := time.NewTimer(backoff(a.Rand, e.Retry.Base, e.Retry.Max, try))
@@ -128,8 +134,13 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 // it writes again (CHECKERS.md, unknown outcomes, rule 6).
 func readFirst(op *checks.Op) bool {
 	conditional := (op.In.IfMatch != "" && op.In.IfMatch != "*") || op.In.IfNoneMatch == "*"
-	mayHaveApplied := op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
-	return conditional && mayHaveApplied
+	return conditional && mayHaveApplied(op)
+}
+
+// mayHaveApplied reports whether a failed attempt may have taken effect:
+// no answer, or a 500.
+func mayHaveApplied(op *checks.Op) bool {
+	return op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
 }
 
 // noteAnswer counts attempts in a row that the target did not answer.
