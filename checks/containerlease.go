@@ -61,7 +61,7 @@ func (c *ContainerLease) Finish() Result {
 		summary += " (" + plural(pt.whileLeased, "call", "calls") + " while certainly leased)"
 	}
 	if pt.settled > 0 {
-		summary += ", " + plural(pt.settled, "grant", "grants") + " of unknown outcome settled by later calls"
+		summary += ", " + plural(pt.settled, "lease call", "lease calls") + " of unknown outcome settled by later calls"
 	}
 	summary += ": " + tail
 	r := v.result(ContainerLeaseName, summary)

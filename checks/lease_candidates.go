@@ -375,7 +375,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 		has[lsAvailable] = true
 		for _, i := range rels {
 			r := m.op(i)
-			if r.Outcome != OK || r.Call < g.ret || r.Return > a {
+			if !m.sure(i) || r.Call < g.ret || r.Return > a {
 				continue
 			}
 			reacquired := false

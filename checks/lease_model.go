@@ -28,9 +28,10 @@ func appliedOf(op *Op) effectApplied {
 }
 
 // effectEnd is the latest time an operation may take effect: its Return if
-// it certainly did, else (unknown) unbounded or LeaseUnknownHorizon later.
+// it certainly did or the target ended it (Output.Done), else (unknown)
+// unbounded or LeaseUnknownHorizon later.
 func effectEnd(op *Op, a effectApplied) int64 {
-	if a == appliedSure {
+	if a == appliedSure || op.Out.Done {
 		return op.Return
 	}
 	if LeaseUnknownHorizon > 0 {
@@ -258,9 +259,9 @@ type acquireCall struct {
 }
 
 type pendingViolation struct {
-	seq uint64
-	msg string
-	ops []Op
+	seq       uint64
+	kind, msg string
+	ops       []Op
 }
 
 func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
@@ -278,6 +279,15 @@ func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
 }
 
 func (m *leaseModel) op(i int) *Op { return m.ops.at(int32(i)) }
+
+// sure reports whether op i certainly took effect: it succeeded, or the
+// history settles that it did.
+func (m *leaseModel) sure(i int) bool {
+	if s, ok := m.settled[i]; ok {
+		return s.applied == appliedSure
+	}
+	return m.op(i).Outcome == OK
+}
 
 func (m *leaseModel) nops() int { return int(m.ops.len()) }
 

@@ -66,6 +66,8 @@ func (m *leaseModel) settle() {
 		cutters = map[string][]leaseCutter{}
 		granted = map[string][]int{}         // acquires and changes that may grant the id, by call
 		shows   = map[string][]leaseCutter{} // successful calls that need the id to be the lease (call, ret)
+		held    = map[string][]int{}         // successful grants of the id (acquire, renew, change to it)
+		ends    []int                        // releases and renews of unknown outcome
 	)
 	for i := range m.nops() {
 		op := m.op(i)
@@ -76,7 +78,7 @@ func (m *leaseModel) settle() {
 		if act == laNone {
 			c := m.sp.class(op.Kind)
 			if c.deletes && a != appliedNo {
-				shared = append(shared, leaseCutter{call: op.Call, end: end})
+				shared = append(shared, leaseCutter{call: op.Call, end: end, i: i})
 			}
 			if !c.known || a == appliedMaybe {
 				continue
@@ -96,6 +98,16 @@ func (m *leaseModel) settle() {
 		if a == appliedMaybe && act != laRelease && act != laBreak {
 			sources = append(sources, i)
 		}
+		if a == appliedMaybe && (act == laRelease || act == laRenew) {
+			ends = append(ends, i)
+		}
+		if a == appliedSure && act != laRelease && act != laBreak {
+			id := x
+			if act != laRenew {
+				id = leaseGrantID(op, act)
+			}
+			held[id] = append(held[id], i)
+		}
 		switch act {
 		case laAcquire, laChange:
 			id := leaseGrantID(op, act)
@@ -114,7 +126,7 @@ func (m *leaseModel) settle() {
 			}
 		case laBreak:
 			if a != appliedNo {
-				shared = append(shared, leaseCutter{call: op.Call, end: end})
+				shared = append(shared, leaseCutter{call: op.Call, end: end, i: i})
 			}
 		}
 		if a == appliedMaybe {
@@ -152,7 +164,7 @@ func (m *leaseModel) settle() {
 			own[id] = append(own[id], leaseWitness{call: op.Call, ret: op.Return, ids: [2]string{id}})
 		}
 	}
-	if len(sources) == 0 {
+	if len(sources)+len(ends) == 0 {
 		return
 	}
 	byCall := func(l []leaseWitness) {
@@ -200,7 +212,7 @@ func (m *leaseModel) settle() {
 			// shown granted by a call that needs it, with no other grant of
 			// the id before
 			for _, p := range shows[id] {
-				if p.end <= op.Call || p.end > s.to || s.applied == appliedSure && p.end >= s.to {
+				if p.end <= op.Call || s.applied == appliedSure && p.end >= s.to {
 					continue
 				}
 				sole := true
@@ -211,7 +223,7 @@ func (m *leaseModel) settle() {
 					}
 				}
 				if sole {
-					s.applied, s.to = appliedSure, p.end
+					s.applied, s.to = appliedSure, min(s.to, p.end)
 				}
 			}
 			if s.applied == appliedSure && s.from > s.to {
@@ -222,6 +234,99 @@ func (m *leaseModel) settle() {
 			s.applied = appliedNo
 		}
 		m.settled[i] = s
+	}
+	m.settleEnds(ends, granted, shows, held, own, cutters, shared)
+}
+
+// settleEnds settles the releases and renews of unknown outcome:
+//
+//   - of an id no call may have granted, they did nothing;
+//   - a release did nothing when a later call that needs its id to be the
+//     lease succeeded after it could no longer act, with no grant of the id
+//     in between; it released the lease when a later call naming the id
+//     was refused while, but for it, the lease was certainly held;
+//   - a renew while the lease was certainly held succeeded.
+//
+// "Certainly held" is a successful grant of the id with its shortest
+// duration not yet over and nothing else that may end the lease (a
+// release, change or acquire of the id, a break, a delete) in between.
+func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[string][]leaseCutter, held map[string][]int,
+	own map[string][]leaseWitness, cutters map[string][]leaseCutter, shared []leaseCutter) {
+	mayGrant := func(id string) bool {
+		for _, j := range granted[id] {
+			if s, ok := m.settled[j]; !ok || s.applied != appliedNo {
+				return true
+			}
+		}
+		return false
+	}
+	// certain reports whether id was certainly held over [from, to] but
+	// for op skip: by a successful grant returned by from.
+	certain := func(id string, from, to int64, skip int) bool {
+		g := -1
+		for _, j := range held[id] {
+			if o := m.op(j); o.Return <= from && (g < 0 || o.Call > m.op(g).Call) {
+				g = j
+			}
+		}
+		if g < 0 {
+			return false
+		}
+		o := m.op(g)
+		d := shortestOnHarness(15 * lsSecond)
+		if v, ok := validDuration(o.In.LeaseDuration); ok && m.sp.action(o.Kind) == laAcquire {
+			d = shortestOnHarness(v)
+		}
+		if addBound(o.Call, d) <= to {
+			return false
+		}
+		for _, l := range [][]leaseCutter{cutters[id], shared} {
+			for _, c := range l {
+				if c.i != skip && c.i != g && c.call < to && c.end > o.Call {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, i := range ends {
+		op := m.op(i)
+		x := normLeaseID(op.In.LeaseID)
+		end := effectEnd(op, appliedMaybe)
+		if !mayGrant(x) {
+			m.settled[i] = settlement{applied: appliedNo}
+			continue
+		}
+		if m.sp.action(op.Kind) == laRenew {
+			if end < lsInf && certain(x, op.Call, end, i) {
+				m.settled[i] = settlement{applied: appliedSure, from: op.Call, to: end}
+			}
+			continue
+		}
+		for _, p := range shows[x] {
+			if p.call < end {
+				continue
+			}
+			regranted := false
+			for _, j := range granted[x] {
+				if o := m.op(j); o.Call < p.end && effectEnd(o, appliedOf(o)) > op.Call {
+					regranted = true
+				}
+			}
+			if !regranted {
+				m.settled[i] = settlement{applied: appliedNo}
+				break
+			}
+		}
+		if _, done := m.settled[i]; done || end == lsInf {
+			continue
+		}
+		for _, w := range own[x] {
+			if w.call >= end && certain(x, op.Call, w.ret, i) {
+				m.settled[i] = settlement{applied: appliedSure, from: op.Call, to: end}
+				break
+			}
+		}
 	}
 }
 

@@ -190,3 +190,61 @@ func TestLeaseSettleRefuted(t *testing.T) {
 		}
 	}
 }
+
+// done marks call seq as ended by the target (Output.Done): whatever it did,
+// it did before its Return.
+func (h lh) done(seq uint64) uint64 {
+	h.op(seq).Out.Done = true
+	return seq
+}
+
+// TestLeaseSettleEnds: releases and renews whose answers were lost, ended by
+// the target (Output.Done), are settled by what follows; one that may still
+// act after its Return is not.
+func TestLeaseSettleEnds(t *testing.T) {
+	const b = "b0"
+	runLeaseCases(t, LeaseProtocolName, "blob.", []leaseCase{
+		{"a release shown undone by a later release: the lease stayed held", func(h lh) want {
+			a := h.acq(0, b, "A", 15, 0, 1, "ok")
+			h.done(h.release(0, b, "A", 2, 2.1, "unknown"))
+			x := h.acq(1, b, "C", 15, 2.5, 2.6, "ok") // A still held: a second holder
+			h.release(0, b, "A", 3, 3.1, "ok")
+			return want{verdict: Fail, vios: []expectViolation{vio("answered ok 201 while the lease was leased(a)", x, a)},
+				summary: "1 lease call of unknown outcome settled by later calls"}
+		}},
+		{"a release shown done by a refusal while the lease was certainly held", func(h lh) want {
+			h.acq(0, b, "A", 15, 0, 1, "ok")
+			h.done(h.release(0, b, "A", 2, 2.1, "unknown"))
+			h.release(0, b, "A", 2.2, 2.3, "409 LeaseIdMismatchWithLeaseOperation") // the retry: A is gone
+			x := h.data(1, "blob.put", b, "", 3, 3.1, "412 LeaseIdMissing")         // no lease: must succeed
+			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("while the lease was available", x)}}
+		}},
+		{"a release that may act after its Return is not settled", func(h lh) want {
+			h.acq(0, b, "A", 15, 0, 1, "ok")
+			h.release(0, b, "A", 2, 2.1, "unknown") // a timeout: it may land later
+			h.release(0, b, "A", 2.2, 2.3, "409 LeaseIdMismatchWithLeaseOperation")
+			h.data(1, "blob.put", b, "", 3, 3.1, "412 LeaseIdMissing")
+			return want{verdict: Pass}
+		}},
+		{"a renew while the lease may have been released is not settled", func(h lh) want {
+			h.acq(0, b, "A", 15, 0, 1, "ok")
+			h.release(0, b, "A", 1.5, 1.6, "unknown") // may have released A, even later
+			h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
+			h.acq(1, b, "C", 15, 3, 3.1, "ok") // allowed: A may be gone
+			return want{verdict: Pass}
+		}},
+		{"a renew of an id never granted did nothing", func(h lh) want {
+			h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
+			return want{verdict: Undecided, summary: "1 lease call of unknown outcome settled by later calls"}
+		}},
+	})
+	// The renew above, settled or not, must leave the acquire judged.
+	h := newLH("blob.")
+	h.acq(0, b, "A", 15, 0, 1, "ok")
+	h.release(0, b, "A", 1.5, 1.6, "unknown")
+	h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
+	h.acq(1, b, "C", 15, 3, 3.1, "ok")
+	if r := h.check(t, LeaseExclusionName); r.Verdict != Pass {
+		t.Errorf("exclusion: %s: %s", r.Verdict, r.Summary)
+	}
+}

@@ -64,6 +64,18 @@ func (c *LeaseExclusion) Finish() Result {
 	return r.decided(decided).of(decided + t.open)
 }
 
+// The kinds of lease violations (Violation.Kind).
+const (
+	kindTwoHolders   = "two holders"
+	kindNoHolder     = "no holder"
+	kindStaleHolder  = "stale holder"
+	kindWrongState   = "answer the lease state does not allow"
+	kindOverEnforced = "refused without need of the lease"
+	kindWrongStatus  = "wrong status"
+	kindWrongLeaseID = "wrong lease id returned"
+	kindLeaseETag    = "ETag changed by lease calls"
+)
+
 // leaseExclTotals counts what the exclusion checks covered.
 type leaseExclTotals struct {
 	keys, acquired, breaks, expiries, writes int
@@ -213,11 +225,11 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		h := &m.grants[hit.g]
 		op := m.op(q.i)
 		if q.g >= 0 {
-			m.flag(q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
+			m.flag(q.i, kindTwoHolders, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
 				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
-			m.flag(q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(q.i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
@@ -234,7 +246,7 @@ func (m *leaseModel) unheldDelete(i int) {
 			break
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
-			m.flag(i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
@@ -260,7 +272,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		if l := m.byID[id]; len(l) > 0 {
 			first = m.grants[l[0]].i
 		}
-		m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
+		m.flag(i, kindStaleHolder, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
 			op.Seq, op.Kind, leaseShortID(id)), m.evidenceOps(i, first))
 		return
 	}
@@ -281,7 +293,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 			why = fmt.Sprintf("after #%d (%s) removed it", by.Seq, by.Kind)
 		}
 	}
-	m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
+	m.flag(i, kindStaleHolder, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
 		op.Seq, op.Kind, leaseShortID(id), why), m.evidenceOps(i, g.i, g.pBy))
 }
 

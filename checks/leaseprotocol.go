@@ -72,7 +72,7 @@ type leaseProtoTotals struct {
 	leaseJudged, dataJudged int
 	ambiguous               int
 	unanswered              int // calls of unknown outcome: no answer to judge
-	settled                 int // grants of unknown outcome the history settles (granted or not)
+	settled                 int // lease calls of unknown outcome the history settles (acted or not)
 	whileLeased             int // data calls judged while a lease was certainly held
 	etagPairs               int
 	why                     map[string]int // ambiguous calls by what left them open
@@ -113,7 +113,7 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged%s)", plural(t.keys, sp.noun, sp.nouns),
 			plural(t.leaseJudged, "lease call", "lease calls"), plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous, t.mostWhy())
 		if t.settled > 0 {
-			fmt.Fprintf(&b, ", %s of unknown outcome settled by later calls", plural(t.settled, "grant", "grants"))
+			fmt.Fprintf(&b, ", %s of unknown outcome settled by later calls", plural(t.settled, "lease call", "lease calls"))
 		}
 		if t.whileLeased > 0 {
 			fmt.Fprintf(&b, ", %d while certainly leased", t.whileLeased)
@@ -140,7 +140,7 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 	return r.decided(t.decided()).of(t.judgeable())
 }
 
-// decided counts the calls judged and the grants of unknown outcome settled.
+// decided counts the calls judged and the lease calls of unknown outcome settled.
 func (t *leaseProtoTotals) decided() int { return t.leaseJudged + t.dataJudged + t.settled }
 
 // judgeable adds the calls left open: ambiguous state, or no answer.
@@ -183,11 +183,11 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	name += ")"
 	switch {
 	case ans == lsOK && op.Out.Status != 0 && op.Out.Status != leaseOKStatus[act]:
-		m.flag(i, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
+		m.flag(i, kindWrongStatus, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
 			name, op.Out.Status, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:], leaseActionNames[act], leaseOKStatus[act]), m.evidenceOps(i))
 		return
 	case ans != lsOK && isLeaseOpCode(op.Out.ErrorCode) && op.Out.Status != 0 && op.Out.Status != 409:
-		m.flag(i, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
+		m.flag(i, kindWrongStatus, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
 			m.evidenceOps(i))
 		return
 	}
@@ -197,7 +197,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 			want = normLeaseID(op.In.ProposedLeaseID)
 		}
 		if got := normLeaseID(op.Out.Value); want != "" && got != want {
-			m.flag(i, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
+			m.flag(i, kindWrongLeaseID, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
 				m.evidenceOps(i))
 			return
 		}
@@ -211,7 +211,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
 		name, answer(op), how, c, describeAllowed(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
 }
@@ -291,7 +291,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 			if m.sp == containerLeaseSpace {
 				what = "only Delete Container needs the lease"
 			}
-			m.flag(i, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
+			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
 				m.evidenceOps(i))
 		}
 		return
@@ -304,7 +304,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
 		name, answer(op), how, c, describeAllowed(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
@@ -387,7 +387,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 		}
 		t.etagPairs++
 		if a.Out.ETag != b.Out.ETag {
-			m.flag(o2, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
+			m.flag(o2, kindLeaseETag, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
 				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.op(lease).Seq, m.op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
 				m.evidenceOps(o2, prev, lease))
 		}

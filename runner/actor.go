@@ -97,6 +97,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		a.clock.observe(resp, call, ret, e.zero)
 		outcome, out := classify(resp, err, c.Conflicts)
 		e.faultOf(attempt, &out)
+		out.Done = e.Target != nil && e.Target.managed && endedByTarget(outcome, &out)
 		if err == nil {
 			mergeOutput(&out, &got)
 		}
@@ -135,6 +136,22 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 func readFirst(op *checks.Op) bool {
 	conditional := (op.In.IfMatch != "" && op.In.IfMatch != "*") || op.In.IfNoneMatch == "*"
 	return conditional && mayHaveApplied(op)
+}
+
+// endedByTarget reports whether an attempt of unknown outcome was ended by
+// the target's side: an answer (not the proxy's 502 for a silent target,
+// which carries the upstream error) or a connection it closed; not by the
+// client's timeout or cancellation. A managed Azurite, and stormcheck's own
+// proxies in front of it, act on a request only until they answer it or
+// close its connection (checks.Output.Done).
+func endedByTarget(o checks.Outcome, out *checks.Output) bool {
+	switch {
+	case o == checks.OK || o != checks.Unknown && out.Status != http.StatusInternalServerError:
+		return false // not of unknown outcome
+	case out.Status != 0:
+		return out.Err == ""
+	}
+	return out.Err != "" && out.Err != "timeout" && out.Err != "canceled"
 }
 
 // mayHaveApplied reports whether a failed attempt may have taken effect:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,9 +20,10 @@ import (
 // a scenario's workloads item (YAML flow mapping).
 type MatrixScenario struct {
 	Name, Workload string
-	// Known, when set, marks a violation Azurite shows with or without
-	// faults (a finding in the README): a check whose every violation says
-	// it is not held against the fault.
+	// Known, when set, is the kind (checks.Violation.Kind) of a violation
+	// Azurite shows with or without faults (a finding in the README): a
+	// check whose every violation, listed or not, is of that kind is not
+	// held against the fault.
 	Known string
 }
 
@@ -92,10 +94,13 @@ type MatrixCell struct {
 	Known      bool
 	knownError string
 	// Forgot is set when a lease check failed only because Azurite forgot
-	// its leases across the cell's restart (target.stop): every violation
-	// it lists pairs a lease granted before the stop with a call after the
-	// restart (README, Findings).
+	// its leases across the cell's restart (target.stop): the check passes
+	// on each stretch of the history between restarts, checked alone
+	// (README, Findings).
 	Forgot bool
+	// history is the cell's recorded history, kept for a target.stop cell
+	// (restartForgot).
+	history []checks.Op
 	// Floors are the share of the operations each check could judge that
 	// it must have decided (MatrixFloor), by check; Under names the checks
 	// below their floor.
@@ -240,10 +245,19 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 		}
 	}
 	start := time.Now()
-	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(o.Dir, s.Name+"--"+kind), Target: TargetOptions{Azurite: inst}})
+	dir := filepath.Join(o.Dir, s.Name+"--"+kind)
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{Azurite: inst}})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()
+	}
+	if kind == "target.stop" && err == nil {
+		if herr := checks.ReadHistoryFile(HistoryPath(dir), func(op *checks.Op) error {
+			c.history = append(c.history, *op)
+			return nil
+		}); herr != nil {
+			c.Err = herr.Error()
+		}
 	}
 	if sum != nil {
 		c.Checks = sum.Checks
@@ -269,8 +283,7 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 	spec := scenarios.FaultKinds[c.Fault]
 	failed := map[string]bool{}
 	for _, r := range c.Checks {
-		forgot := c.Fault == "target.stop" && leaseChecks[r.Check] && acrossRestart(r, sum.Faults)
-		if r.Verdict == checks.Fail && forgot {
+		if r.Verdict == checks.Fail && c.Fault == "target.stop" && leaseChecks[r.Check] && restartForgot(r, sum.Faults, c.history) {
 			c.Forgot = true
 			continue
 		}
@@ -301,60 +314,56 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 
 // MatrixFloor is the share of the operations it could judge that check
 // must decide in a cell under kind (README, "The fault matrix", says why):
-// DecidedFloor, or LeaseDecidedFloor for the lease checks; 0 for a crash,
-// which may lose the state a check needs, and for a broken promise, whose
-// cell is judged on its check failing.
+// DecidedFloor; 0 for a crash, which may lose the state a check needs, and
+// for a broken promise, whose cell is judged on its check failing.
 func MatrixFloor(kind, check string) float64 {
-	switch {
-	case kind == "target.crash" || scenarios.FaultFamily(kind) == "broken":
+	if kind == "target.crash" || scenarios.FaultFamily(kind) == "broken" {
 		return 0
-	case leaseChecks[check]:
-		return LeaseDecidedFloor
 	}
 	return DecidedFloor
 }
 
 // DecidedFloor: a register, table or queue check settles a write of unknown
-// outcome by a later read, so a fault that touches a fifth of the requests
-// (the matrix's faults: 20% of requests, or a 1 s window of a 5 s load)
-// leaves at most about a fifth open; half is the floor, with room for the
-// retries a fault adds. LeaseDecidedFloor: a lease call of unknown outcome
-// may have granted a 15-60 s lease, longer than a cell, so every later call
-// on that blob is judged against an ambiguous state until a certain call
-// settles it; under lost answers the lease checks decide a few percent
-// (7-16% measured), and the floor says they decide some, not none.
-const (
-	DecidedFloor      = 0.5
-	LeaseDecidedFloor = 0.02
-)
+// outcome by a later read, a lease check a lease call of unknown outcome by
+// the workload's next call with its lease id, so a fault that touches a
+// fifth of the requests (the matrix's faults: 20% of requests, or a 1 s
+// window of a 5 s load) leaves at most about a fifth open; half is the
+// floor, with room for the retries a fault adds.
+const DecidedFloor = 0.5
 
 // leaseChecks are the checks judged on a lease's state.
 var leaseChecks = map[string]bool{"lease-exclusion": true, "lease-protocol": true, "container-lease": true}
 
-// acrossRestart reports whether every violation r lists (at most
-// checks.MaxViolations) has an operation called before a target.stop
-// window and one called after it: Azurite 3.37.0 forgets its leases when
-// it restarts (TestAzuriteForgetsLeasesOnRestart), so a lease granted
-// before the stop and a second one after the restart are its finding, not
-// the fault's.
-func acrossRestart(r checks.Result, ws []reports.FaultWindow) bool {
-	if len(r.Violations) == 0 {
+// restartForgot reports whether lease check r, failed on the whole
+// history, passes on each stretch of it between restarts checked alone:
+// Azurite 3.37.0 forgets its leases when it restarts
+// (TestAzuriteForgetsLeasesOnRestart), so a lease granted before a
+// target.stop and a second one after the restart are its finding, not the
+// fault's; a violation within one stretch is not (whether or not the result
+// lists it among its first checks.MaxViolations). A call belongs to the
+// stretch in which it was sent: one sent before the restart completed was
+// served, if at all, by the instance that stopped.
+func restartForgot(r checks.Result, ws []reports.FaultWindow, history []checks.Op) bool {
+	var cuts []int64
+	for _, w := range ws {
+		if w.Kind == "target.stop" {
+			cuts = append(cuts, int64(w.To))
+		}
+	}
+	if len(cuts) == 0 || len(history) == 0 {
 		return false
 	}
-	for _, v := range r.Violations {
-		spans := false
-		for _, w := range ws {
-			if w.Kind != "target.stop" {
-				continue
-			}
-			before, after := false, false
-			for _, op := range v.Ops {
-				before = before || time.Duration(op.Call) < w.From
-				after = after || time.Duration(op.Call) >= w.To
-			}
-			spans = spans || before && after
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i] < cuts[j] })
+	parts := make([][]checks.Op, len(cuts)+1)
+	for _, op := range history {
+		if op.Workload == r.Workload {
+			k := sort.Search(len(cuts), func(i int) bool { return cuts[i] > op.Call })
+			parts[k] = append(parts[k], op)
 		}
-		if !spans {
+	}
+	for _, part := range parts {
+		c, err := checks.New(r.Check)
+		if err != nil || checks.Run(part, c)[0].Verdict == checks.Fail {
 			return false
 		}
 	}
@@ -525,16 +534,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// allKnown reports whether every violation r lists (at most
-// checks.MaxViolations) says known.
+// allKnown reports whether every violation of r, listed or not, is of the
+// kind known (checks.Result.Kinds).
 func allKnown(r checks.Result, known string) bool {
-	if len(r.Violations) == 0 {
-		return false
-	}
-	for _, v := range r.Violations {
-		if !strings.Contains(v.Message, known) {
-			return false
-		}
-	}
-	return true
+	return r.Total > 0 && r.Kinds[known] == r.Total
 }

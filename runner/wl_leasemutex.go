@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"time"
 
@@ -18,14 +19,15 @@ import (
 // then releases. If two actors ever held the lease together, increments are
 // lost and no-lost-updates says so.
 type leaseMutex struct {
-	b      *blobs
-	mu     sync.Mutex
-	losses map[int]int // actor -> races lost in a row
+	b       *blobs
+	mu      sync.Mutex
+	losses  map[int]int    // actor -> races lost in a row
+	pending map[int]string // actor -> lease id whose release got no answer
 }
 
 func init() {
 	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *Target) (Workload, error) {
-		return &leaseMutex{losses: map[int]int{}}, nil
+		return &leaseMutex{losses: map[int]int{}, pending: map[int]string{}}, nil
 	})
 }
 
@@ -54,6 +56,12 @@ const (
 func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
 	p := a.env.Params
+	if id := w.pendingOf(a); id != "" {
+		// Its release got no answer: the lease may still be held. Settle
+		// that first (others must not wait a whole lease out).
+		w.letGo(ctx, a, key, id)
+		return
+	}
 	id := newLeaseID(a)
 	acq := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration))
 	if mayHaveApplied(&acq) {
@@ -86,7 +94,7 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 			op = w.b.leaseRenew(ctx, a, key, next) // succeeds only if the change took effect
 		}
 		if op.Outcome != checks.OK {
-			w.release(ctx, a, key, id)
+			w.letGo(ctx, a, key, id)
 			return
 		}
 		id = next
@@ -103,25 +111,52 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 		// lease then stays breaking for what remains of it).
 		w.b.leaseBreak(ctx, a, key, []int{0, 1, -1}[a.Rand.IntN(3)])
 	case staleWrite:
-		w.release(ctx, a, key, id)
+		w.letGo(ctx, a, key, id)
 		// Writing with a lease id that is no longer held must be refused (412).
 		w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 			return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
 		}, conflictPrecondition)
 	default:
-		w.release(ctx, a, key, id)
+		w.letGo(ctx, a, key, id)
 	}
+}
+
+// letGo releases the lease id; a release that was neither done nor
+// refused (no answer, a 500 or 503, the target unreachable) leaves the id
+// pending: the actor's next iteration releases it again before anything
+// else, which also says what became of the first (CHECKERS.md, unknown
+// outcomes, rule 6).
+func (w *leaseMutex) letGo(ctx context.Context, a *Actor, key, id string) {
+	w.release(ctx, a, key, id)
+	// a.op is the last attempt the actor recorded: this release's, unless
+	// none was made (the run stopping), which leaves nothing pending.
+	last := &a.op
+	unsettled := last.Kind == "blob.lease.release" && last.In.LeaseID == id &&
+		last.Outcome != checks.OK && last.Outcome != checks.Conflict && last.Out.Status != http.StatusNotFound
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if unsettled {
+		w.pending[a.ID] = id
+	} else {
+		delete(w.pending, a.ID)
+	}
+}
+
+func (w *leaseMutex) pendingOf(a *Actor) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending[a.ID]
 }
 
 // settle finds out whether an acquire of unknown outcome (no answer, or a
 // 500) granted the lease before the actor acts again: a renew with its id
 // succeeds only if it did. It returns the renew's record. A renew that
-// still may have acted leaves the lease possibly held: it is released, so
+// got no answer leaves the lease possibly held: it is released (letGo), so
 // that the others need not wait a whole lease out.
 func (w *leaseMutex) settle(ctx context.Context, a *Actor, key, id string) checks.Op {
 	op := w.b.leaseRenew(ctx, a, key, id)
 	if op.Outcome != checks.OK && op.Outcome != checks.Conflict {
-		w.release(ctx, a, key, id)
+		w.letGo(ctx, a, key, id)
 	}
 	return op
 }
