@@ -22,6 +22,10 @@ const (
 // Violation is one broken rule with the smallest excerpt of the history that
 // shows it.
 type Violation struct {
+	// Kind names the rule that broke, the same for every violation of it
+	// ("lost update", "two holders", "ETag/value mismatch"): most messages
+	// begin with it.
+	Kind string `json:"kind"`
 	// Key is the resource the violation is about.
 	Key string `json:"key"`
 	// Message says what rule broke, in one sentence.
@@ -38,9 +42,11 @@ type Result struct {
 	Verdict  Verdict `json:"verdict"`
 	// Summary is one line for the terminal: what was checked and found.
 	Summary string `json:"summary"`
-	// Violations, at most MaxViolations of them; Total counts them all.
-	Violations []Violation `json:"violations,omitempty"`
-	Total      int         `json:"violations_total"`
+	// Violations, at most MaxViolations of them; Total counts them all,
+	// and Kinds counts them all by Violation.Kind (listed or not).
+	Violations []Violation    `json:"violations,omitempty"`
+	Total      int            `json:"violations_total"`
+	Kinds      map[string]int `json:"violation_kinds,omitempty"`
 	// Decided counts the operations the check judged (each check says
 	// what it counts: writes and reads placed, lease calls judged, batches
 	// settled). Zero means the check decided nothing, and then its verdict
@@ -124,18 +130,59 @@ func Names() []string {
 	return out
 }
 
-// violations collects violations up to MaxViolations and counts the rest.
+// violations collects violations up to MaxViolations and counts them all,
+// by kind.
 type violations struct {
 	list  []Violation
 	total int
+	kinds map[string]int
 }
 
-func (v *violations) add(key, msg string, ops ...Op) {
-	v.total++
+// add records a violation whose message begins with its kind ("KIND: ...",
+// see KindOf).
+func (v *violations) add(key, msg string, ops ...Op) { v.addKind(KindOf(msg), key, msg, ops...) }
+
+// addKind records a violation of kind.
+func (v *violations) addKind(kind, key, msg string, ops ...Op) {
+	v.count(kind, 1)
 	if len(v.list) < MaxViolations {
 		sort.Slice(ops, func(i, j int) bool { return ops[i].Seq < ops[j].Seq })
-		v.list = append(v.list, Violation{Key: key, Message: msg, Ops: ops})
+		v.list = append(v.list, Violation{Kind: kind, Key: key, Message: msg, Ops: ops})
 	}
+}
+
+// count counts n violations of kind without listing them.
+func (v *violations) count(kind string, n int) {
+	if n <= 0 {
+		return
+	}
+	if v.kinds == nil {
+		v.kinds = map[string]int{}
+	}
+	v.total += n
+	v.kinds[kind] += n
+}
+
+// OtherKind is the kind of a violation whose message names none.
+const OtherKind = "other"
+
+// KindOf is the kind a violation message begins with: the words before its
+// first ": " (letters, digits, spaces, / ' ( ) -; at most 80), else
+// OtherKind.
+func KindOf(msg string) string {
+	k, _, ok := strings.Cut(msg, ": ")
+	if !ok || len(k) < 2 || len(k) > 80 {
+		return OtherKind
+	}
+	for i, c := range k {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && strings.ContainsRune(" /'()-", c):
+		default:
+			return OtherKind
+		}
+	}
+	return k
 }
 
 // conclude ends a summary begun in b: the violations if any, else why the
@@ -190,7 +237,7 @@ func (r Result) Share() float64 {
 }
 
 func (v *violations) result(name, summary string) Result {
-	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.total}
+	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.total, Kinds: v.kinds}
 	if v.total > 0 {
 		r.Verdict = Fail
 	}

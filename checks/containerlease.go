@@ -60,10 +60,13 @@ func (c *ContainerLease) Finish() Result {
 	if pt.whileLeased > 0 {
 		summary += " (" + plural(pt.whileLeased, "call", "calls") + " while certainly leased)"
 	}
+	if pt.settled > 0 {
+		summary += ", " + plural(pt.settled, "lease call", "lease calls") + " of unknown outcome settled by later calls"
+	}
 	summary += ": " + tail
 	r := v.result(ContainerLeaseName, summary)
 	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
 		r.Verdict = Undecided
 	}
-	return r.decided(pt.leaseJudged + pt.dataJudged).of(pt.leaseJudged + pt.dataJudged + pt.ambiguous + pt.unanswered)
+	return r.decided(pt.decided()).of(pt.judgeable())
 }

@@ -129,11 +129,11 @@ func TestContainerLease(t *testing.T) {
 func TestContainerLeaseJudgeable(t *testing.T) {
 	const c = "c0"
 	h := newLH("container.")
-	h.acq(0, c, "A", 60, 1, 1.1, "unknown")                  // unanswered lease call
-	h.data(0, "container.setmeta", c, "A", 5, 5.1, "ok")     // ambiguous: was A ever granted?
-	h.data(1, "container.setmeta", c, "", 5, 5.1, "ok")      // judged
-	h.data(1, "container.setmeta", c, "", 6, 6.1, "500")     // unanswered
-	h.data(1, "container.delete", c, "A", 7, 7.1, "unknown") // unanswered
+	h.acq(0, c, "A", 60, 1, 1.1, "unknown")                            // unanswered lease call: nothing settles it
+	h.data(0, "container.delete", c, "", 5, 5.1, "412 LeaseIdMissing") // ambiguous: was A granted?
+	h.data(1, "container.setmeta", c, "", 5, 5.1, "ok")                // judged
+	h.data(1, "container.setmeta", c, "", 6, 6.1, "500")               // unanswered
+	h.data(1, "container.delete", c, "A", 7, 7.1, "unknown")           // unanswered
 	r := h.check(t, ContainerLeaseName)
 	if r.Verdict != Undecided || r.Decided != 1 || r.Judgeable != 5 {
 		t.Errorf("%s, %d of %d decided, want undecided, 1 of 5 (1 judged, 1 ambiguous, 3 unanswered): %s",

@@ -156,20 +156,20 @@ func (d *dateConditions) judgeKey(name string, k *dcKey) {
 		if t, err := http.ParseTime(op.In.IfUnmodifiedSince); err == nil {
 			switch {
 			case ok && floor.After(t):
-				d.v.add(name, fmt.Sprintf("If-Unmodified-Since %s succeeded although a write had already set Last-Modified to %s",
+				d.v.addKind("If-Unmodified-Since not enforced", name, fmt.Sprintf("If-Unmodified-Since %s succeeded although a write had already set Last-Modified to %s",
 					op.In.IfUnmodifiedSince, last.op.Out.LastModified), last.op, *op)
 			case !ok && exact && !floor.After(t):
-				d.v.add(name, fmt.Sprintf("If-Unmodified-Since %s was refused although Last-Modified was %s for the whole request",
+				d.v.addKind("If-Unmodified-Since refused in vain", name, fmt.Sprintf("If-Unmodified-Since %s was refused although Last-Modified was %s for the whole request",
 					op.In.IfUnmodifiedSince, last.op.Out.LastModified), last.op, *op)
 			}
 		}
 		if t, err := http.ParseTime(op.In.IfModifiedSince); err == nil {
 			switch {
 			case !ok && floor.After(t):
-				d.v.add(name, fmt.Sprintf("If-Modified-Since %s was refused although a write had already set Last-Modified to %s",
+				d.v.addKind("If-Modified-Since refused in vain", name, fmt.Sprintf("If-Modified-Since %s was refused although a write had already set Last-Modified to %s",
 					op.In.IfModifiedSince, last.op.Out.LastModified), last.op, *op)
 			case ok && exact && !floor.After(t):
-				d.v.add(name, fmt.Sprintf("If-Modified-Since %s succeeded although Last-Modified was %s for the whole request",
+				d.v.addKind("If-Modified-Since not enforced", name, fmt.Sprintf("If-Modified-Since %s succeeded although Last-Modified was %s for the whole request",
 					op.In.IfModifiedSince, last.op.Out.LastModified), last.op, *op)
 			}
 		}

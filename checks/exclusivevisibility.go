@@ -165,7 +165,7 @@ func (q *qQueue) checkVisibility(m *qMsg, v *violations, t *evTotals) {
 			case qPut:
 				opener = "put by"
 			}
-			v.add(q.key, fmt.Sprintf("message %s was delivered again by #%d inside its invisibility window: %s #%d with visibility %ds, certainly invisible over %s..%s, and no update made it visible in between",
+			v.addKind("delivered again while invisible", q.key, fmt.Sprintf("message %s was delivered again by #%d inside its invisibility window: %s #%d with visibility %ds, certainly invisible over %s..%s, and no update made it visible in between",
 				m.id, q.seq(d), opener, q.seq(w.by), w.v, qSecs(w.start), qSecs(w.end)),
 				excerpt(q.show(w.by), q.show(d))...)
 		}

@@ -179,6 +179,7 @@ func (w want) assert(t *testing.T, r Result) {
 	if r.Total < len(r.Violations) || len(r.Violations) > MaxViolations {
 		t.Errorf("total %d with %d violations listed", r.Total, len(r.Violations))
 	}
+	checkKinds(t, r)
 	for _, e := range w.vios {
 		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return matches(v, e) }) {
 			t.Errorf("no violation with %q whose excerpt holds %v", e.msg, e.seqs)
@@ -204,6 +205,27 @@ func matches(v Violation, e expectViolation) bool {
 		}
 	}
 	return true
+}
+
+// checkKinds: every violation is classified by a kind, and the kinds count
+// every violation, listed or not.
+func checkKinds(t *testing.T, r Result) {
+	t.Helper()
+	sum := 0
+	for k, n := range r.Kinds {
+		if k == "" || k == OtherKind || n <= 0 {
+			t.Errorf("%s: kind %q counted %d times", r.Check, k, n)
+		}
+		sum += n
+	}
+	if sum != r.Total {
+		t.Errorf("%s: kinds %v count %d violations, total %d", r.Check, r.Kinds, sum, r.Total)
+	}
+	for _, v := range r.Violations {
+		if v.Kind == "" || v.Kind == OtherKind || r.Kinds[v.Kind] == 0 {
+			t.Errorf("%s: violation %q of kind %q (kinds %v)", r.Check, v.Message, v.Kind, r.Kinds)
+		}
+	}
 }
 
 func describe(r Result) string {

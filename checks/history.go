@@ -179,6 +179,13 @@ type Output struct {
 	// Fault names the injected fault that touched this attempt's answer,
 	// "NAME (KIND)", when a scenario's faults did (see runner/faults).
 	Fault string `json:"fault,omitempty"`
+	// Done marks an attempt of unknown outcome that the target ended
+	// itself, with an answer or by closing the connection, where the
+	// target is one that no longer acts on a request once it has (a
+	// managed Azurite, behind stormcheck's own fault proxies): whatever it
+	// did, it did before Return. Never set for an attempt the client gave
+	// up on (a timeout), nor against other targets.
+	Done bool `json:"done,omitempty"`
 }
 
 // Op is one recorded attempt: one call to the service, with its timing and

@@ -149,6 +149,10 @@ func (out *Output) appendJSON(b []byte) []byte {
 	f.int("bytes", out.Bytes)
 	f.str("err", out.Err)
 	f.str("fault", out.Fault)
+	if out.Done {
+		f.name("done")
+		f.b = append(f.b, "true"...)
+	}
 	return append(f.b, '}')
 }
 
@@ -265,7 +269,7 @@ func appendJSONString(b []byte, s string) []byte {
 var encodedFields = map[reflect.Type]int{
 	reflect.TypeFor[Op]():      12,
 	reflect.TypeFor[Input]():   19,
-	reflect.TypeFor[Output]():  17,
+	reflect.TypeFor[Output]():  18,
 	reflect.TypeFor[Entity]():  4,
 	reflect.TypeFor[Message](): 5,
 }

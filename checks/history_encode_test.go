@@ -23,6 +23,8 @@ func fill(r *rand.Rand, v reflect.Value) {
 		}
 	case reflect.Uint64:
 		v.SetUint(r.Uint64())
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
 	case reflect.Uint8: // Outcome, some past the known ones
 		v.SetUint(uint64(r.IntN(8)))
 	case reflect.Pointer:

@@ -223,6 +223,15 @@ func allowedInAny(c candidateStates, fn func(s leaseState) []string) []string {
 	return out
 }
 
+func containsInt(list []int, x int) bool {
+	for _, y := range list {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
 func containsString(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

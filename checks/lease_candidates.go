@@ -53,8 +53,9 @@ func (s leaseState) String() string {
 // effect, with the operations that show it.
 type candidateStates struct {
 	states   []leaseState
-	evidence []int // op indices
-	certain  bool  // decided from a certainly-held window
+	evidence []int  // op indices
+	certain  bool   // decided from a certainly-held window
+	why      string // for an unknown answer: what left it open
 }
 
 func (c candidateStates) unknown() bool {
@@ -79,7 +80,13 @@ var unknownCandidates = candidateStates{states: []leaseState{{kind: lsUnknown}}}
 // candidates returns the states the lease may have been in at some instant
 // of [a, b] (the judged call's window; self is its op index). Only few
 // histories decide the state; the rest answer "unknown" and are not judged.
-func (m *leaseModel) candidates(a, b int64, self int) candidateStates {
+//
+// With narrow, grants of unknown outcome that the history does not settle
+// are taken as not applied: the states of one possible reading of the
+// history, a subset of the others' (an answer allowed there is allowed);
+// without, they may have acted at any time from when settle says they may
+// first have, and the state is unknown wherever one of another id may have.
+func (m *leaseModel) candidates(a, b int64, self int, narrow bool) candidateStates {
 	// A lease certainly held over the whole window: leased or breaking.
 	if w := m.certainLock(a, b, self); w != nil {
 		g := &m.grants[w.g]
@@ -119,7 +126,7 @@ func (m *leaseModel) candidates(a, b int64, self int) candidateStates {
 		if q.call >= b {
 			break
 		}
-		if q.i != self {
+		if q.i != self && (q.ok || !narrow) {
 			never = false
 			break
 		}
@@ -127,42 +134,152 @@ func (m *leaseModel) candidates(a, b int64, self int) candidateStates {
 	if never {
 		return candidateStates{states: []leaseState{{kind: lsAvailable}}}
 	}
-	if c := m.fromAnchor(a, b, self); !c.unknown() {
+	c := m.fromAnchors(a, b, self, narrow)
+	if !c.unknown() || narrow {
 		return c
 	}
 	// No lease may have been held at any instant of the window.
 	if locked, grace := m.possiblyLocked(a, b, self); !locked {
 		return candidateStates{states: []leaseState{{kind: lsUnlocked, grace: grace}}}
 	}
-	return unknownCandidates
+	return c
 }
 
-// leaseScanBudget bounds the operations fromAnchor looks at for one call,
+func unknownBecause(why string) candidateStates {
+	return candidateStates{states: []leaseState{{kind: lsUnknown}}, why: why}
+}
+
+// leaseScanBudget bounds the operations fromAnchors looks at for one call,
 // so that a history where certainty was lost long ago stays linear.
 const leaseScanBudget = 4096
 
-// fromAnchor derives the state from the latest successful grant before the
-// call and everything that may have happened since; it gives up (unknown) as
-// soon as another lease id may have been granted or the resource deleted.
-func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
-	gi := m.latestOKGrant(a)
-	if gi < 0 {
-		return unknownCandidates
+// whyBudget is why a call is left open when a budget ran out.
+const whyBudget = "too much happened since the last certain grant"
+
+// leaseBranchBudget bounds how many anchors fromAnchors follows for one call.
+const leaseBranchBudget = 64
+
+// fromAnchors derives the states from the anchors: the successful grants
+// and deletes that may have been the latest to take effect before some
+// instant of [a, b]. At that instant one of them was the latest, or none
+// (the resource's initial state, available); each is followed on its own
+// (fromAnchor) and the states are merged. It gives up (unknown) where an
+// operation of unknown outcome may have granted another lease id.
+func (m *leaseModel) fromAnchors(a, b int64, self int, narrow bool) candidateStates {
+	// Anchors certainly followed by another one before a cannot be the
+	// latest: keep those returned after the latest Call among the anchors
+	// returned by a.
+	floor := int64(lsNegInf)
+	if j := sort.Search(len(m.ancByRet), func(j int) bool { return m.anc[m.ancByRet[j]].ret > a }); j > 0 {
+		floor = m.ancMaxCall[j-1]
 	}
+	var out candidateStates
+	seen := map[leaseState]bool{}
+	merge := func(c candidateStates) {
+		for _, s := range c.states {
+			if !seen[s] {
+				seen[s] = true
+				out.states = append(out.states, s)
+			}
+		}
+		for _, e := range c.evidence {
+			if len(out.evidence) < 4 && !containsInt(out.evidence, e) {
+				out.evidence = append(out.evidence, e)
+			}
+		}
+	}
+	if floor == lsNegInf {
+		// No anchor certainly before the call: it may have taken effect
+		// before any, on the initial state, unless an unknown grant may
+		// have acted first.
+		if why := m.unknownGrantBetween(lsNegInf, b, "", self, narrow); why != "" {
+			return unknownBecause(why)
+		}
+		merge(candidateStates{states: []leaseState{{kind: lsAvailable}}})
+	}
+	branches := 0
+	lo := sort.Search(len(m.anc), func(j int) bool { return m.anc[j].call >= addBound(floor, -m.ancMaxLat) })
+	for j := lo; j < len(m.anc) && m.anc[j].call < b; j++ {
+		an := &m.anc[j]
+		if an.ret <= floor || an.i == self {
+			continue
+		}
+		if branches++; branches > leaseBranchBudget {
+			return unknownBecause(whyBudget)
+		}
+		var c candidateStates
+		if an.g < 0 {
+			c = m.fromDelete(an, b, self, narrow)
+		} else {
+			c = m.fromAnchor(an.g, a, b, self, narrow)
+		}
+		if c.unknown() {
+			return c
+		}
+		merge(c)
+	}
+	if len(out.states) == 0 {
+		return unknownBecause("no grant certainly came before it")
+	}
+	return out
+}
+
+// unknownGrantBetween says why the state is open when a grant of unknown
+// outcome of an id other than x may have taken effect in (from, to), or "".
+// An unknown renew changes nothing unless its id was current, which needs
+// a grant that is itself an anchor or an unknown grant. Narrow: none.
+func (m *leaseModel) unknownGrantBetween(from, to int64, x string, self int, narrow bool) string {
+	if narrow {
+		return ""
+	}
+	for _, j := range m.maybes {
+		e := &m.effects[j]
+		if e.i == self || e.call >= to || e.end <= from {
+			continue
+		}
+		hi, ok := m.grantOf[e.i]
+		if !ok {
+			continue
+		}
+		if h := &m.grants[hi]; h.act != laRenew && h.id != x {
+			return whyUnknownGrant
+		}
+	}
+	return ""
+}
+
+// fromDelete is the branch where a certain delete was the latest anchor:
+// the resource was created again without a lease.
+func (m *leaseModel) fromDelete(an *leaseAnchor, b int64, self int, narrow bool) candidateStates {
+	if why := m.unknownGrantBetween(an.call, b, "", self, narrow); why != "" {
+		return unknownBecause(why)
+	}
+	return candidateStates{states: []leaseState{{kind: lsAvailable}}, evidence: []int{an.i}}
+}
+
+// fromAnchor is the branch where grant gi was the latest anchor to take
+// effect before the call: every other successful grant or delete took
+// effect before it or after the call, so only its own id's releases,
+// breaks, writes and operations of unknown outcome may have changed the
+// state since. (A successful release of another id needs that id granted
+// after gi: an anchor, or an unknown grant.)
+func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candidateStates {
 	g := &m.grants[gi]
 	x := g.id
 	var (
 		xGrants  = []int{gi}
-		xAcqEnds []int64 // when later acquires of x may have taken effect
+		xAcqEnds []int64 // when later acquires of x of unknown outcome may have taken effect
 		rels     []int   // releases of x
 		brks     []int   // breaks
 		mods     bool    // a change of the resource without x's id
+		deleted  bool    // a delete of unknown outcome
 		give     bool
+		why      string
 	)
 	budget := leaseScanBudget
 	m.effectsBetween(g.call, b, func(e *leaseEffect) bool {
 		if budget--; budget < 0 {
-			give = true // too much happened since: not worth deciding
+			give, why = true, whyBudget // too much happened since: not worth deciding
 			return false
 		}
 		if e.i == g.i || e.i == self {
@@ -173,15 +290,18 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		switch act {
 		case laNone:
 			c := m.sp.class(op.Kind)
-			if c.deletes {
-				give = true
-			} else if normLeaseID(op.In.LeaseID) != x {
+			switch {
+			case c.deletes && e.ok:
+				// an anchor: before gi, or after the call
+			case c.deletes:
+				deleted = true
+			case normLeaseID(op.In.LeaseID) != x:
 				mods = true
 			}
 		case laAcquire, laRenew, laChange:
 			hi, ok := m.grantOf[e.i]
-			if !ok {
-				return true
+			if !ok || e.ok || narrow {
+				return true // an anchor (before gi, or after the call), or taken as not applied
 			}
 			h := &m.grants[hi]
 			switch {
@@ -190,17 +310,15 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 				if act == laAcquire {
 					xAcqEnds = append(xAcqEnds, e.end)
 				}
-			case act == laRenew && !e.ok:
+			case act == laRenew:
 				// an unknown renew of another id changes nothing unless that
-				// id was current, which needs a grant this scan would see
+				// id was current, which needs a grant after gi
 			default:
-				give = true
+				give, why = true, whyUnknownGrant
 			}
 		case laRelease:
 			if normLeaseID(op.In.LeaseID) == x {
 				rels = append(rels, e.i)
-			} else if e.ok {
-				give = true
 			}
 		case laBreak:
 			brks = append(brks, e.i)
@@ -208,15 +326,16 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		return !give
 	})
 	if give {
-		return unknownCandidates
+		return unknownBecause(why)
 	}
 	pExpMax, cExpMax := int64(lsNegInf), int64(lsNegInf)
 	for _, hi := range xGrants {
 		h := &m.grants[hi]
 		pExpMax = max(pExpMax, h.pExp)
-		if h.ok && h.ret <= a {
+		if h.ok {
 			// its certain end, which a later acquire of x with a shorter
-			// duration may cut (releases and breaks are accounted below)
+			// duration may cut (releases and breaks are accounted below);
+			// it took effect before the call, so it held from there
 			e, _ := m.certainEnd(hi, self)
 			cExpMax = max(cExpMax, e)
 		}
@@ -256,7 +375,7 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		has[lsAvailable] = true
 		for _, i := range rels {
 			r := m.op(i)
-			if r.Outcome != OK || r.Call < g.ret || r.Return > a {
+			if !m.sure(i) || r.Call < g.ret || r.Return > a {
 				continue
 			}
 			reacquired := false
@@ -272,7 +391,7 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 			}
 		}
 	}
-	if mods && (has[lsExpired] || has[lsBroken]) {
+	if mods && (has[lsExpired] || has[lsBroken]) || deleted {
 		has[lsAvailable] = true
 	}
 	for _, k := range []leaseStateKind{lsAvailable, lsLeased, lsBreaking, lsBroken, lsExpired} {
@@ -288,7 +407,7 @@ func (m *leaseModel) fromAnchor(a, b int64, self int) candidateStates {
 		}
 	}
 	if len(c.states) == 0 {
-		return unknownCandidates
+		return unknownBecause("no state follows from the history")
 	}
 	return c
 }

@@ -7,36 +7,40 @@ import (
 // Reading one resource's operations into grants (acquire, renew, change), ends (release, change, delete) and breaks.
 
 func (m *leaseModel) collect() {
+	m.settle()
 	for i := range m.nops() {
 		op := m.op(i)
 		a := appliedOf(op)
+		call, end := op.Call, effectEnd(op, a)
+		if s, ok := m.settled[i]; ok {
+			a, call, end = s.applied, s.from, s.to
+		}
 		if a == appliedNo {
 			continue
 		}
-		end := effectEnd(op, a)
 		act := m.sp.action(op.Kind)
 		if act == laNone {
 			c := m.sp.class(op.Kind)
 			if c.modifies {
-				m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == appliedSure})
+				m.effects = append(m.effects, leaseEffect{i: i, call: call, end: end, ok: a == appliedSure})
 			}
 			if c.deletes {
 				m.ends["*"] = append(m.ends["*"], leaseEnd{i: i, id: "*", ok: a == appliedSure, call: op.Call, ret: end})
 			}
 			continue
 		}
-		m.effects = append(m.effects, leaseEffect{i: i, call: op.Call, end: end, ok: a == appliedSure})
-		g := leaseGrant{i: i, act: act, ok: a == appliedSure, call: op.Call, ret: end}
+		m.effects = append(m.effects, leaseEffect{i: i, call: call, end: end, ok: a == appliedSure})
+		g := leaseGrant{i: i, act: act, ok: a == appliedSure, call: call, ret: end}
 		switch act {
 		case laAcquire:
 			g.id = leaseGrantID(op, act)
-			m.acqs = append(m.acqs, acquireCall{call: op.Call, i: i})
+			m.acqs = append(m.acqs, acquireCall{call: call, i: i, ok: a == appliedSure})
 		case laRenew:
 			g.id = normLeaseID(op.In.LeaseID)
 		case laChange:
 			g.id, g.src = leaseGrantID(op, act), normLeaseID(op.In.LeaseID)
 			if g.src != g.id {
-				m.ends[g.src] = append(m.ends[g.src], leaseEnd{i: i, id: g.src, ok: g.ok, call: op.Call, ret: end})
+				m.ends[g.src] = append(m.ends[g.src], leaseEnd{i: i, id: g.src, ok: g.ok, call: call, ret: end})
 			}
 		case laRelease:
 			id := normLeaseID(op.In.LeaseID)

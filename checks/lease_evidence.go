@@ -18,19 +18,19 @@ func (m *leaseModel) evidenceOps(first int, more ...int) []Op {
 
 // flag records a violation about op i unless one was already recorded;
 // flush hands them to v in history order.
-func (m *leaseModel) flag(i int, msg string, ops []Op) {
+func (m *leaseModel) flag(i int, kind, msg string, ops []Op) {
 	seq := m.op(i).Seq
 	if m.flagged[seq] {
 		return
 	}
 	m.flagged[seq] = true
-	m.pending = append(m.pending, pendingViolation{seq: seq, msg: msg, ops: ops})
+	m.pending = append(m.pending, pendingViolation{seq: seq, kind: kind, msg: msg, ops: ops})
 }
 
 func (m *leaseModel) flush(v *violations) {
 	sort.SliceStable(m.pending, func(a, b int) bool { return m.pending[a].seq < m.pending[b].seq })
 	for _, p := range m.pending {
-		v.add(m.key, p.msg, p.ops...)
+		v.addKind(p.kind, m.key, p.msg, p.ops...)
 	}
 	m.pending = nil
 }

@@ -134,6 +134,7 @@ func (m *leaseModel) index() {
 	for gi := range m.grants {
 		g := &m.grants[gi]
 		if g.ok {
+			m.anc = append(m.anc, leaseAnchor{call: g.call, ret: g.ret, g: gi, i: g.i})
 			m.okByRet = append(m.okByRet, gi)
 			if g.cEnd > g.ret {
 				m.wins = append(m.wins, lockWindow{start: g.ret, end: g.cEnd, id: g.id, g: gi})
@@ -151,6 +152,12 @@ func (m *leaseModel) index() {
 		m.pMax = append(m.pMax, pm.push(g.pEnd, gi))
 		m.pGrace = append(m.pGrace, pg.push(grace, gi))
 	}
+	for _, e := range m.ends["*"] {
+		if e.ok {
+			m.anc = append(m.anc, leaseAnchor{call: e.call, ret: e.ret, g: -1, i: e.i})
+		}
+	}
+	m.indexAnchors()
 	sort.SliceStable(m.okByRet, func(a, b int) bool { return m.grants[m.okByRet[a]].ret < m.grants[m.okByRet[b]].ret })
 	for j, gi := range m.okByRet {
 		if j == 0 || m.grants[gi].call > m.grants[m.okArg[j-1]].call {
@@ -165,6 +172,24 @@ func (m *leaseModel) index() {
 			m.winBest = append(m.winBest, j)
 		} else {
 			m.winBest = append(m.winBest, m.winBest[j-1])
+		}
+	}
+}
+
+// indexAnchors sorts the anchors and builds their lookups.
+func (m *leaseModel) indexAnchors() {
+	sort.SliceStable(m.anc, func(a, b int) bool { return m.anc[a].call < m.anc[b].call })
+	m.ancByRet = make([]int, len(m.anc))
+	for j := range m.anc {
+		m.ancByRet[j] = j
+		m.ancMaxLat = max(m.ancMaxLat, m.anc[j].ret-m.anc[j].call)
+	}
+	sort.SliceStable(m.ancByRet, func(a, b int) bool { return m.anc[m.ancByRet[a]].ret < m.anc[m.ancByRet[b]].ret })
+	m.ancMaxCall = make([]int64, len(m.anc))
+	for j, k := range m.ancByRet {
+		m.ancMaxCall[j] = m.anc[k].call
+		if j > 0 {
+			m.ancMaxCall[j] = max(m.ancMaxCall[j], m.ancMaxCall[j-1])
 		}
 	}
 }

@@ -28,9 +28,10 @@ func appliedOf(op *Op) effectApplied {
 }
 
 // effectEnd is the latest time an operation may take effect: its Return if
-// it certainly did, else (unknown) unbounded or LeaseUnknownHorizon later.
+// it certainly did or the target ended it (Output.Done), else (unknown)
+// unbounded or LeaseUnknownHorizon later.
 func effectEnd(op *Op, a effectApplied) int64 {
-	if a == appliedSure {
+	if a == appliedSure || op.Out.Done {
 		return op.Return
 	}
 	if LeaseUnknownHorizon > 0 {
@@ -183,12 +184,17 @@ type leaseModel struct {
 	grants  []leaseGrant // in Call order
 	okByRet []int        // indices of ok grants in Return order
 	okArg   []int        // okArg[j]: the grant of okByRet[:j+1] with the latest Call
-	byID    map[string][]int
-	ends    map[string][]leaseEnd // per id, in Call order; "*" for deletes
-	breaks  []leaseBreak          // in Call order
-	acqs    []acquireCall         // acquires that may have applied, by Call
-	dur     map[string]leaseDur
-	grantOf map[int]int // op index -> grant index
+
+	anc        []leaseAnchor // successful grants and deletes, by Call
+	ancByRet   []int         // indices in anc by Return
+	ancMaxCall []int64       // ancMaxCall[j]: the latest Call of ancByRet[:j+1]
+	ancMaxLat  int64         // the longest latency of an anchor
+	byID       map[string][]int
+	ends       map[string][]leaseEnd // per id, in Call order; "*" for deletes
+	breaks     []leaseBreak          // in Call order
+	acqs       []acquireCall         // acquires that may have applied, by Call
+	dur        map[string]leaseDur
+	grantOf    map[int]int // op index -> grant index
 
 	wins    []lockWindow        // certainly-held windows by start
 	winBest []int               // winBest[j]: the window of wins[:j+1] with the latest end
@@ -207,6 +213,8 @@ type leaseModel struct {
 	effects []leaseEffect // in Call order
 	maybes  []int         // indices in effects of unknown outcomes
 	maxLat  int64         // longest latency of a certainly applied effect
+
+	settled map[int]settlement // grants of unknown outcome the history settles (settle)
 
 	flagged map[uint64]bool    // ops a checker already reported (one violation per op)
 	pending []pendingViolation // violations found, reported in history order by flush
@@ -237,15 +245,23 @@ func (t largestTwoByGrant) without(g int) int64 {
 	return t.v1
 }
 
+// leaseAnchor is a successful grant (g its index) or delete (g -1): after
+// it the state follows from it alone.
+type leaseAnchor struct {
+	call, ret int64
+	g, i      int
+}
+
 type acquireCall struct {
 	call int64
 	i    int
+	ok   bool
 }
 
 type pendingViolation struct {
-	seq uint64
-	msg string
-	ops []Op
+	seq       uint64
+	kind, msg string
+	ops       []Op
 }
 
 func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
@@ -263,6 +279,15 @@ func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
 }
 
 func (m *leaseModel) op(i int) *Op { return m.ops.at(int32(i)) }
+
+// sure reports whether op i certainly took effect: it succeeded, or the
+// history settles that it did.
+func (m *leaseModel) sure(i int) bool {
+	if s, ok := m.settled[i]; ok {
+		return s.applied == appliedSure
+	}
+	return m.op(i).Outcome == OK
+}
 
 func (m *leaseModel) nops() int { return int(m.ops.len()) }
 

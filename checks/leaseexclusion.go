@@ -57,17 +57,32 @@ func (c *LeaseExclusion) Finish() Result {
 	if r.Verdict == Pass && t.acquired == 0 {
 		r.Verdict = Undecided
 	}
+	decided := t.acquired + t.refuted + t.breaks + t.expiries + t.writes
 	if t.acquired == 0 {
-		return r.decided(0).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
+		return r.decided(0).of(decided + t.open)
 	}
-	return r.decided(t.acquired + t.breaks + t.expiries + t.writes).of(t.acquired + t.breaks + t.expiries + t.writes + t.open)
+	return r.decided(decided).of(decided + t.open)
 }
+
+// The kinds of lease violations (Violation.Kind).
+const (
+	kindTwoHolders   = "two holders"
+	kindNoHolder     = "no holder"
+	kindStaleHolder  = "stale holder"
+	kindWrongState   = "answer the lease state does not allow"
+	kindOverEnforced = "refused without need of the lease"
+	kindWrongStatus  = "wrong status"
+	kindWrongLeaseID = "wrong lease id returned"
+	kindLeaseETag    = "ETag changed by lease calls"
+)
 
 // leaseExclTotals counts what the exclusion checks covered.
 type leaseExclTotals struct {
 	keys, acquired, breaks, expiries, writes int
 	noDuration                               int
 	open                                     int // acquires, breaks and lease-enforced writes of unknown outcome
+	settled                                  int // acquires of unknown outcome the history settles: granted (counted in acquired) ...
+	refuted                                  int // ... or not
 }
 
 func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) string {
@@ -88,6 +103,10 @@ func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) strin
 		b.WriteString(": undecided, no acquisition succeeded")
 	default:
 		b.WriteString(": " + clean)
+	}
+	if t.settled > 0 {
+		fmt.Fprintf(&b, " (%s of unknown outcome settled by later calls: %d granted, %d not)",
+			plural(t.settled, "acquisition", "acquisitions"), t.settled-t.refuted, t.refuted)
 	}
 	if t.noDuration > 0 {
 		fmt.Fprintf(&b, " (no duration recorded for %s: 15 s to infinite assumed)", plural(t.noDuration, "acquisition", "acquisitions"))
@@ -123,6 +142,15 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		}
 		if m.expired(gi, lastCall) {
 			t.expiries++
+		}
+	}
+	for i, s := range m.settled {
+		if m.sp.action(m.op(i).Kind) != laAcquire || s.applied == appliedMaybe {
+			continue
+		}
+		t.settled++
+		if s.applied == appliedNo {
+			t.refuted++
 		}
 	}
 	for bi := range m.breaks {
@@ -197,11 +225,11 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		h := &m.grants[hit.g]
 		op := m.op(q.i)
 		if q.g >= 0 {
-			m.flag(q.i, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
+			m.flag(q.i, kindTwoHolders, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
 				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
-			m.flag(q.i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(q.i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
@@ -218,7 +246,7 @@ func (m *leaseModel) unheldDelete(i int) {
 			break
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
-			m.flag(i, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
+			m.flag(i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
 				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
@@ -244,7 +272,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		if l := m.byID[id]; len(l) > 0 {
 			first = m.grants[l[0]].i
 		}
-		m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
+		m.flag(i, kindStaleHolder, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted before any grant of that lease could have taken effect; it must be refused with 412",
 			op.Seq, op.Kind, leaseShortID(id)), m.evidenceOps(i, first))
 		return
 	}
@@ -265,7 +293,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 			why = fmt.Sprintf("after #%d (%s) removed it", by.Seq, by.Kind)
 		}
 	}
-	m.flag(i, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
+	m.flag(i, kindStaleHolder, fmt.Sprintf("stale holder: #%d (%s) with lease %s was accepted %s; it must be refused with 412 once the lease is gone",
 		op.Seq, op.Kind, leaseShortID(id), why), m.evidenceOps(i, g.i, g.pBy))
 }
 

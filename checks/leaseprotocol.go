@@ -72,8 +72,37 @@ type leaseProtoTotals struct {
 	leaseJudged, dataJudged int
 	ambiguous               int
 	unanswered              int // calls of unknown outcome: no answer to judge
+	settled                 int // lease calls of unknown outcome the history settles (acted or not)
 	whileLeased             int // data calls judged while a lease was certainly held
 	etagPairs               int
+	why                     map[string]int // ambiguous calls by what left them open
+}
+
+// whyUnknownGrant is why most calls stay ambiguous: only a grant of unknown
+// outcome nothing settles (it may have acted, or not) allows the answer.
+const whyUnknownGrant = "a grant of unknown outcome may have acted"
+
+// mostWhy names the most common reason calls were left ambiguous: ": N
+// where REASON", or "".
+func (t *leaseProtoTotals) mostWhy() string {
+	best, n := "", 0
+	for w, k := range t.why {
+		if k > n || k == n && w < best {
+			best, n = w, k
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(": %d where %s", n, best)
+}
+
+func (t *leaseProtoTotals) open(why string) {
+	t.ambiguous++
+	if t.why == nil {
+		t.why = map[string]int{}
+	}
+	t.why[why]++
 }
 
 func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, clean string) Result {
@@ -81,8 +110,11 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 	if t.keys == 0 {
 		fmt.Fprintf(&b, "no %s lease calls in the history, %s judged", sp.noun, plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"))
 	} else {
-		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged)", plural(t.keys, sp.noun, sp.nouns),
-			plural(t.leaseJudged, "lease call", "lease calls"), plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous)
+		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged%s)", plural(t.keys, sp.noun, sp.nouns),
+			plural(t.leaseJudged, "lease call", "lease calls"), plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous, t.mostWhy())
+		if t.settled > 0 {
+			fmt.Fprintf(&b, ", %s of unknown outcome settled by later calls", plural(t.settled, "lease call", "lease calls"))
+		}
 		if t.whileLeased > 0 {
 			fmt.Fprintf(&b, ", %d while certainly leased", t.whileLeased)
 		}
@@ -103,10 +135,16 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 		r.Verdict = Undecided
 	}
 	if t.keys == 0 {
-		return r.decided(0).of(t.leaseJudged + t.dataJudged + t.ambiguous + t.unanswered)
+		return r.decided(0).of(t.judgeable())
 	}
-	return r.decided(t.leaseJudged + t.dataJudged).of(t.leaseJudged + t.dataJudged + t.ambiguous + t.unanswered)
+	return r.decided(t.decided()).of(t.judgeable())
 }
+
+// decided counts the calls judged and the lease calls of unknown outcome settled.
+func (t *leaseProtoTotals) decided() int { return t.leaseJudged + t.dataJudged + t.settled }
+
+// judgeable adds the calls left open: ambiguous state, or no answer.
+func (t *leaseProtoTotals) judgeable() int { return t.decided() + t.ambiguous + t.unanswered }
 
 // checkProtocol judges every lease call and every operation of the key
 // against the candidate states.
@@ -125,7 +163,12 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	op := m.op(i)
 	ans := leaseAnswer(op)
 	if ans == "" {
-		if mayHaveApplied(op) {
+		if !mayHaveApplied(op) {
+			return
+		}
+		if s, ok := m.settled[i]; ok && s.applied != appliedMaybe {
+			t.settled++ // no answer, but the history says what it did
+		} else {
 			t.unanswered++ // no answer to judge: the call may have acted
 		}
 		return
@@ -140,11 +183,11 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	name += ")"
 	switch {
 	case ans == lsOK && op.Out.Status != 0 && op.Out.Status != leaseOKStatus[act]:
-		m.flag(i, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
+		m.flag(i, kindWrongStatus, fmt.Sprintf("%s succeeded with status %d; Lease %s %s answers %d",
 			name, op.Out.Status, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:], leaseActionNames[act], leaseOKStatus[act]), m.evidenceOps(i))
 		return
 	case ans != lsOK && isLeaseOpCode(op.Out.ErrorCode) && op.Out.Status != 0 && op.Out.Status != 409:
-		m.flag(i, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
+		m.flag(i, kindWrongStatus, fmt.Sprintf("%s failed with %d %s; lease call failures are 409", name, op.Out.Status, op.Out.ErrorCode),
 			m.evidenceOps(i))
 		return
 	}
@@ -154,33 +197,70 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 			want = normLeaseID(op.In.ProposedLeaseID)
 		}
 		if got := normLeaseID(op.Out.Value); want != "" && got != want {
-			m.flag(i, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
+			m.flag(i, kindWrongLeaseID, fmt.Sprintf("%s returned lease id %s, not the proposed %s", name, leaseShortID(got), leaseShortID(want)),
 				m.evidenceOps(i))
 			return
 		}
 	}
-	c := m.candidates(op.Call, op.Return, i)
-	if c.unknown() {
-		t.ambiguous++
-		return
-	}
 	x, p := normLeaseID(op.In.LeaseID), normLeaseID(op.In.ProposedLeaseID)
-	allowed := allowedInAny(c, func(s leaseState) []string { return leaseAllowed(s, act, x, p) })
-	if allowed == nil {
-		t.ambiguous++
-		return
-	}
-	t.leaseJudged++
-	if answerAllowed(allowed, ans) {
+	c, allowed, ok := m.judgeAnswer(t, i, ans, func(s leaseState) []string { return leaseAllowed(s, act, x, p) })
+	if ok {
 		return
 	}
 	how := "may have been"
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
 		name, answer(op), how, c, describeAllowed(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
+}
+
+// judgeAnswer judges the answer ans of call i against the states the
+// history allows, counting it in t. First in the narrow reading (grants of
+// unknown outcome nothing settles taken as not applied): an answer allowed
+// there is allowed in every reading, judged. Else in the full one: an
+// answer allowed there only because such a grant may have acted is
+// ambiguous (an unknown outcome may excuse an answer, never convict one),
+// as is one judged against an unknown state; one allowed nowhere is a
+// violation: ok false, with the states and the answers allowed there.
+func (m *leaseModel) judgeAnswer(t *leaseProtoTotals, i int, ans string, allowedIn func(leaseState) []string) (c candidateStates, allowed []string, ok bool) {
+	op := m.op(i)
+	c = m.candidates(op.Call, op.Return, i, true)
+	if !c.unknown() {
+		if allowed = allowedInAny(c, allowedIn); allowed != nil && answerAllowed(allowed, ans) {
+			t.judged(m, i, c, allowed)
+			return c, allowed, true
+		}
+	}
+	c = m.candidates(op.Call, op.Return, i, false)
+	if c.unknown() {
+		t.open(c.why)
+		return c, nil, true
+	}
+	allowed = allowedInAny(c, allowedIn)
+	switch {
+	case allowed == nil:
+		t.open("the state it may have met has no documented answer")
+		return c, nil, true
+	case answerAllowed(allowed, ans):
+		t.open(whyUnknownGrant)
+		return c, allowed, true
+	}
+	t.judged(m, i, c, allowed)
+	return c, allowed, false
+}
+
+// judged counts a judged call.
+func (t *leaseProtoTotals) judged(m *leaseModel, i int, c candidateStates, allowed []string) {
+	if m.sp.action(m.op(i).Kind) != laNone {
+		t.leaseJudged++
+	} else {
+		t.dataJudged++
+		if c.certain {
+			t.whileLeased++
+		}
+	}
 }
 
 func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
@@ -191,8 +271,8 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	}
 	ans := dataAnswer(op)
 	if ans == "" {
-		if mayHaveApplied(op) {
-			t.unanswered++
+		if mayHaveApplied(op) && cl.modifies {
+			t.unanswered++ // (a read without an answer says nothing, and did nothing)
 		}
 		return
 	}
@@ -211,33 +291,20 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 			if m.sp == containerLeaseSpace {
 				what = "only Delete Container needs the lease"
 			}
-			m.flag(i, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
+			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
 				m.evidenceOps(i))
 		}
 		return
 	}
-	c := m.candidates(op.Call, op.Return, i)
-	if c.unknown() {
-		t.ambiguous++
-		return
-	}
-	allowed := allowedInAny(c, func(s leaseState) []string { return m.sp.dataAllowed(s, cl, x) })
-	if allowed == nil {
-		t.ambiguous++
-		return
-	}
-	t.dataJudged++
-	if c.certain {
-		t.whileLeased++
-	}
-	if answerAllowed(allowed, ans) {
+	c, allowed, ok := m.judgeAnswer(t, i, ans, func(s leaseState) []string { return m.sp.dataAllowed(s, cl, x) })
+	if ok {
 		return
 	}
 	how := "may have been"
 	if len(c.states) == 1 {
 		how = "was"
 	}
-	m.flag(i, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
+	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
 		name, answer(op), how, c, describeAllowed(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
@@ -320,7 +387,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 		}
 		t.etagPairs++
 		if a.Out.ETag != b.Out.ETag {
-			m.flag(o2, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
+			m.flag(o2, kindLeaseETag, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
 				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.op(lease).Seq, m.op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
 				m.evidenceOps(o2, prev, lease))
 		}

@@ -356,6 +356,11 @@ func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]Op, *leaseSim) {
 			if r.IntN(4) == 0 {
 				op.Outcome, op.Out = Throttled, Output{Status: 500, ErrorCode: "OperationTimedOut"}
 			}
+			// A target that ended the call itself (Output.Done) was done
+			// with it by Return: only a call that landed by then, or never.
+			if (!q.applies || q.lin <= op.Return) && r.IntN(2) == 0 {
+				op.Out.Done = true
+			}
 		}
 		ops = append(ops, op)
 	}
@@ -436,7 +441,8 @@ func TestLeaseCheckersCatchFaults(t *testing.T) {
 				faulty++
 				for _, n := range f.checks {
 					c, _ := New(n)
-					if Run(ops, c)[0].Verdict == Fail {
+					if r := Run(ops, c)[0]; r.Verdict == Fail {
+						checkKinds(t, r)
 						caught++
 						break
 					}

@@ -330,10 +330,14 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 			failed = append(failed, o.k.key)
 			decided += o.k.n
 			if o.vc != nil {
+				listed := map[string]int{}
 				for _, x := range o.vc.Violations {
-					v.add(o.k.key, "decided by version-chain (too large for porcupine): "+x.Message, x.Ops...)
+					v.addKind(x.Kind, o.k.key, "decided by version-chain (too large for porcupine): "+x.Message, x.Ops...)
+					listed[x.Kind]++
 				}
-				v.total += o.vc.Total - len(o.vc.Violations)
+				for k, n := range o.vc.Kinds {
+					v.count(k, n-listed[k])
+				}
 				continue
 			}
 			v.add(o.k.key, o.vio.Message, o.vio.Ops...)

@@ -788,6 +788,7 @@ func TestLinearizableGenerator(t *testing.T) {
 		case injected && res.Verdict != Fail:
 			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, describe(res), linDump(ops))
 		case injected:
+			checkKinds(t, res)
 			forks++
 		}
 	}

@@ -403,6 +403,8 @@ func TestMergeReplaceSimulation(t *testing.T) {
 			injected++
 			if res := Run(mut, NewMergeReplace())[0]; res.Verdict != Fail {
 				t.Fatalf("seed %d: final %s %s -> %s judged %s\n%s", seed, p, w2.tag, old, res.Verdict, describe(res))
+			} else {
+				checkKinds(t, res)
 			}
 			break
 		}

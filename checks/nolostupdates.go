@@ -352,7 +352,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	for _, b := range k.badReads {
 		v.add(k.key, "read a value nobody wrote: "+b.why, excerpt(k.full(&b.op))...)
 	}
-	v.total += k.badReadTotal - len(k.badReads)
+	v.count("read a value nobody wrote", k.badReadTotal-len(k.badReads))
 
 	// Classify the write attempts.
 	for i := range k.writes.len() {
@@ -523,7 +523,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			ev(k.final, writer, k.full(&top.op))...)
 	}
 	if upper := lower + maybe; f > upper {
-		v.add(k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
+		v.addKind("more increments than writes", k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
 			f, initial, acked, proven, maybe), excerpt(k.final, writer)...)
 	}
 }

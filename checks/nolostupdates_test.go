@@ -475,6 +475,8 @@ func TestNoLostUpdatesProperty(t *testing.T) {
 		injected++
 		if r := Run(ops, NewNoLostUpdates())[0]; r.Verdict != Fail {
 			t.Fatalf("seed %d (%v): history with a lost update judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		} else {
+			checkKinds(t, r)
 		}
 	}
 	if unknowns == 0 || injected < int(seeds)*9/10 {

@@ -536,6 +536,7 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		if m, id, ok := qsimDropDelivery(ops, rng); ok {
 			dropped++
 			r := Run(m, NewAtLeastOnce())[0]
+			checkKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
 				return strings.Contains(v.Message, "lost message: "+id+" ")
 			}) {
@@ -545,6 +546,7 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		if m, seq, ok := qsimReuseStaleReceipt(ops); ok {
 			stale++
 			r := Run(m, NewPopReceipt())[0]
+			checkKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
 				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && matches(v, expectViolation{"", []uint64{seq}})
 			}) {
@@ -554,6 +556,7 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		if m, seq, ok := qsimDeliverInsideWindow(ops, rng); ok {
 			inside++
 			r := Run(m, NewExclusiveVisibility())[0]
+			checkKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
 				return strings.Contains(v.Message, fmt.Sprintf("delivered again by #%d ", seq))
 			}) {

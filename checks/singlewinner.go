@@ -150,7 +150,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 	t.unknown += len(maybes)
 
 	if len(oks) > 1 {
-		v.add(r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
+		v.addKind("two creates succeeded", r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
 			excerpt(oks...)...)
 	}
 
@@ -170,7 +170,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 			a := &r.attempts[w.i]
 			switch {
 			case len(oks) == 1 && a != oks[0]:
-				v.add(r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, answer(a), oks[0].Seq),
+				v.addKind("the blob holds another attempt's value", r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, answer(a), oks[0].Seq),
 					excerpt(oks[0], a, r.final)...)
 				creator = nil
 			case len(oks) == 0 && refused(a):
@@ -194,7 +194,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 			v.add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
 				excerpt(oks[0], r.final)...)
 		case len(conflicts) > 0:
-			v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
+			v.addKind("409 BlobAlreadyExists but no blob", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
 				excerpt(conflicts[0], r.final)...)
 		}
 	}
@@ -211,7 +211,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 		switch {
 		case creator != nil:
 			if c0.Return < creator.Call {
-				v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
+				v.addKind("409 BlobAlreadyExists before the create", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
 					excerpt(c0, creator)...)
 			}
 		case len(oks) == 0:

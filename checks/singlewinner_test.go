@@ -242,6 +242,8 @@ func TestSingleWinnerProperty(t *testing.T) {
 		injected++
 		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Fail {
 			t.Fatalf("seed %d (%v): history with two creators judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		} else {
+			checkKinds(t, r)
 		}
 	}
 	if injected < int(seeds)/2 {

@@ -405,12 +405,16 @@ func TestTableBatchSimulation(t *testing.T) {
 			stale++
 			if r := Run(ops, NewSnapshotReads())[0]; r.Verdict != Fail {
 				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, describe(r))
+			} else {
+				checkKinds(t, r)
 			}
 		}
 		if ops, what, ok := sim.dropInFinal(mr); ok {
 			dropped++
 			if r := Run(ops, NewBatchAtomicity())[0]; r.Verdict != Fail {
 				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, describe(r))
+			} else {
+				checkKinds(t, r)
 			}
 		}
 	}

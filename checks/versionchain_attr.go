@@ -66,15 +66,15 @@ func (a *vcRun) op(i int32) *Op {
 	return a.c.op(a.k, i)
 }
 
-// full reports whether further violations are only counted: their
-// evidence need not be built.
+// full reports whether further violations are only counted (by kind):
+// their evidence need not be built.
 func (a *vcRun) full() bool { return len(a.v.list) >= MaxViolations }
 
 // add reports a violation; ops are record indexes in order of importance
 // (-1 entries are skipped).
 func (a *vcRun) add(msg string, recs ...int32) {
 	if a.full() {
-		a.v.total++
+		a.v.count(KindOf(msg), 1)
 		return
 	}
 	ops := make([]*Op, 0, len(recs))

@@ -147,13 +147,13 @@ func (a *vcRun) staleInChain(v, b int32) {
 		return
 	}
 	a.late[late] = true
-	if a.full() {
-		a.v.total++
-		return
-	}
 	what := "version order contradicts real time"
 	if a.isRead(late) {
 		what = "stale read"
+	}
+	if a.full() {
+		a.v.count(what, 1)
+		return
 	}
 	n := a.vers[b].pos - a.vers[v].pos
 	where := "the next version in its If-Match chain"
@@ -212,11 +212,7 @@ func (a *vcRun) cycles() {
 			continue
 		}
 		reported[x], reported[p.ch] = true, true
-		if a.full() {
-			a.v.total++
-			continue
-		}
-		a.cycle(x, p.ch)
+		a.cycle(x, p.ch) // (once full, it only counts the kind)
 	}
 }
 

@@ -640,6 +640,8 @@ func TestVersionChainOtherSimulators(t *testing.T) {
 		ops = simulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
 		if r := Run(ops, NewVersionChain())[0]; s.injected && r.Verdict != Fail {
 			t.Fatalf("counter seed %d (%v): acknowledged write that stored nothing judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+		} else {
+			checkKinds(t, r)
 		}
 
 		ccfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
@@ -651,6 +653,8 @@ func TestVersionChainOtherSimulators(t *testing.T) {
 		ops, injected := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		if r := Run(ops, NewVersionChain())[0]; injected && r.Verdict != Fail {
 			t.Fatalf("create seed %d (%v): second creator judged %s\n%s", seed, ccfg, r.Verdict, describe(r))
+		} else {
+			checkKinds(t, r)
 		}
 	}
 }

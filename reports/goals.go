@@ -11,6 +11,9 @@ type Goal struct {
 	Noun string
 	// Ops are the op kinds whose ok attempts each count one.
 	Ops []string
+	// Acquire, when set, is the lease acquire op whose attempts per
+	// success the summary reports: acquires per lease won.
+	Acquire string
 }
 
 // Counts reports whether an ok attempt of op kind counts toward the goal.
@@ -18,22 +21,22 @@ func (g Goal) Counts(kind string) bool { return slices.Contains(g.Ops, kind) }
 
 // goals maps workload kinds to their goals.
 var goals = map[string]Goal{
-	"blob.etag-counter":      {"increments", []string{"blob.put"}},
-	"blob.create-once":       {"creations", []string{"blob.create"}},
-	"blob.lease-mutex":       {"increments", []string{"blob.put"}},
-	"blob.lww":               {"writes", []string{"blob.put"}},
-	"blob.block-commit":      {"commits", []string{"blob.commit"}},
-	"blob.lease-lifecycle":   {"leases acquired", []string{"blob.lease.acquire"}},
-	"container.lease":        {"leases acquired", []string{"container.lease.acquire"}},
-	"container.etag":         {"conditional updates", []string{"container.setacl", "container.setmeta"}},
-	"table.etag-counter":     {"increments", []string{"table.update", "table.merge"}},
-	"table.force-update":     {"updates", []string{"table.update", "table.merge", "table.upsert", "table.upsert-merge"}},
-	"table.merge-vs-replace": {"updates", []string{"table.update", "table.merge", "table.upsert"}},
-	"table.hot-partition":    {"inserts", []string{"table.insert"}},
-	"table.batch":            {"batches", []string{"table.batch"}},
-	"table.query":            {"queries", []string{"table.query", "table.query-filter", "table.scan"}},
-	"queue.work":             {"messages consumed", []string{"queue.delete"}},
-	"queue.hot":              {"messages consumed", []string{"queue.delete"}},
+	"blob.etag-counter":      {Noun: "increments", Ops: []string{"blob.put"}},
+	"blob.create-once":       {Noun: "creations", Ops: []string{"blob.create"}},
+	"blob.lease-mutex":       {Noun: "increments", Ops: []string{"blob.put"}, Acquire: "blob.lease.acquire"},
+	"blob.lww":               {Noun: "writes", Ops: []string{"blob.put"}},
+	"blob.block-commit":      {Noun: "commits", Ops: []string{"blob.commit"}},
+	"blob.lease-lifecycle":   {Noun: "leases acquired", Ops: []string{"blob.lease.acquire"}},
+	"container.lease":        {Noun: "leases acquired", Ops: []string{"container.lease.acquire"}},
+	"container.etag":         {Noun: "conditional updates", Ops: []string{"container.setacl", "container.setmeta"}},
+	"table.etag-counter":     {Noun: "increments", Ops: []string{"table.update", "table.merge"}},
+	"table.force-update":     {Noun: "updates", Ops: []string{"table.update", "table.merge", "table.upsert", "table.upsert-merge"}},
+	"table.merge-vs-replace": {Noun: "updates", Ops: []string{"table.update", "table.merge", "table.upsert"}},
+	"table.hot-partition":    {Noun: "inserts", Ops: []string{"table.insert"}},
+	"table.batch":            {Noun: "batches", Ops: []string{"table.batch"}},
+	"table.query":            {Noun: "queries", Ops: []string{"table.query", "table.query-filter", "table.scan"}},
+	"queue.work":             {Noun: "messages consumed", Ops: []string{"queue.delete"}},
+	"queue.hot":              {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

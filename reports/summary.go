@@ -121,6 +121,9 @@ type WorkloadSummary struct {
 	// consumed"); Achieved counts it (see reports.Goal).
 	Goal     string `json:"goal,omitempty"`
 	Achieved int64  `json:"achieved,omitempty"`
+	// AcquiresPerWin is, for a workload that takes turns on a lease
+	// (Goal.Acquire), its acquire attempts per acquire that succeeded.
+	AcquiresPerWin float64 `json:"acquires_per_win,omitempty"`
 	// InFlight is, for every second of the run, the mean number of calls
 	// in flight: the actors busy with the service that second.
 	InFlight []float64 `json:"in_flight,omitempty"`
@@ -242,6 +245,9 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 			o := s.summary(period)
 			if hasGoal && goal.Counts(o.Op) {
 				wsum.Achieved += o.Outcomes[checks.OK.String()]
+			}
+			if ok := o.Outcomes[checks.OK.String()]; hasGoal && o.Op == goal.Acquire && ok > 0 {
+				wsum.AcquiresPerWin = math.Round(100*float64(o.Count)/float64(ok)) / 100
 			}
 			wsum.Ops = append(wsum.Ops, o)
 			s.mu.Lock()

@@ -229,7 +229,11 @@ func writeAchieved(w *errWriter, ws *WorkloadSummary) {
 	if ws.Active > 0 {
 		rate = fmt.Sprintf(" (%s/s over %s)", strconv.FormatFloat(float64(ws.Achieved)/ws.Active.Seconds(), 'f', 1, 64), ws.Active.Round(100*time.Millisecond))
 	}
-	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s", thousands(ws.Achieved), ws.Goal, rate))
+	perWin := ""
+	if ws.AcquiresPerWin > 0 {
+		perWin = fmt.Sprintf("; %s acquires per lease won", strconv.FormatFloat(ws.AcquiresPerWin, 'f', -1, 64))
+	}
+	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s%s", thousands(ws.Achieved), ws.Goal, rate, perWin))
 }
 
 // writeOpTable writes the attempts per op by outcome, and the rate.

@@ -41,6 +41,12 @@ type Call struct {
 	// without sending a header that says so (Insert Entity): it is
 	// recorded with If-None-Match: *, the condition it implies.
 	CreateOnly bool
+	// Settle marks a call whose retry could act twice where the first
+	// attempt acted: a lease acquire or change (a late first attempt would
+	// renew or grant the lease again). An attempt that may have taken
+	// effect is not retried; the workload settles it with its own next
+	// call (CHECKERS.md, unknown outcomes, rule 6).
+	Settle bool
 }
 
 // Attempt performs one try of a call. It returns what it sent (recorded as
@@ -104,6 +110,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		a.clock.observe(resp, call, ret, e.zero)
 		outcome, out := classify(resp, err, c.Conflicts)
 		e.faultOf(attempt, &out)
+		out.Done = e.Target != nil && e.Target.managed && endedByTarget(outcome, &out)
 		if err == nil {
 			mergeOutput(&out, &got)
 		}
@@ -121,7 +128,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		e.Rec.Record(&a.op)
 		op = a.op
 		a.noteAnswer(&op, ctx)
-		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) {
+		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) || c.Settle && mayHaveApplied(&op) {
 			return op
 		}
 		d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, try)
@@ -161,8 +168,29 @@ func within(ctx context.Context, d time.Duration) bool {
 // it writes again (CHECKERS.md, unknown outcomes, rule 6).
 func readFirst(op *checks.Op) bool {
 	conditional := (op.In.IfMatch != "" && op.In.IfMatch != "*") || op.In.IfNoneMatch == "*"
-	mayHaveApplied := op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
-	return conditional && mayHaveApplied
+	return conditional && mayHaveApplied(op)
+}
+
+// endedByTarget reports whether an attempt of unknown outcome was ended by
+// the target's side: an answer (not the proxy's 502 for a silent target,
+// which carries the upstream error) or a connection it closed; not by the
+// client's timeout or cancellation. A managed Azurite, and stormcheck's own
+// proxies in front of it, act on a request only until they answer it or
+// close its connection (checks.Output.Done).
+func endedByTarget(o checks.Outcome, out *checks.Output) bool {
+	switch {
+	case o == checks.OK || o != checks.Unknown && out.Status != http.StatusInternalServerError:
+		return false // not of unknown outcome
+	case out.Status != 0:
+		return out.Err == ""
+	}
+	return out.Err != "" && out.Err != "timeout" && out.Err != "canceled"
+}
+
+// mayHaveApplied reports whether a failed attempt may have taken effect:
+// no answer, or a 500.
+func mayHaveApplied(op *checks.Op) bool {
+	return op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
 }
 
 // noteAnswer counts attempts in a row that the target did not answer.

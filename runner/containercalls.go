@@ -113,7 +113,7 @@ func containerLease(c *container.Client, id string) *lease.ContainerClient {
 }
 
 func containerLeaseAcquire(ctx context.Context, a *Actor, c *container.Client, name, id string, seconds int32) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.lease.acquire", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+	return a.Do(ctx, Call{Kind: "container.lease.acquire", Key: name, Conflicts: conflictContainer, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := containerLease(c, id).AcquireLease(ctx, seconds, nil)
 		return checks.Input{LeaseID: id, LeaseDuration: int(seconds)}, id, err
 	})

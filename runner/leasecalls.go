@@ -23,7 +23,7 @@ func (b *blobs) leaseClient(key, id string) *lease.BlobClient {
 
 // leaseAcquire asks for a lease with the proposed id; seconds -1 is infinite.
 func (b *blobs) leaseAcquire(ctx context.Context, a *Actor, key, id string, seconds int32) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+	return a.Do(ctx, Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).AcquireLease(ctx, seconds, nil)
 		return checks.Input{LeaseID: id, LeaseDuration: int(seconds)}, id, err
 	})
@@ -45,7 +45,7 @@ func (b *blobs) leaseRenew(ctx context.Context, a *Actor, key, id string) checks
 
 // leaseChange replaces the lease id id with next.
 func (b *blobs) leaseChange(ctx context.Context, a *Actor, key, id, next string) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.change", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+	return a.Do(ctx, Call{Kind: "blob.lease.change", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).ChangeLease(ctx, next, nil)
 		return checks.Input{LeaseID: id, ProposedLeaseID: next}, next, err
 	})

@@ -19,9 +19,10 @@ import (
 // a scenario's workloads item (YAML flow mapping).
 type MatrixScenario struct {
 	Name, Workload string
-	// Known, when set, marks a violation Azurite shows with or without
-	// faults (a finding in the README): a check whose every violation says
-	// it is not held against the fault.
+	// Known, when set, is the kind (checks.Violation.Kind) of a violation
+	// Azurite shows with or without faults (a finding in the README): a
+	// check whose every violation, listed or not, is of that kind is not
+	// held against the fault.
 	Known string
 }
 
@@ -91,11 +92,14 @@ type MatrixCell struct {
 	// Azurite finding (MatrixScenario.Known).
 	Known      bool
 	knownError string
-	// Forgot is set when a lease check failed only because Azurite forgot
-	// its leases across the cell's restart (target.stop): every violation
-	// it lists pairs a lease granted before the stop with a call after the
-	// restart (README, Findings).
+	// Forgot is set when a lease check failed only after the cell's
+	// restart (target.stop): it passes on the history before the restart,
+	// checked alone, and Azurite's lease answers after a restart depend on
+	// what it restored of them (README, Findings).
 	Forgot bool
+	// history is the cell's recorded history, kept for a target.stop cell
+	// (restartForgot).
+	history []checks.Op
 	// Floors are the share of the operations each check could judge that
 	// it must have decided (MatrixFloor), by check; Under names the checks
 	// below their floor.
@@ -240,10 +244,19 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 		}
 	}
 	start := time.Now()
-	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(o.Dir, s.Name+"--"+kind), Target: TargetOptions{Azurite: inst}})
+	dir := filepath.Join(o.Dir, s.Name+"--"+kind)
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{Azurite: inst}})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()
+	}
+	if kind == "target.stop" && err == nil {
+		if herr := checks.ReadHistoryFile(HistoryPath(dir), func(op *checks.Op) error {
+			c.history = append(c.history, *op)
+			return nil
+		}); herr != nil {
+			c.Err = herr.Error()
+		}
 	}
 	if sum != nil {
 		c.Checks = sum.Checks
@@ -269,8 +282,7 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 	spec := scenarios.FaultKinds[c.Fault]
 	failed := map[string]bool{}
 	for _, r := range c.Checks {
-		forgot := c.Fault == "target.stop" && leaseChecks[r.Check] && acrossRestart(r, sum.Faults)
-		if r.Verdict == checks.Fail && forgot {
+		if r.Verdict == checks.Fail && c.Fault == "target.stop" && leaseChecks[r.Check] && restartForgot(r, sum.Faults, c.history) {
 			c.Forgot = true
 			continue
 		}
@@ -301,64 +313,53 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 
 // MatrixFloor is the share of the operations it could judge that check
 // must decide in a cell under kind (README, "The fault matrix", says why):
-// DecidedFloor, or LeaseDecidedFloor for the lease checks; 0 for a crash,
-// which may lose the state a check needs, and for a broken promise, whose
-// cell is judged on its check failing.
+// DecidedFloor; 0 for a crash, which may lose the state a check needs, and
+// for a broken promise, whose cell is judged on its check failing.
 func MatrixFloor(kind, check string) float64 {
-	switch {
-	case kind == "target.crash" || scenarios.FaultFamily(kind) == "broken":
+	if kind == "target.crash" || scenarios.FaultFamily(kind) == "broken" {
 		return 0
-	case leaseChecks[check]:
-		return LeaseDecidedFloor
 	}
 	return DecidedFloor
 }
 
 // DecidedFloor: a register, table or queue check settles a write of unknown
-// outcome by a later read, so a fault that touches a fifth of the requests
-// (the matrix's faults: 20% of requests, or a 1 s window of a 5 s load)
-// leaves at most about a fifth open; half is the floor, with room for the
-// retries a fault adds. LeaseDecidedFloor: a lease call of unknown outcome
-// may have granted a 15-60 s lease, longer than a cell, so every later call
-// on that blob is judged against an ambiguous state until a certain call
-// settles it; under lost answers the lease checks decide a few percent
-// (7-16% measured), and the floor says they decide some, not none.
-const (
-	DecidedFloor      = 0.5
-	LeaseDecidedFloor = 0.02
-)
+// outcome by a later read, a lease check a lease call of unknown outcome by
+// the workload's next call with its lease id, so a fault that touches a
+// fifth of the requests (the matrix's faults: 20% of requests, or a 1 s
+// window of a 5 s load) leaves at most about a fifth open; half is the
+// floor, with room for the retries a fault adds.
+const DecidedFloor = 0.5
 
 // leaseChecks are the checks judged on a lease's state.
 var leaseChecks = map[string]bool{"lease-exclusion": true, "lease-protocol": true, "container-lease": true}
 
-// acrossRestart reports whether every violation r lists (at most
-// checks.MaxViolations) has an operation called before a target.stop
-// window and one called after it: Azurite 3.37.0 forgets its leases when
-// it restarts (TestAzuriteForgetsLeasesOnRestart), so a lease granted
-// before the stop and a second one after the restart are its finding, not
-// the fault's.
-func acrossRestart(r checks.Result, ws []reports.FaultWindow) bool {
-	if len(r.Violations) == 0 {
+// restartForgot reports whether lease check r, failed on the whole
+// history, passes on the part of it sent before the first restart, checked
+// alone: then every violation involves a call after the restart, and
+// Azurite 3.37.0's lease answers after a restart are its finding, not the
+// fault's (it forgets leases, and answers the first calls after it from a
+// state it then changes: TestAzuriteForgetsLeasesOnRestart, README
+// Findings). This holds for every violation, listed among the first
+// checks.MaxViolations or not. A call sent before the restart completed was
+// served, if at all, by the instance that stopped.
+func restartForgot(r checks.Result, ws []reports.FaultWindow, history []checks.Op) bool {
+	cut := int64(-1)
+	for _, w := range ws {
+		if w.Kind == "target.stop" && (cut < 0 || int64(w.To) < cut) {
+			cut = int64(w.To)
+		}
+	}
+	if cut < 0 || len(history) == 0 {
 		return false
 	}
-	for _, v := range r.Violations {
-		spans := false
-		for _, w := range ws {
-			if w.Kind != "target.stop" {
-				continue
-			}
-			before, after := false, false
-			for _, op := range v.Ops {
-				before = before || time.Duration(op.Call) < w.From
-				after = after || time.Duration(op.Call) >= w.To
-			}
-			spans = spans || before && after
-		}
-		if !spans {
-			return false
+	var before []checks.Op
+	for _, op := range history {
+		if op.Workload == r.Workload && op.Call < cut {
+			before = append(before, op)
 		}
 	}
-	return true
+	c, err := checks.New(r.Check)
+	return err == nil && checks.Run(before, c)[0].Verdict != checks.Fail
 }
 
 // Line is the cell in one line.
@@ -379,7 +380,7 @@ func (c MatrixCell) Line() string {
 		under = "; UNDER THE FLOOR of operations decided: " + strings.Join(c.Under, ", ")
 	}
 	if c.Forgot {
-		known += " (the lease failure spans the restart: Azurite forgets leases when it restarts)"
+		known += " (the lease failures involve calls after the restart: Azurite's leases do not survive one)"
 	}
 	return fmt.Sprintf("%s %-16s %-22s %s%s; want %s; %d attempts, %d unknown%s%s", mark, c.Scenario, c.Fault, c.verdicts(), known, c.Want,
 		c.Attempts, c.Unknown, under, errText(c.Err))
@@ -525,16 +526,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// allKnown reports whether every violation r lists (at most
-// checks.MaxViolations) says known.
+// allKnown reports whether every violation of r, listed or not, is of the
+// kind known (checks.Result.Kinds).
 func allKnown(r checks.Result, known string) bool {
-	if len(r.Violations) == 0 {
-		return false
-	}
-	for _, v := range r.Violations {
-		if !strings.Contains(v.Message, known) {
-			return false
-		}
-	}
-	return true
+	return r.Total > 0 && r.Kinds[known] == r.Total
 }

@@ -83,31 +83,67 @@ func TestMatrixJudge(t *testing.T) {
 		return r
 	}
 	stop := []reports.FaultWindow{{Fault: "f", Kind: "target.stop", From: 1 * sec, To: 2 * sec}}
-	across := checks.Violation{Message: "two holders", Ops: []checks.Op{{Call: int64(sec / 2)}, {Call: int64(3 * sec)}}}
-	within := checks.Violation{Message: "two holders", Ops: []checks.Op{{Call: int64(3 * sec)}, {Call: int64(4 * sec)}}}
+	across := checks.Violation{Kind: "two holders", Message: "two holders", Ops: []checks.Op{{Call: int64(sec / 2)}, {Call: int64(3 * sec)}}}
+	within := checks.Violation{Kind: "two holders", Message: "two holders", Ops: []checks.Op{{Call: int64(3 * sec)}, {Call: int64(4 * sec)}}}
+	// Histories of the lease cells: A is acquired for 15 s before the stop,
+	// B after the restart (Azurite forgot A), C after B (Azurite answering
+	// from a state it restored); or A and C overlap before the stop.
+	acquire := func(id string, at time.Duration) checks.Op {
+		return checks.Op{Workload: "w", Kind: "blob.lease.acquire", Key: "k0", Call: int64(at), Return: int64(at + sec/10),
+			In: checks.Input{LeaseID: id, LeaseDuration: 15}, Out: checks.Output{Status: 201, Value: id}}
+	}
+	seqs := func(ops ...checks.Op) []checks.Op {
+		for i := range ops {
+			ops[i].Seq = uint64(i + 1)
+		}
+		return ops
+	}
+	forgot := seqs(acquire("A", sec/2), acquire("B", 3*sec))
+	after := seqs(acquire("A", sec/2), acquire("B", 3*sec), acquire("C", 4*sec))
+	before := seqs(acquire("A", sec/10), acquire("C", sec/2), acquire("B", 3*sec))
+	// A known Azurite finding: 25 violations of its kind, 20 of them
+	// listed; then a 26th of another kind.
+	var mismatches []checks.Violation
+	for range checks.MaxViolations {
+		mismatches = append(mismatches, checks.Violation{Kind: "ETag/value mismatch", Message: "ETag/value mismatch: #1 read"})
+	}
+	known := checks.Result{Check: "version-chain", Verdict: checks.Fail, Decided: 10, Judgeable: 10, Violations: mismatches, Total: 25,
+		Kinds: map[string]int{"ETag/value mismatch": 25}}
+	knownAndMore := known
+	knownAndMore.Total, knownAndMore.Kinds = 26, map[string]int{"ETag/value mismatch": 25, "fork": 1}
+	lease := func(vs ...checks.Violation) checks.Result {
+		r := res("lease-exclusion", checks.Fail, 10, 10, vs...)
+		r.Workload = "w"
+		return r
+	}
 	for _, tc := range []struct {
 		name, fault string
 		checks      []checks.Result
 		faults      []reports.FaultWindow
+		history     []checks.Op
+		known       string
 		ok          bool
 		under       int
 		mark        string
 	}{
-		{"all decided", "http.drop-response", []checks.Result{res("no-lost-updates", checks.Pass, 90, 100), res("version-chain", checks.Pass, 100, 100)}, nil, true, 0, "PP ok 90%"},
-		{"undecided to everything", "http.drop-response", []checks.Result{res("no-lost-updates", checks.Undecided, 0, 100)}, nil, false, 1, "U **UNDER** 0%"},
-		{"half is the floor", "net.reset-after", []checks.Result{res("version-chain", checks.Pass, 50, 100)}, nil, true, 0, "P ok 50%"},
-		{"under half", "net.reset-after", []checks.Result{res("version-chain", checks.Pass, 49, 100)}, nil, false, 1, "P **UNDER** 49%"},
-		{"lease floor", "http.drop-response", []checks.Result{res("lease-exclusion", checks.Pass, 3, 100)}, nil, true, 0, "P ok 3%"},
-		{"lease under its floor", "http.drop-response", []checks.Result{res("lease-protocol", checks.Pass, 1, 100)}, nil, false, 1, "P **UNDER** 1%"},
-		{"false violation", "http.server-busy", []checks.Result{res("no-lost-updates", checks.Fail, 100, 100, within)}, nil, false, 0, "F **BAD** 100%"},
-		{"lease lost across the restart", "target.stop", []checks.Result{res("lease-exclusion", checks.Fail, 10, 10, across)}, stop, true, 0, "F ok‡ 100%"},
-		{"lease violation after the restart only", "target.stop", []checks.Result{res("lease-exclusion", checks.Fail, 10, 10, across, within)}, stop, false, 0, "F **BAD** 100%"},
-		{"a register failure across a clean restart is not excused", "target.stop", []checks.Result{res("no-lost-updates", checks.Fail, 10, 10, across)}, stop, false, 0, "F **BAD** 100%"},
-		{"crash kept apart", "target.crash", []checks.Result{res("no-lost-updates", checks.Fail, 0, 10, within)}, nil, true, 0, "F ok 0%"},
-		{"broken promise caught", "broken.strip-if-match", []checks.Result{res("no-lost-updates", checks.Fail, 10, 10, within)}, nil, true, 0, "F ok 100%"},
-		{"broken promise not caught", "broken.strip-if-match", []checks.Result{res("no-lost-updates", checks.Pass, 10, 10)}, nil, false, 0, "P **BAD** 100%"},
+		{"all decided", "http.drop-response", []checks.Result{res("no-lost-updates", checks.Pass, 90, 100), res("version-chain", checks.Pass, 100, 100)}, nil, nil, "", true, 0, "PP ok 90%"},
+		{"undecided to everything", "http.drop-response", []checks.Result{res("no-lost-updates", checks.Undecided, 0, 100)}, nil, nil, "", false, 1, "U **UNDER** 0%"},
+		{"half is the floor", "net.reset-after", []checks.Result{res("version-chain", checks.Pass, 50, 100)}, nil, nil, "", true, 0, "P ok 50%"},
+		{"under half", "net.reset-after", []checks.Result{res("version-chain", checks.Pass, 49, 100)}, nil, nil, "", false, 1, "P **UNDER** 49%"},
+		{"the lease checks' floor is half too", "http.drop-response", []checks.Result{res("lease-exclusion", checks.Pass, 50, 100)}, nil, nil, "", true, 0, "P ok 50%"},
+		{"lease under its floor", "http.drop-response", []checks.Result{res("lease-protocol", checks.Pass, 49, 100)}, nil, nil, "", false, 1, "P **UNDER** 49%"},
+		{"false violation", "http.server-busy", []checks.Result{res("no-lost-updates", checks.Fail, 100, 100, within)}, nil, nil, "", false, 0, "F **BAD** 100%"},
+		{"lease lost across the restart", "target.stop", []checks.Result{lease(across)}, stop, forgot, "", true, 0, "F ok‡ 100%"},
+		{"lease violations after the restart only", "target.stop", []checks.Result{lease(across, within)}, stop, after, "", true, 0, "F ok‡ 100%"},
+		{"a lease violation before the restart", "target.stop", []checks.Result{lease(across, within)}, stop, before, "", false, 0, "F **BAD** 100%"},
+		{"a register failure across a clean restart is not excused", "target.stop", []checks.Result{res("no-lost-updates", checks.Fail, 10, 10, across)}, stop, forgot, "", false, 0, "F **BAD** 100%"},
+		{"crash kept apart", "target.crash", []checks.Result{res("no-lost-updates", checks.Fail, 0, 10, within)}, nil, nil, "", true, 0, "F ok 0%"},
+		{"broken promise caught", "broken.strip-if-match", []checks.Result{res("no-lost-updates", checks.Fail, 10, 10, within)}, nil, nil, "", true, 0, "F ok 100%"},
+		{"broken promise not caught", "broken.strip-if-match", []checks.Result{res("no-lost-updates", checks.Pass, 10, 10)}, nil, nil, "", false, 0, "P **BAD** 100%"},
+		{"only the known finding, 25 times", "http.drop-response", []checks.Result{known}, nil, nil, "ETag/value mismatch", true, 0, "F ok† 100%"},
+		{"the known finding 25 times and a 26th of another kind", "http.drop-response", []checks.Result{knownAndMore}, nil, nil, "ETag/value mismatch", false, 0, "F **BAD** 100%"},
 	} {
-		c := MatrixCell{Scenario: "s", Fault: tc.fault, Applies: true, Checks: tc.checks}
+		c := MatrixCell{Scenario: "s", Fault: tc.fault, Applies: true, Checks: tc.checks, history: tc.history, knownError: tc.known}
 		c.OK = c.judge(&reports.Summary{Faults: tc.faults})
 		if c.OK != tc.ok || len(c.Under) != tc.under || c.Short() != tc.mark {
 			t.Errorf("%s: ok %v under %v short %q; want %v, %d, %q", tc.name, c.OK, c.Under, c.Short(), tc.ok, tc.under, tc.mark)

@@ -80,39 +80,51 @@ func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
 	name := containerName(a.env, a.Key())
 	c := a.env.Target.Blob.NewContainerClient(name)
 	r := a.Rand.Float64()
+	var op checks.Op
 	if id := w.holding(a.ID, name); id != "" {
 		switch {
 		case r < 0.4:
-			containerSetMeta(ctx, a, c, name, containerCall{LeaseID: id})
+			op = containerSetMeta(ctx, a, c, name, containerCall{LeaseID: id})
 		case r < 0.6:
-			if op := containerLeaseRenew(ctx, a, c, name, id); op.Outcome == checks.Conflict {
+			if op = containerLeaseRenew(ctx, a, c, name, id); op.Outcome == checks.Conflict {
 				w.setHeld(a.ID, name, "") // expired and taken, or the container was replaced
 			}
 		default:
-			containerLeaseRelease(ctx, a, c, name, id)
+			op = containerLeaseRelease(ctx, a, c, name, id)
 			w.setHeld(a.ID, name, "")
 		}
-		return
+	} else {
+		switch {
+		case r < 0.35:
+			id := newLeaseID(a)
+			op = containerLeaseAcquire(ctx, a, c, name, id, leaseSeconds(a.env.Params.LeaseDuration))
+			if mayHaveApplied(&op) {
+				// settle it: a renew with the id succeeds only if it took effect
+				op = containerLeaseRenew(ctx, a, c, name, id)
+			}
+			if op.Outcome == checks.OK || mayHaveApplied(&op) {
+				w.setHeld(a.ID, name, id) // held, or maybe (release it later)
+			}
+		case r < 0.55:
+			op = containerSetMeta(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
+		case r < 0.70:
+			op = containerGetProps(ctx, a, c, name)
+		case r < 0.90:
+			op = containerSetACL(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
+		default:
+			// No lease id: refused (412) while leased; otherwise the
+			// container goes, and comes back.
+			if op = containerDelete(ctx, a, c, name, containerCall{}); op.Outcome == checks.OK {
+				containerCreate(ctx, a, c, name)
+				return
+			}
+		}
 	}
-	switch {
-	case r < 0.35:
-		id := newLeaseID(a)
-		op := containerLeaseAcquire(ctx, a, c, name, id, leaseSeconds(a.env.Params.LeaseDuration))
-		if op.Outcome == checks.OK || op.Outcome == checks.Unknown {
-			w.setHeld(a.ID, name, id) // an unknown acquire may hold: release it later
-		}
-	case r < 0.55:
-		containerSetMeta(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
-	case r < 0.70:
-		containerGetProps(ctx, a, c, name)
-	case r < 0.90:
-		containerSetACL(ctx, a, c, name, containerCall{}) // no lease id: must succeed even when leased
-	default:
-		// No lease id: refused (412) while leased; otherwise the container
-		// goes, and comes back.
-		if op := containerDelete(ctx, a, c, name, containerCall{}); op.Outcome == checks.OK {
-			containerCreate(ctx, a, c, name)
-		}
+	// A delete whose answer was lost may have taken the container: it
+	// comes back as soon as a call finds it gone.
+	if op.Out.ErrorCode == "ContainerNotFound" {
+		w.setHeld(a.ID, name, "")
+		containerCreate(ctx, a, c, name)
 	}
 }
 

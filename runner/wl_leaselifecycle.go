@@ -64,11 +64,17 @@ func (w *leaseLifecycle) Iterate(ctx context.Context, a *Actor) {
 	r := a.Rand.Float64()
 	switch {
 	case r < 0.25:
-		w.b.leaseAcquire(ctx, a, key, w.propose(a, key), leaseSeconds(p.LeaseDuration))
+		id := w.propose(a, key)
+		if op := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration)); mayHaveApplied(&op) {
+			w.b.leaseRenew(ctx, a, key, id) // settles it: succeeds only if the acquire took effect
+		}
 	case r < 0.40:
 		w.b.leaseRenew(ctx, a, key, w.someID(a, key))
 	case r < 0.50:
-		w.b.leaseChange(ctx, a, key, w.someID(a, key), w.propose(a, key))
+		id := w.propose(a, key)
+		if op := w.b.leaseChange(ctx, a, key, w.someID(a, key), id); mayHaveApplied(&op) {
+			w.b.leaseRenew(ctx, a, key, id) // settles it: succeeds only if the change took effect
+		}
 	case r < 0.70:
 		w.b.leaseRelease(ctx, a, key, w.someID(a, key))
 	case r < 0.78:

@@ -3,6 +3,9 @@ package runner
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -10,15 +13,22 @@ import (
 )
 
 // leaseMutex is blob.lease-mutex: the pessimistic pattern. An actor acquires
-// a lease on a counter blob (409 while someone else holds it), reads the
-// counter and writes it back plus one with its lease id (no If-Match: the
-// lease is the only guard), holds for a while, then releases. If two actors
-// ever held the lease together, increments are lost and no-lost-updates says
-// so.
-type leaseMutex struct{ b *blobs }
+// a lease on a counter blob (409 while someone else holds it: it backs off,
+// see acquire_retry), reads the counter and writes it back plus one with its
+// lease id (no If-Match: the lease is the only guard), holds for a while,
+// then releases. If two actors ever held the lease together, increments are
+// lost and no-lost-updates says so.
+type leaseMutex struct {
+	b       *blobs
+	mu      sync.Mutex
+	losses  map[int]int    // actor -> races lost in a row
+	pending map[int]string // actor -> lease id whose release got no answer
+}
 
 func init() {
-	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *Target) (Workload, error) { return &leaseMutex{}, nil })
+	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *Target) (Workload, error) {
+		return &leaseMutex{losses: map[int]int{}, pending: map[int]string{}}, nil
+	})
 }
 
 func (w *leaseMutex) Setup(ctx context.Context, e *Env) error {
@@ -46,19 +56,28 @@ const (
 func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	key := KeyName(a.Key())
 	p := a.env.Params
+	if id := w.pendingOf(a); id != "" {
+		// Its release got no answer: the lease may still be held. Settle
+		// that first (others must not wait a whole lease out).
+		w.letGo(ctx, a, key, id)
+		return
+	}
 	id := newLeaseID(a)
 	acq := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration))
+	if mayHaveApplied(&acq) {
+		acq = w.settle(ctx, a, key, id)
+	}
 	switch acq.Outcome {
 	case checks.OK:
-	case checks.Unknown:
-		w.release(ctx, a, key, id) // we may hold it: do not block the others for a whole lease
-		return
+		w.won(a)
 	case checks.Conflict:
 		if a.Rand.Float64() < p.Misbehave {
 			w.intrude(ctx, a, key)
 		}
+		w.backoff(ctx, a)
 		return
 	default:
+		w.backoff(ctx, a)
 		return
 	}
 	how := behave
@@ -70,8 +89,12 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	}
 	if how == changeID {
 		next := newLeaseID(a)
-		if op := w.b.leaseChange(ctx, a, key, id, next); op.Outcome != checks.OK {
-			w.release(ctx, a, key, id)
+		op := w.b.leaseChange(ctx, a, key, id, next)
+		if mayHaveApplied(&op) {
+			op = w.b.leaseRenew(ctx, a, key, next) // succeeds only if the change took effect
+		}
+		if op.Outcome != checks.OK {
+			w.letGo(ctx, a, key, id)
 			return
 		}
 		id = next
@@ -88,14 +111,93 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 		// lease then stays breaking for what remains of it).
 		w.b.leaseBreak(ctx, a, key, []int{0, 1, -1}[a.Rand.IntN(3)])
 	case staleWrite:
-		w.release(ctx, a, key, id)
+		w.letGo(ctx, a, key, id)
 		// Writing with a lease id that is no longer held must be refused (412).
 		w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 			return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
 		}, conflictPrecondition)
 	default:
-		w.release(ctx, a, key, id)
+		w.letGo(ctx, a, key, id)
 	}
+}
+
+// letGo releases the lease id; a release that was neither done nor
+// refused (no answer, a 500 or 503, the target unreachable) leaves the id
+// pending: the actor's next iteration releases it again before anything
+// else, which also says what became of the first (CHECKERS.md, unknown
+// outcomes, rule 6).
+func (w *leaseMutex) letGo(ctx context.Context, a *Actor, key, id string) {
+	w.release(ctx, a, key, id)
+	// a.op is the last attempt the actor recorded: this release's, unless
+	// none was made (the run stopping), which leaves nothing pending.
+	last := &a.op
+	unsettled := last.Kind == "blob.lease.release" && last.In.LeaseID == id &&
+		last.Outcome != checks.OK && last.Outcome != checks.Conflict && last.Out.Status != http.StatusNotFound
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if unsettled {
+		w.pending[a.ID] = id
+	} else {
+		delete(w.pending, a.ID)
+	}
+}
+
+func (w *leaseMutex) pendingOf(a *Actor) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pending[a.ID]
+}
+
+// settle finds out whether an acquire of unknown outcome (no answer, or a
+// 500) granted the lease before the actor acts again: a renew with its id
+// succeeds only if it did. It returns the renew's record. A renew that
+// got no answer leaves the lease possibly held: it is released (letGo), so
+// that the others need not wait a whole lease out.
+func (w *leaseMutex) settle(ctx context.Context, a *Actor, key, id string) checks.Op {
+	op := w.b.leaseRenew(ctx, a, key, id)
+	if op.Outcome != checks.OK && op.Outcome != checks.Conflict {
+		w.letGo(ctx, a, key, id)
+	}
+	return op
+}
+
+// won ends a streak of lost races.
+func (w *leaseMutex) won(a *Actor) {
+	w.mu.Lock()
+	delete(w.losses, a.ID)
+	w.mu.Unlock()
+}
+
+// backoff waits after a lost race (or a failed acquire) before the next
+// acquire, as a client polling for a lock does (acquire_retry backoff): a
+// random time from 1/64 to 1/32 of the lease duration after the first loss,
+// twice as long after each further loss in a row, at most 1/8 to 1/4 of it
+// (an infinite lease counts as 60 s). hammer does not wait.
+func (w *leaseMutex) backoff(ctx context.Context, a *Actor) {
+	p := a.env.Params
+	if p.AcquireRetry == scenarios.AcquireHammer {
+		return
+	}
+	w.mu.Lock()
+	w.losses[a.ID]++
+	n := w.losses[a.ID]
+	w.mu.Unlock()
+	t := time.NewTimer(leaseBackoff(a.Rand, p.LeaseDuration, n))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// leaseBackoff is the wait after the n-th race lost in a row (n ≥ 1) for a
+// lease of duration d (scenarios.Infinite counts as 60 s).
+func leaseBackoff(r *rand.Rand, d time.Duration, n int) time.Duration {
+	if d == scenarios.Infinite {
+		d = 60 * time.Second
+	}
+	hi := d / 32 << min(max(n, 1)-1, 3)
+	return hi/2 + time.Duration(r.Int64N(int64(hi/2)+1))
 }
 
 // hold keeps the lease for the param hold, renewing it every half lease

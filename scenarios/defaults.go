@@ -148,6 +148,9 @@ func workloadDefaults(w *Workload) {
 	if accepts("replace_fraction") && p.ReplaceFraction == 0 {
 		p.ReplaceFraction = 0.3
 	}
+	if accepts("acquire_retry") && p.AcquireRetry == "" {
+		p.AcquireRetry = AcquireBackoff
+	}
 	if accepts("key_pattern") && p.KeyPattern == "" {
 		p.KeyPattern = KeyUniform
 	}

@@ -254,10 +254,10 @@ workloads:
 	if w := s.Workloads[0]; w.Actors != 64 || w.Rate != 12.5 || w.Iterations != 100 || w.Params != (Params{}) {
 		t.Errorf("open workload %+v", w)
 	}
-	if p := s.Workloads[1].Params; p != (Params{LeaseDuration: 15 * time.Second, Hold: time.Second}) {
+	if p := s.Workloads[1].Params; p != (Params{LeaseDuration: 15 * time.Second, Hold: time.Second, AcquireRetry: AcquireBackoff}) {
 		t.Errorf("lease-mutex params %+v", p)
 	}
-	if p := s.Workloads[2].Params; p != (Params{LeaseDuration: Infinite, PayloadBytes: 4194304}) {
+	if p := s.Workloads[2].Params; p != (Params{LeaseDuration: Infinite, PayloadBytes: 4194304, AcquireRetry: AcquireBackoff}) {
 		t.Errorf("infinite lease params %+v", p)
 	}
 	// Default checks: every default check of the kinds present (the

@@ -9,7 +9,7 @@ import (
 
 // paramNames are every param stormcheck can read, in documentation order.
 // A kind accepts the subset its KindSpec.Params names.
-var paramNames = []string{"payload_bytes", "lease_duration", "hold", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions",
+var paramNames = []string{"payload_bytes", "lease_duration", "hold", "acquire_retry", "read_fraction", "conditional_reads", "misbehave", "blocks", "date_conditions",
 	"merge_fraction", "force_fraction", "props", "replace_fraction", "batch_size", "rows", "fail_fraction", "key_pattern", "projection",
 	"producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction", "zipf_s"}
 
@@ -46,6 +46,19 @@ const (
 	maxVisibility    = 7 * 24 * time.Hour
 	maxQueueMsgLen   = 48 << 10  // a queue message's text: 64 KiB per message, with room for the harness's own text
 	maxEntityPayload = 512 << 10 // padding of a table entity: 1 MiB per entity, counted in UTF-16
+)
+
+// AcquireRetries are the acquire_retry values: how a lease-mutex actor that
+// lost the race (409 LeaseAlreadyPresent) tries again.
+var AcquireRetries = []string{AcquireBackoff, AcquireHammer}
+
+// Acquire retries.
+const (
+	// AcquireBackoff: wait a random share of the lease duration first,
+	// longer with each loss in a row, as a client polling for a lock does.
+	AcquireBackoff = "backoff"
+	// AcquireHammer: try again at once (a stress test of the service).
+	AcquireHammer = "hammer"
 )
 
 // Lease duration bounds, as the Blob service enforces them.
@@ -94,6 +107,8 @@ func (d *decoder) params(n *yaml.Node, path string, w *Workload) {
 			p.LeaseDuration = d.leaseDuration(v, fp)
 		case "hold":
 			p.Hold, _ = d.duration(v, fp, 0, false)
+		case "acquire_retry":
+			p.AcquireRetry = d.enum(v, fp, AcquireRetries, "backoff (wait a random share of the lease duration, longer after each loss in a row) or hammer (try again at once)")
 		case "read_fraction":
 			p.ReadFraction = d.fraction(v, fp, true)
 		case "conditional_reads":

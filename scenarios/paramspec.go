@@ -64,6 +64,8 @@ var paramSpecs = map[string]ParamSpec{
 		MinDuration: minLease, MaxDuration: maxLease, WholeSeconds: true, Default: defaultLease},
 	"hold": {Doc: "how long a holder keeps the lease before releasing it", Type: ParamDuration,
 		MinDuration: 0, NoMax: true, Default: time.Duration(0)},
+	"acquire_retry": {Doc: "how an actor that lost the race (409 LeaseAlreadyPresent) tries again: backoff (wait a random share of the lease duration, from 1/64 to 1/32 of it after the first loss, twice as long after each further loss in a row, at most 1/8 to 1/4 of it; an infinite lease counts as 60s) or hammer (at once, a stress test)",
+		Type: ParamEnum, Enum: AcquireRetries, Default: AcquireBackoff},
 	"read_fraction":     fractionParam("share of iterations that read instead of write", 0.5, true),
 	"conditional_reads": fractionParam("share of reads sent with If-None-Match on the cached ETag (304 while unchanged)", 0, false),
 	"misbehave":         fractionParam("share of lease holders and losers that break the lease protocol on purpose", 0, false),

@@ -253,6 +253,9 @@ type Params struct {
 	LeaseDuration time.Duration
 	// Hold is how long a lease holder keeps the lease before releasing.
 	Hold time.Duration
+	// AcquireRetry is how a lease-mutex actor that lost the race tries
+	// again: AcquireBackoff (default) or AcquireHammer.
+	AcquireRetry string
 	// ReadFraction is the share of operations that are reads (0 < f ≤ 1,
 	// default 0.5).
 	ReadFraction float64
@@ -366,7 +369,7 @@ var Kinds = map[string]KindSpec{
 	},
 	"blob.lease-mutex": {
 		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it; some holders misbehave",
-		Params:  []string{"payload_bytes", "lease_duration", "hold", "misbehave"},
+		Params:  []string{"payload_bytes", "lease_duration", "hold", "acquire_retry", "misbehave"},
 		Checks:  []string{"no-lost-updates", "lease-exclusion", "lease-protocol"},
 	},
 	"blob.lease-lifecycle": {

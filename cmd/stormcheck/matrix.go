@@ -31,9 +31,8 @@ outcome.
 
 A cell without a broken promise must end with no check failing (a crash may
 cause a true lost update, named as such) and every check deciding at least
-its floor of the operations it could judge: 50%, or 2% for the lease checks,
-which a lost answer leaves judging against an ambiguous lease (README, "The
-fault matrix", says why; none after a crash). A broken promise's cell must
+its floor of the operations it could judge: 50% (README, "The fault
+matrix", says why; none after a crash). A broken promise's cell must
 end with its check failing, and is n/a where that check does not run. Every
 cell's results stay under --out; matrix.md and matrix.json sum them up. The
 last line says "matrix: ok" or "matrix: FAILED" with the cells at fault;
