@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // Actor is one concurrent client of a workload. Its random source is derived
@@ -25,10 +26,10 @@ type Actor struct {
 	// unanswered counts this actor's attempts in a row that got no answer
 	// at all (refused, unreachable, timed out): its next call backs off.
 	unanswered int
-	wire       byteCount    // the current attempt's, reused
-	timer      attemptTimer // bounds each attempt
-	op         checks.Op    // the attempt being recorded
-	clock      dateClock    // this machine's clock against the service's
+	wire       target.ByteCount // the current attempt's, reused
+	timer      attemptTimer     // bounds each attempt
+	op         checks.Op        // the attempt being recorded
+	clock      dateClock        // this machine's clock against the service's
 }
 
 // Call describes one logical operation for Do.
@@ -96,7 +97,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			return op
 		}
 		wire := &a.wire
-		wire.reset()
+		wire.Reset()
 		actx := a.timer.start(ctx, e.Timeout, wire)
 		intended := call // closed loop, and retries (scheduled by the back-off)
 		if try == 1 && scheduled > 0 && scheduled < call {
@@ -106,11 +107,11 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		in, got, err := fn(actx, try)
 		ret := e.Rec.Now()
 		err = a.timer.stop(err)
-		resp := wire.resp
+		resp := wire.Resp
 		a.clock.observe(resp, call, ret, e.zero)
 		outcome, out := classify(resp, err, c.Conflicts)
 		e.faultOf(attempt, &out)
-		out.Done = e.Target != nil && e.Target.managed && endedByTarget(outcome, &out)
+		out.Done = e.Target.Managed() && endedByTarget(outcome, &out)
 		if err == nil {
 			mergeOutput(&out, &got)
 		}
@@ -118,7 +119,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		if c.CreateOnly {
 			in.IfNoneMatch = "*"
 		}
-		in.Bytes, out.Bytes = wire.sent.Load(), wire.received.Load()
+		in.Bytes, out.Bytes = wire.Sent.Load(), wire.Received.Load()
 		// The record is built in the actor's own Op, which Record reads and
 		// does not keep: a fresh one would escape to the heap every call.
 		a.op = checks.Op{

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"time"
 )
 
@@ -27,7 +28,7 @@ var errAttemptTimeout = errors.New("attempt timed out")
 
 // start returns the context for one attempt of at most d, carrying wire
 // (the same for every attempt of an actor).
-func (t *attemptTimer) start(parent context.Context, d time.Duration, wire *byteCount) context.Context {
+func (t *attemptTimer) start(parent context.Context, d time.Duration, wire *target.ByteCount) context.Context {
 	if t.ctx == nil || t.spent || t.parent != parent || t.ctx.Err() != nil {
 		if t.cancel != nil {
 			t.timer.Stop()
@@ -37,7 +38,7 @@ func (t *attemptTimer) start(parent context.Context, d time.Duration, wire *byte
 		t.ctx, t.cancel = context.WithCancelCause(parent)
 		cancel := t.cancel
 		t.timer = time.AfterFunc(d, func() { cancel(errAttemptTimeout) })
-		t.vctx = withByteCount(t.ctx, wire)
+		t.vctx = target.WithByteCount(t.ctx, wire)
 		return t.vctx
 	}
 	t.timer.Reset(d)

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,7 +17,7 @@ import (
 func TestAttemptTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var at attemptTimer
-		var wire byteCount
+		var wire target.ByteCount
 		run, interrupt := context.WithCancel(context.Background())
 		call := func(ctx context.Context, d time.Duration) error {
 			select {
@@ -27,12 +28,12 @@ func TestAttemptTimer(t *testing.T) {
 			}
 		}
 		ctx := at.start(run, time.Second, &wire)
-		if ctx.Value(bytesKey{}) != &wire {
+		if ctx.Value(target.BytesKey{}) != &wire {
 			t.Fatal("the attempt's context does not carry the byte count")
 		}
 		err := at.stop(call(ctx, 2*time.Second))
-		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, context.Canceled) || shortErr(err) != "timeout" {
-			t.Fatalf("an attempt past its timeout: %v (recorded as %q)", err, shortErr(err))
+		if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, context.Canceled) || target.ShortErr(err) != "timeout" {
+			t.Fatalf("an attempt past its timeout: %v (recorded as %q)", err, target.ShortErr(err))
 		}
 		start := time.Now()
 		ctx2 := at.start(run, time.Second, &wire)

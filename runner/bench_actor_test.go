@@ -39,7 +39,7 @@ func BenchmarkHarnessPerCall(b *testing.B) {
 		a := e.Actor(1)
 		for pb.Next() {
 			a.Do(context.Background(), Call{Kind: "blob.put", Key: KeyName(3), Conflicts: conflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-				a.wire.resp = resp
+				a.wire.Resp = resp
 				return checks.Input{IfMatch: `"0x8DC0"`, Value: checks.CounterValue{N: 5, Tag: a.Tag()}.Format(0)}, "", nil
 			})
 		}

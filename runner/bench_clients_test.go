@@ -30,6 +30,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -84,7 +85,7 @@ workloads:
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, err := OpenTarget(ctx, sc.Target, TargetOptions{ConnectionString: cs, MaxConns: actors + 16})
+	t, err := target.Open(ctx, sc.Target, target.Options{ConnectionString: cs, MaxConns: actors + 16})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,7 +110,7 @@ workloads:
 	if err != nil {
 		b.Fatal(err)
 	}
-	bare, err := service.NewClientWithSharedKeyCredential(endpoint, cred, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: newHTTPClient(actors + 16)}})
+	bare, err := service.NewClientWithSharedKeyCredential(endpoint, cred, &service.ClientOptions{ClientOptions: azcore.ClientOptions{Transport: target.NewHTTPClient(actors + 16)}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,15 +118,15 @@ workloads:
 	// The bare loop again, signed by stormcheck's Shared Key signer and
 	// sending small bodies in one write, as stormcheck's client does: what
 	// stormcheck costs over it is the harness's own work.
-	signed, err := sharedKeyBlobClient(bare.URL(), fixtureAccount, fixtureKey, &service.ClientOptions{
-		ClientOptions: azcore.ClientOptions{Transport: countingTransport{newHTTPClient(actors + 16)}}})
+	signed, err := target.SharedKeyBlobClient(bare.URL(), fixtureAccount, fixtureKey, &service.ClientOptions{
+		ClientOptions: azcore.ClientOptions{Transport: target.CountingTransport{Next: target.NewHTTPClient(actors + 16)}}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	signedBlobs := &blobs{c: signed.NewContainerClient(env.Prefix)}
 
 	var bareLost, cancelLost, signedLost atomic.Int64
-	raw := &rawClient{hc: newHTTPClient(actors + 16), base: endpoint + "/" + env.Prefix + "/"}
+	raw := &rawClient{hc: target.NewHTTPClient(actors + 16), base: endpoint + "/" + env.Prefix + "/"}
 	raw.key, _ = base64.StdEncoding.DecodeString(fixtureKey)
 
 	type client struct {

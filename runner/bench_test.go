@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -33,7 +34,7 @@ workloads:
 	if err != nil {
 		b.Fatal(err)
 	}
-	t, err := OpenTarget(ctx, sc.Target, TargetOptions{WorkDir: dir, MaxConns: actors * 2})
+	t, err := target.Open(ctx, sc.Target, target.Options{WorkDir: dir, MaxConns: actors * 2})
 	if err != nil {
 		b.Fatal(err)
 	}

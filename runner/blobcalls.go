@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // The documented answers that mean a race was lost.
@@ -139,14 +140,14 @@ func keysSetup(ctx context.Context, e *Env, b *blobs) error {
 	}
 	a := e.Actor(checks.ActorSetup)
 	if op := b.createContainer(ctx, a, e.Prefix); op.Outcome != checks.OK {
-		return opError("create container", &op)
+		return target.OpError("create container", &op)
 	}
 	for i := 0; i < e.Keys; i++ {
 		op := b.put(ctx, a, "blob.put", KeyName(i), func() checks.Input {
 			return checks.Input{Value: checks.CounterValue{N: 0, Tag: a.Tag()}.Format(e.Params.PayloadBytes)}
 		}, nil)
 		if op.Outcome != checks.OK {
-			return opError("create "+KeyName(i), &op)
+			return target.OpError("create "+KeyName(i), &op)
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // steppingClock is a virtual clock for the throttling proxy: each reading
@@ -65,7 +66,7 @@ thresholds:
 `)
 	dir := filepath.Join(t.TempDir(), "results")
 	clock := &steppingClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), step: time.Second / 150}
-	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Target: TargetOptions{throttleClock: clock.Now}})
+	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Target: target.Options{ThrottleClock: clock.Now}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,16 +1,15 @@
 package runner
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // classifyAnswer turns the result of one attempt into an outcome and the recorded
@@ -69,7 +68,7 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 		}
 		return checks.Error, out
 	}
-	out.Err = Redact(shortErr(err))
+	out.Err = target.Redact(target.ShortErr(err))
 	if notSent(err) {
 		return checks.Error, out
 	}
@@ -95,23 +94,6 @@ func notSent(err error) bool {
 	}
 	var dns *net.DNSError
 	return errors.As(err, &dns)
-}
-
-func shortErr(err error) string {
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	s := err.Error()
-	if i := strings.LastIndex(s, ": "); i > 0 && len(s) > 200 {
-		s = s[i+2:]
-	}
-	if len(s) > 200 {
-		s = s[:200]
-	}
-	return s
 }
 
 // first is a header's first value, "" without one.

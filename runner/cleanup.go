@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
+	"github.com/stormcheck/stormcheck/runner/target"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 )
@@ -26,7 +26,7 @@ type cleanupScope struct {
 // it did not create (see runmarker.go). It returns what it found (in a
 // dry run, what it would delete), what it could not delete (with
 // "(listing failed)" when a listing failed part-way) and what went wrong.
-func cleanupRun(ctx context.Context, t *Target, s cleanupScope) (found, left []string, err error) {
+func cleanupRun(ctx context.Context, t *target.Target, s cleanupScope) (found, left []string, err error) {
 	if t == nil {
 		return nil, nil, nil
 	}
@@ -38,8 +38,8 @@ func cleanupRun(ctx context.Context, t *Target, s cleanupScope) (found, left []s
 	left = append(append(append(left, cl...), tl...), ql...)
 	err = errors.Join(cerr, terr, qerr)
 	if err == nil && !s.dryRun && t.Blob != nil {
-		if _, derr := t.Blob.DeleteContainer(ctx, markerName(s.runID), nil); derr != nil && !isStatus(derr, 404) {
-			err = fmt.Errorf("deleting the run's marker container %s: %s", markerName(s.runID), describeCallErr(derr))
+		if _, derr := t.Blob.DeleteContainer(ctx, markerName(s.runID), nil); derr != nil && !target.IsStatus(derr, 404) {
+			err = fmt.Errorf("deleting the run's marker container %s: %s", markerName(s.runID), target.DescribeCallErr(derr))
 			left = append(left, "container "+markerName(s.runID)+" (the run's marker)")
 		}
 	}
@@ -47,7 +47,7 @@ func cleanupRun(ctx context.Context, t *Target, s cleanupScope) (found, left []s
 }
 
 // cleanupContainers deletes the run's containers.
-func cleanupContainers(ctx context.Context, t *Target, prefix string, dryRun bool) (found, left []string, err error) {
+func cleanupContainers(ctx context.Context, t *target.Target, prefix string, dryRun bool) (found, left []string, err error) {
 	if t.Blob == nil {
 		return nil, nil, nil
 	}
@@ -56,7 +56,7 @@ func cleanupContainers(ctx context.Context, t *Target, prefix string, dryRun boo
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return found, append(left, "(listing failed)"), fmt.Errorf("listing containers %s*: %s", prefix, describeCallErr(err))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing containers %s*: %s", prefix, target.DescribeCallErr(err))
 		}
 		for _, c := range page.ContainerItems {
 			if c.Name == nil {
@@ -66,9 +66,9 @@ func cleanupContainers(ctx context.Context, t *Target, prefix string, dryRun boo
 			if dryRun {
 				continue
 			}
-			if err := deleteContainer(ctx, t, *c.Name); err != nil && !isStatus(err, 404) {
+			if err := deleteContainer(ctx, t, *c.Name); err != nil && !target.IsStatus(err, 404) {
 				left = append(left, "container "+*c.Name)
-				errs = append(errs, fmt.Errorf("deleting container %s: %s", *c.Name, describeCallErr(err)))
+				errs = append(errs, fmt.Errorf("deleting container %s: %s", *c.Name, target.DescribeCallErr(err)))
 			}
 		}
 	}
@@ -77,9 +77,9 @@ func cleanupContainers(ctx context.Context, t *Target, prefix string, dryRun boo
 
 // deleteContainer deletes one of the run's containers; a lease the run left
 // on it (an actor let it run, or the run was interrupted) is broken first.
-func deleteContainer(ctx context.Context, t *Target, name string) error {
+func deleteContainer(ctx context.Context, t *target.Target, name string) error {
 	_, err := t.Blob.DeleteContainer(ctx, name, nil)
-	if err == nil || !isStatus(err, 412) {
+	if err == nil || !target.IsStatus(err, 412) {
 		return err
 	}
 	c := t.Blob.NewContainerClient(name)
@@ -93,10 +93,4 @@ func deleteContainer(ctx context.Context, t *Target, name string) error {
 	}
 	_, err = t.Blob.DeleteContainer(ctx, name, nil)
 	return err
-}
-
-// isStatus reports whether err is the service answering status.
-func isStatus(err error, status int) bool {
-	var re *azcore.ResponseError
-	return errors.As(err, &re) && re.StatusCode == status
 }

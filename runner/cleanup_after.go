@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // cleanupAfterRun deletes the run's resources within its own bound, never
@@ -15,9 +16,9 @@ import (
 // target still leave a bounded attempt. Only a third Ctrl-C (o.Abandon)
 // stops it. What it could not delete goes into the summary, with the run
 // id that `stormcheck cleanup --run` takes.
-func cleanupAfterRun(t *Target, runID string, trouble context.Context, o Options, sum *reports.Summary, logf func(string, ...any)) {
+func cleanupAfterRun(t *target.Target, runID string, trouble context.Context, o Options, sum *reports.Summary, logf func(string, ...any)) {
 	bound, why := CleanupBound, ""
-	var unreachable *unreachableError
+	var unreachable *target.UnreachableError
 	switch {
 	case o.Abandon.Err() != nil:
 		noteLeft(t, sum, logf, []string{"(not listed)"}, errors.New("cleanup not attempted: interrupted three times"))
@@ -59,13 +60,13 @@ func cleanupAfterRun(t *Target, runID string, trouble context.Context, o Options
 
 // noteLeft records what the cleanup left. A managed Azurite's data goes
 // with it, so nothing can be left there.
-func noteLeft(t *Target, sum *reports.Summary, logf func(string, ...any), left []string, err error) {
+func noteLeft(t *target.Target, sum *reports.Summary, logf func(string, ...any), left []string, err error) {
 	if t.Managed() {
 		logf("cleanup: %v (nothing is left: the managed Azurite's data is deleted with it)", oneLine(err))
 		return
 	}
 	sum.Left = left
-	sum.CleanupError = Redact(oneLine(err))
+	sum.CleanupError = target.Redact(oneLine(err))
 	logf("cleanup: %s", sum.CleanupError)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"time"
 )
 
@@ -38,7 +39,7 @@ type CleanedRun struct {
 // (see runmarker.go) and deletes their resources, each marker last. It
 // never touches a resource of a run without a marker: whatever carries the
 // same name shape without stormcheck's stamp is someone else's.
-func CleanupRuns(ctx context.Context, t *Target, o CleanupOptions) ([]CleanedRun, error) {
+func CleanupRuns(ctx context.Context, t *target.Target, o CleanupOptions) ([]CleanedRun, error) {
 	if (o.RunID == "") == (o.OlderThan <= 0) {
 		return nil, errors.New("cleanup: give either a run id or an age")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -34,7 +35,7 @@ func plantLookAlikes(ctx context.Context, t *testing.T, inst *azurite.Instance) 
 
 // plantRun leaves what an interrupted run leaves: its stamped marker, and a
 // container, a table and a queue named with its prefix.
-func plantRun(ctx context.Context, t *testing.T, tg *Target, id string, created time.Time) {
+func plantRun(ctx context.Context, t *testing.T, tg *target.Target, id string, created time.Time) {
 	t.Helper()
 	if err := markRun(ctx, tg, id, created); err != nil {
 		t.Fatal(err)
@@ -52,9 +53,9 @@ func plantRun(ctx context.Context, t *testing.T, tg *Target, id string, created 
 
 // openTestTarget opens a target on inst the way a run with a connection
 // string does.
-func openTestTarget(ctx context.Context, t *testing.T, inst *azurite.Instance) *Target {
+func openTestTarget(ctx context.Context, t *testing.T, inst *azurite.Instance) *target.Target {
 	t.Helper()
-	tg, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString}, TargetOptions{ConnectionString: inst.ConnectionString()})
+	tg, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString}, target.Options{ConnectionString: inst.ConnectionString()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,13 +8,14 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // cleanupTables deletes the run's tables: their names are the run prefix
 // without hyphens (see tableName). Only when a workload created tables, or
 // for an earlier run (s.allServices).
-func cleanupTables(ctx context.Context, t *Target, prefix string, s cleanupScope) (found, left []string, err error) {
-	if t.Table == nil || !s.allServices && !t.usedTables.Load() {
+func cleanupTables(ctx context.Context, t *target.Target, prefix string, s cleanupScope) (found, left []string, err error) {
+	if t.Table == nil || !s.allServices && !t.UsedTables.Load() {
 		return nil, nil, nil
 	}
 	p := strings.ReplaceAll(prefix, "-", "")
@@ -26,7 +27,7 @@ func cleanupTables(ctx context.Context, t *Target, prefix string, s cleanupScope
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return found, append(left, "(listing failed)"), fmt.Errorf("listing tables %s*: %s", p, describeCallErr(err))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing tables %s*: %s", p, target.DescribeCallErr(err))
 		}
 		for _, tb := range page.Tables {
 			if tb.Name == nil || !strings.HasPrefix(*tb.Name, p) {
@@ -36,9 +37,9 @@ func cleanupTables(ctx context.Context, t *Target, prefix string, s cleanupScope
 			if s.dryRun {
 				continue
 			}
-			if _, err := t.Table.DeleteTable(ctx, *tb.Name, nil); err != nil && !isStatus(err, 404) {
+			if _, err := t.Table.DeleteTable(ctx, *tb.Name, nil); err != nil && !target.IsStatus(err, 404) {
 				left = append(left, "table "+*tb.Name)
-				errs = append(errs, fmt.Errorf("deleting table %s: %s", *tb.Name, describeCallErr(err)))
+				errs = append(errs, fmt.Errorf("deleting table %s: %s", *tb.Name, target.DescribeCallErr(err)))
 			}
 		}
 	}
@@ -47,8 +48,8 @@ func cleanupTables(ctx context.Context, t *Target, prefix string, s cleanupScope
 
 // cleanupQueues deletes the run's queues. Only when a workload created
 // queues, or for an earlier run (s.allServices).
-func cleanupQueues(ctx context.Context, t *Target, prefix string, s cleanupScope) (found, left []string, err error) {
-	if t.Queue == nil || !s.allServices && !t.usedQueues.Load() {
+func cleanupQueues(ctx context.Context, t *target.Target, prefix string, s cleanupScope) (found, left []string, err error) {
+	if t.Queue == nil || !s.allServices && !t.UsedQueues.Load() {
 		return nil, nil, nil
 	}
 	pager := t.Queue.NewListQueuesPager(&azqueue.ListQueuesOptions{Prefix: &prefix})
@@ -56,7 +57,7 @@ func cleanupQueues(ctx context.Context, t *Target, prefix string, s cleanupScope
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return found, append(left, "(listing failed)"), fmt.Errorf("listing queues %s*: %s", prefix, describeCallErr(err))
+			return found, append(left, "(listing failed)"), fmt.Errorf("listing queues %s*: %s", prefix, target.DescribeCallErr(err))
 		}
 		for _, q := range page.Queues {
 			if q.Name == nil || !strings.HasPrefix(*q.Name, prefix) {
@@ -66,9 +67,9 @@ func cleanupQueues(ctx context.Context, t *Target, prefix string, s cleanupScope
 			if s.dryRun {
 				continue
 			}
-			if _, err := t.Queue.DeleteQueue(ctx, *q.Name, nil); err != nil && !isStatus(err, 404) {
+			if _, err := t.Queue.DeleteQueue(ctx, *q.Name, nil); err != nil && !target.IsStatus(err, 404) {
 				left = append(left, "queue "+*q.Name)
-				errs = append(errs, fmt.Errorf("deleting queue %s: %s", *q.Name, describeCallErr(err)))
+				errs = append(errs, fmt.Errorf("deleting queue %s: %s", *q.Name, target.DescribeCallErr(err)))
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/runner/connstr"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -38,7 +39,7 @@ import (
 // ctx's end (the first Ctrl-C) stops the rules; the cleanup after them is
 // a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
 // that stopCleanup's end (the next Ctrl-C) stops at once.
-func Conformance(ctx, stopCleanup context.Context, t *Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
+func Conformance(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
 	runID := newRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
@@ -64,7 +65,7 @@ func Conformance(ctx, stopCleanup context.Context, t *Target, rules []conformanc
 // ruleRun is one rule's state: its captures and the last ETag seen per
 // resource.
 type ruleRun struct {
-	t        *Target
+	t        *target.Target
 	prefix   string
 	vars     map[string]string
 	lastETag map[string]string
@@ -87,7 +88,7 @@ func (s slots) take(ctx context.Context) bool {
 func (s slots) give() { <-s }
 
 // runRule runs one rule, holding a place of sem except while it waits.
-func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string, sem slots) verdict.RuleResult {
+func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix string, sem slots) verdict.RuleResult {
 	res := verdict.RuleResult{ID: r.ID, Title: r.Title, Source: r.Source, Tags: r.Tags, Target: t.Desc}
 	if !sem.take(ctx) {
 		res.Error = "interrupted"
@@ -103,7 +104,7 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 	start := time.Now()
 	rr := &ruleRun{t: t, prefix: prefix, vars: map[string]string{}, lastETag: map[string]string{}}
 	if err := rr.setup(ctx, r); err != nil {
-		res.Error = "setup: " + Redact(err.Error())
+		res.Error = "setup: " + target.Redact(err.Error())
 		res.Conclude()
 		return res
 	}
@@ -141,7 +142,7 @@ func runRule(ctx context.Context, t *Target, r *conformance.Rule, prefix string,
 // or container steps (or no table or queue step), its table when it has
 // table steps, its queue when it has queue steps.
 func (rr *ruleRun) setup(ctx context.Context, r *conformance.Rule) error {
-	uses := ruleServices(r)
+	uses := target.RuleServices(r)
 	if uses.Has(connstr.Blob) {
 		if _, err := rr.t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
 			return fmt.Errorf("create the rule's container: %w", err)
@@ -269,7 +270,7 @@ type callOut struct {
 // do sends one step and observes the raw response.
 func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
 	var resp *http.Response
-	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(withHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
+	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(target.WithHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
 	out, err := rr.call(actx, st)
 	var re *azcore.ResponseError
@@ -281,7 +282,7 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 	obs.PrevETag = rr.lastETag[key]
 	if resp == nil {
 		if err != nil {
-			obs.Err = Redact(shortErr(err))
+			obs.Err = target.Redact(target.ShortErr(err))
 		}
 		return obs, nil, out
 	}
@@ -310,7 +311,7 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 		// finding, shown with the raw status line (judged as such, not on
 		// the status code, which claimed a success the body does not
 		// support).
-		obs.Err, obs.RawStatus = Redact(shortErr(err)), resp.Status
+		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
 		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
 	}
 	if obs.ETag != "" {
@@ -506,4 +507,14 @@ func containerLeaseOpt(id string) *lease.ContainerClientOptions {
 		return nil
 	}
 	return &lease.ContainerClientOptions{LeaseID: &id}
+}
+
+// ConformServices are the services a conformance run of rules sends to
+// (see ruleRun.setup).
+func ConformServices(rules []conformance.Rule) connstr.Services {
+	var uses connstr.Services
+	for i := range rules {
+		uses |= target.RuleServices(&rules[i])
+	}
+	return uses
 }

@@ -27,11 +27,11 @@ func (rr *ruleRun) queue(a string) string {
 
 // createQueue creates the rule's own queue.
 func (rr *ruleRun) createQueue(ctx context.Context) error {
-	svc, err := rr.t.queues()
+	svc, err := rr.t.Queues()
 	if err != nil {
 		return err
 	}
-	rr.t.usedQueues.Store(true)
+	rr.t.UsedQueues.Store(true)
 	_, err = svc.CreateQueue(ctx, rr.queue(""), nil)
 	return err
 }
@@ -50,7 +50,7 @@ func int32p(n *int) *int32 {
 // service's defaults apply.
 func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut, error) {
 	var out callOut
-	svc, err := rr.t.queues()
+	svc, err := rr.t.Queues()
 	if err != nil {
 		return out, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -38,11 +39,11 @@ func (rr *ruleRun) table(a string) string {
 
 // createTable creates the rule's own table.
 func (rr *ruleRun) createTable(ctx context.Context) error {
-	svc, err := rr.t.tables()
+	svc, err := rr.t.Tables()
 	if err != nil {
 		return err
 	}
-	rr.t.usedTables.Store(true)
+	rr.t.UsedTables.Store(true)
 	_, err = svc.CreateTable(ctx, rr.table(""), nil)
 	return err
 }
@@ -98,7 +99,7 @@ func conformProps(m map[string]any) map[string]string {
 // would send If-Match: * instead.
 func (rr *ruleRun) tableCall(ctx context.Context, st *conformance.Step) (callOut, error) {
 	var out callOut
-	svc, err := rr.t.tables()
+	svc, err := rr.t.Tables()
 	if err != nil {
 		return out, err
 	}
@@ -215,13 +216,13 @@ func (rr *ruleRun) conformBatch(ctx context.Context, c *aztables.Client, st *con
 		tx = append(tx, ta)
 	}
 	var body []byte
-	_, err := c.SubmitTransaction(withBodyCapture(ctx, &body), tx, nil)
+	_, err := c.SubmitTransaction(target.WithBodyCapture(ctx, &body), tx, nil)
 	var re *azcore.ResponseError
 	refused := errors.As(err, &re) && re.StatusCode == http.StatusAccepted
 	if err != nil && !refused {
 		return out, err
 	}
-	inner, _ := batchError(&azcore.ResponseError{StatusCode: http.StatusAccepted}, body).(*azcore.ResponseError)
+	inner, _ := target.BatchError(&azcore.ResponseError{StatusCode: http.StatusAccepted}, body).(*azcore.ResponseError)
 	if inner == nil || inner.StatusCode == http.StatusAccepted {
 		if refused {
 			// The SDK refused the 202 but no failed operation can be read

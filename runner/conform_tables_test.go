@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -34,11 +35,11 @@ func (r *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error
 // send If-Match: *; with if_match they carry that value.
 func TestConformEntityIfMatchOnTheWire(t *testing.T) {
 	rt := &recordingTransport{}
-	svc, err := aztables.NewServiceClientWithNoCredential("http://127.0.0.1:1/devstoreaccount1", tableOptions(&http.Client{Transport: rt}))
+	svc, err := aztables.NewServiceClientWithNoCredential("http://127.0.0.1:1/devstoreaccount1", target.TableOptions(&http.Client{Transport: rt}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr := &ruleRun{t: &Target{Table: svc}, prefix: "sc1-r0", vars: map[string]string{"e1": `W/"e1"`}, lastETag: map[string]string{}}
+	rr := &ruleRun{t: &target.Target{Table: svc}, prefix: "sc1-r0", vars: map[string]string{"e1": `W/"e1"`}, lastETag: map[string]string{}}
 	star := &conformance.Value{Literal: "*"}
 	for _, tc := range []struct {
 		st      conformance.Step

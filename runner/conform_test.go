@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
@@ -142,8 +143,8 @@ rules:
 
 func TestConformanceAgainstAzurite(t *testing.T) {
 	ctx := context.Background()
-	tgt, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
-		TargetOptions{WorkDir: t.TempDir()})
+	tgt, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
+		target.Options{WorkDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -87,8 +88,8 @@ type seenRequest struct {
 	service    string
 }
 
-func newStandIn(t *testing.T, service, target string) *standIn {
-	u, err := url.Parse(target)
+func newStandIn(t *testing.T, service, tgt string) *standIn {
+	u, err := url.Parse(tgt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,10 +184,10 @@ func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
 			for s, a := range c.dial {
 				d.to[a] = standIns[s].addr()
 			}
-			tg, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString},
-				TargetOptions{ConnectionString: c.cs, HTTPClient: d.client(), Uses: connstr.Of(connstr.Blob, connstr.Queue, connstr.Table)})
+			tg, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString},
+				target.Options{ConnectionString: c.cs, HTTPClient: d.client(), Uses: connstr.Of(connstr.Blob, connstr.Queue, connstr.Table)})
 			if err != nil {
-				t.Fatal(Redact(err.Error()))
+				t.Fatal(target.Redact(err.Error()))
 			}
 			defer tg.Close()
 			if got := d.addrs(); len(got) != 0 {
@@ -221,7 +222,7 @@ func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
 			}
 			for _, s := range []connstr.Service{connstr.Blob, connstr.Queue, connstr.Table} {
 				if err := calls[s](); err != nil {
-					t.Fatalf("%s: %s", s, Redact(err.Error()))
+					t.Fatalf("%s: %s", s, target.Redact(err.Error()))
 				}
 				if got := d.addrs(); !slices.Equal(got, []string{c.dial[s]}) {
 					t.Errorf("%s calls dialled %v, want only %s", s, got, c.dial[s])
@@ -262,14 +263,14 @@ func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
 	t.Run("the string of the report", func(t *testing.T) {
 		d := &dialRecorder{to: map[string]string{}}
 		cs := acct + ";SharedAccessSignature=" + sas + ";TableEndpoint=" + path(table)
-		tg, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString},
-			TargetOptions{ConnectionString: cs, HTTPClient: d.client(), Uses: connstr.Of(connstr.Blob, connstr.Table)})
+		tg, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString},
+			target.Options{ConnectionString: cs, HTTPClient: d.client(), Uses: connstr.Of(connstr.Blob, connstr.Table)})
 		if err != nil {
-			t.Fatal(Redact(err.Error()))
+			t.Fatal(target.Redact(err.Error()))
 		}
 		defer tg.Close()
 		if _, err := tg.Table.CreateTable(ctx, "wirereport", nil); err != nil {
-			t.Fatal(Redact(err.Error()))
+			t.Fatal(target.Redact(err.Error()))
 		}
 		if got := d.addrs(); !slices.Equal(got, []string{table.addr()}) {
 			t.Errorf("table calls dialled %v, want only %s", got, table.addr())
@@ -306,7 +307,7 @@ workloads:
 func TestConnectionStringRefusedBeforeSending(t *testing.T) {
 	const sig = "c2VjcmV0c2VjcmV0"
 	sc := parse(t, tablesAndQueues)
-	if got, want := ScenarioServices(sc), connstr.Of(connstr.Blob, connstr.Queue, connstr.Table); got != want {
+	if got, want := target.ScenarioServices(sc), connstr.Of(connstr.Blob, connstr.Queue, connstr.Table); got != want {
 		t.Errorf("ScenarioServices: %v, want %v", got.List(), want.List())
 	}
 	for _, c := range []struct{ cs, want string }{
@@ -317,15 +318,15 @@ func TestConnectionStringRefusedBeforeSending(t *testing.T) {
 		{"AccountName=a;AccountKey=" + sig + ";TabelEndpoint=http://127.0.0.1:3/a", "unknown key TabelEndpoint"},
 	} {
 		d := &dialRecorder{}
-		o := TargetOptions{ConnectionString: c.cs, HTTPClient: d.client(), Uses: ScenarioServices(sc)}
-		_, err := OpenTarget(context.Background(), sc.Target, o)
-		for _, err := range []error{CheckConnectionString(sc.Target, o), err} {
-			if !errors.Is(err, ErrBadConnectionString) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), sig) {
-				t.Errorf("%q: %v, want ErrBadConnectionString saying %q", Redact(c.cs), err, c.want)
+		o := target.Options{ConnectionString: c.cs, HTTPClient: d.client(), Uses: target.ScenarioServices(sc)}
+		_, err := target.Open(context.Background(), sc.Target, o)
+		for _, err := range []error{target.CheckConnectionString(sc.Target, o), err} {
+			if !errors.Is(err, target.ErrBadConnectionString) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), sig) {
+				t.Errorf("%q: %v, want ErrBadConnectionString saying %q", target.Redact(c.cs), err, c.want)
 			}
 		}
 		if got := d.addrs(); len(got) != 0 {
-			t.Errorf("%q: dialled %v", Redact(c.cs), got)
+			t.Errorf("%q: dialled %v", target.Redact(c.cs), got)
 		}
 	}
 }
@@ -346,9 +347,9 @@ func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
 	d := &dialRecorder{}
 	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: d.dial, MaxIdleConnsPerHost: 16, IdleConnTimeout: 4 * time.Second}}
 	dir := t.TempDir() + "/results"
-	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{ConnectionString: cs, HTTPClient: hc}})
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: target.Options{ConnectionString: cs, HTTPClient: hc}})
 	if err != nil {
-		t.Fatal(Redact(err.Error()))
+		t.Fatal(target.Redact(err.Error()))
 	}
 	if !allPass(sum.Checks) || len(sum.Checks) == 0 {
 		t.Errorf("checks: %+v", sum.Checks)
@@ -365,7 +366,7 @@ func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
 	}
 	var want []string
 	for _, u := range []string{inst.BlobURL, inst.QueueURL, inst.TableURL} {
-		want = append(want, hostOf(u))
+		want = append(want, target.HostOf(u))
 	}
 	sort.Strings(want)
 	if got := d.addrs(); !slices.Equal(got, want) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -39,11 +40,11 @@ func shardFileBound(file string) (int64, string) {
 // into dest/shard-<I>-of-<N>/, and returns those directories and the run
 // id. With runID empty, the container must hold exactly one run (else the
 // error lists the run ids it holds).
-func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, name, runID, dest string) ([]string, string, error) {
+func DownloadShards(ctx context.Context, st scenarios.Target, o target.Options, name, runID, dest string) ([]string, string, error) {
 	if !ValidContainerName(name) {
 		return nil, "", fmt.Errorf("%q is not a container name (3 to 63 lower-case letters, digits and single hyphens)", name)
 	}
-	t, err := OpenTarget(ctx, st, o)
+	t, err := target.Open(ctx, st, o)
 	if err != nil {
 		return nil, "", err
 	}
@@ -55,7 +56,7 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, n
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {
-				return nil, "", fmt.Errorf("listing container %s on %s: %s", name, t.Desc, describeCallErr(err))
+				return nil, "", fmt.Errorf("listing container %s on %s: %s", name, t.Desc, target.DescribeCallErr(err))
 			}
 			for _, p := range page.Segment.BlobPrefixes {
 				if p.Name != nil {
@@ -86,7 +87,7 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, n
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return nil, runID, fmt.Errorf("listing container %s on %s: %s", name, t.Desc, describeCallErr(err))
+			return nil, runID, fmt.Errorf("listing container %s on %s: %s", name, t.Desc, target.DescribeCallErr(err))
 		}
 		for _, b := range page.Segment.BlobItems {
 			if b.Name == nil {
@@ -120,7 +121,7 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o TargetOptions, n
 			err = cerr
 		}
 		if err != nil {
-			return nil, runID, fmt.Errorf("downloading %s from container %s: %s", it.name, name, describeCallErr(err))
+			return nil, runID, fmt.Errorf("downloading %s from container %s: %s", it.name, name, target.DescribeCallErr(err))
 		}
 		dirs[filepath.Join(dest, it.shard)] = true
 		n++

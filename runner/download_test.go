@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestDownloadShards(t *testing.T) {
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	st := scenarios.Target{Kind: scenarios.TargetConnectionString}
-	to := TargetOptions{ConnectionString: inst.ConnectionString()}
+	to := target.Options{ConnectionString: inst.ConnectionString()}
 	src := t.TempDir()
 	files := map[string]string{"summary.json": "{}", "hlog/w.blob.put.hlog": "#x\n", "hlog/corrected/w.blob.put.hlog": "#y\n"}
 	for name, body := range files {

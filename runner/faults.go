@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/faults"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -49,7 +50,7 @@ func checkFaults(fs []scenarios.Fault) error {
 // and records every window as it really opened and closed.
 type injection struct {
 	sched  *faults.Schedule // nil: no faults
-	target *Target
+	target *target.Target
 	logf   func(string, ...any)
 	// cut is the run's context: the first interrupt (Ctrl-C) cuts a
 	// restart short, and a target fault's window closed after it does not
@@ -87,11 +88,11 @@ func (in *injection) schedule() *faults.Schedule { return in.sched }
 
 // begin opens the fault windows' clock at the start of the load and starts
 // the watcher.
-func (in *injection) begin(ctx context.Context, t time.Time, target *Target, logf func(string, ...any)) {
+func (in *injection) begin(ctx context.Context, t time.Time, tgt *target.Target, logf func(string, ...any)) {
 	if in.sched == nil {
 		return
 	}
-	in.target, in.logf, in.cut = target, logf, ctx
+	in.target, in.logf, in.cut = tgt, logf, ctx
 	for _, f := range in.sched.Faults() {
 		logf("fault %s: %s, %s", f.Name, f.Kind, windowText(f))
 	}
@@ -168,18 +169,18 @@ func (in *injection) edge(i int, opening bool, el time.Duration) {
 func (in *injection) act(f scenarios.Fault, opening bool) error {
 	switch f.Family() {
 	case "net":
-		if in.target == nil || in.target.network == nil {
+		if in.target == nil || in.target.Network == nil {
 			return errors.New("no network stage")
 		}
 		if opening {
-			return in.target.network.Open(f)
+			return in.target.Network.Open(f)
 		}
-		return in.target.network.Close(f)
+		return in.target.Network.Close(f)
 	case "target":
-		if in.target == nil || in.target.azurite == nil {
+		if in.target == nil || in.target.Azurite == nil {
 			return errors.New("no managed Azurite to act on")
 		}
-		az := in.target.azurite
+		az := in.target.Azurite
 		switch {
 		case f.Kind == "target.pause" && opening:
 			return az.Pause()
@@ -299,19 +300,17 @@ func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcom
 	return outcome, out
 }
 
-type attemptKey struct{}
-
 // attemptSeq numbers attempts for AttemptHeader.
 var attemptSeq atomic.Uint64
 
 // tagAttempt gives the attempt an id the fault proxy sees (AttemptHeader),
 // when the run has HTTP faults; id is "" otherwise.
 func (e *Env) tagAttempt(ctx context.Context) (context.Context, string) {
-	if e.Target == nil || e.Target.faults == nil || !e.Target.faults.HasHTTP() {
+	if e.Target == nil || e.Target.Faults == nil || !e.Target.Faults.HasHTTP() {
 		return ctx, ""
 	}
 	id := strconv.FormatUint(attemptSeq.Add(1), 36)
-	return context.WithValue(ctx, attemptKey{}, id), id
+	return context.WithValue(ctx, target.AttemptKey{}, id), id
 }
 
 // faultOf names, in out, the fault that left attempt id without an answer
@@ -320,7 +319,7 @@ func (e *Env) faultOf(id string, out *checks.Output) {
 	if id == "" || out.Fault != "" {
 		return
 	}
-	out.Fault = e.Target.faults.Unanswered(id)
+	out.Fault = e.Target.Faults.Unanswered(id)
 }
 
 // summary returns the windows for the report, on the run's clock (the

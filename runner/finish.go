@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -73,7 +74,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 			// Cut at the failed write, as NotWritten says: the checks
 			// decided over every whole record before it.
 		case err != nil:
-			sum.ChecksError = Redact(err.Error())
+			sum.ChecksError = target.Redact(err.Error())
 			if runErr == nil {
 				runErr = err
 			}
@@ -95,7 +96,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Rec
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
 	}
 	if runErr != nil {
-		sum.Error = Redact(runErr.Error())
+		sum.Error = target.Redact(runErr.Error())
 	}
 	sum.PeakRSS, _ = peakRSS()
 	if err := WriteResults(o.ResultsDir, sum); err != nil {

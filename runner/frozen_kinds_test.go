@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
@@ -118,7 +119,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		var once sync.Once
 		var frozeAt time.Time
 		sum, err := Run(context.Background(), parse(t, src), Options{
-			ResultsDir: dir, Log: log, Target: TargetOptions{ConnectionString: inst.ConnectionString()},
+			ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 			ProgressEvery: 100 * time.Millisecond,
 			Progress: func(p Progress) {
 				if loadIsOn(p, len(kinds)) {
@@ -127,7 +128,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 			},
 		})
 		ended := time.Now()
-		var ue *unreachableError
+		var ue *target.UnreachableError
 		if frozeAt.IsZero() || !errors.As(err, &ue) {
 			t.Fatalf("froze at %v; run error %v, want the target unreachable\nlog:\n%s", frozeAt, err, log.String())
 		}
@@ -168,7 +169,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		done := make(chan result, 1)
 		go func() {
 			sum, err := Run(load, parse(t, src), Options{
-				ResultsDir: dir, Log: log, Target: TargetOptions{ConnectionString: inst.ConnectionString()},
+				ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 				UnreachableAfter: 10 * time.Minute, Abort: abort, Abandon: abandon, ProgressEvery: 100 * time.Millisecond,
 				Progress: func(p Progress) {
 					if loadIsOn(p, len(kinds)) {

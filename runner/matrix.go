@@ -12,6 +12,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -245,7 +246,7 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 	}
 	start := time.Now()
 	dir := filepath.Join(o.Dir, s.Name+"--"+kind)
-	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{Azurite: inst}})
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: target.Options{Azurite: inst}})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()

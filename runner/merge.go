@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -150,7 +151,7 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 		logf("checking the merged history")
 		results, cerr := CheckHistory(historyPath, sc)
 		if cerr != nil && !checks.IsTruncated(cerr) {
-			sum.ChecksError = Redact(cerr.Error())
+			sum.ChecksError = target.Redact(cerr.Error())
 			errs = append(errs, cerr)
 		}
 		if len(truncated) > 0 {
@@ -168,7 +169,7 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
 	runErr := errors.Join(errs...)
 	if runErr != nil {
-		sum.Error = joinErr(sum.Error, Redact(runErr.Error()))
+		sum.Error = joinErr(sum.Error, target.Redact(runErr.Error()))
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -32,7 +33,7 @@ func TestPlainHTTPServerAnswering501(t *testing.T) {
 	cs := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + azuriteKey +
 		";BlobEndpoint=" + srv.URL + "/devstoreaccount1;"
 	sc := parse(t, "name: plain\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
-	_, err := Run(context.Background(), sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Target: TargetOptions{ConnectionString: cs}})
+	_, err := Run(context.Background(), sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Target: target.Options{ConnectionString: cs}})
 	if err == nil {
 		t.Fatal("a run against a plain HTTP server succeeded")
 	}
@@ -47,7 +48,7 @@ func TestPlainHTTPServerAnswering501(t *testing.T) {
 	// A workload call answered so (here the Blob endpoint is fine and the
 	// Table one is the plain server) names the service and its endpoint.
 	op := checks.Op{Kind: "table.create", Outcome: checks.Unknown, Out: checks.Output{Status: http.StatusNotImplemented}}
-	ce := opError("create table t1", &op)
+	ce := target.OpError("create table t1", &op)
 	if got := ce.Error(); !strings.Contains(got, "create table t1: HTTP 501 Not Implemented, and not from Azure Storage") ||
 		!strings.Contains(got, "is this a Table service endpoint? Check the Table endpoint the target names (TableEndpoint= in a connection string, table_url in the scenario)") {
 		t.Errorf("got %s", got)
@@ -58,7 +59,7 @@ func TestPlainHTTPServerAnswering501(t *testing.T) {
 // transport error and what to check.
 func TestNoAnswerSaysWhatToCheck(t *testing.T) {
 	op := checks.Op{Kind: "queue.create", Outcome: checks.Unknown, Out: checks.Output{Err: "dial tcp 127.0.0.1:9: connect: connection refused"}}
-	got := opError("create queue q1", &op).Error()
+	got := target.OpError("create queue q1", &op).Error()
 	if want := "create queue q1: no answer (unknown): dial tcp 127.0.0.1:9: connect: connection refused; is the target running, and is this its Queue endpoint?"; got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -72,7 +73,7 @@ func TestWrongKeyIsOneClearLine(t *testing.T) {
 	cs := strings.Replace(inst.ConnectionString(), inst.Key, "d3Jvbmcga2V5IHdyb25nIGtleSB3cm9uZyBrZXkgd3Jvbmcga2V5IHdyb25nIGtleQ==", 1)
 	sc := parse(t, "name: wrongkey\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
 	var log strings.Builder
-	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Log: &log, Target: TargetOptions{ConnectionString: cs}})
+	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Log: &log, Target: target.Options{ConnectionString: cs}})
 	if err == nil {
 		t.Fatal("a run with a wrong key succeeded")
 	}
@@ -88,12 +89,12 @@ func TestWrongKeyIsOneClearLine(t *testing.T) {
 	}
 
 	// Cleanup of a run under the wrong key.
-	target, err := OpenTarget(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString}, TargetOptions{ConnectionString: cs})
+	tgt, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString}, target.Options{ConnectionString: cs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer target.Close()
-	_, _, cerr := cleanupRun(ctx, target, cleanupScope{runID: "deadbeef"})
+	defer tgt.Close()
+	_, _, cerr := cleanupRun(ctx, tgt, cleanupScope{runID: "deadbeef"})
 	if cerr == nil {
 		t.Fatal("cleanup with a wrong key succeeded")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // conflictPopReceipt are the answers to an Update or Delete Message whose
@@ -23,11 +24,11 @@ type queues struct {
 }
 
 func newQueues(e *Env, n int) (*queues, error) {
-	svc, err := e.Target.queues()
+	svc, err := e.Target.Queues()
 	if err != nil {
 		return nil, err
 	}
-	e.Target.usedQueues.Store(true)
+	e.Target.UsedQueues.Store(true)
 	q := &queues{svc: svc}
 	for i := 0; i < n; i++ {
 		q.names = append(q.names, fmt.Sprintf("%s-q%d", e.Prefix, i))
@@ -55,7 +56,7 @@ func (q *queues) create(ctx context.Context, a *Actor) error {
 			return checks.Input{}, "", err
 		})
 		if op.Outcome != checks.OK {
-			return opError("create queue "+name, &op)
+			return target.OpError("create queue "+name, &op)
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -22,7 +23,7 @@ type Options struct {
 	// ResultsDir receives every file of the run; it is created and must not
 	// hold an earlier run's results.
 	ResultsDir string
-	Target     TargetOptions
+	Target     target.Options
 	// Log receives one line per phase ("starting Azurite", "final reads").
 	Log io.Writer
 	// Progress, if set, is called about every ProgressEvery with live figures.
@@ -179,7 +180,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	inj := newInjection(sc)
 	to.Faults = inj.schedule()
 	to.MaxConns = totalActors + 16
-	to.Uses |= ScenarioServices(sc)
+	to.Uses |= target.ScenarioServices(sc)
 	if to.Progress == nil {
 		to.Progress = o.Log
 	}
@@ -190,7 +191,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	// Azurite, the npm install on first use and the start) is set-up,
 	// reported apart as Startup and not in Elapsed or any per-second series.
 	opening := time.Now()
-	target, targetErr := OpenTarget(ctx, sc.Target, to)
+	tgt, targetErr := target.Open(ctx, sc.Target, to)
 	sum.Startup = time.Since(opening)
 	start := time.Now()
 	metrics := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(o.ResultsDir, HlogDir), Start: start,
@@ -200,8 +201,8 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 	rec, err := NewRecorder(filepath.Join(o.ResultsDir, HistoryFile), start, metrics)
 	if err != nil {
-		if target != nil {
-			_ = target.Close()
+		if tgt != nil {
+			_ = tgt.Close()
 		}
 		return sum, err
 	}
@@ -250,10 +251,10 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 		o.stage(StageCleanup)
 		switch {
-		case runID != "" && inj.targetDown() != "" && target.Managed():
+		case runID != "" && inj.targetDown() != "" && tgt.Managed():
 			logf("cleanup: skipped, Azurite is down (fault %s); nothing is left: the managed Azurite's data is deleted with it", inj.targetDown())
 		case runID != "":
-			cleanupAfterRun(target, runID, trouble, o, sum, logf)
+			cleanupAfterRun(tgt, runID, trouble, o, sum, logf)
 			if sum.Shard != nil {
 				sum.Shard.Cleanup = true
 			}
@@ -279,12 +280,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 		return finish(targetErr)
 	}
-	sum.Target = target.Desc
-	defer target.Close()
-	if target.AzuriteLog != "" {
+	sum.Target = tgt.Desc
+	defer tgt.Close()
+	if tgt.AzuriteLog != "" {
 		// Both absolute: the results directory is often given relative.
 		dir, derr := filepath.Abs(o.ResultsDir)
-		log, lerr := filepath.Abs(target.AzuriteLog)
+		log, lerr := filepath.Abs(tgt.AzuriteLog)
 		if rel, err := filepath.Rel(dir, log); derr == nil && lerr == nil && err == nil {
 			sum.Files["azurite log"] = rel
 		}
@@ -301,7 +302,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		window = max(window, f.For)
 	}
 	unreachableAfter += window
-	stopWatch = watchTarget(target, unreachableAfter, stopForTrouble, logf)
+	stopWatch = target.WatchTarget(tgt, unreachableAfter, stopForTrouble, logf)
 
 	id := newRunID()
 	shardIndex, shardCount := 0, 1
@@ -322,11 +323,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		if err != nil {
 			return finish(err)
 		}
-		wl, err := f(cut.w, target)
+		wl, err := f(cut.w, tgt)
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
-		env := newEnv(cut.w, sc, rec, target, id)
+		env := newEnv(cut.w, sc, rec, tgt, id)
 		env.ActorBase, env.keyLo, env.keyN, env.attachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
 		env.zero, env.sharded, env.stopStage = sum.Started.UnixNano(), sharded, stopStage
 		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
@@ -340,7 +341,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	if sum.Shard != nil {
 		sum.Shard.RunID = id // (generated when --run-id was not given)
 	}
-	startAt, owner, err := setUp(loadCtx, o, target, id, runs, logf)
+	startAt, owner, err := setUp(loadCtx, o, tgt, id, runs, logf)
 	if owner {
 		runID = id // the run has resources this process must clean
 	}
@@ -365,7 +366,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	cpu0, cpuOK := processCPU()
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
-	inj.begin(ctx, loadStart, target, logf)
+	inj.begin(ctx, loadStart, tgt, logf)
 	load(loadCtx, active, rec, metrics, o)
 	stopStage.end()
 	o.stage(StageFinalReads)
@@ -378,7 +379,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	}
 	last := true
 	if sharded {
-		last = shardFinished(o, target, trouble, sum, logf)
+		last = shardFinished(o, tgt, trouble, sum, logf)
 		if last {
 			runID = id
 		}

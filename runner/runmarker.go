@@ -12,6 +12,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // A run marker is how stormcheck recognises its own resources on a target,
@@ -49,7 +50,7 @@ type RunMark struct {
 }
 
 // markRun creates the run's marker container, stamped.
-func markRun(ctx context.Context, t *Target, runID string, created time.Time) error {
+func markRun(ctx context.Context, t *target.Target, runID string, created time.Time) error {
 	if t == nil || t.Blob == nil {
 		return nil
 	}
@@ -64,7 +65,7 @@ func markRun(ctx context.Context, t *Target, runID string, created time.Time) er
 			runID, markerName(runID), runID)
 	}
 	if err != nil {
-		return fmt.Errorf("creating the run's marker container %s: %s", markerName(runID), describeCallErr(err))
+		return fmt.Errorf("creating the run's marker container %s: %s", markerName(runID), target.DescribeCallErr(err))
 	}
 	return nil
 }
@@ -72,7 +73,7 @@ func markRun(ctx context.Context, t *Target, runID string, created time.Time) er
 // findRuns lists the runs whose stamped marker is on the target, oldest
 // first. A container named like a marker without the stamp is someone
 // else's.
-func findRuns(ctx context.Context, t *Target) ([]RunMark, error) {
+func findRuns(ctx context.Context, t *target.Target) ([]RunMark, error) {
 	if t == nil || t.Blob == nil {
 		return nil, nil
 	}
@@ -84,7 +85,7 @@ func findRuns(ctx context.Context, t *Target) ([]RunMark, error) {
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
-			return out, fmt.Errorf("listing containers sc*: %s", describeCallErr(err))
+			return out, fmt.Errorf("listing containers sc*: %s", target.DescribeCallErr(err))
 		}
 		for _, c := range page.ContainerItems {
 			if c.Name == nil || len(*c.Name) != 10 || !ValidRunID((*c.Name)[2:]) {

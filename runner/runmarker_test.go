@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // TestRunIDInUseIsRefusedUntouched: a run given the run id of a run still
@@ -25,7 +26,7 @@ func TestRunIDInUseIsRefusedUntouched(t *testing.T) {
 
 	sc := parse(t, "name: again\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
 	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "results"),
-		Target: TargetOptions{ConnectionString: inst.ConnectionString()}, Shard: &Shard{Count: 1, RunID: id}})
+		Target: target.Options{ConnectionString: inst.ConnectionString()}, Shard: &Shard{Count: 1, RunID: id}})
 	want := "run id 0c0c0c0c is in use on this target: its marker container sc0c0c0c0c exists"
 	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "stormcheck cleanup --run 0c0c0c0c") {
 		t.Fatalf("err = %v; want %q and the cleanup command", err, want)

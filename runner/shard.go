@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"strconv"
 	"strings"
@@ -84,14 +85,14 @@ func (s *Shard) now() time.Time {
 	return time.Now().Add(s.ClockSkew)
 }
 
-func (s *Shard) stateBlob(t *Target) *blockblob.Client {
+func (s *Shard) stateBlob(t *target.Target) *blockblob.Client {
 	return t.Blob.NewContainerClient(markerName(s.RunID)).NewBlockBlobClient(shardState)
 }
 
 // publishSetup is shard 0's word after its setup: the state blob, with
 // setup=done and the start, or setup=failed (why) so the others stop
 // waiting. It returns the start every shard waits for.
-func (s *Shard) publishSetup(ctx context.Context, t *Target, setupErr error) (time.Time, error) {
+func (s *Shard) publishSetup(ctx context.Context, t *target.Target, setupErr error) (time.Time, error) {
 	start := s.StartAt
 	if start.IsZero() {
 		start = s.now().Add(RendezvousLead)
@@ -105,14 +106,14 @@ func (s *Shard) publishSetup(ctx context.Context, t *Target, setupErr error) (ti
 		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}},
 	})
 	if err != nil {
-		return start, fmt.Errorf("telling the other shards the setup is done (blob %s/%s): %s", markerName(s.RunID), shardState, describeCallErr(err))
+		return start, fmt.Errorf("telling the other shards the setup is done (blob %s/%s): %s", markerName(s.RunID), shardState, target.DescribeCallErr(err))
 	}
 	return start, nil
 }
 
 // awaitSetup waits, within SetupWait, for shard 0's word, and returns the
 // start it stamped.
-func (s *Shard) awaitSetup(ctx context.Context, t *Target, logf func(string, ...any)) (time.Time, error) {
+func (s *Shard) awaitSetup(ctx context.Context, t *target.Target, logf func(string, ...any)) (time.Time, error) {
 	bound := s.SetupWait
 	if bound <= 0 {
 		bound = DefaultSetupWait
@@ -139,10 +140,10 @@ func (s *Shard) awaitSetup(ctx context.Context, t *Target, logf func(string, ...
 				at = s.StartAt // this shard's own --start-at wins
 			}
 			return at, nil
-		case isStatus(err, 404):
+		case target.IsStatus(err, 404):
 			last = nil
 		default:
-			last = errors.New(describeCallErr(err))
+			last = errors.New(target.DescribeCallErr(err))
 		}
 		if time.Now().After(deadline) {
 			msg := fmt.Sprintf("shard %d/%d: shard 0 did not set run %s up within %s (is shard 0 running, with the same --run-id and target?)", s.Index, s.Count, s.RunID, bound)
@@ -179,14 +180,14 @@ func (s *Shard) awaitStart(ctx context.Context, at time.Time) time.Duration {
 // (retried on 412: another shard got there first) and reports whether
 // this shard is the last of the run to finish its load, and how many are
 // done.
-func (s *Shard) markDone(ctx context.Context, t *Target) (last bool, done int, err error) {
+func (s *Shard) markDone(ctx context.Context, t *target.Target) (last bool, done int, err error) {
 	ctx, cancel := context.WithTimeout(ctx, markDoneBound)
 	defer cancel()
 	b := s.stateBlob(t)
 	for {
 		props, err := b.GetProperties(ctx, nil)
 		if err != nil {
-			return false, 0, fmt.Errorf("reading the run's shard state %s/%s: %s", markerName(s.RunID), shardState, describeCallErr(err))
+			return false, 0, fmt.Errorf("reading the run's shard state %s/%s: %s", markerName(s.RunID), shardState, target.DescribeCallErr(err))
 		}
 		md := map[string]*string{}
 		for k, v := range props.Metadata {
@@ -205,10 +206,10 @@ func (s *Shard) markDone(ctx context.Context, t *Target) (last bool, done int, e
 		switch {
 		case err == nil:
 			return done >= s.Count, done, nil
-		case isStatus(err, 412):
+		case target.IsStatus(err, 412):
 			continue // another shard marked itself in between: read again
 		default:
-			return false, 0, fmt.Errorf("marking shard %d done in %s/%s: %s", s.Index, markerName(s.RunID), shardState, describeCallErr(err))
+			return false, 0, fmt.Errorf("marking shard %d done in %s/%s: %s", s.Index, markerName(s.RunID), shardState, target.DescribeCallErr(err))
 		}
 	}
 }
@@ -232,7 +233,7 @@ func checkShard(sc *scenarios.Scenario, o Options) error {
 // shardFinished marks this shard done on the run's marker and reports
 // whether it is the last of the run to finish its load (it then does the
 // final reads and the cleanup).
-func shardFinished(o Options, t *Target, trouble context.Context, sum *reports.Summary, logf func(string, ...any)) bool {
+func shardFinished(o Options, t *target.Target, trouble context.Context, sum *reports.Summary, logf func(string, ...any)) bool {
 	s := o.Shard
 	bound := markDoneBound // the word the cleanup waits on: the cleanup's cuts and, once aborted, its short bound
 	if o.Abort.Err() != nil {
@@ -258,7 +259,7 @@ func shardFinished(o Options, t *Target, trouble context.Context, sum *reports.S
 // for shard 0's word. It returns the start shard 0 stamped (zero: none)
 // and whether this process created resources it must clean up if it stops
 // now.
-func setUp(ctx context.Context, o Options, t *Target, id string, runs []*running, logf func(string, ...any)) (startAt time.Time, owner bool, err error) {
+func setUp(ctx context.Context, o Options, t *target.Target, id string, runs []*running, logf func(string, ...any)) (startAt time.Time, owner bool, err error) {
 	s := o.Shard
 	if s != nil && s.Index > 0 {
 		for _, r := range runs { // shard 0 set them up: open the clients only
@@ -276,7 +277,7 @@ func setUp(ctx context.Context, o Options, t *Target, id string, runs []*running
 	var setupErr error
 	for _, r := range runs {
 		if err := r.wl.Setup(ctx, r.env); err != nil {
-			setupErr = fmt.Errorf("setup of workload %s: %w", r.env.Name, withEndpoint(t, err))
+			setupErr = fmt.Errorf("setup of workload %s: %w", r.env.Name, target.WithEndpoint(t, err))
 			break
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // The documented answers that mean a table race was lost.
@@ -49,11 +50,11 @@ func tableName(prefix string) string {
 }
 
 func newTables(e *Env) (*tables, error) {
-	svc, err := e.Target.tables()
+	svc, err := e.Target.Tables()
 	if err != nil {
 		return nil, err
 	}
-	e.Target.usedTables.Store(true)
+	e.Target.UsedTables.Store(true)
 	name := tableName(e.Prefix)
 	return &tables{c: svc.NewClient(name), name: name}, nil
 }
@@ -94,7 +95,7 @@ func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions fu
 				return checks.Input{Value: stamp, Rows: rows}
 			}, actions, nil)
 			if op.Outcome != checks.OK {
-				return opError("setup batch of "+KeyName(k), &op)
+				return target.OpError("setup batch of "+KeyName(k), &op)
 			}
 		}
 	}
@@ -111,7 +112,7 @@ func (t *tables) create(ctx context.Context, a *Actor) error {
 		return checks.Input{}, "", err
 	})
 	if op.Outcome != checks.OK {
-		return opError("create table "+t.name, &op)
+		return target.OpError("create table "+t.name, &op)
 	}
 	return nil
 }
@@ -238,8 +239,8 @@ func (t *tables) batch(ctx context.Context, a *Actor, pk string, pad int, in fun
 			tx = append(tx, aztables.TransactionAction{ActionType: act.kind, Entity: entity(pk, act.row, act.props, pad)})
 		}
 		var body []byte
-		_, err := t.c.SubmitTransaction(withBodyCapture(ctx, &body), tx, nil)
-		return i, "", batchError(err, body)
+		_, err := t.c.SubmitTransaction(target.WithBodyCapture(ctx, &body), tx, nil)
+		return i, "", target.BatchError(err, body)
 	})
 }
 

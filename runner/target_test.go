@@ -19,6 +19,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // TestConnectionStringTargetCleansOnlyItsOwn runs against an endpoint the
@@ -46,7 +47,7 @@ workloads:
   - {name: messages, kind: queue.work, actors: 3, params: {producers: 1, visibility: 1s}}
 `)
 	dir := filepath.Join(t.TempDir(), "results")
-	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{ConnectionString: inst.ConnectionString()}})
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: target.Options{ConnectionString: inst.ConnectionString()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ workloads:
 `)
 	sc.Target.BlobURL = inst.BlobURL // the port is only known now
 	dir := filepath.Join(tmp, "results")
-	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: TargetOptions{
+	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: target.Options{
 		Credential: azurite.DevTokenCredential(azurite.DevTokenOptions{}), HTTPClient: inst.HTTPClient(),
 	}})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/throttle"
 )
@@ -52,7 +53,7 @@ func runUntilOps(t *testing.T, inst *azurite.Instance, dir string, log *syncLog,
 	t.Helper()
 	var once sync.Once
 	return Run(context.Background(), parse(t, deadTargetScenario), Options{
-		ResultsDir: dir, Log: log, Target: TargetOptions{ConnectionString: inst.ConnectionString()},
+		ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 		ProgressEvery: 100 * time.Millisecond,
 		Progress: func(p Progress) {
 			if len(p.Workloads) > 0 && p.Workloads[0].Iterations > 20 {
@@ -84,11 +85,11 @@ func TestKilledTargetStopsTheRun(t *testing.T) {
 			t.Errorf("kill: %v", err)
 		}
 	})
-	var ue *unreachableError
+	var ue *target.UnreachableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("run error %v, want the target unreachable\nlog:\n%s", err, log.String())
 	}
-	host := hostOf(inst.BlobURL)
+	host := target.HostOf(inst.BlobURL)
 	if !strings.Contains(log.String(), "ERROR: target "+host+" unreachable: no answer at all since ") {
 		t.Errorf("no ERROR line naming %s and since when:\n%s", host, log.String())
 	}
@@ -145,7 +146,7 @@ func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 		}
 	})
 	thaw()
-	var ue *unreachableError
+	var ue *target.UnreachableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("run error %v, want the target unreachable\nlog:\n%s", err, log.String())
 	}
@@ -196,14 +197,14 @@ func TestKilledTargetBehindTheEmulationProxy(t *testing.T) {
 	log := &syncLog{}
 	var once sync.Once
 	_, err = Run(context.Background(), parse(t, deadTargetScenario), Options{
-		ResultsDir: dir, Log: log, Target: TargetOptions{ConnectionString: cs}, ProgressEvery: 100 * time.Millisecond,
+		ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: cs}, ProgressEvery: 100 * time.Millisecond,
 		Progress: func(pr Progress) {
 			if len(pr.Workloads) > 0 && pr.Workloads[0].Iterations > 20 {
 				once.Do(func() { _ = syscall.Kill(-inst.PID, syscall.SIGKILL) })
 			}
 		},
 	})
-	var ue *unreachableError
+	var ue *target.UnreachableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("run error %v, want the target unreachable\nlog:\n%s", err, log.String())
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -32,18 +33,18 @@ func ShardPrefix(runID string, index, count int) string {
 // container name on the target (created if missing), as blobs
 // prefix/<path relative to dir>. It only reads dir. It returns the blobs
 // written.
-func UploadResults(ctx context.Context, st scenarios.Target, o TargetOptions, name, prefix, dir string) (int, error) {
+func UploadResults(ctx context.Context, st scenarios.Target, o target.Options, name, prefix, dir string) (int, error) {
 	if !ValidContainerName(name) {
 		return 0, fmt.Errorf("upload: %q is not a container name (3 to 63 lower-case letters, digits and single hyphens)", name)
 	}
-	t, err := OpenTarget(ctx, st, o)
+	t, err := target.Open(ctx, st, o)
 	if err != nil {
 		return 0, fmt.Errorf("upload: %w", err)
 	}
 	defer t.Close()
 	c := t.Blob.NewContainerClient(name)
-	if _, err := c.Create(ctx, nil); err != nil && !isStatus(err, 409) {
-		return 0, fmt.Errorf("upload: creating container %s: %s", name, describeCallErr(err))
+	if _, err := c.Create(ctx, nil); err != nil && !target.IsStatus(err, 409) {
+		return 0, fmt.Errorf("upload: creating container %s: %s", name, target.DescribeCallErr(err))
 	}
 	n := 0
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -61,7 +62,7 @@ func UploadResults(ctx context.Context, st scenarios.Target, o TargetOptions, na
 		}
 		defer f.Close()
 		if _, err := c.NewBlockBlobClient(blobName).UploadFile(ctx, f, &blockblob.UploadFileOptions{}); err != nil {
-			return fmt.Errorf("%s: %s", blobName, describeCallErr(err))
+			return fmt.Errorf("%s: %s", blobName, target.DescribeCallErr(err))
 		}
 		n++
 		return nil

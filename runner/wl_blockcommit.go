@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -25,7 +26,7 @@ import (
 type blockCommit struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.block-commit", func(scenarios.Workload, *Target) (Workload, error) { return &blockCommit{}, nil })
+	registerWorkload("blob.block-commit", func(scenarios.Workload, *target.Target) (Workload, error) { return &blockCommit{}, nil })
 }
 
 func (w *blockCommit) Setup(ctx context.Context, e *Env) error {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -26,7 +27,7 @@ type containerETag struct {
 }
 
 func init() {
-	registerWorkload("container.etag", func(scenarios.Workload, *Target) (Workload, error) {
+	registerWorkload("container.etag", func(scenarios.Workload, *target.Target) (Workload, error) {
 		return &containerETag{seen: map[int]map[string]time.Time{}}, nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -22,7 +23,7 @@ type containerLeaseWL struct {
 }
 
 func init() {
-	registerWorkload("container.lease", func(scenarios.Workload, *Target) (Workload, error) {
+	registerWorkload("container.lease", func(scenarios.Workload, *target.Target) (Workload, error) {
 		return &containerLeaseWL{held: map[int]map[string]string{}}, nil
 	})
 }
@@ -40,7 +41,7 @@ func containersSetup(ctx context.Context, e *Env) error {
 	for i := 0; i < e.Keys; i++ {
 		name := containerName(e, i)
 		if op := containerCreate(ctx, a, e.Target.Blob.NewContainerClient(name), name); op.Outcome != checks.OK {
-			return opError("create container "+name, &op)
+			return target.OpError("create container "+name, &op)
 		}
 	}
 	return nil

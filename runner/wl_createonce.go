@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -22,7 +23,7 @@ type createOnce struct {
 }
 
 func init() {
-	registerWorkload("blob.create-once", func(scenarios.Workload, *Target) (Workload, error) {
+	registerWorkload("blob.create-once", func(scenarios.Workload, *target.Target) (Workload, error) {
 		return &createOnce{rounds: map[string]struct{}{}, next: map[int]int{}}, nil
 	})
 }
@@ -35,7 +36,7 @@ func (w *createOnce) Setup(ctx context.Context, e *Env) error {
 		return nil
 	}
 	if op := w.b.createContainer(ctx, e.Actor(checks.ActorSetup), e.Prefix); op.Outcome != checks.OK {
-		return opError("create container", &op)
+		return target.OpError("create container", &op)
 	}
 	return nil
 }
@@ -72,7 +73,7 @@ func (w *createOnce) Final(ctx context.Context, e *Env) error {
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {
-				return fmt.Errorf("listing the other shards' rounds: %s", describeCallErr(err))
+				return fmt.Errorf("listing the other shards' rounds: %s", target.DescribeCallErr(err))
 			}
 			for _, b := range page.Segment.BlobItems {
 				if b.Name != nil && !seen[*b.Name] {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -14,7 +15,7 @@ import (
 type etagCounter struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.etag-counter", func(scenarios.Workload, *Target) (Workload, error) { return &etagCounter{}, nil })
+	registerWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (Workload, error) { return &etagCounter{}, nil })
 }
 
 func (w *etagCounter) Setup(ctx context.Context, e *Env) error {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -22,7 +23,7 @@ type leaseLifecycle struct {
 }
 
 func init() {
-	registerWorkload("blob.lease-lifecycle", func(scenarios.Workload, *Target) (Workload, error) {
+	registerWorkload("blob.lease-lifecycle", func(scenarios.Workload, *target.Target) (Workload, error) {
 		return &leaseLifecycle{known: map[string][]string{}}, nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -26,7 +27,7 @@ type leaseMutex struct {
 }
 
 func init() {
-	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *Target) (Workload, error) {
+	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *target.Target) (Workload, error) {
 		return &leaseMutex{losses: map[int]int{}, pending: map[int]string{}}, nil
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -14,7 +15,7 @@ import (
 type lww struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.lww", func(scenarios.Workload, *Target) (Workload, error) { return &lww{}, nil })
+	registerWorkload("blob.lww", func(scenarios.Workload, *target.Target) (Workload, error) { return &lww{}, nil })
 }
 
 func (w *lww) Setup(ctx context.Context, e *Env) error {

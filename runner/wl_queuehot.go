@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -19,7 +20,7 @@ type queueHot struct {
 }
 
 func init() {
-	registerWorkload("queue.hot", func(scenarios.Workload, *Target) (Workload, error) { return &queueHot{}, nil })
+	registerWorkload("queue.hot", func(scenarios.Workload, *target.Target) (Workload, error) { return &queueHot{}, nil })
 }
 
 // hotVisibility is how long a hot consumer's messages stay invisible

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -25,7 +26,7 @@ type queueWork struct {
 }
 
 func init() {
-	registerWorkload("queue.work", func(w scenarios.Workload, _ *Target) (Workload, error) {
+	registerWorkload("queue.work", func(w scenarios.Workload, _ *target.Target) (Workload, error) {
 		if w.Params.Producers >= w.Actors {
 			return nil, fmt.Errorf("producers %d leaves no consumer among %d actors: set actors above producers", w.Params.Producers, w.Actors)
 		}

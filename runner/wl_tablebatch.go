@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -19,7 +20,7 @@ import (
 type tableBatch struct{ t *tables }
 
 func init() {
-	registerWorkload("table.batch", func(w scenarios.Workload, _ *Target) (Workload, error) {
+	registerWorkload("table.batch", func(w scenarios.Workload, _ *target.Target) (Workload, error) {
 		if w.Params.BatchSize > w.Params.Rows {
 			return nil, fmt.Errorf("batch_size %d is larger than rows %d: a batch writes distinct rows of one partition", w.Params.BatchSize, w.Params.Rows)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -16,7 +17,7 @@ import (
 type tableCounter struct{ t *tables }
 
 func init() {
-	registerWorkload("table.etag-counter", func(scenarios.Workload, *Target) (Workload, error) { return &tableCounter{}, nil })
+	registerWorkload("table.etag-counter", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableCounter{}, nil })
 }
 
 // counterRow is the row key of every register entity; its partition is the
@@ -68,7 +69,7 @@ func registerSetup(ctx context.Context, e *Env) (*tables, error) {
 			return checks.Input{Value: checks.CounterValue{N: 0, Tag: a.Tag()}.Format(0)}
 		}, valueProp)
 		if op.Outcome != checks.OK {
-			return nil, opError("insert "+KeyName(i), &op)
+			return nil, target.OpError("insert "+KeyName(i), &op)
 		}
 	}
 	return t, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -18,7 +19,7 @@ import (
 type tableForce struct{ t *tables }
 
 func init() {
-	registerWorkload("table.force-update", func(scenarios.Workload, *Target) (Workload, error) { return &tableForce{}, nil })
+	registerWorkload("table.force-update", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableForce{}, nil })
 }
 
 // forcedKinds are the writes without a concurrency check, in turn.

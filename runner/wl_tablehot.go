@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -30,7 +31,7 @@ import (
 type tableHot struct{ t *tables }
 
 func init() {
-	registerWorkload("table.hot-partition", func(scenarios.Workload, *Target) (Workload, error) { return &tableHot{}, nil })
+	registerWorkload("table.hot-partition", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableHot{}, nil })
 }
 
 func (w *tableHot) Setup(ctx context.Context, e *Env) (err error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -19,7 +20,7 @@ import (
 type tableMerge struct{ t *tables }
 
 func init() {
-	registerWorkload("table.merge-vs-replace", func(scenarios.Workload, *Target) (Workload, error) { return &tableMerge{}, nil })
+	registerWorkload("table.merge-vs-replace", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableMerge{}, nil })
 }
 
 // mergeRow is the row key of every merge-vs-replace entity.
@@ -54,7 +55,7 @@ func (w *tableMerge) Setup(ctx context.Context, e *Env) error {
 			return checks.Input{Value: a.Tag(), Props: all}
 		}, tagProps)
 		if op.Outcome != checks.OK {
-			return opError("insert "+KeyName(k), &op)
+			return target.OpError("insert "+KeyName(k), &op)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -35,7 +36,7 @@ const (
 const propCategory = "cat"
 
 func init() {
-	registerWorkload("table.query", func(scenarios.Workload, *Target) (Workload, error) { return &tableQuery{}, nil })
+	registerWorkload("table.query", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableQuery{}, nil })
 }
 
 func (w *tableQuery) Setup(ctx context.Context, e *Env) error {

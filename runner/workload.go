@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -29,7 +30,7 @@ type Workload interface {
 }
 
 // WorkloadFactory makes a workload for one scenario workload.
-type WorkloadFactory func(w scenarios.Workload, t *Target) (Workload, error)
+type WorkloadFactory func(w scenarios.Workload, t *target.Target) (Workload, error)
 
 var workloads = map[string]WorkloadFactory{}
 
@@ -55,7 +56,7 @@ type Env struct {
 	Timeout time.Duration
 	Retry   scenarios.Retry
 	Rec     *Recorder
-	Target  *Target
+	Target  *target.Target
 	// Prefix is the run-unique name every resource of this workload starts
 	// with; cleanup deletes what carries it and nothing else.
 	Prefix string
@@ -109,7 +110,7 @@ func (e *Env) firstKind() string {
 	return "arrival"
 }
 
-func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *Target, runID string) *Env {
+func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *target.Target, runID string) *Env {
 	e := &Env{
 		Name: w.Name, Kind: w.Kind, Keys: w.Keys, Params: w.Params, Timeout: sc.Timeout,
 		Retry: sc.Retry, Rec: rec, Target: t, Prefix: "sc" + runID + "-" + w.Name, seed: sc.Seed,

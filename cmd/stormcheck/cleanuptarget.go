@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -27,7 +28,7 @@ type cleanupFlags struct {
 // scenario file, or a results folder's scenario.yaml), or a connection
 // string (--connection-string, or --target connection-string reading
 // AZURE_STORAGE_CONNECTION_STRING or the scenario's variable).
-func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, runner.TargetOptions, error) {
+func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, target.Options, error) {
 	st := scenarios.Target{}
 	if arg != "" {
 		file := arg
@@ -36,11 +37,11 @@ func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, runner.Target
 		}
 		sc, err := scenarios.Load(file)
 		if err != nil {
-			return st, runner.TargetOptions{}, err
+			return st, target.Options{}, err
 		}
 		st = sc.Target
 	}
-	to := runner.TargetOptions{ConnectionString: f.connStr}
+	to := target.Options{ConnectionString: f.connStr}
 	if f.connStr != "" || f.target.value == scenarios.TargetConnectionString {
 		env := st.ConnectionStringEnv
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: env}
@@ -54,22 +55,22 @@ func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, runner.Target
 	case st.Kind == scenarios.TargetAzurite:
 		return st, to, errors.New("the target is a managed Azurite: stormcheck starts it for one run and deletes its data with it, so nothing of a run outlives it; give --target connection-string for an Azurite you started yourself")
 	}
-	return st, to, runner.CheckConnectionString(st, to)
+	return st, to, target.CheckConnectionString(st, to)
 }
 
 // cleanupRuns opens the target and deletes (or, in a dry run, lists) the
 // chosen runs' resources, printing one line per resource; the exit code is
 // exitHarness when something could not be listed or deleted.
-func cleanupRuns(ctx context.Context, stdout, stderr io.Writer, st scenarios.Target, to runner.TargetOptions, f *cleanupFlags) int {
-	t, err := runner.OpenTarget(ctx, st, to)
+func cleanupRuns(ctx context.Context, stdout, stderr io.Writer, st scenarios.Target, to target.Options, f *cleanupFlags) int {
+	t, err := target.Open(ctx, st, to)
 	if err != nil {
-		fmt.Fprintf(stderr, "stormcheck cleanup: %s\n", runner.Redact(err.Error()))
+		fmt.Fprintf(stderr, "stormcheck cleanup: %s\n", target.Redact(err.Error()))
 		return exitHarness
 	}
 	defer t.Close()
 	runs, err := runner.CleanupRuns(ctx, t, runner.CleanupOptions{RunID: f.runID, OlderThan: f.olderThan, DryRun: f.dryRun})
 	if err != nil {
-		fmt.Fprintf(stderr, "stormcheck %s\n", runner.Redact(err.Error()))
+		fmt.Fprintf(stderr, "stormcheck %s\n", target.Redact(err.Error()))
 		return exitHarness
 	}
 	verb := "deleted"
@@ -92,7 +93,7 @@ func cleanupRuns(ctx context.Context, stdout, stderr io.Writer, st scenarios.Tar
 		if r.Err != nil {
 			code = exitHarness
 			fmt.Fprintf(stderr, "stormcheck cleanup: run %s: %s (left: %s)\n", r.Mark.ID,
-				strings.ReplaceAll(runner.Redact(r.Err.Error()), "\n", "; "), strings.Join(r.Left, ", "))
+				strings.ReplaceAll(target.Redact(r.Err.Error()), "\n", "; "), strings.Join(r.Left, ", "))
 		}
 	}
 	return code

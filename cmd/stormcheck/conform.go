@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
@@ -153,7 +154,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
 	}
 	uses := runner.ConformServices(rules)
-	if err := runner.CheckConnectionString(st, runner.TargetOptions{ConnectionString: f.connStr, Uses: uses}); err != nil && !f.diff {
+	if err := target.CheckConnectionString(st, target.Options{ConnectionString: f.connStr, Uses: uses}); err != nil && !f.diff {
 		fmt.Fprintln(stderr, "stormcheck conform:", err) // before the results folder is made
 		return exitUsage
 	}
@@ -171,9 +172,9 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	ctx, stopCleanup, stop := catchConformPresses(stderr)
 	defer stop()
 	fmt.Fprintf(stderr, "stormcheck: %d conformance rule(s) from %s, results in %s\n", len(rules), from, dir)
-	t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{ConnectionString: f.connStr, Uses: uses, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
+	t, err := target.Open(ctx, st, target.Options{ConnectionString: f.connStr, Uses: uses, WorkDir: dir, Progress: stderr, MaxConns: f.parallel * 2})
 	if err != nil {
-		fmt.Fprintln(stderr, "stormcheck conform: target:", runner.Redact(err.Error()))
+		fmt.Fprintln(stderr, "stormcheck conform: target:", target.Redact(err.Error()))
 		if ctx.Err() != nil {
 			return exitInterrupted
 		}
@@ -270,7 +271,7 @@ func readBaseline(name string) (*verdict.Baseline, error) {
 
 // baselineTarget names the target in a baseline file: stable from run to
 // run (no ephemeral port), so the file can be shipped and diffed.
-func baselineTarget(st scenarios.Target, t *runner.Target) string {
+func baselineTarget(st scenarios.Target, t *target.Target) string {
 	if st.Kind == scenarios.TargetAzurite {
 		return "azurite " + st.AzuriteVersion
 	}
@@ -322,7 +323,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 			fmt.Fprintln(stderr, "stormcheck conform --diff:", err)
 			return exitUsage
 		}
-		if err := runner.CheckConnectionString(st, runner.TargetOptions{Uses: runner.ConformServices(rules)}); err != nil {
+		if err := target.CheckConnectionString(st, target.Options{Uses: runner.ConformServices(rules)}); err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %v\n", spec, err)
 			return exitUsage
 		}
@@ -331,9 +332,9 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	var sides [2][]verdict.RuleResult
 	for i, spec := range args {
 		st := targets[i]
-		t, err := runner.OpenTarget(ctx, st, runner.TargetOptions{Uses: runner.ConformServices(rules), WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
+		t, err := target.Open(ctx, st, target.Options{Uses: runner.ConformServices(rules), WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
 		if err != nil {
-			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, runner.Redact(err.Error()))
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, target.Redact(err.Error()))
 			return exitHarness
 		}
 		sides[i] = runner.Conformance(ctx, stopCleanup, t, rules, parallel)

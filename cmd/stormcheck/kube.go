@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/kube"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -107,7 +108,7 @@ func newKubeCmd() *cobra.Command {
 	}
 	// A flag's value is echoed in a parse error: never a secret's.
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr(c.CommandPath(), fmt.Errorf("%s: %s", c.CommandPath(), runner.Redact(err.Error())))
+		return usageErr(c.CommandPath(), fmt.Errorf("%s: %s", c.CommandPath(), target.Redact(err.Error())))
 	})
 	fl := cmd.Flags()
 	fl.IntVar(&f.shards, "shards", 0, "how many shards (pods) run the scenario side by side; each gets its share of every workload's actors and rate (required)")
@@ -141,7 +142,7 @@ var secretShaped = regexp.MustCompile(`(?i)(DefaultEndpointsProtocol|AccountName
 
 // looksSecret reports whether v may hold a secret value.
 func looksSecret(v string) bool {
-	return secretShaped.MatchString(v) || runner.Redact(v) != v
+	return secretShaped.MatchString(v) || target.Redact(v) != v
 }
 
 const refuseSecret = "a connection string or key never goes into a manifest or on the command line; put it in a Secret:\n" +
@@ -249,11 +250,11 @@ func kubeHeader(sc *scenarios.Scenario, m *kube.Manifests, f *kubeFlags, runID s
 	fmt.Fprintf(&b, "  kubectl wait%s --for=condition=complete job/%s --timeout=%s\n", ns, job, timeout)
 	fmt.Fprintf(&b, "  kubectl logs%s -f job/%s    (shard 0; kubectl logs%s -l %s=%s --prefix for all)\n", ns, job, ns, kube.RunIDLabel, runID)
 	if f.upload != "" {
-		target := " --target connection-string"
+		tgt := " --target connection-string"
 		if sc.Target.Kind == scenarios.TargetEntraID || sc.Target.Kind == scenarios.TargetAccountKey {
-			target = " --scenario " + sc.File // its target holds the container
+			tgt = " --scenario " + sc.File // its target holds the container
 		}
-		fmt.Fprintf(&b, "  stormcheck merge results/%s --from %s --run-id %s%s\n", job, f.upload, runID, target)
+		fmt.Fprintf(&b, "  stormcheck merge results/%s --from %s --run-id %s%s\n", job, f.upload, runID, tgt)
 	} else {
 		fmt.Fprintf(&b, "  stormcheck merge results/%s /mnt/%s/%s/shard-*    (the volume %s mounted at /mnt)\n", job, f.resultsVolume, runID, f.resultsVolume)
 	}

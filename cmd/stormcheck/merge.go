@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -146,7 +147,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 
 	var shards []reports.ShardResults
 	var st scenarios.Target
-	var to runner.TargetOptions
+	var to target.Options
 	if f.from == "" {
 		var err error
 		shards, err = runner.ReadShards(dirs) // refused before OUT is touched
@@ -183,10 +184,10 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 			return interrupted()
 		case boundedread.As(err) != nil: // a shard's file past its bound, refused before anything is downloaded
 			sd.Discard()
-			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
+			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %s", target.Redact(err.Error()))}
 		case err != nil:
 			sd.Discard()
-			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", runner.Redact(err.Error()))}
+			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", target.Redact(err.Error()))}
 		}
 		logf("downloaded %d shard(s) of run %s from container %s into %s", len(dirs), runID, f.from, filepath.Join(out, "shards"))
 		if shards, err = runner.ReadShards(dirs); err != nil {
@@ -229,7 +230,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 	}
 	reports.WriteText(stdout, sum)
 	if err != nil {
-		fmt.Fprintf(stderr, "stormcheck merge: %s\n", strings.TrimSpace(runner.Redact(err.Error())))
+		fmt.Fprintf(stderr, "stormcheck merge: %s\n", strings.TrimSpace(target.Redact(err.Error())))
 	}
 	if ctx.Err() != nil { // pressed once OUT was whole: it stays
 		code = exitInterrupted

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -164,7 +165,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	if f.seed != 0 {
 		sc.Seed = f.seed
 	}
-	to := runner.TargetOptions{ConnectionString: f.connStr, Uses: runner.ScenarioServices(sc)}
+	to := target.Options{ConnectionString: f.connStr, Uses: target.ScenarioServices(sc)}
 	switch f.target.value {
 	case scenarios.TargetAzurite:
 		sc.Target = scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion}
@@ -174,7 +175,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 			sc.Target.ConnectionStringEnv = "AZURE_STORAGE_CONNECTION_STRING"
 		}
 	}
-	if err := runner.CheckConnectionString(sc.Target, to); err != nil { // before the results folder is made
+	if err := target.CheckConnectionString(sc.Target, to); err != nil { // before the results folder is made
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	}
 	shard, err := f.shardOf(cmd)
@@ -232,7 +233,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	_ = runner.WriteResults(dir, sum)
 	reports.WriteText(stdout, sum)
 	if runErr != nil {
-		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(runner.Redact(runErr.Error())))
+		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(target.Redact(runErr.Error())))
 	}
 	if sum.CleanupError != "" && sum.RunID != "" {
 		fmt.Fprintf(stderr, "stormcheck: run %s left resources on the target; delete them later with:\n  %s\n", sum.RunID, cleanupCommand(sum.RunID, dir, f))
@@ -249,7 +250,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 // upload container, within uploadBound (a third Ctrl-C stops it). A
 // failure is said, and turns a clean exit code into 3; the local results
 // are only read.
-func uploadResults(intr *interrupts, sc *scenarios.Scenario, to runner.TargetOptions, container string, sum *reports.Summary, dir string, stderr io.Writer, code int) int {
+func uploadResults(intr *interrupts, sc *scenarios.Scenario, to target.Options, container string, sum *reports.Summary, dir string, stderr io.Writer, code int) int {
 	index, count := 0, 1
 	if sum.Shard != nil {
 		index, count = sum.Shard.Index, sum.Shard.Count
@@ -263,7 +264,7 @@ func uploadResults(intr *interrupts, sc *scenarios.Scenario, to runner.TargetOpt
 	defer cancel()
 	n, err := runner.UploadResults(ctx, sc.Target, to, container, prefix, dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "stormcheck: %s\n", runner.Redact(err.Error()))
+		fmt.Fprintf(stderr, "stormcheck: %s\n", target.Redact(err.Error()))
 		if code == exitOK {
 			code = exitHarness
 		}

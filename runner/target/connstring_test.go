@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func TestCheckConnectionString(t *testing.T) {
 		{"BlobEndpoint=https://a.blob.core.windows.net;SharedAccessSignature=sv=2022-11-02&sig=" + secret, ""},
 	} {
 		t.Setenv("EDGES_CS", c.cs)
-		for _, o := range []TargetOptions{{ConnectionString: c.cs}, {}} {
+		for _, o := range []Options{{ConnectionString: c.cs}, {}} {
 			err := CheckConnectionString(st, o)
 			if c.want == "" {
 				if err != nil {
@@ -37,12 +37,12 @@ func TestCheckConnectionString(t *testing.T) {
 			if !errors.Is(err, ErrBadConnectionString) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), secret) {
 				t.Errorf("%q: CheckConnectionString: %v, want ErrBadConnectionString saying %q", c.cs, err, c.want)
 			}
-			if _, err := OpenTarget(context.Background(), st, o); !errors.Is(err, ErrBadConnectionString) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), secret) {
+			if _, err := Open(context.Background(), st, o); !errors.Is(err, ErrBadConnectionString) || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), secret) {
 				t.Errorf("%q: OpenTarget: %v, want ErrBadConnectionString saying %q", c.cs, err, c.want)
 			}
 		}
 	}
-	if err := CheckConnectionString(scenarios.Target{Kind: scenarios.TargetAzurite}, TargetOptions{}); err != nil {
+	if err := CheckConnectionString(scenarios.Target{Kind: scenarios.TargetAzurite}, Options{}); err != nil {
 		t.Errorf("azurite target: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"slices"
@@ -9,7 +9,7 @@ import (
 
 // sharedKeyBlobClient is the Blob service client at serviceURL whose
 // requests stormcheck signs with the account's key.
-func sharedKeyBlobClient(serviceURL, account, key string, opts *service.ClientOptions) (*service.Client, error) {
+func SharedKeyBlobClient(serviceURL, account, key string, opts *service.ClientOptions) (*service.Client, error) {
 	s, err := sharedkey.New(account, key)
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -36,25 +36,25 @@ type Target struct {
 	TablesErr, QueuesErr error
 	// usedTables and usedQueues say whether a workload created tables or
 	// queues, which cleanup then deletes.
-	usedTables, usedQueues atomic.Bool
+	UsedTables, UsedQueues atomic.Bool
 	// AzuriteLog is the managed Azurite's log file ("" for other targets).
 	AzuriteLog string
 	http       *http.Client
 	reach      *reachability
 	managed    bool
-	azurite    *azurite.Instance
+	Azurite    *azurite.Instance
 	proxy      *throttle.Proxy
 	// borrowed is set when the managed Azurite is the caller's
 	// (TargetOptions.Azurite): Close leaves it running.
 	borrowed bool
 	// faults is the run's fault schedule (nil: no faults).
-	faults *faults.Schedule
+	Faults *faults.Schedule
 	// network is the Toxiproxy stage of network faults (nil: none).
-	network *faults.Network
+	Network *faults.Network
 }
 
-// TargetOptions are the command line's overrides of a scenario's target.
-type TargetOptions struct {
+// Options are the command line's overrides of a scenario's target.
+type Options struct {
 	// ConnectionString, when set, wins over the scenario's target. Never
 	// printed.
 	ConnectionString string
@@ -86,20 +86,20 @@ type TargetOptions struct {
 	Faults *faults.Schedule
 	// throttleClock, set by tests, is the throttling proxy's clock (nil:
 	// real time), so that what it decides depends on the arrivals alone.
-	throttleClock func() time.Time
+	ThrottleClock func() time.Time
 }
 
-// OpenTarget connects to the scenario's target, starting a managed Azurite
+// Open connects to the scenario's target, starting a managed Azurite
 // when that is the target.
-func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Target, error) {
+func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) {
 	hc := o.HTTPClient
 	if hc == nil {
-		hc = newHTTPClient(max(o.MaxConns, 16))
+		hc = NewHTTPClient(max(o.MaxConns, 16))
 	}
 	reach := newReachability()
 	hc = watchedClient(hc, reach)
 	opts := &service.ClientOptions{ClientOptions: clientOptions(hc)}
-	t := &Target{http: hc, reach: reach, faults: o.Faults}
+	t := &Target{http: hc, reach: reach, Faults: o.Faults}
 	var err error
 	kind := st.Kind
 	if o.ConnectionString != "" {
@@ -117,17 +117,17 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		} else {
 			t.borrowed = true
 		}
-		t.azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
+		t.Azurite, t.AzuriteLog, t.managed = inst, inst.LogPath, true
 		if o.Faults != nil {
 			o.Faults.SetAccount(inst.Account, inst.Key) // a broken promise re-signs what it changes
 		}
-		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, hostOf(inst.BlobURL))
+		t.Desc = fmt.Sprintf("managed Azurite %s (%s)", st.AzuriteVersion, HostOf(inst.BlobURL))
 		blobURL, queueURL, tableURL, desc, cerr := t.proxyChain(ctx, o, inst)
 		if cerr != nil {
 			return nil, cerr
 		}
 		t.Desc += desc
-		t.Blob, err = sharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
+		t.Blob, err = SharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
@@ -150,11 +150,11 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 		if key == "" {
 			return nil, fmt.Errorf("target account-key: environment variable %s is empty", st.KeyEnv)
 		}
-		t.Blob, err = sharedKeyBlobClient(st.BlobURL, st.Account, key, opts)
+		t.Blob, err = SharedKeyBlobClient(st.BlobURL, st.Account, key, opts)
 		if err != nil {
 			return nil, fmt.Errorf("target account-key: %s", Redact(err.Error()))
 		}
-		t.Desc = "account " + st.Account + " (shared key, " + hostOf(st.BlobURL) + ")"
+		t.Desc = "account " + st.Account + " (shared key, " + HostOf(st.BlobURL) + ")"
 		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
 		cred := o.Credential
@@ -165,7 +165,7 @@ func OpenTarget(ctx context.Context, st scenarios.Target, o TargetOptions) (*Tar
 			}
 		}
 		t.Blob, err = service.NewClient(st.BlobURL, cred, opts)
-		t.Desc = "account " + st.Account + " (Entra ID, " + hostOf(st.BlobURL) + ")"
+		t.Desc = "account " + st.Account + " (Entra ID, " + HostOf(st.BlobURL) + ")"
 		t.tokenServices(st.TableURL, st.QueueURL, cred, hc)
 	default:
 		return nil, fmt.Errorf("unknown target kind %q", kind)
@@ -190,26 +190,26 @@ func (t *Target) Close() error {
 	if t.http != nil {
 		t.http.CloseIdleConnections()
 	}
-	if t.network != nil {
-		t.network.Stop()
-		t.network = nil
+	if t.Network != nil {
+		t.Network.Stop()
+		t.Network = nil
 	}
 	if t.proxy != nil {
 		t.proxy.Close()
 		t.proxy = nil
 	}
-	if t.azurite != nil && t.borrowed {
-		t.azurite = nil // the caller's: it stops it
+	if t.Azurite != nil && t.borrowed {
+		t.Azurite = nil // the caller's: it stops it
 	}
-	if t.azurite != nil {
-		err := t.azurite.Stop()
-		t.azurite = nil
+	if t.Azurite != nil {
+		err := t.Azurite.Stop()
+		t.Azurite = nil
 		return err
 	}
 	return nil
 }
 
-func hostOf(u string) string {
+func HostOf(u string) string {
 	s := strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
 	if i := strings.IndexAny(s, "/?"); i >= 0 {
 		s = s[:i]

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"errors"
@@ -26,7 +26,7 @@ type callError struct {
 }
 
 // opError describes a harness call that had to succeed and did not.
-func opError(what string, op *checks.Op) error {
+func OpError(what string, op *checks.Op) error {
 	return &callError{what: what, service: serviceOf(op.Kind), status: op.Out.Status, code: op.Out.ErrorCode,
 		requestID: op.Out.RequestID, outcome: op.Outcome.String(), err: op.Out.Err}
 }
@@ -94,10 +94,10 @@ func describeAnswer(service string, status int, code, requestID string) string {
 // lines with the request and the whole body): the answer as describeAnswer
 // says it, with the URL that was tried (its query, which may hold a SAS,
 // left out); or, when nothing answered, the redacted transport error.
-func describeCallErr(err error) string {
+func DescribeCallErr(err error) string {
 	var re *azcore.ResponseError
 	if !errors.As(err, &re) {
-		return Redact(shortErr(err))
+		return Redact(ShortErr(err))
 	}
 	requestID, service, tried := "", "", ""
 	if resp := re.RawResponse; resp != nil {
@@ -127,7 +127,7 @@ func serviceOfURL(host string) string {
 
 // withEndpoint adds the endpoint of the service a failed harness call went
 // to, so the message says where it was tried.
-func withEndpoint(t *Target, err error) error {
+func WithEndpoint(t *Target, err error) error {
 	var ce *callError
 	if t == nil || !errors.As(err, &ce) || ce.endpoint != "" {
 		return err
@@ -151,4 +151,10 @@ func endpointOf(u string) string {
 		u = u[:i]
 	}
 	return strings.TrimSuffix(u, "/")
+}
+
+// isStatus reports whether err is the service answering status.
+func IsStatus(err error, status int) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == status
 }

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"net"
@@ -13,7 +13,7 @@ import (
 // Idle connections are closed after 4 s, under Azurite's 5 s keep-alive, so
 // a request is never sent on a connection the server is closing (Go does not
 // resend a PUT that fails that way, and it would be recorded as unknown).
-func newHTTPClient(maxConns int) *http.Client {
+func NewHTTPClient(maxConns int) *http.Client {
 	tr := &http.Transport{
 		Proxy:                 nil, // loopback targets must not go through a proxy from the environment
 		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -32,7 +32,7 @@ func newHTTPClient(maxConns int) *http.Client {
 // harness's, so that each one is recorded.
 func clientOptions(hc *http.Client) azcore.ClientOptions {
 	return azcore.ClientOptions{
-		Transport:       countingTransport{hc},
+		Transport:       CountingTransport{hc},
 		Retry:           policy.RetryOptions{MaxRetries: -1},
 		Telemetry:       policy.TelemetryOptions{ApplicationID: "stormcheck"},
 		PerCallPolicies: []policy.Policy{injectHeaders{}, captureBody{}},

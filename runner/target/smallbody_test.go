@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -43,7 +43,7 @@ func TestSmallBodiesLeaveInOneWrite(t *testing.T) {
 	defer srv.Close()
 	var writes atomic.Int64
 	client := func(stormcheck bool) *service.Client {
-		hc := newHTTPClient(4)
+		hc := NewHTTPClient(4)
 		tr := hc.Transport.(*http.Transport)
 		dial := tr.DialContext
 		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -58,7 +58,7 @@ func TestSmallBodiesLeaveInOneWrite(t *testing.T) {
 		if !stormcheck { // the SDK's own transport, straight onto net/http
 			opts.ClientOptions = azcore.ClientOptions{Transport: hc}
 		}
-		c, err := sharedKeyBlobClient(srv.URL+"/acct", "acct", key, opts)
+		c, err := SharedKeyBlobClient(srv.URL+"/acct", "acct", key, opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func (r *reachability) answered() {
 func (r *reachability) failed(host string, err error) {
 	r.unanswered.Store(true)
 	r.mu.Lock()
-	r.lastErr, r.lastHost = Redact(shortErr(err)), host
+	r.lastErr, r.lastHost = Redact(ShortErr(err)), host
 	r.mu.Unlock()
 }
 
@@ -120,14 +120,14 @@ func watchedClient(hc *http.Client, watch *reachability) *http.Client {
 
 // unreachableError is the run's error when the target answered nothing for
 // the scenario's unreachable_after.
-type unreachableError struct {
+type UnreachableError struct {
 	host    string
 	since   time.Time
 	silence time.Duration
 	last    string
 }
 
-func (e *unreachableError) Error() string {
+func (e *UnreachableError) Error() string {
 	s := fmt.Sprintf("target %s unreachable: no answer at all since %s (%s; unreachable_after)", e.host,
 		e.since.Format("15:04:05"), e.silence.Round(time.Second))
 	if e.last != "" {
@@ -139,7 +139,7 @@ func (e *unreachableError) Error() string {
 // watchTarget stops the run (stop, with an unreachableError) once the
 // target has left every request unanswered for after, and says so on an
 // ERROR line. The returned func ends the watch.
-func watchTarget(t *Target, after time.Duration, stop context.CancelCauseFunc, logf func(string, ...any)) func() {
+func WatchTarget(t *Target, after time.Duration, stop context.CancelCauseFunc, logf func(string, ...any)) func() {
 	if t == nil || t.reach == nil {
 		return func() {}
 	}
@@ -162,9 +162,9 @@ func watchTarget(t *Target, after time.Duration, stop context.CancelCauseFunc, l
 			}
 			host, last := t.reach.lastError()
 			if host == "" && t.Blob != nil {
-				host = hostOf(t.Blob.URL())
+				host = HostOf(t.Blob.URL())
 			}
-			err := &unreachableError{host: host, since: since, silence: d, last: last}
+			err := &UnreachableError{host: host, since: since, silence: d, last: last}
 			stop(err) // first: once the line is out, no call of the load starts
 			logf("ERROR: %v", err)
 			return

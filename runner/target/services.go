@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func (t *Target) sharedKeyTables(tableURL, account, key string, hc *http.Client)
 	if cred, err := aztables.NewSharedKeyCredential(account, key); err != nil {
 		t.TablesErr = redactedErr("table service", err)
 	} else {
-		t.Table, t.TablesErr = tableClient(aztables.NewServiceClientWithSharedKey(tableURL, cred, tableOptions(hc)))
+		t.Table, t.TablesErr = tableClient(aztables.NewServiceClientWithSharedKey(tableURL, cred, TableOptions(hc)))
 	}
 }
 
@@ -48,13 +48,13 @@ func (t *Target) sharedKeyQueues(queueURL, account, key string, hc *http.Client)
 func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.ClientOptions, hc *http.Client) error {
 	for _, s := range []connstr.Service{connstr.Blob, connstr.Table, connstr.Queue} {
 		if u, _, err := p.Endpoint(s); err == nil {
-			t.Desc = "connection string (" + hostOf(u) + ")"
+			t.Desc = "connection string (" + HostOf(u) + ")"
 			break
 		}
 	}
 	if u, err := p.ClientURL(connstr.Blob); err == nil {
 		if p.Auth == connstr.SharedKey {
-			t.Blob, err = sharedKeyBlobClient(u, p.AccountName, p.AccountKey, opts)
+			t.Blob, err = SharedKeyBlobClient(u, p.AccountName, p.AccountKey, opts)
 		} else {
 			t.Blob, err = service.NewClientWithNoCredential(u, opts)
 		}
@@ -67,7 +67,7 @@ func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.Client
 	} else if p.Auth == connstr.SharedKey {
 		t.sharedKeyTables(u, p.AccountName, p.AccountKey, hc)
 	} else {
-		t.Table, t.TablesErr = tableClient(aztables.NewServiceClientWithNoCredential(u, tableOptions(hc)))
+		t.Table, t.TablesErr = tableClient(aztables.NewServiceClientWithNoCredential(u, TableOptions(hc)))
 	}
 	if u, err := p.ClientURL(connstr.Queue); err != nil {
 		t.QueuesErr = fmt.Errorf("queue service: the connection string %s", err)
@@ -80,11 +80,11 @@ func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.Client
 }
 
 func (t *Target) tokenServices(tableURL, queueURL string, cred azcore.TokenCredential, hc *http.Client) {
-	t.Table, t.TablesErr = tableClient(aztables.NewServiceClient(tableURL, cred, tableOptions(hc)))
+	t.Table, t.TablesErr = tableClient(aztables.NewServiceClient(tableURL, cred, TableOptions(hc)))
 	t.Queue, t.QueuesErr = queueClient(azqueue.NewServiceClient(queueURL, cred, queueOptions(hc)))
 }
 
-func tableOptions(hc *http.Client) *aztables.ClientOptions {
+func TableOptions(hc *http.Client) *aztables.ClientOptions {
 	return &aztables.ClientOptions{ClientOptions: clientOptions(hc)}
 }
 
@@ -111,7 +111,7 @@ func redactedErr(what string, err error) error {
 }
 
 // tables returns the Table service client, or why the target has none.
-func (t *Target) tables() (*aztables.ServiceClient, error) {
+func (t *Target) Tables() (*aztables.ServiceClient, error) {
 	if t.Table == nil {
 		if t.TablesErr != nil {
 			return nil, t.TablesErr
@@ -122,7 +122,7 @@ func (t *Target) tables() (*aztables.ServiceClient, error) {
 }
 
 // queues returns the Queue service client, or why the target has none.
-func (t *Target) queues() (*azqueue.ServiceClient, error) {
+func (t *Target) Queues() (*azqueue.ServiceClient, error) {
 	if t.Queue == nil {
 		if t.QueuesErr != nil {
 			return nil, t.QueuesErr

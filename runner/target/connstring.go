@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ func (e *connStringError) Is(target error) bool { return target == ErrBadConnect
 // it (see readConnectionString). Other targets, and an empty variable
 // (OpenTarget says so), pass. The error matches ErrBadConnectionString and
 // never holds the key or the SAS.
-func CheckConnectionString(st scenarios.Target, o TargetOptions) error {
+func CheckConnectionString(st scenarios.Target, o Options) error {
 	if o.ConnectionString == "" && st.Kind != scenarios.TargetConnectionString {
 		return nil
 	}
@@ -48,7 +48,7 @@ func CheckConnectionString(st scenarios.Target, o TargetOptions) error {
 // connection-string uses: o.ConnectionString, else the environment
 // variable env the scenario names (AZURE_STORAGE_CONNECTION_STRING by
 // default); from names where it came from, for errors.
-func connectionStringOf(st scenarios.Target, o TargetOptions) (cs, from, env string) {
+func connectionStringOf(st scenarios.Target, o Options) (cs, from, env string) {
 	if o.ConnectionString != "" {
 		return o.ConnectionString, "--connection-string", ""
 	}
@@ -101,19 +101,9 @@ func ScenarioServices(sc *scenarios.Scenario) connstr.Services {
 	return uses
 }
 
-// ConformServices are the services a conformance run of rules sends to
-// (see ruleRun.setup).
-func ConformServices(rules []conformance.Rule) connstr.Services {
-	var uses connstr.Services
-	for i := range rules {
-		uses |= ruleServices(&rules[i])
-	}
-	return uses
-}
-
 // ruleServices are the services rule r uses: those of its steps' ops, and
 // Blob (its container) when it has no table or queue step.
-func ruleServices(r *conformance.Rule) connstr.Services {
+func RuleServices(r *conformance.Rule) connstr.Services {
 	var uses connstr.Services
 	for _, st := range r.Steps {
 		if st.Op != "wait" {

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // (one loopback proxy), then Toxiproxy for network faults, as the options
 // ask. It returns the URLs the clients use and what to add to the target's
 // description. On error the target is closed.
-func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.Instance) (blobURL, queueURL, tableURL, desc string, err error) {
+func (t *Target) proxyChain(ctx context.Context, o Options, inst *azurite.Instance) (blobURL, queueURL, tableURL, desc string, err error) {
 	blobURL, queueURL, tableURL = inst.BlobURL, inst.QueueURL, inst.TableURL
 	if o.Emulation != nil || (o.Faults != nil && o.Faults.HasHTTP()) {
 		if t.proxy, err = startEmulation(ctx, o, inst); err != nil {
@@ -27,9 +27,9 @@ func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.
 		}
 		blobURL, queueURL, tableURL = t.proxy.BlobURL, t.proxy.QueueURL, t.proxy.TableURL
 		if o.Emulation != nil {
-			desc += " behind the throttling emulation (" + hostOf(blobURL) + ")"
+			desc += " behind the throttling emulation (" + HostOf(blobURL) + ")"
 		} else {
-			desc += " behind the fault proxy (" + hostOf(blobURL) + ")"
+			desc += " behind the fault proxy (" + HostOf(blobURL) + ")"
 		}
 	}
 	if o.Faults != nil && o.Faults.HasNet() {
@@ -38,9 +38,9 @@ func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.
 			t.Close()
 			return "", "", "", "", nerr
 		}
-		t.network = net
+		t.Network = net
 		blobURL, queueURL, tableURL = urls["blob"], urls["queue"], urls["table"]
-		desc += " through Toxiproxy (" + hostOf(blobURL) + ")"
+		desc += " through Toxiproxy (" + HostOf(blobURL) + ")"
 	}
 	return blobURL, queueURL, tableURL, desc, nil
 }
@@ -51,7 +51,7 @@ func (t *Target) proxyChain(ctx context.Context, o TargetOptions, inst *azurite.
 // reach each shard's traffic. Faults only ever send traffic to loopback:
 // the connection string must carry the account's key and name loopback
 // endpoints (an Azurite of your own).
-func (t *Target) connectionStringThroughFaults(ctx context.Context, p *connstr.Parsed, o TargetOptions, opts *service.ClientOptions, hc *http.Client) error {
+func (t *Target) connectionStringThroughFaults(ctx context.Context, p *connstr.Parsed, o Options, opts *service.ClientOptions, hc *http.Client) error {
 	if p.Auth != connstr.SharedKey {
 		return fmt.Errorf("target connection-string: the scenario's faults need a connection string with AccountName and AccountKey (an Azurite of your own), to run its traffic through the fault proxy")
 	}
@@ -64,7 +64,7 @@ func (t *Target) connectionStringThroughFaults(ctx context.Context, p *connstr.P
 	}
 	for _, u := range []string{inst.BlobURL, inst.QueueURL, inst.TableURL} {
 		if u != "" && !loopbackURL(u) {
-			return fmt.Errorf("target connection-string: faults are injected on loopback only; endpoint %s is not 127.0.0.1, ::1 or localhost", hostOf(u))
+			return fmt.Errorf("target connection-string: faults are injected on loopback only; endpoint %s is not 127.0.0.1, ::1 or localhost", HostOf(u))
 		}
 	}
 	o.Faults.SetAccount(inst.Account, inst.Key) // a broken promise re-signs what it changes
@@ -72,8 +72,8 @@ func (t *Target) connectionStringThroughFaults(ctx context.Context, p *connstr.P
 	if err != nil {
 		return err
 	}
-	t.Desc = "connection string (" + hostOf(inst.BlobURL) + ")" + desc
-	t.Blob, err = sharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
+	t.Desc = "connection string (" + HostOf(inst.BlobURL) + ")" + desc
+	t.Blob, err = SharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
 	if err != nil {
 		return redactedErr("target connection-string", err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -11,10 +11,10 @@ import (
 // Azurite: the fault stages (when the scenario has HTTP faults), then the
 // throttling emulation: every unit is held to the scenario's capacity
 // targets (when throttling is on), and every request may be delayed.
-func startEmulation(ctx context.Context, o TargetOptions, inst *azurite.Instance) (*throttle.Proxy, error) {
+func startEmulation(ctx context.Context, o Options, inst *azurite.Instance) (*throttle.Proxy, error) {
 	c := o.Capacity
 	po := throttle.Options{Blob: inst.BlobURL, Queue: inst.QueueURL, Table: inst.TableURL,
-		Log: o.Progress, Clock: o.throttleClock}
+		Log: o.Progress, Clock: o.ThrottleClock}
 	if e := o.Emulation; e != nil {
 		po.Burst, po.Warmup, po.Delay = e.Burst, e.Warmup, e.Delay
 		if e.Throttle {

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ type bodyKey struct{}
 
 // withBodyCapture asks for a copy of the response body of the calls made
 // with ctx; it is stored in *dst.
-func withBodyCapture(ctx context.Context, dst *[]byte) context.Context {
+func WithBodyCapture(ctx context.Context, dst *[]byte) context.Context {
 	return context.WithValue(ctx, bodyKey{}, dst)
 }
 
@@ -54,7 +54,7 @@ var (
 // operation: the inner status and error code, as a ResponseError on the
 // outer response, so that classification and the record see what the
 // service said. Other errors are returned unchanged.
-func batchError(err error, body []byte) error {
+func BatchError(err error, body []byte) error {
 	re, ok := err.(*azcore.ResponseError)
 	if !ok || re.StatusCode != http.StatusAccepted {
 		return err

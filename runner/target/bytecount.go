@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -17,44 +17,44 @@ import (
 // status, headers and sent conditions come from), so an attempt costs one
 // context value, reused by its actor, not two fresh ones.
 
-type bytesKey struct{}
+type BytesKey struct{}
 
 // byteCount is one attempt's tally and its raw response.
-type byteCount struct {
-	sent, received atomic.Int64
+type ByteCount struct {
+	Sent, Received atomic.Int64
 	// resp is the last response the transport returned (nil without one).
-	resp *http.Response
+	Resp *http.Response
 	body countingBody
 }
 
 // reset readies c for the next attempt.
-func (c *byteCount) reset() {
-	c.sent.Store(0)
-	c.received.Store(0)
-	c.resp = nil
+func (c *ByteCount) Reset() {
+	c.Sent.Store(0)
+	c.Received.Store(0)
+	c.Resp = nil
 	c.body = countingBody{}
 }
 
-func withByteCount(ctx context.Context, c *byteCount) context.Context {
-	return context.WithValue(ctx, bytesKey{}, c)
+func WithByteCount(ctx context.Context, c *ByteCount) context.Context {
+	return context.WithValue(ctx, BytesKey{}, c)
 }
 
 // countingTransport counts the bodies of the requests made with a
 // byteCount in their context, and keeps their response. It is the SDK's
 // transport: small request bodies leave it in memory (bodyInMemory).
-type countingTransport struct{ next policy.Transporter }
+type CountingTransport struct{ Next policy.Transporter }
 
-func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
-	c, ok := req.Context().Value(bytesKey{}).(*byteCount)
+func (t CountingTransport) Do(req *http.Request) (*http.Response, error) {
+	c, ok := req.Context().Value(BytesKey{}).(*ByteCount)
 	if err := bodyInMemory(req); err != nil {
 		return nil, err
 	}
 	if ok && req.ContentLength > 0 {
-		c.sent.Add(req.ContentLength)
+		c.Sent.Add(req.ContentLength)
 	}
-	resp, err := t.next.Do(req)
+	resp, err := t.Next.Do(req)
 	if ok && resp != nil {
-		c.resp = resp
+		c.Resp = resp
 		if resp.Body != nil {
 			c.body = countingBody{ReadCloser: resp.Body, c: c}
 			resp.Body = &c.body
@@ -65,11 +65,11 @@ func (t countingTransport) Do(req *http.Request) (*http.Response, error) {
 
 type countingBody struct {
 	io.ReadCloser
-	c *byteCount
+	c *ByteCount
 }
 
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
-	b.c.received.Add(int64(n))
+	b.c.Received.Add(int64(n))
 	return n, err
 }

@@ -1,4 +1,4 @@
-package runner
+package target
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 type headersKey struct{}
 
 // withHeaders asks for h on the requests made with ctx.
-func withHeaders(ctx context.Context, h http.Header) context.Context {
+func WithHeaders(ctx context.Context, h http.Header) context.Context {
 	return context.WithValue(ctx, headersKey{}, h)
 }
 
@@ -24,7 +24,7 @@ func withHeaders(ctx context.Context, h http.Header) context.Context {
 type injectHeaders struct{}
 
 func (injectHeaders) Do(req *policy.Request) (*http.Response, error) {
-	if id, ok := req.Raw().Context().Value(attemptKey{}).(string); ok {
+	if id, ok := req.Raw().Context().Value(AttemptKey{}).(string); ok {
 		req.Raw().Header.Set(faults.AttemptHeader, id)
 	}
 	if h, ok := req.Raw().Context().Value(headersKey{}).(http.Header); ok {
@@ -34,3 +34,5 @@ func (injectHeaders) Do(req *policy.Request) (*http.Response, error) {
 	}
 	return req.Next()
 }
+
+type AttemptKey struct{}
