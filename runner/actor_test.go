@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -30,11 +31,11 @@ func TestDoRetriesPerPolicyAndRecordsEveryAttempt(t *testing.T) {
 			e.Retry = scenarios.Retry{MaxAttempts: 4, Base: time.Millisecond, Max: 2 * time.Millisecond, On: c.on}
 			for _, s := range c.on {
 				o, _ := checks.ParseOutcome(s)
-				e.retryOn[o] = true
+				e.RetryOn[o] = true
 			}
 			a := e.Actor(0)
 			n := 0
-			op := a.Do(context.Background(), Call{Kind: "blob.put", Key: "k", Conflicts: conflictPrecondition}, func(context.Context, int) (checks.Input, string, error) {
+			op := a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: "k", Conflicts: conflictPrecondition}, func(context.Context, int) (checks.Input, string, error) {
 				err := c.errs[n]
 				n++
 				return checks.Input{Value: checks.CounterValue{N: 1, Tag: a.Tag()}.Format(0)}, "", err

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ func TestBackoffGrowsAndIsCapped(t *testing.T) {
 		}
 		var maxSeen time.Duration
 		for i := 0; i < 2000; i++ {
-			d := backoff(r, base, limit, try)
+			d := workload.Backoff(r, base, limit, try)
 			if d <= 0 || d > ceil {
 				t.Fatalf("try %d: back-off %v outside (0, %v]", try, d, ceil)
 			}

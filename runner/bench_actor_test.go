@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -23,13 +24,13 @@ func BenchmarkHarnessPerCall(b *testing.B) {
 	dir := b.TempDir()
 	start := time.Now()
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, "hlog"), Start: start, Workloads: []string{"w"}})
-	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), start, m)
+	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), start, m)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer m.Close()
 	defer rec.Close()
-	e := &Env{Name: "w", Keys: 1, Timeout: time.Second, Retry: scenarios.Retry{MaxAttempts: 1}, Rec: rec, seed: 1}
+	e := &workload.Env{Name: "w", Keys: 1, Timeout: time.Second, Retry: scenarios.Retry{MaxAttempts: 1}, Rec: rec, Seed: 1}
 	resp := &http.Response{StatusCode: 200, Header: http.Header{"Etag": {`"0x8DC1"`}, "X-Ms-Request-Id": {"abc"}, "Last-Modified": {"Tue, 24 Nov 2026 06:30:00 GMT"}},
 		Request: &http.Request{Header: http.Header{"If-Match": {`"0x8DC0"`}, "x-ms-version": {"2025"}}}}
 	b.ReportAllocs()
@@ -38,8 +39,8 @@ func BenchmarkHarnessPerCall(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		a := e.Actor(1)
 		for pb.Next() {
-			a.Do(context.Background(), Call{Kind: "blob.put", Key: KeyName(3), Conflicts: conflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-				a.wire.Resp = resp
+			a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: workload.KeyName(3), Conflicts: conflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+				a.Wire.Resp = resp
 				return checks.Input{IfMatch: `"0x8DC0"`, Value: checks.CounterValue{N: 5, Tag: a.Tag()}.Format(0)}, "", nil
 			})
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -92,13 +93,13 @@ workloads:
 	defer t.Close()
 	start := time.Now()
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: start, Workloads: []string{"counter"}})
-	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), start, m)
+	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), start, m)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer m.Close()
 	defer rec.Close()
-	env := newEnv(sc.Workloads[0], sc, rec, t, "bench")
+	env := workload.NewEnv(sc.Workloads[0], sc, rec, t, "bench")
 	wl := &etagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		b.Fatal(err)
@@ -305,7 +306,7 @@ func (c *rawClient) loop(ctx context.Context, actors, keys int, d time.Duration)
 			r := rand.New(rand.NewPCG(seed, 2))
 			mac := hmac.New(sha256.New, c.key)
 			for time.Now().Before(deadline) {
-				url := c.base + KeyName(r.IntN(keys))
+				url := c.base + workload.KeyName(r.IntN(keys))
 				resp, err := c.do(ctx, mac, http.MethodGet, url, "", "")
 				calls.Add(1)
 				if err != nil {
@@ -382,7 +383,7 @@ func bareLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration
 			}
 			r := rand.New(rand.NewPCG(seed, 1))
 			for time.Now().Before(deadline) {
-				bb := bl.c.NewBlockBlobClient(KeyName(r.IntN(nkeys)))
+				bb := bl.c.NewBlockBlobClient(workload.KeyName(r.IntN(nkeys)))
 				resp, err := bb.DownloadStream(ctx, nil)
 				calls.Add(1)
 				if err != nil {

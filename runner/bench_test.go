@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -39,12 +40,12 @@ workloads:
 		b.Fatal(err)
 	}
 	defer t.Close()
-	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
+	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer rec.Close()
-	env := newEnv(sc.Workloads[0], sc, rec, t, "bench")
+	env := workload.NewEnv(sc.Workloads[0], sc, rec, t, "bench")
 	wl := &etagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		b.Fatal(err)
@@ -102,13 +103,13 @@ func plainLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duratio
 }
 
 // harnessLoop runs the same workload through the closed-loop executor.
-func harnessLoop(ctx context.Context, env *Env, wl Workload, actors int, d time.Duration) (int64, time.Duration) {
+func harnessLoop(ctx context.Context, env *workload.Env, wl workload.Workload, actors int, d time.Duration) (int64, time.Duration) {
 	before := env.Rec.Count()
-	env.stop.Store(false)
+	env.Stop.Store(false)
 	var st ExecStats
 	pl := loadPlan{w: scenarios.Workload{Actors: actors}, profile: NewProfile(float64(actors), nil, d), limit: d}
 	start := time.Now()
-	timer := time.AfterFunc(d, func() { env.stop.Store(true) })
+	timer := time.AfterFunc(d, func() { env.Stop.Store(true) })
 	defer timer.Stop()
 	runClosed(ctx, env, wl, pl, &st)
 	return int64(env.Rec.Count() - before), time.Since(start)

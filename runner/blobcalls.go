@@ -15,13 +15,14 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // The documented answers that mean a race was lost.
 var (
-	conflictPrecondition = []Expect{{Status: 412}}
-	conflictExists       = []Expect{{Status: 409, Code: "BlobAlreadyExists"}}
-	conflictLease        = []Expect{{Status: 409, Code: "LeaseAlreadyPresent"}}
+	conflictPrecondition = []workload.Expect{{Status: 412}}
+	conflictExists       = []workload.Expect{{Status: 409, Code: "BlobAlreadyExists"}}
+	conflictLease        = []workload.Expect{{Status: 409, Code: "LeaseAlreadyPresent"}}
 )
 
 // blobs holds one workload's container and its blob clients.
@@ -37,7 +38,7 @@ type blobs struct {
 // call make a client per call instead of growing it.
 const maxCachedClients = 4096
 
-func newBlobs(e *Env) *blobs {
+func newBlobs(e *workload.Env) *blobs {
 	return &blobs{c: e.Target.Blob.NewContainerClient(e.Prefix)}
 }
 
@@ -57,8 +58,8 @@ func (b *blobs) block(key string) *blockblob.Client {
 }
 
 // createContainer creates the workload's container, recorded as setup.
-func (b *blobs) createContainer(ctx context.Context, a *Actor, name string) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) createContainer(ctx context.Context, a *workload.Actor, name string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.c.Create(ctx, nil)
 		return checks.Input{}, "", err
 	})
@@ -77,8 +78,8 @@ type readOpts struct {
 }
 
 // get reads a blob and returns its content (empty on a 304).
-func (b *blobs) get(ctx context.Context, a *Actor, key string, ro readOpts) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) get(ctx context.Context, a *workload.Actor, key string, ro readOpts) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch, IfModifiedSince: ro.IfModifiedSince}
 		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(in)}}
 		if ro.LeaseID != "" {
@@ -96,8 +97,8 @@ func (b *blobs) get(ctx context.Context, a *Actor, key string, ro readOpts) chec
 
 // put writes value; with ifMatch it is conditional, with leaseID it is a
 // leased write. kind names the recorded operation.
-func (b *blobs) put(ctx context.Context, a *Actor, kind, key string, in func() checks.Input, conflicts []Expect) checks.Op {
-	return a.Do(ctx, Call{Kind: kind, Key: key, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) put(ctx context.Context, a *workload.Actor, kind, key string, in func() checks.Input, conflicts []workload.Expect) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: kind, Key: key, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		i := in() // a fresh value per attempt: every write attempt is unique
 		o := &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(i)}}
 		if i.LeaseID != "" {
@@ -134,8 +135,8 @@ func modified(i checks.Input) *blob.ModifiedAccessConditions {
 }
 
 // keysSetup creates the container and every key k0..kN-1 with the value 0.
-func keysSetup(ctx context.Context, e *Env, b *blobs) error {
-	if e.attachOnly {
+func keysSetup(ctx context.Context, e *workload.Env, b *blobs) error {
+	if e.AttachOnly {
 		return nil
 	}
 	a := e.Actor(checks.ActorSetup)
@@ -143,47 +144,21 @@ func keysSetup(ctx context.Context, e *Env, b *blobs) error {
 		return target.OpError("create container", &op)
 	}
 	for i := 0; i < e.Keys; i++ {
-		op := b.put(ctx, a, "blob.put", KeyName(i), func() checks.Input {
+		op := b.put(ctx, a, "blob.put", workload.KeyName(i), func() checks.Input {
 			return checks.Input{Value: checks.CounterValue{N: 0, Tag: a.Tag()}.Format(e.Params.PayloadBytes)}
 		}, nil)
 		if op.Outcome != checks.OK {
-			return target.OpError("create "+KeyName(i), &op)
+			return target.OpError("create "+workload.KeyName(i), &op)
 		}
 	}
 	return nil
 }
 
 // keysFinal reads every key k0..kN-1 once the load has stopped.
-func keysFinal(ctx context.Context, e *Env, b *blobs) {
+func keysFinal(ctx context.Context, e *workload.Env, b *blobs) {
 	keys := make([]string, e.Keys)
 	for i := range keys {
-		keys[i] = KeyName(i)
+		keys[i] = workload.KeyName(i)
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { b.get(ctx, a, k, readOpts{}) })
-}
-
-// finalReads reads every key as the final actor, a few at a time.
-func finalReads(ctx context.Context, e *Env, keys []string, read func(ctx context.Context, a *Actor, key string)) {
-	const par = 8
-	ch := make(chan string)
-	done := make(chan struct{})
-	for w := 0; w < par; w++ {
-		go func() {
-			a := e.Actor(checks.ActorFinal)
-			for k := range ch {
-				read(ctx, a, k)
-			}
-			done <- struct{}{}
-		}()
-	}
-	for _, k := range keys {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- k
-	}
-	close(ch)
-	for w := 0; w < par; w++ {
-		<-done
-	}
+	workload.FinalReads(ctx, e, keys, func(ctx context.Context, a *workload.Actor, k string) { b.get(ctx, a, k, readOpts{}) })
 }

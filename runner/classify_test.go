@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 func respErr(status int, code string) error {
@@ -24,7 +25,7 @@ func TestClassify(t *testing.T) {
 	cases := []struct {
 		name      string
 		err       error
-		conflicts []Expect
+		conflicts []workload.Expect
 		want      checks.Outcome
 	}{
 		{"success", nil, nil, checks.OK},
@@ -43,7 +44,7 @@ func TestClassify(t *testing.T) {
 		{"eof", errors.New("unexpected EOF"), nil, checks.Unknown},
 	}
 	for _, c := range cases {
-		got, out := classify(nil, c.err, c.conflicts)
+		got, out := workload.Classify(nil, c.err, c.conflicts)
 		if got != c.want {
 			t.Errorf("%s: outcome %v, want %v", c.name, got, c.want)
 		}
@@ -58,7 +59,7 @@ func TestClassifyReadsResponseHeaders(t *testing.T) {
 	h := http.Header{}
 	h.Set("ETag", `"0x8D1"`)
 	h.Set("x-ms-request-id", "abc")
-	o, out := classify(&http.Response{StatusCode: 201, Header: h}, nil, nil)
+	o, out := workload.Classify(&http.Response{StatusCode: 201, Header: h}, nil, nil)
 	if o != checks.OK || out.Status != 201 || out.ETag != `"0x8D1"` || out.RequestID != "abc" {
 		t.Errorf("got %v %+v", o, out)
 	}
@@ -67,7 +68,7 @@ func TestClassifyReadsResponseHeaders(t *testing.T) {
 // A retried block commit whose marker block could not be staged was never
 // sent: certainly not applied, not unknown.
 func TestUnsentRetryIsAnError(t *testing.T) {
-	if o, _ := classify(nil, fmt.Errorf("commit: %w", errRetryNotStaged), conflictPrecondition); o != checks.Error {
+	if o, _ := workload.Classify(nil, fmt.Errorf("commit: %w", workload.ErrRetryNotStaged), conflictPrecondition); o != checks.Error {
 		t.Errorf("an unsent retry classified %s, want error", o)
 	}
 }

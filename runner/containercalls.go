@@ -8,6 +8,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // Container calls, recorded with the lease id and date conditions they
@@ -56,10 +57,10 @@ func (cc containerCall) modified() *container.ModifiedAccessConditions {
 
 // conflictContainer: 412 (a lease or date condition refused the call) and
 // 409 (a lease call in the wrong state) are the documented losses.
-var conflictContainer = []Expect{{Status: 412}, {Status: 409}}
+var conflictContainer = []workload.Expect{{Status: 412}, {Status: 409}}
 
-func containerSetMeta(ctx context.Context, a *Actor, c *container.Client, name string, cc containerCall) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.setmeta", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerSetMeta(ctx context.Context, a *workload.Actor, c *container.Client, name string, cc containerCall) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.setmeta", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		tag := a.Tag()
 		in := cc.input()
 		in.Value = tag
@@ -69,8 +70,8 @@ func containerSetMeta(ctx context.Context, a *Actor, c *container.Client, name s
 	})
 }
 
-func containerGetProps(ctx context.Context, a *Actor, c *container.Client, name string) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.getprops", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerGetProps(ctx context.Context, a *workload.Actor, c *container.Client, name string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.getprops", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		r, err := c.GetProperties(ctx, nil)
 		v := ""
 		if err == nil && r.Metadata != nil {
@@ -84,24 +85,24 @@ func containerGetProps(ctx context.Context, a *Actor, c *container.Client, name 
 	})
 }
 
-func containerSetACL(ctx context.Context, a *Actor, c *container.Client, name string, cc containerCall) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.setacl", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerSetACL(ctx context.Context, a *workload.Actor, c *container.Client, name string, cc containerCall) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.setacl", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := c.SetAccessPolicy(ctx, &container.SetAccessPolicyOptions{AccessConditions: &container.AccessConditions{
 			LeaseAccessConditions: cc.lease(), ModifiedAccessConditions: cc.modified()}})
 		return cc.input(), "", err
 	})
 }
 
-func containerDelete(ctx context.Context, a *Actor, c *container.Client, name string, cc containerCall) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.delete", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerDelete(ctx context.Context, a *workload.Actor, c *container.Client, name string, cc containerCall) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.delete", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := c.Delete(ctx, &container.DeleteOptions{AccessConditions: &container.AccessConditions{
 			LeaseAccessConditions: cc.lease(), ModifiedAccessConditions: cc.modified()}})
 		return cc.input(), "", err
 	})
 }
 
-func containerCreate(ctx context.Context, a *Actor, c *container.Client, name string) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.create", Key: name, Conflicts: []Expect{{Status: 409}}}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerCreate(ctx context.Context, a *workload.Actor, c *container.Client, name string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.create", Key: name, Conflicts: []workload.Expect{{Status: 409}}}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := c.Create(ctx, nil)
 		return checks.Input{}, "", err
 	})
@@ -112,22 +113,22 @@ func containerLease(c *container.Client, id string) *lease.ContainerClient {
 	return lc
 }
 
-func containerLeaseAcquire(ctx context.Context, a *Actor, c *container.Client, name, id string, seconds int32) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.lease.acquire", Key: name, Conflicts: conflictContainer, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerLeaseAcquire(ctx context.Context, a *workload.Actor, c *container.Client, name, id string, seconds int32) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.lease.acquire", Key: name, Conflicts: conflictContainer, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := containerLease(c, id).AcquireLease(ctx, seconds, nil)
 		return checks.Input{LeaseID: id, LeaseDuration: int(seconds)}, id, err
 	})
 }
 
-func containerLeaseRelease(ctx context.Context, a *Actor, c *container.Client, name, id string) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.lease.release", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerLeaseRelease(ctx context.Context, a *workload.Actor, c *container.Client, name, id string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.lease.release", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := containerLease(c, id).ReleaseLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
 	})
 }
 
-func containerLeaseRenew(ctx context.Context, a *Actor, c *container.Client, name, id string) checks.Op {
-	return a.Do(ctx, Call{Kind: "container.lease.renew", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func containerLeaseRenew(ctx context.Context, a *workload.Actor, c *container.Client, name, id string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "container.lease.renew", Key: name, Conflicts: conflictContainer}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := containerLease(c, id).RenewLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
 	})

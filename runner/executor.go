@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -74,7 +75,7 @@ func claim(st *ExecStats, bound int64) bool {
 
 // runClosed runs the closed loop: each of N actors starts its next operation
 // when the last returns. Stages ramp N; actors above the current level wait.
-func runClosed(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStats) {
+func runClosed(ctx context.Context, e *workload.Env, wl workload.Workload, pl loadPlan, st *ExecStats) {
 	maxActors := pl.w.Actors
 	for _, s := range pl.w.Stages {
 		maxActors = max(maxActors, int(math.Ceil(s.Target)))
@@ -100,18 +101,18 @@ func runClosed(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecSt
 	var wg sync.WaitGroup
 	for i := 0; i < maxActors; i++ {
 		wg.Add(1)
-		go func(i int, a *Actor) {
+		go func(i int, a *workload.Actor) {
 			defer wg.Done()
-			for !e.stopping() && ctx.Err() == nil {
+			for !e.Stopping() && ctx.Err() == nil {
 				if int64(i) >= active.Load() {
 					time.Sleep(20 * time.Millisecond)
 					continue
 				}
 				if !claim(st, pl.w.Iterations) {
-					e.stop.Store(true)
+					e.Stop.Store(true)
 					return
 				}
-				a.intended = 0 // closed loop: the operation starts when it is called
+				a.Intended = 0 // closed loop: the operation starts when it is called
 				wl.Iterate(ctx, a)
 			}
 		}(i, e.Actor(e.ActorBase+i))
@@ -153,7 +154,7 @@ const roomWait = time.Millisecond
 // leaves the record: dropped arrivals, and those still waiting when the
 // load ends, go into the corrected histogram of the op kind iterations
 // start with, with the latency they had at least reached by the end.
-func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStats) {
+func runOpen(ctx context.Context, e *workload.Env, wl workload.Workload, pl loadPlan, st *ExecStats) {
 	st.Backlog = backlogFor(pl)
 	queue := make(chan int64, st.Backlog)
 	var mu sync.Mutex // guards miss
@@ -161,10 +162,10 @@ func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStat
 	var wg sync.WaitGroup
 	for i := 0; i < pl.w.Actors; i++ {
 		wg.Add(1)
-		go func(a *Actor) {
+		go func(a *workload.Actor) {
 			defer wg.Done()
 			for due := range queue {
-				if ctx.Err() != nil || e.stopping() {
+				if ctx.Err() != nil || e.Stopping() {
 					mu.Lock()
 					miss.add(due, 1)
 					mu.Unlock()
@@ -174,7 +175,7 @@ func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStat
 				if time.Duration(e.Rec.Now()-due) > lateAfter {
 					st.Late.Add(1)
 				}
-				a.intended = due
+				a.Intended = due
 				wl.Iterate(ctx, a)
 			}
 		}(e.Actor(e.ActorBase + i))
@@ -194,7 +195,7 @@ func runOpen(ctx context.Context, e *Env, wl Workload, pl loadPlan, st *ExecStat
 // in one step (so no rate, however high, makes it spin per arrival). It
 // returns at the end of the schedule, at the iteration bound, when the load
 // is stopped or on ctx's end (Ctrl-C), whichever comes first.
-func pace(ctx context.Context, e *Env, pl loadPlan, st *ExecStats, queue chan<- int64, drop func(due, n int64)) {
+func pace(ctx context.Context, e *workload.Env, pl loadPlan, st *ExecStats, queue chan<- int64, drop func(due, n int64)) {
 	base := e.Rec.Now()
 	// last is the number of arrivals the schedule holds before the limit.
 	last := int64(math.MaxInt64)
@@ -213,7 +214,7 @@ func pace(ctx context.Context, e *Env, pl loadPlan, st *ExecStats, queue chan<- 
 			return true
 		}
 	}
-	for n := int64(0); n < last && ctx.Err() == nil && !e.stopping(); {
+	for n := int64(0); n < last && ctx.Err() == nil && !e.Stopping(); {
 		at, ok := pl.profile.ArrivalTime(n)
 		if !ok {
 			return
@@ -259,12 +260,12 @@ func pace(ctx context.Context, e *Env, pl loadPlan, st *ExecStats, queue chan<- 
 
 // recordMissed puts the arrivals the loop could not serve into the
 // corrected histogram, each with the latency it had reached at end.
-func recordMissed(e *Env, miss *missed, end int64) {
-	if miss.total == 0 || e.Rec.metrics == nil {
+func recordMissed(e *workload.Env, miss *missed, end int64) {
+	if miss.total == 0 || e.Rec.Metrics == nil {
 		return
 	}
-	kind := e.firstKind()
+	kind := e.FirstKind()
 	miss.each(end, func(latency, count int64) {
-		e.Rec.metrics.RecordMissed(e.Name, kind, latency, count)
+		e.Rec.Metrics.RecordMissed(e.Name, kind, latency, count)
 	})
 }

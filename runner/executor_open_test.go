@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -21,10 +22,10 @@ type stallable struct {
 	from, to time.Duration
 }
 
-func (s *stallable) Setup(context.Context, *Env) error { return nil }
-func (s *stallable) Final(context.Context, *Env) error { return nil }
-func (s *stallable) Iterate(ctx context.Context, a *Actor) {
-	a.Do(ctx, Call{Kind: "blob.get", Key: "k"}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (s *stallable) Setup(context.Context, *workload.Env) error { return nil }
+func (s *stallable) Final(context.Context, *workload.Env) error { return nil }
+func (s *stallable) Iterate(ctx context.Context, a *workload.Actor) {
+	a.Do(ctx, workload.Call{Kind: "blob.get", Key: "k"}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		wait := s.d
 		if at := time.Since(s.start); at >= s.from && at < s.to {
 			wait = s.to - at + s.d
@@ -41,17 +42,17 @@ func (s *stallable) Iterate(ctx context.Context, a *Actor) {
 // openRun runs one open loop in the synctest bubble the way load does (the
 // load stops at the limit) and returns its stats, the recorded ops and the
 // workload's figures as the report reads them.
-func openRun(t *testing.T, ctx context.Context, w Workload, pl loadPlan) (*ExecStats, []checks.Op, reports.WorkloadSummary) {
+func openRun(t *testing.T, ctx context.Context, w workload.Workload, pl loadPlan) (*ExecStats, []checks.Op, reports.WorkloadSummary) {
 	t.Helper()
 	e, path := testEnv(t)
 	var st ExecStats
 	if pl.limit > 0 {
-		stop := time.AfterFunc(pl.limit, func() { e.stop.Store(true) })
+		stop := time.AfterFunc(pl.limit, func() { e.Stop.Store(true) })
 		defer stop.Stop()
 	}
 	runOpen(ctx, e, w, pl, &st)
 	ops := readOps(t, e, path)
-	ws, _ := e.Rec.metrics.Summary(pl.limit)
+	ws, _ := e.Rec.Metrics.Summary(pl.limit)
 	if len(ws) != 1 {
 		t.Fatalf("%d workloads in the figures, want 1", len(ws))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -25,10 +26,10 @@ type sleeper struct {
 	start        time.Time
 }
 
-func (s *sleeper) Setup(context.Context, *Env) error { return nil }
-func (s *sleeper) Final(context.Context, *Env) error { return nil }
-func (s *sleeper) Iterate(ctx context.Context, a *Actor) {
-	a.Do(ctx, Call{Kind: "sleep", Key: "k"}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (s *sleeper) Setup(context.Context, *workload.Env) error { return nil }
+func (s *sleeper) Final(context.Context, *workload.Env) error { return nil }
+func (s *sleeper) Iterate(ctx context.Context, a *workload.Actor) {
+	a.Do(ctx, workload.Call{Kind: "sleep", Key: "k"}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		n := s.inside.Add(1)
 		defer s.inside.Add(-1)
 		for p := s.peak.Load(); n > p && !s.peak.CompareAndSwap(p, n); p = s.peak.Load() {
@@ -47,19 +48,19 @@ func (s *sleeper) Iterate(ctx context.Context, a *Actor) {
 	})
 }
 
-func testEnv(t *testing.T) (*Env, string) {
+func testEnv(t *testing.T) (*workload.Env, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "h.jsonl")
-	rec, err := NewRecorder(path, time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
+	rec, err := workload.NewRecorder(path, time.Now(), reports.NewMetrics(reports.MetricsOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rec.Close() })
-	e := &Env{Name: "w", Keys: 1, Timeout: time.Second, Retry: scenarios.Retry{MaxAttempts: 1}, Rec: rec, seed: 1}
+	e := &workload.Env{Name: "w", Keys: 1, Timeout: time.Second, Retry: scenarios.Retry{MaxAttempts: 1}, Rec: rec, Seed: 1}
 	return e, path
 }
 
-func readOps(t *testing.T, e *Env, path string) []checks.Op {
+func readOps(t *testing.T, e *workload.Env, path string) []checks.Op {
 	t.Helper()
 	if err := e.Rec.Close(); err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestClosedLoopRampsActors(t *testing.T) {
 		w := &sleeper{d: 5 * time.Millisecond, start: time.Now()}
 		stages := []scenarios.Stage{{Duration: 300 * time.Millisecond, Target: 6}, {Duration: 300 * time.Millisecond, Target: 6}}
 		pl := loadPlan{w: scenarios.Workload{Actors: 1, Stages: stages}, profile: NewProfile(1, stages, 0)}
-		stop := time.AfterFunc(600*time.Millisecond, func() { e.stop.Store(true) })
+		stop := time.AfterFunc(600*time.Millisecond, func() { e.Stop.Store(true) })
 		defer stop.Stop()
 		runClosed(context.Background(), e, w, pl, &st)
 		// The ramp reaches 2.67 actors at 100 ms; all 6 at once would mean no ramp.

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
-	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/runner/target"
@@ -278,48 +273,6 @@ func windowText(f scenarios.Fault) string {
 		return fmt.Sprintf("from +%v for %v", f.At, f.For)
 	}
 	return fmt.Sprintf("every %v from +%v, for %v", f.Every, f.At, f.For)
-}
-
-// classify is classifyAnswer, then what an injected fault changes: the
-// fault is named in the output, and the answer to a request delivered
-// twice (http.duplicate) says nothing certain about the first delivery,
-// which may have applied: any answer but a success becomes unknown.
-func classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
-	outcome, out := classifyAnswer(resp, err, conflicts)
-	var re *azcore.ResponseError
-	if resp == nil && errors.As(err, &re) {
-		resp = re.RawResponse
-	}
-	if resp == nil {
-		return outcome, out
-	}
-	if out.Fault = resp.Header.Get(faults.Header); out.Fault != "" && outcome != checks.OK &&
-		strings.HasSuffix(out.Fault, "(http.duplicate)") {
-		outcome = checks.Unknown
-	}
-	return outcome, out
-}
-
-// attemptSeq numbers attempts for AttemptHeader.
-var attemptSeq atomic.Uint64
-
-// tagAttempt gives the attempt an id the fault proxy sees (AttemptHeader),
-// when the run has HTTP faults; id is "" otherwise.
-func (e *Env) tagAttempt(ctx context.Context) (context.Context, string) {
-	if e.Target == nil || e.Target.Faults == nil || !e.Target.Faults.HasHTTP() {
-		return ctx, ""
-	}
-	id := strconv.FormatUint(attemptSeq.Add(1), 36)
-	return context.WithValue(ctx, target.AttemptKey{}, id), id
-}
-
-// faultOf names, in out, the fault that left attempt id without an answer
-// (a dropped response), when out does not name one already.
-func (e *Env) faultOf(id string, out *checks.Output) {
-	if id == "" || out.Fault != "" {
-		return
-	}
-	out.Fault = e.Target.Faults.Unanswered(id)
 }
 
 // summary returns the windows for the report, on the run's clock (the

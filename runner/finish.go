@@ -12,12 +12,13 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // finishRun closes the history, checks it and writes the summary. It runs on
 // every path out of Run, so a failed or interrupted run keeps what it has.
-func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *Recorder, m *reports.Metrics,
+func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *workload.Recorder, m *reports.Metrics,
 	runs []*running, runErr error, logf func(string, ...any)) (*reports.Summary, error) {
 	sum.Elapsed = time.Duration(rec.Now()) // (not time.Since(Started): a shard's Started carries its clock skew)
 	if err := rec.Close(); err != nil {

@@ -16,12 +16,13 @@ import (
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // everyKindScenario runs every workload kind side by side, each under its
 // own names, so one frozen target tests them all at once.
 func everyKindScenario() (string, []string) {
-	kinds := WorkloadKinds()
+	kinds := workload.WorkloadKinds()
 	w, _ := targettest.EveryKind(kinds)
 	return "name: every-kind\nduration: 2m\ntimeout: 2s\nunreachable_after: 1s\ntarget: {kind: connection-string}\n" + w, kinds
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"sync"
 	"time"
 )
@@ -24,7 +25,7 @@ const (
 
 // after records a get's result and, when it was empty, sleeps the actor's
 // current back-off (cut short when the load phase stops).
-func (p *idlePolls) after(ctx context.Context, a *Actor, empty bool) {
+func (p *idlePolls) after(ctx context.Context, a *workload.Actor, empty bool) {
 	p.mu.Lock()
 	if p.wait == nil {
 		p.wait = map[int]time.Duration{}
@@ -38,5 +39,5 @@ func (p *idlePolls) after(ctx context.Context, a *Actor, empty bool) {
 	d = min(max(2*d, idleFirst), idleMax)
 	p.wait[a.ID] = d
 	p.mu.Unlock()
-	a.pause(ctx, d)
+	a.Pause(ctx, d)
 }

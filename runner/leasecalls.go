@@ -5,6 +5,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // Every Lease Blob call, recorded with what the lease checkers need. Each
@@ -14,7 +15,7 @@ import (
 // conflictLeaseOp are the 409s a lease call gets when the lease is not in a
 // state that allows it (someone else holds it, it is breaking or broken,
 // the id does not match): the documented answers of a lost race.
-var conflictLeaseOp = []Expect{{Status: 409}}
+var conflictLeaseOp = []workload.Expect{{Status: 409}}
 
 func (b *blobs) leaseClient(key, id string) *lease.BlobClient {
 	lc, _ := lease.NewBlobClient(b.block(key), &lease.BlobClientOptions{LeaseID: &id}) // err only for a malformed id; ours are GUIDs
@@ -22,38 +23,38 @@ func (b *blobs) leaseClient(key, id string) *lease.BlobClient {
 }
 
 // leaseAcquire asks for a lease with the proposed id; seconds -1 is infinite.
-func (b *blobs) leaseAcquire(ctx context.Context, a *Actor, key, id string, seconds int32) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) leaseAcquire(ctx context.Context, a *workload.Actor, key, id string, seconds int32) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).AcquireLease(ctx, seconds, nil)
 		return checks.Input{LeaseID: id, LeaseDuration: int(seconds)}, id, err
 	})
 }
 
-func (b *blobs) leaseRelease(ctx context.Context, a *Actor, key, id string) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.release", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) leaseRelease(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.lease.release", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).ReleaseLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
 	})
 }
 
-func (b *blobs) leaseRenew(ctx context.Context, a *Actor, key, id string) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.renew", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) leaseRenew(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.lease.renew", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).RenewLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
 	})
 }
 
 // leaseChange replaces the lease id id with next.
-func (b *blobs) leaseChange(ctx context.Context, a *Actor, key, id, next string) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.change", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) leaseChange(ctx context.Context, a *workload.Actor, key, id, next string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.lease.change", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).ChangeLease(ctx, next, nil)
 		return checks.Input{LeaseID: id, ProposedLeaseID: next}, next, err
 	})
 }
 
 // leaseBreak breaks whatever lease the blob has; period < 0 sends none.
-func (b *blobs) leaseBreak(ctx context.Context, a *Actor, key string, period int) checks.Op {
-	return a.Do(ctx, Call{Kind: "blob.lease.break", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (b *blobs) leaseBreak(ctx context.Context, a *workload.Actor, key string, period int) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: "blob.lease.break", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{}
 		o := &lease.BlobBreakOptions{}
 		if period >= 0 {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -31,7 +32,7 @@ func TestEndedByTarget(t *testing.T) {
 		{checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}, false},                 // refused
 		{checks.Error, checks.Output{Err: "dial tcp 127.0.0.1:1: connect: connection refused"}, false}, // never sent
 	} {
-		if got := endedByTarget(c.o, &c.out); got != c.want {
+		if got := workload.EndedByTarget(c.o, &c.out); got != c.want {
 			t.Errorf("%s %+v: %v, want %v", c.o, c.out, got, c.want)
 		}
 	}
@@ -111,7 +112,7 @@ func TestLeaseAcquiresSettle(t *testing.T) {
 			}
 			delete(unsettled, op.Actor)
 		}
-		if op.Kind == "blob.lease.acquire" && mayHaveApplied(op) {
+		if op.Kind == "blob.lease.acquire" && workload.MayHaveApplied(op) {
 			mayHave++
 			if !op.Out.Done {
 				t.Errorf("#%d (%s): the target ended it, yet it is not marked done", op.Seq, op.Out.Err)

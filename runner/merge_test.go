@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -38,7 +39,7 @@ func writeShardDir(t *testing.T, dir string, index, count int, started time.Time
 		t.Fatal(err)
 	}
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: started, Workloads: []string{"w"}})
-	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), started, m)
+	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), started, m)
 	if err != nil {
 		t.Fatal(err)
 	}

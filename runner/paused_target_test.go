@@ -11,6 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -40,11 +41,11 @@ workloads:
 	dir := t.TempDir()
 	start := time.Now()
 	m := reports.NewMetrics(reports.MetricsOptions{Start: start, Workloads: []string{"counter"}})
-	rec, err := NewRecorder(filepath.Join(dir, HistoryFile), start, m)
+	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), start, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := newEnv(sc.Workloads[0], sc, rec, tg, "paused")
+	env := workload.NewEnv(sc.Workloads[0], sc, rec, tg, "paused")
 	wl := &etagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ workloads:
 	}()
 	r := &running{env: env, plan: pl}
 	st := &r.stats
-	stop := time.AfterFunc(pl.limit, func() { env.stop.Store(true) })
+	stop := time.AfterFunc(pl.limit, func() { env.Stop.Store(true) })
 	defer stop.Stop()
 	runOpen(ctx, env, wl, pl, st)
 	wg.Wait()

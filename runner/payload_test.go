@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 func TestRecordedValue(t *testing.T) {
@@ -20,28 +21,28 @@ func TestRecordedValue(t *testing.T) {
 		{strings.Repeat(".", 300) + "x" + strings.Repeat(".", 5), "[300 dots]x....."},
 		{garbage, garbage[:64] + "[… 1200 bytes, sha256:"},
 	} {
-		got := recordedValue(c.in)
+		got := workload.RecordedValue(c.in)
 		if !strings.HasPrefix(got, c.want) || (!strings.HasSuffix(c.want, "sha256:") && got != c.want) {
 			t.Errorf("recordedValue(%.30q...) = %q, want %q", c.in, got, c.want)
 		}
 	}
 	// What the checkers read from a value survives.
-	if v, err := checks.ParseCounterValue(recordedValue(mib)); err != nil || v.N != 12 || v.Tag != "a3-4" {
+	if v, err := checks.ParseCounterValue(workload.RecordedValue(mib)); err != nil || v.N != 12 || v.Tag != "a3-4" {
 		t.Errorf("counter value after recording: %+v, %v", v, err)
 	}
 	// Values that differ anywhere still differ: a shorter read, a byte
 	// changed inside the padding, garbage of the same length.
 	other := []string{mib[:len(mib)-1], mib[:600] + "x" + mib[601:], strings.Repeat("xyz", 399) + "xyw"}
 	for _, o := range other {
-		if recordedValue(o) == recordedValue(mib) || recordedValue(o) == recordedValue(garbage) {
-			t.Errorf("%.30q... records like another value: %q", o, recordedValue(o))
+		if workload.RecordedValue(o) == workload.RecordedValue(mib) || workload.RecordedValue(o) == workload.RecordedValue(garbage) {
+			t.Errorf("%.30q... records like another value: %q", o, workload.RecordedValue(o))
 		}
 	}
 	// A queue message's original text (before '#') is the put's text.
 	put := messageText("a1-2", 4096)
-	got := recordedValue(put + "#p2")
-	if orig, _, _ := strings.Cut(got, "#"); orig != recordedValue(put) {
-		t.Errorf("update %q, put %q", got, recordedValue(put))
+	got := workload.RecordedValue(put + "#p2")
+	if orig, _, _ := strings.Cut(got, "#"); orig != workload.RecordedValue(put) {
+		t.Errorf("update %q, put %q", got, workload.RecordedValue(put))
 	}
 }
 
@@ -85,7 +86,7 @@ func TestRecordedPayloadsKeepTheCheckersDeciding(t *testing.T) {
 			}
 			size := 0
 			for i := range c.ops {
-				r := recordedPayloads(&c.ops[i])
+				r := workload.RecordedPayloads(&c.ops[i])
 				size += len(r.AppendJSONLine(nil))
 				rec.Observe(r)
 				full.Observe(&c.ops[i])

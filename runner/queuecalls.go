@@ -10,12 +10,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // conflictPopReceipt are the answers to an Update or Delete Message whose
 // pop receipt a later dequeue or update replaced: 404 MessageNotFound, and
 // 400 PopReceiptMismatch for a receipt the service recognises as stale.
-var conflictPopReceipt = []Expect{{Status: 404, Code: "MessageNotFound"}, {Status: 400, Code: "PopReceiptMismatch"}}
+var conflictPopReceipt = []workload.Expect{{Status: 404, Code: "MessageNotFound"}, {Status: 400, Code: "PopReceiptMismatch"}}
 
 // queues holds one workload's queues: names prefix-q0, prefix-q1, ...
 type queues struct {
@@ -23,7 +24,7 @@ type queues struct {
 	names []string
 }
 
-func newQueues(e *Env, n int) (*queues, error) {
+func newQueues(e *workload.Env, n int) (*queues, error) {
 	svc, err := e.Target.Queues()
 	if err != nil {
 		return nil, err
@@ -38,9 +39,9 @@ func newQueues(e *Env, n int) (*queues, error) {
 
 // queueSetup opens the workload's queues (one per key) and creates them,
 // recorded as setup.
-func queueSetup(ctx context.Context, e *Env) (*queues, error) {
+func queueSetup(ctx context.Context, e *workload.Env) (*queues, error) {
 	q, err := newQueues(e, e.Keys)
-	if err != nil || e.attachOnly {
+	if err != nil || e.AttachOnly {
 		return q, err
 	}
 	return q, q.create(ctx, e.Actor(checks.ActorSetup))
@@ -49,9 +50,9 @@ func queueSetup(ctx context.Context, e *Env) (*queues, error) {
 func (q *queues) client(name string) *azqueue.QueueClient { return q.svc.NewQueueClient(name) }
 
 // create creates every queue, recorded as setup.
-func (q *queues) create(ctx context.Context, a *Actor) error {
+func (q *queues) create(ctx context.Context, a *workload.Actor) error {
 	for _, name := range q.names {
-		op := a.Do(ctx, Call{Kind: "queue.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+		op := a.Do(ctx, workload.Call{Kind: "queue.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 			_, err := q.client(name).Create(ctx, nil)
 			return checks.Input{}, "", err
 		})
@@ -97,8 +98,8 @@ func intPtr(p *int32) *int {
 // text no other attempt sent, so a retried put whose first attempt's
 // outcome is unknown can be told apart from it (a delivery of the first
 // text resolves it as applied; at-least-once judges each text).
-func (q *queues) put(ctx context.Context, a *Actor, name string, textOf func() string) checks.Op {
-	return a.DoOut(ctx, Call{Kind: checks.KindQueuePut, Key: name}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+func (q *queues) put(ctx context.Context, a *workload.Actor, name string, textOf func() string) checks.Op {
+	return a.DoOut(ctx, workload.Call{Kind: checks.KindQueuePut, Key: name}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
 		text := textOf()
 		in := checks.Input{Value: text}
 		r, err := q.client(name).EnqueueMessage(ctx, text, nil)
@@ -115,8 +116,8 @@ func (q *queues) put(ctx context.Context, a *Actor, name string, textOf func() s
 }
 
 // get dequeues up to n messages, invisible for vis afterwards.
-func (q *queues) get(ctx context.Context, a *Actor, name string, n int, vis time.Duration) checks.Op {
-	return a.DoOut(ctx, Call{Kind: checks.KindQueueGet, Key: name}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+func (q *queues) get(ctx context.Context, a *workload.Actor, name string, n int, vis time.Duration) checks.Op {
+	return a.DoOut(ctx, workload.Call{Kind: checks.KindQueueGet, Key: name}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
 		num := int32(n)
 		o := &azqueue.DequeueMessagesOptions{NumberOfMessages: &num, VisibilityTimeout: seconds(vis)}
 		in := checks.Input{NumMessages: n, Visibility: intPtr(o.VisibilityTimeout)}
@@ -140,8 +141,8 @@ func (q *queues) get(ctx context.Context, a *Actor, name string, n int, vis time
 }
 
 // update replaces a message's text and makes it invisible for vis.
-func (q *queues) update(ctx context.Context, a *Actor, name, id, receipt, text string, vis time.Duration) checks.Op {
-	return a.DoOut(ctx, Call{Kind: checks.KindQueueUpdate, Key: name, Conflicts: conflictPopReceipt}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+func (q *queues) update(ctx context.Context, a *workload.Actor, name, id, receipt, text string, vis time.Duration) checks.Op {
+	return a.DoOut(ctx, workload.Call{Kind: checks.KindQueueUpdate, Key: name, Conflicts: conflictPopReceipt}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
 		o := &azqueue.UpdateMessageOptions{VisibilityTimeout: seconds(vis)}
 		in := checks.Input{MessageID: id, PopReceipt: receipt, Value: text, Visibility: intPtr(o.VisibilityTimeout)}
 		r, err := q.client(name).UpdateMessage(ctx, id, receipt, text, o)
@@ -153,8 +154,8 @@ func (q *queues) update(ctx context.Context, a *Actor, name, id, receipt, text s
 }
 
 // delete deletes a message with its pop receipt.
-func (q *queues) delete(ctx context.Context, a *Actor, name, id, receipt string) checks.Op {
-	return a.Do(ctx, Call{Kind: checks.KindQueueDelete, Key: name, Conflicts: conflictPopReceipt}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (q *queues) delete(ctx context.Context, a *workload.Actor, name, id, receipt string) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: checks.KindQueueDelete, Key: name, Conflicts: conflictPopReceipt}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{MessageID: id, PopReceipt: receipt}
 		_, err := q.client(name).DeleteMessage(ctx, id, receipt, nil)
 		return in, "", err
@@ -162,9 +163,9 @@ func (q *queues) delete(ctx context.Context, a *Actor, name, id, receipt string)
 }
 
 // count asks for the approximate number of messages, visible or not.
-func (q *queues) count(ctx context.Context, a *Actor, name string) (int, bool) {
+func (q *queues) count(ctx context.Context, a *workload.Actor, name string) (int, bool) {
 	n := 0
-	op := a.Do(ctx, Call{Kind: "queue.props", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+	op := a.Do(ctx, workload.Call{Kind: "queue.props", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		r, err := q.client(name).GetProperties(ctx, nil)
 		if err == nil && r.ApproximateMessagesCount != nil {
 			n = int(*r.ApproximateMessagesCount)
@@ -178,7 +179,7 @@ func (q *queues) count(ctx context.Context, a *Actor, name string) (int, bool) {
 // invisible ones (received by a consumer that never deleted them) to come
 // back, until a get returns nothing and the queue holds nothing. It gives
 // up at the deadline; the checks then see an unfinished drain.
-func (q *queues) drain(ctx context.Context, a *Actor, name string, vis time.Duration, deadline time.Time) error {
+func (q *queues) drain(ctx context.Context, a *workload.Actor, name string, vis time.Duration, deadline time.Time) error {
 	for time.Now().Before(deadline) && ctx.Err() == nil {
 		op := q.get(ctx, a, name, 32, vis)
 		if op.Outcome != checks.OK {

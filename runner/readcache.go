@@ -4,10 +4,8 @@ import (
 	"context"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
-
-// cachedRead is the last version of a blob an actor read.
-type cachedRead struct{ etag, value, lastModified string }
 
 // read returns a blob's current value and ETag. With probability
 // conditional, and when the actor holds a cached version, it asks with
@@ -19,29 +17,29 @@ type cachedRead struct{ etag, value, lastModified string }
 // the cached Last-Modified instead. Last-Modified has one-second precision,
 // so a 304 then may hide a change within that second: the actor's next
 // If-Match write then gets 412, as it should.
-func (b *blobs) read(ctx context.Context, a *Actor, key string, conditional, byDate float64) (cachedRead, bool) {
-	if a.cache == nil {
-		a.cache = map[string]cachedRead{}
+func (b *blobs) read(ctx context.Context, a *workload.Actor, key string, conditional, byDate float64) (workload.CachedRead, bool) {
+	if a.Cache == nil {
+		a.Cache = map[string]workload.CachedRead{}
 	}
-	c, have := a.cache[key]
+	c, have := a.Cache[key]
 	ro := readOpts{}
 	if have && conditional > 0 && a.Rand.Float64() < conditional {
-		if byDate > 0 && a.Rand.Float64() < byDate && c.lastModified != "" {
-			ro.IfModifiedSince = c.lastModified
+		if byDate > 0 && a.Rand.Float64() < byDate && c.LastModified != "" {
+			ro.IfModifiedSince = c.LastModified
 		} else {
-			ro.IfNoneMatch = c.etag
+			ro.IfNoneMatch = c.Etag
 		}
 	}
 	op := b.get(ctx, a, key, ro)
 	switch {
 	case op.Outcome != checks.OK:
-		return cachedRead{}, false
+		return workload.CachedRead{}, false
 	case op.Out.Status == 304:
 		return c, true
 	case op.Out.ETag == "":
-		return cachedRead{}, false
+		return workload.CachedRead{}, false
 	}
-	c = cachedRead{etag: op.Out.ETag, value: op.Out.Value, lastModified: op.Out.LastModified}
-	a.cache[key] = c
+	c = workload.CachedRead{Etag: op.Out.ETag, Value: op.Out.Value, LastModified: op.Out.LastModified}
+	a.Cache[key] = c
 	return c, true
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -115,8 +116,8 @@ type running struct {
 	plan loadPlan
 	// skip: this shard runs none of the workload's load.
 	skip  bool
-	env   *Env
-	wl    Workload
+	env   *workload.Env
+	wl    workload.Workload
 	stats ExecStats
 	done  bool
 }
@@ -199,7 +200,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	for _, e := range o.Exporters {
 		e.Attach(metrics)
 	}
-	rec, err := NewRecorder(filepath.Join(o.ResultsDir, HistoryFile), start, metrics)
+	rec, err := workload.NewRecorder(filepath.Join(o.ResultsDir, HistoryFile), start, metrics)
 	if err != nil {
 		if tgt != nil {
 			_ = tgt.Close()
@@ -260,11 +261,11 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			}
 		}
 		if sum.Shard != nil {
-			var c dateClock
+			var c workload.DateClock
 			for _, r := range runs {
-				r.env.clockOffset(&c)
+				r.env.ClockOffset(&c)
 			}
-			sum.Shard.ClockOffset = c.offset()
+			sum.Shard.ClockOffset = c.Offset()
 		}
 		stopWatch() // the checks send nothing: a silence now means nothing
 		o.stage(StageChecks)
@@ -315,9 +316,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sharded := shardCount > 1
 	var active []*running // the workloads this shard runs load of
 	for _, w := range sc.Workloads {
-		f, ok := workloads[w.Kind]
+		f, ok := workload.Workloads[w.Kind]
 		if !ok {
-			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, WorkloadKinds()))
+			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, workload.WorkloadKinds()))
 		}
 		cut, err := cutWorkload(w, shardIndex, shardCount)
 		if err != nil {
@@ -327,9 +328,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
-		env := newEnv(cut.w, sc, rec, tgt, id)
-		env.ActorBase, env.keyLo, env.keyN, env.attachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
-		env.zero, env.sharded, env.stopStage = sum.Started.UnixNano(), sharded, stopStage
+		env := workload.NewEnv(cut.w, sc, rec, tgt, id)
+		env.ActorBase, env.KeyLo, env.KeyN, env.AttachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
+		env.Zero, env.Sharded, env.StopStage = sum.Started.UnixNano(), sharded, stopStage.context
 		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
 		runs = append(runs, r)
 		if !r.skip {
@@ -418,7 +419,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 }
 
 // load runs every workload's executor side by side and reports progress.
-func load(ctx context.Context, runs []*running, rec *Recorder, m *reports.Metrics, o Options) {
+func load(ctx context.Context, runs []*running, rec *workload.Recorder, m *reports.Metrics, o Options) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -427,7 +428,7 @@ func load(ctx context.Context, runs []*running, rec *Recorder, m *reports.Metric
 		go func(r *running) {
 			defer wg.Done()
 			if r.plan.limit > 0 {
-				t := time.AfterFunc(r.plan.limit, func() { r.env.stop.Store(true) })
+				t := time.AfterFunc(r.plan.limit, func() { r.env.Stop.Store(true) })
 				defer t.Stop()
 			}
 			if r.plan.w.Executor == scenarios.ExecutorOpen {
@@ -435,7 +436,7 @@ func load(ctx context.Context, runs []*running, rec *Recorder, m *reports.Metric
 			} else {
 				runClosed(ctx, r.env, r.wl, r.plan, &r.stats)
 			}
-			r.env.stop.Store(true)
+			r.env.Stop.Store(true)
 			mu.Lock()
 			r.done = true
 			mu.Unlock()

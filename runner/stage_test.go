@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -26,11 +27,11 @@ func frozen(ctx context.Context, _ int) (checks.Input, string, error) {
 
 // retryingEnv is testEnv with the default policy's shape: 4 attempts of
 // timeout each, unknown outcomes retried after a back-off up to max.
-func retryingEnv(t *testing.T, timeout, base, max time.Duration) (*Env, string) {
+func retryingEnv(t *testing.T, timeout, base, max time.Duration) (*workload.Env, string) {
 	e, path := testEnv(t)
 	e.Timeout = timeout
 	e.Retry = scenarios.Retry{MaxAttempts: 4, Base: base, Max: max}
-	e.retryOn[checks.Unknown] = true
+	e.RetryOn[checks.Unknown] = true
 	return e, path
 }
 
@@ -44,7 +45,7 @@ func TestStageBoundsTheRetryPolicy(t *testing.T) {
 		start := time.Now()
 		st := beginStage("stopping the load", 5*time.Second, cut{context.Background(), nil})
 		defer st.cancel()
-		op := e.Actor(0).Do(st.ctx, Call{Kind: "blob.lease.release", Key: "k"}, frozen)
+		op := e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
 		if took := time.Since(start); took != 5*time.Second {
 			t.Errorf("the call took %v, want the stage's 5s", took)
 		}
@@ -70,12 +71,12 @@ func TestStageClampsAttemptsAndBackOff(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		synctest.Test(t, func(t *testing.T) {
 			e, path := retryingEnv(t, time.Second, time.Second, time.Second)
-			e.seed = seed
+			e.Seed = seed
 			bound := 2500 * time.Millisecond
 			start := time.Now()
 			st := beginStage("final reads", bound, cut{context.Background(), nil})
 			defer st.cancel()
-			e.Actor(0).Do(st.ctx, Call{Kind: "blob.get", Key: "k"}, frozen)
+			e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.get", Key: "k"}, frozen)
 			took := time.Since(start)
 			if took > bound {
 				t.Errorf("seed %d: returned after %v, past the stage's %v", seed, took, bound)
@@ -115,7 +116,7 @@ func TestPressCutsTheStage(t *testing.T) {
 		defer st.cancel()
 		start := time.Now()
 		time.AfterFunc(time.Second, pressNow)
-		op := e.Actor(0).Do(st.ctx, Call{Kind: "blob.lease.release", Key: "k"}, frozen)
+		op := e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
 		if took := time.Since(start); took != time.Second {
 			t.Errorf("the call ended %v after the start, want at the press (1s)", took)
 		}
@@ -123,7 +124,7 @@ func TestPressCutsTheStage(t *testing.T) {
 			t.Errorf("%d attempts, stage ended %q; want 1, interrupted again", op.Attempt, st.why())
 		}
 		// A call asked for after the press is not sent, nor recorded.
-		if op := e.Actor(1).Do(st.ctx, Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Outcome != checks.Error || op.Attempt != 0 {
+		if op := e.Actor(1).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Outcome != checks.Error || op.Attempt != 0 {
 			t.Errorf("after the press: %+v, want a call not sent", op)
 		}
 		if ops := readOps(t, e, path); len(ops) != 1 {
@@ -144,14 +145,14 @@ func TestStoppingStage(t *testing.T) {
 		var lines []string
 		s := &stoppingStage{cut: cut{context.Background(), errInterruptedAgain}, more: []cut{{trouble, nil}},
 			logf: func(f string, a ...any) { lines = append(lines, f) }}
-		e.stopStage = s
-		if got := e.afterStop(load); got != load {
+		e.StopStage = s.context
+		if got := e.AfterStop(load); got != load {
 			t.Fatal("while the load runs, afterStop must be the load's context")
 		}
 		time.Sleep(time.Minute) // the load ran a while: the bound counts from the stop
 		stopLoad()
 		start := time.Now()
-		op := e.Actor(0).Do(e.afterStop(load), Call{Kind: "blob.lease.release", Key: "k"}, frozen)
+		op := e.Actor(0).Do(e.AfterStop(load), workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
 		if took := time.Since(start); took != StoppingBound || op.Attempt != 1 {
 			t.Errorf("release took %v in %d attempts, want %v in 1", took, op.Attempt, StoppingBound)
 		}
@@ -159,16 +160,16 @@ func TestStoppingStage(t *testing.T) {
 		if len(lines) != 2 {
 			t.Errorf("the stage said %q, want its start and that it cut the releases", lines)
 		}
-		if op := e.Actor(1).Do(e.afterStop(load), Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Attempt != 0 {
+		if op := e.Actor(1).Do(e.AfterStop(load), workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Attempt != 0 {
 			t.Errorf("a release after the stage ended was sent: %+v", op)
 		}
 
 		// Stopped by an unreachable target: no release at all.
 		s2 := &stoppingStage{cut: cut{context.Background(), errInterruptedAgain}, more: []cut{{trouble, nil}},
 			logf: func(f string, a ...any) { t.Errorf("the stage said %q for a target declared unreachable", f) }}
-		e.stopStage = s2
+		e.StopStage = s2.context
 		troubleNow(errors.New("target unreachable"))
-		if op := e.Actor(2).Do(e.afterStop(load), Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Attempt != 0 {
+		if op := e.Actor(2).Do(e.AfterStop(load), workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Attempt != 0 {
 			t.Errorf("a release to an unreachable target was sent: %+v", op)
 		}
 		s2.end()

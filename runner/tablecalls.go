@@ -11,12 +11,13 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // The documented answers that mean a table race was lost.
 var (
-	conflictEntityCondition = []Expect{{Status: 412}}
-	conflictEntityExists    = []Expect{{Status: 409, Code: "EntityAlreadyExists"}}
+	conflictEntityCondition = []workload.Expect{{Status: 412}}
+	conflictEntityExists    = []workload.Expect{{Status: 409, Code: "EntityAlreadyExists"}}
 )
 
 // Property names stormcheck writes. System properties (PartitionKey,
@@ -49,7 +50,7 @@ func tableName(prefix string) string {
 	return name + suffix
 }
 
-func newTables(e *Env) (*tables, error) {
+func newTables(e *workload.Env) (*tables, error) {
 	svc, err := e.Target.Tables()
 	if err != nil {
 		return nil, err
@@ -61,13 +62,13 @@ func newTables(e *Env) (*tables, error) {
 
 // tableSetup opens the workload's table and creates it, recorded as setup;
 // it returns the setup actor for the rest of the setup.
-func tableSetup(ctx context.Context, e *Env) (*tables, *Actor, error) {
+func tableSetup(ctx context.Context, e *workload.Env) (*tables, *workload.Actor, error) {
 	t, err := newTables(e)
 	if err != nil {
 		return nil, nil, err
 	}
 	a := e.Actor(checks.ActorSetup)
-	if e.attachOnly {
+	if e.AttachOnly {
 		return t, a, nil
 	}
 	if err := t.create(ctx, a); err != nil {
@@ -79,9 +80,9 @@ func tableSetup(ctx context.Context, e *Env) (*tables, *Actor, error) {
 // fillPartitions writes rows r0000.. of every partition k0.. with one
 // transaction per 100 rows (the limit of one), each stamped by the setup
 // actor and built by actions.
-func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions func(checks.Input) []batchAction) error {
+func fillPartitions(ctx context.Context, e *workload.Env, t *tables, a *workload.Actor, actions func(checks.Input) []batchAction) error {
 	p := e.Params
-	if e.attachOnly {
+	if e.AttachOnly {
 		return nil
 	}
 	for k := 0; k < e.Keys; k++ {
@@ -91,11 +92,11 @@ func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions fu
 				rows = append(rows, rowName(r))
 			}
 			stamp := a.Tag()
-			op := t.batch(ctx, a, KeyName(k), p.PayloadBytes, func() checks.Input {
+			op := t.batch(ctx, a, workload.KeyName(k), p.PayloadBytes, func() checks.Input {
 				return checks.Input{Value: stamp, Rows: rows}
 			}, actions, nil)
 			if op.Outcome != checks.OK {
-				return target.OpError("setup batch of "+KeyName(k), &op)
+				return target.OpError("setup batch of "+workload.KeyName(k), &op)
 			}
 		}
 	}
@@ -106,8 +107,8 @@ func fillPartitions(ctx context.Context, e *Env, t *tables, a *Actor, actions fu
 const maxBatch = 100
 
 // create creates the workload's table, recorded as setup.
-func (t *tables) create(ctx context.Context, a *Actor) error {
-	op := a.Do(ctx, Call{Kind: "table.create", Key: t.name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (t *tables) create(ctx context.Context, a *workload.Actor) error {
+	op := a.Do(ctx, workload.Call{Kind: "table.create", Key: t.name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := t.c.CreateTable(ctx, nil)
 		return checks.Input{}, "", err
 	})
@@ -160,8 +161,8 @@ func userProps(m map[string]any) map[string]string {
 // register set, the value
 // property is recorded as the op's value; otherwise every property is
 // recorded in Out.Props.
-func (t *tables) get(ctx context.Context, a *Actor, pk, rk string, register bool) checks.Op {
-	return a.DoOut(ctx, Call{Kind: checks.KindTableGet, Key: entityKey(pk, rk)}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+func (t *tables) get(ctx context.Context, a *workload.Actor, pk, rk string, register bool) checks.Op {
+	return a.DoOut(ctx, workload.Call{Kind: checks.KindTableGet, Key: entityKey(pk, rk)}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
 		r, err := t.c.GetEntity(ctx, pk, rk, nil)
 		if err != nil {
 			return checks.Input{}, checks.Output{}, err
@@ -184,8 +185,8 @@ func (t *tables) get(ctx context.Context, a *Actor, pk, rk string, register bool
 // write is one single-entity write; kind picks the operation (insert,
 // update, merge, upsert, upsert-merge, delete). in makes a fresh input per
 // attempt; props makes the entity's properties from it.
-func (t *tables) write(ctx context.Context, a *Actor, kind, pk, rk string, pad int, in func() checks.Input, props func(checks.Input) map[string]string) checks.Op {
-	c := Call{Kind: kind, Key: entityKey(pk, rk)}
+func (t *tables) write(ctx context.Context, a *workload.Actor, kind, pk, rk string, pad int, in func() checks.Input, props func(checks.Input) map[string]string) checks.Op {
+	c := workload.Call{Kind: kind, Key: entityKey(pk, rk)}
 	switch kind {
 	case checks.KindTableInsert:
 		c.Conflicts, c.CreateOnly = conflictEntityExists, true
@@ -231,8 +232,8 @@ type batchAction struct {
 // batch submits one entity group transaction in partition pk. A refused
 // transaction is recorded with the status and error code of the operation
 // that failed, not the 202 that carries it.
-func (t *tables) batch(ctx context.Context, a *Actor, pk string, pad int, in func() checks.Input, actions func(checks.Input) []batchAction, conflicts []Expect) checks.Op {
-	return a.Do(ctx, Call{Kind: checks.KindTableBatch, Key: pk, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+func (t *tables) batch(ctx context.Context, a *workload.Actor, pk string, pad int, in func() checks.Input, actions func(checks.Input) []batchAction, conflicts []workload.Expect) checks.Op {
+	return a.Do(ctx, workload.Call{Kind: checks.KindTableBatch, Key: pk, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		i := in()
 		var tx []aztables.TransactionAction
 		for _, act := range actions(i) {
@@ -248,12 +249,12 @@ func (t *tables) batch(ctx context.Context, a *Actor, pk string, pad int, in fun
 // (a page is one snapshot; a query over pages is not). scanned is how many
 // entities the service reads to answer (the workload knows its layout); it
 // is recorded on the last page. It returns the pages' ops.
-func (t *tables) query(ctx context.Context, a *Actor, kind, key, filter string, sel []string, scanned int) []checks.Op {
+func (t *tables) query(ctx context.Context, a *workload.Actor, kind, key, filter string, sel []string, scanned int) []checks.Op {
 	var ops []checks.Op
 	var nextPK, nextRK *string
 	for {
 		last := false
-		op := a.DoOut(ctx, Call{Kind: kind, Key: key}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
+		op := a.DoOut(ctx, workload.Call{Kind: kind, Key: key}, func(ctx context.Context, _ int) (checks.Input, checks.Output, error) {
 			in := checks.Input{Filter: filter, Select: sel}
 			o := &aztables.ListEntitiesOptions{NextPartitionKey: nextPK, NextRowKey: nextRK}
 			if filter != "" {

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -26,10 +26,10 @@ import (
 type blockCommit struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.block-commit", func(scenarios.Workload, *target.Target) (Workload, error) { return &blockCommit{}, nil })
+	workload.RegisterWorkload("blob.block-commit", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &blockCommit{}, nil })
 }
 
-func (w *blockCommit) Setup(ctx context.Context, e *Env) error {
+func (w *blockCommit) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
 	return keysSetup(ctx, e, w.b)
 }
@@ -40,9 +40,9 @@ func blockID(tag string, i int) string {
 	return base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("%-20.20s%04d", tag, i)))
 }
 
-func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
-	key := KeyName(a.Key())
-	p := a.env.Params
+func (w *blockCommit) Iterate(ctx context.Context, a *workload.Actor) {
+	key := workload.KeyName(a.Key())
+	p := a.Env.Params
 	if a.Rand.Float64() < p.ReadFraction {
 		w.b.read(ctx, a, key, 0, 0)
 		return
@@ -51,7 +51,7 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 	if !ok {
 		return
 	}
-	etag := v.etag
+	etag := v.Etag
 	// One tag names the commit; block i holds "<i>:<tag>;" and the committed
 	// content is exactly the blocks in order (padding in the last one), so a
 	// read shows whose list it is and whether it is whole.
@@ -72,7 +72,7 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 	}
 	content := strings.Join(parts, "")
 	outer := ctx
-	a.Do(ctx, Call{Kind: "blob.commit", Key: key, Conflicts: conflictPrecondition}, func(ctx context.Context, try int) (checks.Input, string, error) {
+	a.Do(ctx, workload.Call{Kind: "blob.commit", Key: key, Conflicts: conflictPrecondition}, func(ctx context.Context, try int) (checks.Input, string, error) {
 		list, value := ids, content
 		if try > 1 {
 			// Every attempt writes a value no other attempt wrote: a retry
@@ -82,7 +82,7 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 			rtag := a.Tag()
 			mid, marker := blockID(rtag, p.Blocks), fmt.Sprintf("retry:%s;", rtag)
 			if !w.stage(outer, a, key, []string{mid}, []string{marker}) {
-				return checks.Input{IfMatch: etag, Value: content + marker}, "", errRetryNotStaged
+				return checks.Input{IfMatch: etag, Value: content + marker}, "", workload.ErrRetryNotStaged
 			}
 			list, value = append(append([]string(nil), ids...), mid), content+marker
 		}
@@ -94,23 +94,18 @@ func (w *blockCommit) Iterate(ctx context.Context, a *Actor) {
 	})
 }
 
-// errRetryNotStaged: a retried commit whose marker block could not be
-// staged is not sent: the attempt is recorded as an error (certainly not
-// applied; notSent knows this error).
-var errRetryNotStaged = errors.New("retry's marker block not staged: commit not sent")
-
 // stage puts the commit's blocks in parallel, each from its own sub-actor
 // (an Actor serves one goroutine), and reports whether all were staged.
-func (w *blockCommit) stage(ctx context.Context, a *Actor, key string, ids, parts []string) bool {
+func (w *blockCommit) stage(ctx context.Context, a *workload.Actor, key string, ids, parts []string) bool {
 	var wg sync.WaitGroup
 	okAll := true
 	var mu sync.Mutex
 	for i := range ids {
-		sub := &Actor{ID: a.ID, env: a.env, Rand: rand.New(rand.NewPCG(a.Rand.Uint64(), uint64(i)))}
+		sub := &workload.Actor{ID: a.ID, Env: a.Env, Rand: rand.New(rand.NewPCG(a.Rand.Uint64(), uint64(i)))}
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			op := sub.Do(ctx, Call{Kind: "blob.stage", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+			op := sub.Do(ctx, workload.Call{Kind: "blob.stage", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 				_, err := w.b.block(key).StageBlock(ctx, ids[i], streaming.NopCloser(strings.NewReader(parts[i])), nil)
 				return checks.Input{Value: ids[i]}, "", err
 			})
@@ -125,7 +120,7 @@ func (w *blockCommit) stage(ctx context.Context, a *Actor, key string, ids, part
 	return okAll
 }
 
-func (w *blockCommit) Final(ctx context.Context, e *Env) error {
+func (w *blockCommit) Final(ctx context.Context, e *workload.Env) error {
 	keysFinal(ctx, e, w.b)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -27,12 +28,14 @@ type containerETag struct {
 }
 
 func init() {
-	registerWorkload("container.etag", func(scenarios.Workload, *target.Target) (Workload, error) {
+	workload.RegisterWorkload("container.etag", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &containerETag{seen: map[int]map[string]time.Time{}}, nil
 	})
 }
 
-func (w *containerETag) Setup(ctx context.Context, e *Env) error { return containersSetup(ctx, e) }
+func (w *containerETag) Setup(ctx context.Context, e *workload.Env) error {
+	return containersSetup(ctx, e)
+}
 
 func (w *containerETag) remember(actor int, name string, op checks.Op) {
 	lm, err := http.ParseTime(op.Out.LastModified)
@@ -54,9 +57,9 @@ func (w *containerETag) lastSeen(actor int, name string) (time.Time, bool) {
 	return t, ok
 }
 
-func (w *containerETag) Iterate(ctx context.Context, a *Actor) {
-	name := containerName(a.env, a.Key())
-	c := a.env.Target.Blob.NewContainerClient(name)
+func (w *containerETag) Iterate(ctx context.Context, a *workload.Actor) {
+	name := containerName(a.Env, a.Key())
+	c := a.Env.Target.Blob.NewContainerClient(name)
 	lm, ok := w.lastSeen(a.ID, name)
 	r := a.Rand.Float64()
 	switch {
@@ -72,7 +75,7 @@ func (w *containerETag) Iterate(ctx context.Context, a *Actor) {
 	}
 }
 
-func (w *containerETag) Final(ctx context.Context, e *Env) error {
+func (w *containerETag) Final(ctx context.Context, e *workload.Env) error {
 	containersFinal(ctx, e)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -23,18 +24,20 @@ type containerLeaseWL struct {
 }
 
 func init() {
-	registerWorkload("container.lease", func(scenarios.Workload, *target.Target) (Workload, error) {
+	workload.RegisterWorkload("container.lease", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &containerLeaseWL{held: map[int]map[string]string{}}, nil
 	})
 }
 
-func containerName(e *Env, i int) string { return fmt.Sprintf("%s-c%d", e.Prefix, i) }
+func containerName(e *workload.Env, i int) string { return fmt.Sprintf("%s-c%d", e.Prefix, i) }
 
-func (w *containerLeaseWL) Setup(ctx context.Context, e *Env) error { return containersSetup(ctx, e) }
+func (w *containerLeaseWL) Setup(ctx context.Context, e *workload.Env) error {
+	return containersSetup(ctx, e)
+}
 
 // containersSetup creates the workload's containers, recorded as setup.
-func containersSetup(ctx context.Context, e *Env) error {
-	if e.attachOnly {
+func containersSetup(ctx context.Context, e *workload.Env) error {
+	if e.AttachOnly {
 		return nil
 	}
 	a := e.Actor(checks.ActorSetup)
@@ -48,12 +51,12 @@ func containersSetup(ctx context.Context, e *Env) error {
 }
 
 // containersFinal reads every container's properties once the load stopped.
-func containersFinal(ctx context.Context, e *Env) {
+func containersFinal(ctx context.Context, e *workload.Env) {
 	names := make([]string, e.Keys)
 	for i := range names {
 		names[i] = containerName(e, i)
 	}
-	finalReads(ctx, e, names, func(ctx context.Context, a *Actor, name string) {
+	workload.FinalReads(ctx, e, names, func(ctx context.Context, a *workload.Actor, name string) {
 		containerGetProps(ctx, a, e.Target.Blob.NewContainerClient(name), name)
 	})
 }
@@ -77,9 +80,9 @@ func (w *containerLeaseWL) setHeld(actor int, name, id string) {
 	}
 }
 
-func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
-	name := containerName(a.env, a.Key())
-	c := a.env.Target.Blob.NewContainerClient(name)
+func (w *containerLeaseWL) Iterate(ctx context.Context, a *workload.Actor) {
+	name := containerName(a.Env, a.Key())
+	c := a.Env.Target.Blob.NewContainerClient(name)
 	r := a.Rand.Float64()
 	var op checks.Op
 	if id := w.holding(a.ID, name); id != "" {
@@ -98,12 +101,12 @@ func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
 		switch {
 		case r < 0.35:
 			id := newLeaseID(a)
-			op = containerLeaseAcquire(ctx, a, c, name, id, leaseSeconds(a.env.Params.LeaseDuration))
-			if mayHaveApplied(&op) {
+			op = containerLeaseAcquire(ctx, a, c, name, id, leaseSeconds(a.Env.Params.LeaseDuration))
+			if workload.MayHaveApplied(&op) {
 				// settle it: a renew with the id succeeds only if it took effect
 				op = containerLeaseRenew(ctx, a, c, name, id)
 			}
-			if op.Outcome == checks.OK || mayHaveApplied(&op) {
+			if op.Outcome == checks.OK || workload.MayHaveApplied(&op) {
 				w.setHeld(a.ID, name, id) // held, or maybe (release it later)
 			}
 		case r < 0.55:
@@ -129,7 +132,7 @@ func (w *containerLeaseWL) Iterate(ctx context.Context, a *Actor) {
 	}
 }
 
-func (w *containerLeaseWL) Final(ctx context.Context, e *Env) error {
+func (w *containerLeaseWL) Final(ctx context.Context, e *workload.Env) error {
 	containersFinal(ctx, e)
 	// Let go of the leases still held, so the containers can be deleted.
 	w.mu.Lock()

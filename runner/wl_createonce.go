@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -23,16 +24,16 @@ type createOnce struct {
 }
 
 func init() {
-	registerWorkload("blob.create-once", func(scenarios.Workload, *target.Target) (Workload, error) {
+	workload.RegisterWorkload("blob.create-once", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &createOnce{rounds: map[string]struct{}{}, next: map[int]int{}}, nil
 	})
 }
 
 func roundKey(track, round int) string { return fmt.Sprintf("k%d-r%d", track, round) }
 
-func (w *createOnce) Setup(ctx context.Context, e *Env) error {
+func (w *createOnce) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
-	if e.attachOnly {
+	if e.AttachOnly {
 		return nil
 	}
 	if op := w.b.createContainer(ctx, e.Actor(checks.ActorSetup), e.Prefix); op.Outcome != checks.OK {
@@ -41,7 +42,7 @@ func (w *createOnce) Setup(ctx context.Context, e *Env) error {
 	return nil
 }
 
-func (w *createOnce) Iterate(ctx context.Context, a *Actor) {
+func (w *createOnce) Iterate(ctx context.Context, a *workload.Actor) {
 	track := a.Key()
 	w.mu.Lock()
 	round := w.next[a.ID*1_000_003+track]
@@ -49,20 +50,20 @@ func (w *createOnce) Iterate(ctx context.Context, a *Actor) {
 	key := roundKey(track, round)
 	w.rounds[key] = struct{}{}
 	w.mu.Unlock()
-	pad := a.env.Params.PayloadBytes
+	pad := a.Env.Params.PayloadBytes
 	w.b.put(ctx, a, "blob.create", key, func() checks.Input {
 		return checks.Input{IfNoneMatch: "*", Value: checks.CounterValue{N: int64(round), Tag: a.Tag()}.Format(pad)}
 	}, conflictExists)
 }
 
-func (w *createOnce) Final(ctx context.Context, e *Env) error {
+func (w *createOnce) Final(ctx context.Context, e *workload.Env) error {
 	w.mu.Lock()
 	keys := make([]string, 0, len(w.rounds))
 	for k := range w.rounds {
 		keys = append(keys, k)
 	}
 	w.mu.Unlock()
-	if e.sharded {
+	if e.Sharded {
 		// The other shards' rounds are known only to the container: the
 		// last shard reads every blob in it.
 		seen := map[string]bool{}
@@ -83,6 +84,6 @@ func (w *createOnce) Final(ctx context.Context, e *Env) error {
 			}
 		}
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.b.get(ctx, a, k, readOpts{}) })
+	workload.FinalReads(ctx, e, keys, func(ctx context.Context, a *workload.Actor, k string) { w.b.get(ctx, a, k, readOpts{}) })
 	return nil
 }

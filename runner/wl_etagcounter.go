@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -15,22 +16,22 @@ import (
 type etagCounter struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (Workload, error) { return &etagCounter{}, nil })
+	workload.RegisterWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &etagCounter{}, nil })
 }
 
-func (w *etagCounter) Setup(ctx context.Context, e *Env) error {
+func (w *etagCounter) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
 	return keysSetup(ctx, e, w.b)
 }
 
-func (w *etagCounter) Iterate(ctx context.Context, a *Actor) {
-	key := KeyName(a.Key())
-	p := a.env.Params
+func (w *etagCounter) Iterate(ctx context.Context, a *workload.Actor) {
+	key := workload.KeyName(a.Key())
+	p := a.Env.Params
 	v, ok := w.b.read(ctx, a, key, p.ConditionalReads, p.DateConditions)
 	if !ok {
 		return
 	}
-	cur, err := checks.ParseCounterValue(v.value)
+	cur, err := checks.ParseCounterValue(v.Value)
 	if err != nil {
 		return // the checker reports a value nobody wrote
 	}
@@ -39,14 +40,14 @@ func (w *etagCounter) Iterate(ctx context.Context, a *Actor) {
 	// compare-and-swap; date-conditions judges the date).
 	ius := ""
 	if p.DateConditions > 0 && a.Rand.Float64() < p.DateConditions {
-		ius = v.lastModified
+		ius = v.LastModified
 	}
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{IfMatch: v.etag, IfUnmodifiedSince: ius, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
+		return checks.Input{IfMatch: v.Etag, IfUnmodifiedSince: ius, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
 	}, conflictPrecondition)
 }
 
-func (w *etagCounter) Final(ctx context.Context, e *Env) error {
+func (w *etagCounter) Final(ctx context.Context, e *workload.Env) error {
 	keysFinal(ctx, e, w.b)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -23,19 +24,19 @@ type leaseLifecycle struct {
 }
 
 func init() {
-	registerWorkload("blob.lease-lifecycle", func(scenarios.Workload, *target.Target) (Workload, error) {
+	workload.RegisterWorkload("blob.lease-lifecycle", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &leaseLifecycle{known: map[string][]string{}}, nil
 	})
 }
 
-func (w *leaseLifecycle) Setup(ctx context.Context, e *Env) error {
+func (w *leaseLifecycle) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
 	return keysSetup(ctx, e, w.b)
 }
 
 // someID is an id to use on key: most often the latest one proposed there
 // (likely the current holder's), sometimes an older, probably stale one.
-func (w *leaseLifecycle) someID(a *Actor, key string) string {
+func (w *leaseLifecycle) someID(a *workload.Actor, key string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	ids := w.known[key]
@@ -48,7 +49,7 @@ func (w *leaseLifecycle) someID(a *Actor, key string) string {
 	return ids[a.Rand.IntN(len(ids))]
 }
 
-func (w *leaseLifecycle) propose(a *Actor, key string) string {
+func (w *leaseLifecycle) propose(a *workload.Actor, key string) string {
 	id := newLeaseID(a)
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -59,21 +60,21 @@ func (w *leaseLifecycle) propose(a *Actor, key string) string {
 	return id
 }
 
-func (w *leaseLifecycle) Iterate(ctx context.Context, a *Actor) {
-	key := KeyName(a.Key())
-	p := a.env.Params
+func (w *leaseLifecycle) Iterate(ctx context.Context, a *workload.Actor) {
+	key := workload.KeyName(a.Key())
+	p := a.Env.Params
 	r := a.Rand.Float64()
 	switch {
 	case r < 0.25:
 		id := w.propose(a, key)
-		if op := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration)); mayHaveApplied(&op) {
+		if op := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration)); workload.MayHaveApplied(&op) {
 			w.b.leaseRenew(ctx, a, key, id) // settles it: succeeds only if the acquire took effect
 		}
 	case r < 0.40:
 		w.b.leaseRenew(ctx, a, key, w.someID(a, key))
 	case r < 0.50:
 		id := w.propose(a, key)
-		if op := w.b.leaseChange(ctx, a, key, w.someID(a, key), id); mayHaveApplied(&op) {
+		if op := w.b.leaseChange(ctx, a, key, w.someID(a, key), id); workload.MayHaveApplied(&op) {
 			w.b.leaseRenew(ctx, a, key, id) // settles it: succeeds only if the change took effect
 		}
 	case r < 0.70:
@@ -93,12 +94,12 @@ func (w *leaseLifecycle) Iterate(ctx context.Context, a *Actor) {
 	}
 }
 
-func (w *leaseLifecycle) Final(ctx context.Context, e *Env) error {
+func (w *leaseLifecycle) Final(ctx context.Context, e *workload.Env) error {
 	keysFinal(ctx, e, w.b)
 	// Break what is left so cleanup can delete the blobs' container quickly.
 	a := e.Actor(checks.ActorFinal)
 	for i := 0; i < e.Keys; i++ {
-		w.b.leaseBreak(ctx, a, KeyName(i), 0)
+		w.b.leaseBreak(ctx, a, workload.KeyName(i), 0)
 	}
 	return nil
 }

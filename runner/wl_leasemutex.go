@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -27,12 +28,12 @@ type leaseMutex struct {
 }
 
 func init() {
-	registerWorkload("blob.lease-mutex", func(scenarios.Workload, *target.Target) (Workload, error) {
+	workload.RegisterWorkload("blob.lease-mutex", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &leaseMutex{losses: map[int]int{}, pending: map[int]string{}}, nil
 	})
 }
 
-func (w *leaseMutex) Setup(ctx context.Context, e *Env) error {
+func (w *leaseMutex) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
 	return keysSetup(ctx, e, w.b)
 }
@@ -54,9 +55,9 @@ const (
 	staleWrite
 )
 
-func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
-	key := KeyName(a.Key())
-	p := a.env.Params
+func (w *leaseMutex) Iterate(ctx context.Context, a *workload.Actor) {
+	key := workload.KeyName(a.Key())
+	p := a.Env.Params
 	if id := w.pendingOf(a); id != "" {
 		// Its release got no answer: the lease may still be held. Settle
 		// that first (others must not wait a whole lease out).
@@ -65,7 +66,7 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	}
 	id := newLeaseID(a)
 	acq := w.b.leaseAcquire(ctx, a, key, id, leaseSeconds(p.LeaseDuration))
-	if mayHaveApplied(&acq) {
+	if workload.MayHaveApplied(&acq) {
 		acq = w.settle(ctx, a, key, id)
 	}
 	switch acq.Outcome {
@@ -91,7 +92,7 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 	if how == changeID {
 		next := newLeaseID(a)
 		op := w.b.leaseChange(ctx, a, key, id, next)
-		if mayHaveApplied(&op) {
+		if workload.MayHaveApplied(&op) {
 			op = w.b.leaseRenew(ctx, a, key, next) // succeeds only if the change took effect
 		}
 		if op.Outcome != checks.OK {
@@ -127,11 +128,11 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *Actor) {
 // pending: the actor's next iteration releases it again before anything
 // else, which also says what became of the first (CHECKERS.md, unknown
 // outcomes, rule 6).
-func (w *leaseMutex) letGo(ctx context.Context, a *Actor, key, id string) {
+func (w *leaseMutex) letGo(ctx context.Context, a *workload.Actor, key, id string) {
 	w.release(ctx, a, key, id)
 	// a.op is the last attempt the actor recorded: this release's, unless
 	// none was made (the run stopping), which leaves nothing pending.
-	last := &a.op
+	last := &a.Op
 	unsettled := last.Kind == "blob.lease.release" && last.In.LeaseID == id &&
 		last.Outcome != checks.OK && last.Outcome != checks.Conflict && last.Out.Status != http.StatusNotFound
 	w.mu.Lock()
@@ -143,7 +144,7 @@ func (w *leaseMutex) letGo(ctx context.Context, a *Actor, key, id string) {
 	}
 }
 
-func (w *leaseMutex) pendingOf(a *Actor) string {
+func (w *leaseMutex) pendingOf(a *workload.Actor) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.pending[a.ID]
@@ -154,7 +155,7 @@ func (w *leaseMutex) pendingOf(a *Actor) string {
 // succeeds only if it did. It returns the renew's record. A renew that
 // got no answer leaves the lease possibly held: it is released (letGo), so
 // that the others need not wait a whole lease out.
-func (w *leaseMutex) settle(ctx context.Context, a *Actor, key, id string) checks.Op {
+func (w *leaseMutex) settle(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
 	op := w.b.leaseRenew(ctx, a, key, id)
 	if op.Outcome != checks.OK && op.Outcome != checks.Conflict {
 		w.letGo(ctx, a, key, id)
@@ -163,7 +164,7 @@ func (w *leaseMutex) settle(ctx context.Context, a *Actor, key, id string) check
 }
 
 // won ends a streak of lost races.
-func (w *leaseMutex) won(a *Actor) {
+func (w *leaseMutex) won(a *workload.Actor) {
 	w.mu.Lock()
 	delete(w.losses, a.ID)
 	w.mu.Unlock()
@@ -174,8 +175,8 @@ func (w *leaseMutex) won(a *Actor) {
 // random time from 1/64 to 1/32 of the lease duration after the first loss,
 // twice as long after each further loss in a row, at most 1/8 to 1/4 of it
 // (an infinite lease counts as 60 s). hammer does not wait.
-func (w *leaseMutex) backoff(ctx context.Context, a *Actor) {
-	p := a.env.Params
+func (w *leaseMutex) backoff(ctx context.Context, a *workload.Actor) {
+	p := a.Env.Params
 	if p.AcquireRetry == scenarios.AcquireHammer {
 		return
 	}
@@ -204,8 +205,8 @@ func leaseBackoff(r *rand.Rand, d time.Duration, n int) time.Duration {
 // hold keeps the lease for the param hold, renewing it every half lease
 // so that a long hold never loses it; with no hold, a third of the holders
 // still renew once, so renewals race the others' acquires.
-func (w *leaseMutex) hold(ctx context.Context, a *Actor, key, id string) {
-	p := a.env.Params
+func (w *leaseMutex) hold(ctx context.Context, a *workload.Actor, key, id string) {
+	p := a.Env.Params
 	if p.Hold <= 0 {
 		if a.Rand.Float64() < 1.0/3 {
 			w.b.leaseRenew(ctx, a, key, id)
@@ -230,7 +231,7 @@ func (w *leaseMutex) hold(ctx context.Context, a *Actor, key, id string) {
 
 // increment reads the counter and writes it plus one, both with the lease
 // id (no If-Match: the lease is the only guard). It returns the value read.
-func (w *leaseMutex) increment(ctx context.Context, a *Actor, key, id string) (int64, bool) {
+func (w *leaseMutex) increment(ctx context.Context, a *workload.Actor, key, id string) (int64, bool) {
 	get := w.b.get(ctx, a, key, readOpts{LeaseID: id})
 	if get.Outcome != checks.OK {
 		return 0, false
@@ -240,7 +241,7 @@ func (w *leaseMutex) increment(ctx context.Context, a *Actor, key, id string) (i
 		return 0, false
 	}
 	op := w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.env.Params.PayloadBytes)}
+		return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.Env.Params.PayloadBytes)}
 	}, conflictPrecondition)
 	return cur.N, op.Outcome == checks.OK
 }
@@ -251,7 +252,7 @@ func (w *leaseMutex) increment(ctx context.Context, a *Actor, key, id string) (i
 // when the lease happens to be released before its write lands, an accepted
 // write is still a correct increment rather than a lost update of the
 // intruder's own making.
-func (w *leaseMutex) intrude(ctx context.Context, a *Actor, key string) {
+func (w *leaseMutex) intrude(ctx context.Context, a *workload.Actor, key string) {
 	get := w.b.get(ctx, a, key, readOpts{}) // reads need no lease id
 	if get.Outcome != checks.OK {
 		return
@@ -261,18 +262,18 @@ func (w *leaseMutex) intrude(ctx context.Context, a *Actor, key string) {
 		return
 	}
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
-		return checks.Input{IfMatch: get.Out.ETag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.env.Params.PayloadBytes)}
+		return checks.Input{IfMatch: get.Out.ETag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.Env.Params.PayloadBytes)}
 	}, conflictPrecondition)
 }
 
 // release lets go of the lease, even once the load was stopped (others
 // must not wait a lease out): then within the run's stopping stage.
-func (w *leaseMutex) release(ctx context.Context, a *Actor, key, id string) {
-	w.b.leaseRelease(a.env.afterStop(ctx), a, key, id)
+func (w *leaseMutex) release(ctx context.Context, a *workload.Actor, key, id string) {
+	w.b.leaseRelease(a.Env.AfterStop(ctx), a, key, id)
 }
 
 // newLeaseID is a version-4 GUID from the actor's reproducible source.
-func newLeaseID(a *Actor) string { return newGUID(a.Rand.Uint64(), a.Rand.Uint64()) }
+func newLeaseID(a *workload.Actor) string { return newGUID(a.Rand.Uint64(), a.Rand.Uint64()) }
 
 func newGUID(hi, lo uint64) string {
 	hi = hi&^(0xf<<12) | 0x4<<12
@@ -280,7 +281,7 @@ func newGUID(hi, lo uint64) string {
 	return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", hi>>32, (hi>>16)&0xffff, hi&0xffff, lo>>48, lo&0xffffffffffff)
 }
 
-func (w *leaseMutex) Final(ctx context.Context, e *Env) error {
+func (w *leaseMutex) Final(ctx context.Context, e *workload.Env) error {
 	keysFinal(ctx, e, w.b)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -15,17 +16,17 @@ import (
 type lww struct{ b *blobs }
 
 func init() {
-	registerWorkload("blob.lww", func(scenarios.Workload, *target.Target) (Workload, error) { return &lww{}, nil })
+	workload.RegisterWorkload("blob.lww", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &lww{}, nil })
 }
 
-func (w *lww) Setup(ctx context.Context, e *Env) error {
+func (w *lww) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
 	return keysSetup(ctx, e, w.b)
 }
 
-func (w *lww) Iterate(ctx context.Context, a *Actor) {
-	key := KeyName(a.Key())
-	p := a.env.Params
+func (w *lww) Iterate(ctx context.Context, a *workload.Actor) {
+	key := workload.KeyName(a.Key())
+	p := a.Env.Params
 	if a.Rand.Float64() < p.ReadFraction {
 		w.b.read(ctx, a, key, p.ConditionalReads, 0)
 		return
@@ -35,7 +36,7 @@ func (w *lww) Iterate(ctx context.Context, a *Actor) {
 	}, nil)
 }
 
-func (w *lww) Final(ctx context.Context, e *Env) error {
+func (w *lww) Final(ctx context.Context, e *workload.Env) error {
 	keysFinal(ctx, e, w.b)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -20,20 +21,20 @@ type queueHot struct {
 }
 
 func init() {
-	registerWorkload("queue.hot", func(scenarios.Workload, *target.Target) (Workload, error) { return &queueHot{}, nil })
+	workload.RegisterWorkload("queue.hot", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &queueHot{}, nil })
 }
 
 // hotVisibility is how long a hot consumer's messages stay invisible
 // before it deletes them.
 const hotVisibility = 30 * time.Second
 
-func (w *queueHot) Setup(ctx context.Context, e *Env) (err error) {
+func (w *queueHot) Setup(ctx context.Context, e *workload.Env) (err error) {
 	w.q, err = queueSetup(ctx, e)
 	return err
 }
 
-func (w *queueHot) Iterate(ctx context.Context, a *Actor) {
-	p := a.env.Params
+func (w *queueHot) Iterate(ctx context.Context, a *workload.Actor) {
+	p := a.Env.Params
 	name := w.q.names[a.Key()]
 	if a.Rand.Float64() >= p.ReadFraction {
 		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
@@ -48,4 +49,4 @@ func (w *queueHot) Iterate(ctx context.Context, a *Actor) {
 
 // Final does nothing: no check reads a hot queue's contents, and cleanup
 // deletes the queues.
-func (w *queueHot) Final(context.Context, *Env) error { return nil }
+func (w *queueHot) Final(context.Context, *workload.Env) error { return nil }

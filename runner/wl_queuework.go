@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -26,7 +27,7 @@ type queueWork struct {
 }
 
 func init() {
-	registerWorkload("queue.work", func(w scenarios.Workload, _ *target.Target) (Workload, error) {
+	workload.RegisterWorkload("queue.work", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
 		if w.Params.Producers >= w.Actors {
 			return nil, fmt.Errorf("producers %d leaves no consumer among %d actors: set actors above producers", w.Params.Producers, w.Actors)
 		}
@@ -34,15 +35,15 @@ func init() {
 	})
 }
 
-func (w *queueWork) Setup(ctx context.Context, e *Env) (err error) {
+func (w *queueWork) Setup(ctx context.Context, e *workload.Env) (err error) {
 	w.q, err = queueSetup(ctx, e)
 	return err
 }
 
-func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
-	p := a.env.Params
+func (w *queueWork) Iterate(ctx context.Context, a *workload.Actor) {
+	p := a.Env.Params
 	name := w.q.names[a.Key()]
-	if a.ID-a.env.ActorBase < p.Producers {
+	if a.ID-a.Env.ActorBase < p.Producers {
 		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
 		return
 	}
@@ -52,7 +53,7 @@ func (w *queueWork) Iterate(ctx context.Context, a *Actor) {
 	}
 	w.idle.after(ctx, a, len(got.Out.Messages) == 0)
 	for _, m := range got.Out.Messages {
-		if a.env.stopping() {
+		if a.Env.Stopping() {
 			return // stop as a crashed consumer would: the drain gets them
 		}
 		if a.Rand.Float64() < p.CrashFraction {
@@ -88,7 +89,7 @@ func progressText(text string) string {
 	return fmt.Sprintf("%s#p%d", base, step+1)
 }
 
-func (w *queueWork) Final(ctx context.Context, e *Env) error {
+func (w *queueWork) Final(ctx context.Context, e *workload.Env) error {
 	a := e.Actor(checks.ActorFinal)
 	// Messages a crashed consumer holds come back after the visibility
 	// timeout; allow for that and a margin.
@@ -106,7 +107,7 @@ func (w *queueWork) Final(ctx context.Context, e *Env) error {
 // moment later with the new one, which another consumer may have replaced
 // meanwhile by getting the message (then refused too). Stale receipts under
 // a real race, for pop-receipt to judge.
-func (w *queueWork) release(ctx context.Context, a *Actor, name, id, receipt, text string) {
+func (w *queueWork) release(ctx context.Context, a *workload.Actor, name, id, receipt, text string) {
 	up := w.q.update(ctx, a, name, id, receipt, text, 0)
 	w.q.delete(ctx, a, name, id, receipt)
 	if up.Outcome != checks.OK {

@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -20,7 +21,7 @@ import (
 type tableBatch struct{ t *tables }
 
 func init() {
-	registerWorkload("table.batch", func(w scenarios.Workload, _ *target.Target) (Workload, error) {
+	workload.RegisterWorkload("table.batch", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
 		if w.Params.BatchSize > w.Params.Rows {
 			return nil, fmt.Errorf("batch_size %d is larger than rows %d: a batch writes distinct rows of one partition", w.Params.BatchSize, w.Params.Rows)
 		}
@@ -33,7 +34,7 @@ func rowName(i int) string { return fmt.Sprintf("r%04d", i) }
 // partitionFilter selects one partition.
 func partitionFilter(pk string) string { return fmt.Sprintf("PartitionKey eq '%s'", pk) }
 
-func (w *tableBatch) Setup(ctx context.Context, e *Env) error {
+func (w *tableBatch) Setup(ctx context.Context, e *workload.Env) error {
 	t, a, err := tableSetup(ctx, e)
 	if err != nil {
 		return err
@@ -56,9 +57,9 @@ func stampRows(i checks.Input) []batchAction {
 	return acts
 }
 
-func (w *tableBatch) Iterate(ctx context.Context, a *Actor) {
-	pk := KeyName(a.Key())
-	p := a.env.Params
+func (w *tableBatch) Iterate(ctx context.Context, a *workload.Actor) {
+	pk := workload.KeyName(a.Key())
+	p := a.Env.Params
 	if a.Rand.Float64() < p.ReadFraction {
 		w.t.query(ctx, a, checks.KindTableQuery, pk, partitionFilter(pk), nil, p.Rows)
 		return
@@ -68,7 +69,7 @@ func (w *tableBatch) Iterate(ctx context.Context, a *Actor) {
 		rows = append(rows, rowName(r))
 	}
 	in := checks.Input{Value: a.Tag(), Rows: rows}
-	var conflicts []Expect
+	var conflicts []workload.Expect
 	if a.Rand.Float64() < p.FailFraction {
 		in.BatchFails = rows[a.Rand.IntN(len(rows))]
 		conflicts = conflictEntityExists
@@ -77,12 +78,12 @@ func (w *tableBatch) Iterate(ctx context.Context, a *Actor) {
 	w.t.batch(ctx, a, pk, p.PayloadBytes, func() checks.Input { return in }, stampRows, conflicts)
 }
 
-func (w *tableBatch) Final(ctx context.Context, e *Env) error {
+func (w *tableBatch) Final(ctx context.Context, e *workload.Env) error {
 	keys := make([]string, e.Keys)
 	for i := range keys {
-		keys[i] = KeyName(i)
+		keys[i] = workload.KeyName(i)
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, pk string) {
+	workload.FinalReads(ctx, e, keys, func(ctx context.Context, a *workload.Actor, pk string) {
 		w.t.query(ctx, a, checks.KindTableQuery, pk, partitionFilter(pk), nil, e.Params.Rows)
 	})
 	return nil

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -17,21 +18,21 @@ import (
 type tableCounter struct{ t *tables }
 
 func init() {
-	registerWorkload("table.etag-counter", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableCounter{}, nil })
+	workload.RegisterWorkload("table.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableCounter{}, nil })
 }
 
 // counterRow is the row key of every register entity; its partition is the
 // key's name, so each counter is its own partition.
 const counterRow = "counter"
 
-func (w *tableCounter) Setup(ctx context.Context, e *Env) (err error) {
+func (w *tableCounter) Setup(ctx context.Context, e *workload.Env) (err error) {
 	w.t, err = registerSetup(ctx, e)
 	return err
 }
 
-func (w *tableCounter) Iterate(ctx context.Context, a *Actor) {
-	pk := KeyName(a.Key())
-	p := a.env.Params
+func (w *tableCounter) Iterate(ctx context.Context, a *workload.Actor) {
+	pk := workload.KeyName(a.Key())
+	p := a.Env.Params
 	read := w.t.get(ctx, a, pk, counterRow, true)
 	if read.Outcome != checks.OK || read.Out.ETag == "" {
 		return
@@ -49,7 +50,7 @@ func (w *tableCounter) Iterate(ctx context.Context, a *Actor) {
 	}, valueProp)
 }
 
-func (w *tableCounter) Final(ctx context.Context, e *Env) error {
+func (w *tableCounter) Final(ctx context.Context, e *workload.Env) error {
 	registerFinal(ctx, e, w.t)
 	return nil
 }
@@ -59,27 +60,27 @@ func valueProp(i checks.Input) map[string]string { return map[string]string{prop
 
 // registerSetup creates the table and one register entity per key, with
 // the value 0.
-func registerSetup(ctx context.Context, e *Env) (*tables, error) {
+func registerSetup(ctx context.Context, e *workload.Env) (*tables, error) {
 	t, a, err := tableSetup(ctx, e)
-	if err != nil || e.attachOnly {
+	if err != nil || e.AttachOnly {
 		return t, err
 	}
 	for i := 0; i < e.Keys; i++ {
-		op := t.write(ctx, a, checks.KindTableUpsert, KeyName(i), counterRow, e.Params.PayloadBytes, func() checks.Input {
+		op := t.write(ctx, a, checks.KindTableUpsert, workload.KeyName(i), counterRow, e.Params.PayloadBytes, func() checks.Input {
 			return checks.Input{Value: checks.CounterValue{N: 0, Tag: a.Tag()}.Format(0)}
 		}, valueProp)
 		if op.Outcome != checks.OK {
-			return nil, target.OpError("insert "+KeyName(i), &op)
+			return nil, target.OpError("insert "+workload.KeyName(i), &op)
 		}
 	}
 	return t, nil
 }
 
 // registerFinal reads every register entity once the load has stopped.
-func registerFinal(ctx context.Context, e *Env, t *tables) {
+func registerFinal(ctx context.Context, e *workload.Env, t *tables) {
 	keys := make([]string, e.Keys)
 	for i := range keys {
-		keys[i] = KeyName(i)
+		keys[i] = workload.KeyName(i)
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { t.get(ctx, a, k, counterRow, true) })
+	workload.FinalReads(ctx, e, keys, func(ctx context.Context, a *workload.Actor, k string) { t.get(ctx, a, k, counterRow, true) })
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -19,20 +20,20 @@ import (
 type tableForce struct{ t *tables }
 
 func init() {
-	registerWorkload("table.force-update", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableForce{}, nil })
+	workload.RegisterWorkload("table.force-update", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableForce{}, nil })
 }
 
 // forcedKinds are the writes without a concurrency check, in turn.
 var forcedKinds = []string{checks.KindTableUpdate, checks.KindTableUpsert, checks.KindTableUpsertMerge, checks.KindTableMerge}
 
-func (w *tableForce) Setup(ctx context.Context, e *Env) (err error) {
+func (w *tableForce) Setup(ctx context.Context, e *workload.Env) (err error) {
 	w.t, err = registerSetup(ctx, e)
 	return err
 }
 
-func (w *tableForce) Iterate(ctx context.Context, a *Actor) {
-	pk := KeyName(a.Key())
-	p := a.env.Params
+func (w *tableForce) Iterate(ctx context.Context, a *workload.Actor) {
+	pk := workload.KeyName(a.Key())
+	p := a.Env.Params
 	value := func() string { return checks.CounterValue{Tag: a.Tag()}.Format(0) }
 	if a.Rand.Float64() < p.ForceFraction {
 		kind := forcedKinds[a.Rand.IntN(len(forcedKinds))]
@@ -58,7 +59,7 @@ func (w *tableForce) Iterate(ctx context.Context, a *Actor) {
 	}, valueProp)
 }
 
-func (w *tableForce) Final(ctx context.Context, e *Env) error {
+func (w *tableForce) Final(ctx context.Context, e *workload.Env) error {
 	registerFinal(ctx, e, w.t)
 	return nil
 }

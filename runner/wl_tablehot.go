@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -31,16 +32,16 @@ import (
 type tableHot struct{ t *tables }
 
 func init() {
-	registerWorkload("table.hot-partition", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableHot{}, nil })
+	workload.RegisterWorkload("table.hot-partition", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableHot{}, nil })
 }
 
-func (w *tableHot) Setup(ctx context.Context, e *Env) (err error) {
+func (w *tableHot) Setup(ctx context.Context, e *workload.Env) (err error) {
 	w.t, _, err = tableSetup(ctx, e)
 	return err
 }
 
 // hotPartition names the partition of a new entity with row key rk.
-func hotPartition(pattern string, a *Actor, rk string, now time.Time) string {
+func hotPartition(pattern string, a *workload.Actor, rk string, now time.Time) string {
 	stamp := now.UTC().Format("20060102150405")
 	switch pattern {
 	case scenarios.KeySingle:
@@ -50,18 +51,18 @@ func hotPartition(pattern string, a *Actor, rk string, now time.Time) string {
 	case scenarios.KeyPrepend:
 		return fmt.Sprintf("%010d", int64(math.MaxInt32)*4-now.Unix())
 	case scenarios.KeyZipf:
-		z := rand.NewZipf(a.Rand, a.env.Params.ZipfS, 1, uint64(a.env.ownKeys()-1))
-		return KeyName(a.env.keyLo + int(z.Uint64()))
+		z := rand.NewZipf(a.Rand, a.Env.Params.ZipfS, 1, uint64(a.Env.OwnKeys()-1))
+		return workload.KeyName(a.Env.KeyLo + int(z.Uint64()))
 	case scenarios.KeyHashPrefix:
 		h := fnv.New32a()
 		h.Write([]byte(rk))
 		return fmt.Sprintf("%03d-%s", h.Sum32()%1000, stamp)
 	}
-	return KeyName(a.Key())
+	return workload.KeyName(a.Key())
 }
 
-func (w *tableHot) Iterate(ctx context.Context, a *Actor) {
-	p := a.env.Params
+func (w *tableHot) Iterate(ctx context.Context, a *workload.Actor) {
+	p := a.Env.Params
 	rk := a.Tag()
 	pk := hotPartition(p.KeyPattern, a, rk, time.Now())
 	w.t.write(ctx, a, checks.KindTableInsert, pk, rk, p.PayloadBytes, func() checks.Input {
@@ -70,4 +71,4 @@ func (w *tableHot) Iterate(ctx context.Context, a *Actor) {
 }
 
 // Final does nothing: every insert is unique, no check reads them back.
-func (w *tableHot) Final(context.Context, *Env) error { return nil }
+func (w *tableHot) Final(context.Context, *workload.Env) error { return nil }

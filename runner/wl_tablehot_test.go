@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 func TestHotPartitionKeyPatterns(t *testing.T) {
-	e := &Env{Name: "w", Keys: 10, Params: scenarios.Params{ZipfS: 1.5}}
+	e := &workload.Env{Name: "w", Keys: 10, Params: scenarios.Params{ZipfS: 1.5}}
 	a := e.Actor(0)
 	now := time.Date(2026, 11, 22, 8, 30, 15, 0, time.UTC)
 	if got := hotPartition(scenarios.KeySingle, a, "a0-1", now); got != "hot" {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -20,7 +21,7 @@ import (
 type tableMerge struct{ t *tables }
 
 func init() {
-	registerWorkload("table.merge-vs-replace", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableMerge{}, nil })
+	workload.RegisterWorkload("table.merge-vs-replace", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableMerge{}, nil })
 }
 
 // mergeRow is the row key of every merge-vs-replace entity.
@@ -37,13 +38,13 @@ func tagProps(i checks.Input) map[string]string {
 	return m
 }
 
-func (w *tableMerge) Setup(ctx context.Context, e *Env) error {
+func (w *tableMerge) Setup(ctx context.Context, e *workload.Env) error {
 	t, a, err := tableSetup(ctx, e)
 	if err != nil {
 		return err
 	}
 	w.t = t
-	if e.attachOnly {
+	if e.AttachOnly {
 		return nil
 	}
 	all := make([]string, e.Params.Props)
@@ -51,19 +52,19 @@ func (w *tableMerge) Setup(ctx context.Context, e *Env) error {
 		all[i] = propName(i)
 	}
 	for k := 0; k < e.Keys; k++ {
-		op := t.write(ctx, a, checks.KindTableUpsert, KeyName(k), mergeRow, 0, func() checks.Input {
+		op := t.write(ctx, a, checks.KindTableUpsert, workload.KeyName(k), mergeRow, 0, func() checks.Input {
 			return checks.Input{Value: a.Tag(), Props: all}
 		}, tagProps)
 		if op.Outcome != checks.OK {
-			return target.OpError("insert "+KeyName(k), &op)
+			return target.OpError("insert "+workload.KeyName(k), &op)
 		}
 	}
 	return nil
 }
 
-func (w *tableMerge) Iterate(ctx context.Context, a *Actor) {
-	pk := KeyName(a.Key())
-	p := a.env.Params
+func (w *tableMerge) Iterate(ctx context.Context, a *workload.Actor) {
+	pk := workload.KeyName(a.Key())
+	p := a.Env.Params
 	if a.Rand.Float64() < p.ReadFraction {
 		w.t.get(ctx, a, pk, mergeRow, false)
 		return
@@ -86,11 +87,11 @@ func (w *tableMerge) Iterate(ctx context.Context, a *Actor) {
 	}, tagProps)
 }
 
-func (w *tableMerge) Final(ctx context.Context, e *Env) error {
+func (w *tableMerge) Final(ctx context.Context, e *workload.Env) error {
 	keys := make([]string, e.Keys)
 	for i := range keys {
-		keys[i] = KeyName(i)
+		keys[i] = workload.KeyName(i)
 	}
-	finalReads(ctx, e, keys, func(ctx context.Context, a *Actor, k string) { w.t.get(ctx, a, k, mergeRow, false) })
+	workload.FinalReads(ctx, e, keys, func(ctx context.Context, a *workload.Actor, k string) { w.t.get(ctx, a, k, mergeRow, false) })
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -36,10 +37,10 @@ const (
 const propCategory = "cat"
 
 func init() {
-	registerWorkload("table.query", func(scenarios.Workload, *target.Target) (Workload, error) { return &tableQuery{}, nil })
+	workload.RegisterWorkload("table.query", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableQuery{}, nil })
 }
 
-func (w *tableQuery) Setup(ctx context.Context, e *Env) error {
+func (w *tableQuery) Setup(ctx context.Context, e *workload.Env) error {
 	t, a, err := tableSetup(ctx, e)
 	if err != nil {
 		return err
@@ -62,10 +63,10 @@ func categoryRows(i checks.Input) []batchAction {
 	return acts
 }
 
-func (w *tableQuery) Iterate(ctx context.Context, a *Actor) {
-	p := a.env.Params
+func (w *tableQuery) Iterate(ctx context.Context, a *workload.Actor) {
+	p := a.Env.Params
 	k := a.Key()
-	pk, row := KeyName(k), a.Rand.IntN(p.Rows)
+	pk, row := workload.KeyName(k), a.Rand.IntN(p.Rows)
 	cat := category(row)
 	var sel []string
 	if a.Rand.Float64() < p.Projection {
@@ -79,9 +80,9 @@ func (w *tableQuery) Iterate(ctx context.Context, a *Actor) {
 	case 2:
 		w.t.query(ctx, a, kindTableQueryFilter, pk, fmt.Sprintf("%s and %s eq '%s'", partitionFilter(pk), propCategory, cat), sel, p.Rows)
 	default:
-		w.t.query(ctx, a, kindTableScan, "", fmt.Sprintf("%s eq '%s'", propCategory, cat), sel, p.Rows*a.env.Keys)
+		w.t.query(ctx, a, kindTableScan, "", fmt.Sprintf("%s eq '%s'", propCategory, cat), sel, p.Rows*a.Env.Keys)
 	}
 }
 
 // Final does nothing: queries change nothing.
-func (w *tableQuery) Final(context.Context, *Env) error { return nil }
+func (w *tableQuery) Final(context.Context, *workload.Env) error { return nil }

@@ -14,12 +14,13 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/targettest"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // everyKind is a scenario with a workload of every kind, each under its
 // own names (targettest.EveryKind).
 func everyKind() (scenario string, n int, blockCommit string) {
-	kinds := runner.WorkloadKinds()
+	kinds := workload.WorkloadKinds()
 	w, names := targettest.EveryKind(kinds)
 	return "name: every-kind\nduration: 2m\ntimeout: 2s\ntarget: {kind: connection-string}\n" + w, len(kinds), names["blob.block-commit"]
 }

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 // If-Modified-Since), and a checker judging a condition that was never sent
 // would report a false violation. Without a response (a transport error)
 // the request is not known, and the intended input stays.
-func sentInput(in checks.Input, resp *http.Response, err error) checks.Input {
+func SentInput(in checks.Input, resp *http.Response, err error) checks.Input {
 	if re := responseError(err); resp == nil && re != nil {
 		resp = re.RawResponse
 	}

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"context"
@@ -32,14 +32,14 @@ type Workload interface {
 // WorkloadFactory makes a workload for one scenario workload.
 type WorkloadFactory func(w scenarios.Workload, t *target.Target) (Workload, error)
 
-var workloads = map[string]WorkloadFactory{}
+var Workloads = map[string]WorkloadFactory{}
 
-func registerWorkload(kind string, f WorkloadFactory) { workloads[kind] = f }
+func RegisterWorkload(kind string, f WorkloadFactory) { Workloads[kind] = f }
 
 // WorkloadKinds lists the kinds the runner implements.
 func WorkloadKinds() []string {
-	out := make([]string, 0, len(workloads))
-	for k := range workloads {
+	out := make([]string, 0, len(Workloads))
+	for k := range Workloads {
 		out = append(out, k)
 	}
 	sort.Strings(out)
@@ -65,76 +65,76 @@ type Env struct {
 	ActorBase int
 	// keyLo, keyN are the keys this process's actors pick from (a shard of
 	// a run with divided keys owns keys keyLo..keyLo+keyN-1); keyN 0: all.
-	keyLo, keyN int
+	KeyLo, KeyN int
 	// attachOnly: another shard set the workload up; Setup opens the
 	// clients and sends nothing.
-	attachOnly bool
+	AttachOnly bool
 	// sharded: other processes run shards of the same run (final reads
 	// must cover what they did too).
-	sharded bool
+	Sharded bool
 	// zero is the wall time (UnixNano, this machine's clock as the run
 	// reads it) of the run's time zero: Date headers are measured from it.
-	zero int64
+	Zero int64
 	// actors are every actor made, whose Date-header estimates the run
 	// intersects at its end.
 	actorsMu sync.Mutex
 	actors   []*Actor
-	seed     int64
-	retryOn  [checks.Unknown + 1]bool
-	stop     atomic.Bool
+	Seed     int64
+	RetryOn  [checks.Unknown + 1]bool
+	Stop     atomic.Bool
 	// openKind is the op kind the first open-loop iteration started with:
 	// the corrected histogram unserved arrivals are recorded in.
 	openKind atomic.Pointer[string]
 	// stopStage is the run's stage for calls made once the load's context
 	// is done (see afterStop); nil: none (no such call is sent).
-	stopStage *stoppingStage
+	StopStage func() context.Context
 }
 
 // afterStop is the context for a call that leaves the target as others
 // need it (a lease release) when ctx, the load's, may be done: while the
 // load runs, ctx itself; once it stopped, the run's stopping stage (one
 // deadline for every such call, cut by the next Ctrl-C).
-func (e *Env) afterStop(ctx context.Context) context.Context {
-	if ctx.Err() == nil || e.stopStage == nil {
+func (e *Env) AfterStop(ctx context.Context) context.Context {
+	if ctx.Err() == nil || e.StopStage == nil {
 		return ctx
 	}
-	return e.stopStage.context()
+	return e.StopStage()
 }
 
 // firstKind is the op kind open-loop iterations start with, or "arrival"
 // when no iteration ever started.
-func (e *Env) firstKind() string {
+func (e *Env) FirstKind() string {
 	if k := e.openKind.Load(); k != nil {
 		return *k
 	}
 	return "arrival"
 }
 
-func newEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *target.Target, runID string) *Env {
+func NewEnv(w scenarios.Workload, sc *scenarios.Scenario, rec *Recorder, t *target.Target, runID string) *Env {
 	e := &Env{
 		Name: w.Name, Kind: w.Kind, Keys: w.Keys, Params: w.Params, Timeout: sc.Timeout,
-		Retry: sc.Retry, Rec: rec, Target: t, Prefix: "sc" + runID + "-" + w.Name, seed: sc.Seed,
-		keyN: w.Keys,
+		Retry: sc.Retry, Rec: rec, Target: t, Prefix: "sc" + runID + "-" + w.Name, Seed: sc.Seed,
+		KeyN: w.Keys,
 	}
 	for _, s := range sc.Retry.On {
 		if o, err := checks.ParseOutcome(s); err == nil {
-			e.retryOn[o] = true
+			e.RetryOn[o] = true
 		}
 	}
 	return e
 }
 
-func (e *Env) retryable(o checks.Outcome) bool { return o != checks.OK && e.retryOn[o] }
+func (e *Env) retryable(o checks.Outcome) bool { return o != checks.OK && e.RetryOn[o] }
 
 // stopping reports whether the load phase is over: no new operations, no
 // further retries.
-func (e *Env) stopping() bool { return e.stop.Load() }
+func (e *Env) Stopping() bool { return e.Stop.Load() }
 
 // Actor makes actor id with its reproducible random source.
 func (e *Env) Actor(id int) *Actor {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d", e.Name, id)
-	a := &Actor{ID: id, env: e, Rand: rand.New(rand.NewPCG(uint64(e.seed), h.Sum64()))}
+	a := &Actor{ID: id, Env: e, Rand: rand.New(rand.NewPCG(uint64(e.Seed), h.Sum64()))}
 	e.actorsMu.Lock()
 	e.actors = append(e.actors, a)
 	e.actorsMu.Unlock()
@@ -142,20 +142,20 @@ func (e *Env) Actor(id int) *Actor {
 }
 
 // ownKeys is how many keys this process's actors pick from.
-func (e *Env) ownKeys() int {
-	if e.keyN > 0 {
-		return e.keyN
+func (e *Env) OwnKeys() int {
+	if e.KeyN > 0 {
+		return e.KeyN
 	}
 	return e.Keys
 }
 
 // clockOffset intersects the Date-header estimates of every actor made;
 // call it once no actor runs.
-func (e *Env) clockOffset(into *dateClock) {
+func (e *Env) ClockOffset(into *DateClock) {
 	e.actorsMu.Lock()
 	defer e.actorsMu.Unlock()
 	for _, a := range e.actors {
-		into.merge(&a.clock)
+		into.Merge(&a.clock)
 	}
 }
 

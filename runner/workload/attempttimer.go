@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // context.WithTimeout per attempt costs several allocations, a timer, and
 // a registration with the run's context that every actor contends for; the
 // HTTP transport then hangs its own per-request contexts off it.
-type attemptTimer struct {
+type AttemptTimer struct {
 	parent context.Context
 	ctx    context.Context // cancellable child of parent
 	vctx   context.Context // ctx carrying the actor's byteCount
@@ -28,7 +28,7 @@ var errAttemptTimeout = errors.New("attempt timed out")
 
 // start returns the context for one attempt of at most d, carrying wire
 // (the same for every attempt of an actor).
-func (t *attemptTimer) start(parent context.Context, d time.Duration, wire *target.ByteCount) context.Context {
+func (t *AttemptTimer) Start(parent context.Context, d time.Duration, wire *target.ByteCount) context.Context {
 	if t.ctx == nil || t.spent || t.parent != parent || t.ctx.Err() != nil {
 		if t.cancel != nil {
 			t.timer.Stop()
@@ -48,7 +48,7 @@ func (t *attemptTimer) start(parent context.Context, d time.Duration, wire *targ
 // stop ends the attempt; err is what it returned. A cancellation caused by
 // the timer becomes a timeout (context.DeadlineExceeded), as
 // context.WithTimeout would have said.
-func (t *attemptTimer) stop(err error) error {
+func (t *AttemptTimer) Stop(err error) error {
 	if !t.timer.Stop() {
 		t.spent = true
 	}

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"context"
@@ -17,19 +17,19 @@ import (
 type Actor struct {
 	ID   int
 	Rand *rand.Rand
-	env  *Env
+	Env  *Env
 	// intended is the scheduled start of the next call (open loop), 0 when
 	// the call is due as soon as it is made.
-	intended int64
+	Intended int64
 	writes   int
-	cache    map[string]cachedRead // per key, for conditional reads
+	Cache    map[string]CachedRead // per key, for conditional reads
 	// unanswered counts this actor's attempts in a row that got no answer
 	// at all (refused, unreachable, timed out): its next call backs off.
 	unanswered int
-	wire       target.ByteCount // the current attempt's, reused
-	timer      attemptTimer     // bounds each attempt
-	op         checks.Op        // the attempt being recorded
-	clock      dateClock        // this machine's clock against the service's
+	Wire       target.ByteCount // the current attempt's, reused
+	timer      AttemptTimer     // bounds each attempt
+	Op         checks.Op        // the attempt being recorded
+	clock      DateClock        // this machine's clock against the service's
 }
 
 // Call describes one logical operation for Do.
@@ -71,11 +71,11 @@ func (a *Actor) Do(ctx context.Context, c Call, fn Attempt) checks.Op {
 
 // DoOut is Do for calls that return more than a value.
 func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
-	e := a.env
+	e := a.Env
 	// Only the first call of an iteration carries the pacer's schedule: the
 	// calls after it are due when the previous one returns.
-	scheduled := a.intended
-	a.intended = 0
+	scheduled := a.Intended
+	a.Intended = 0
 	if scheduled > 0 && e.openKind.Load() == nil {
 		k := c.Kind
 		e.openKind.CompareAndSwap(nil, &k)
@@ -96,9 +96,9 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 			}
 			return op
 		}
-		wire := &a.wire
+		wire := &a.Wire
 		wire.Reset()
-		actx := a.timer.start(ctx, e.Timeout, wire)
+		actx := a.timer.Start(ctx, e.Timeout, wire)
 		intended := call // closed loop, and retries (scheduled by the back-off)
 		if try == 1 && scheduled > 0 && scheduled < call {
 			intended = scheduled
@@ -106,33 +106,33 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		actx, attempt := e.tagAttempt(actx)
 		in, got, err := fn(actx, try)
 		ret := e.Rec.Now()
-		err = a.timer.stop(err)
+		err = a.timer.Stop(err)
 		resp := wire.Resp
-		a.clock.observe(resp, call, ret, e.zero)
-		outcome, out := classify(resp, err, c.Conflicts)
+		a.clock.Observe(resp, call, ret, e.Zero)
+		outcome, out := Classify(resp, err, c.Conflicts)
 		e.faultOf(attempt, &out)
-		out.Done = e.Target.Managed() && endedByTarget(outcome, &out)
+		out.Done = e.Target.Managed() && EndedByTarget(outcome, &out)
 		if err == nil {
 			mergeOutput(&out, &got)
 		}
-		in = sentInput(in, resp, err)
+		in = SentInput(in, resp, err)
 		if c.CreateOnly {
 			in.IfNoneMatch = "*"
 		}
 		in.Bytes, out.Bytes = wire.Sent.Load(), wire.Received.Load()
 		// The record is built in the actor's own Op, which Record reads and
 		// does not keep: a fresh one would escape to the heap every call.
-		a.op = checks.Op{
+		a.Op = checks.Op{
 			Actor: a.ID, Workload: e.Name, Kind: c.Kind, Key: c.Key, Attempt: try,
 			Intended: intended, Call: call, Return: ret, Outcome: outcome, In: in, Out: out,
 		}
-		e.Rec.Record(&a.op)
-		op = a.op
+		e.Rec.Record(&a.Op)
+		op = a.Op
 		a.noteAnswer(&op, ctx)
-		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.stopping() || readFirst(&op) || c.Settle && mayHaveApplied(&op) {
+		if !e.retryable(outcome) || try >= e.Retry.MaxAttempts || ctx.Err() != nil || e.Stopping() || readFirst(&op) || c.Settle && MayHaveApplied(&op) {
 			return op
 		}
-		d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, try)
+		d := Backoff(a.Rand, e.Retry.Base, e.Retry.Max, try)
 		if !within(ctx, d) { // the next attempt would start past ctx's deadline
 			return op
 		}
@@ -151,7 +151,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 // the wait for a silent target ended. Nothing was sent, so nothing is
 // recorded; the outcome says it certainly did not apply.
 func (a *Actor) notSent(c Call) checks.Op {
-	return checks.Op{Actor: a.ID, Workload: a.env.Name, Kind: c.Kind, Key: c.Key, Outcome: checks.Error,
+	return checks.Op{Actor: a.ID, Workload: a.Env.Name, Kind: c.Kind, Key: c.Key, Outcome: checks.Error,
 		Out: checks.Output{Err: "not sent: stopped"}}
 }
 
@@ -169,7 +169,7 @@ func within(ctx context.Context, d time.Duration) bool {
 // it writes again (CHECKERS.md, unknown outcomes, rule 6).
 func readFirst(op *checks.Op) bool {
 	conditional := (op.In.IfMatch != "" && op.In.IfMatch != "*") || op.In.IfNoneMatch == "*"
-	return conditional && mayHaveApplied(op)
+	return conditional && MayHaveApplied(op)
 }
 
 // endedByTarget reports whether an attempt of unknown outcome was ended by
@@ -178,7 +178,7 @@ func readFirst(op *checks.Op) bool {
 // client's timeout or cancellation. A managed Azurite, and stormcheck's own
 // proxies in front of it, act on a request only until they answer it or
 // close its connection (checks.Output.Done).
-func endedByTarget(o checks.Outcome, out *checks.Output) bool {
+func EndedByTarget(o checks.Outcome, out *checks.Output) bool {
 	switch {
 	case o == checks.OK || o != checks.Unknown && out.Status != http.StatusInternalServerError:
 		return false // not of unknown outcome
@@ -190,7 +190,7 @@ func endedByTarget(o checks.Outcome, out *checks.Output) bool {
 
 // mayHaveApplied reports whether a failed attempt may have taken effect:
 // no answer, or a 500.
-func mayHaveApplied(op *checks.Op) bool {
+func MayHaveApplied(op *checks.Op) bool {
 	return op.Outcome == checks.Unknown || op.Out.Status == http.StatusInternalServerError
 }
 
@@ -214,8 +214,8 @@ func (a *Actor) awaitTarget(ctx context.Context) bool {
 	if a.unanswered == 0 {
 		return true
 	}
-	e := a.env
-	d := backoff(a.Rand, e.Retry.Base, e.Retry.Max, a.unanswered)
+	e := a.Env
+	d := Backoff(a.Rand, e.Retry.Base, e.Retry.Max, a.unanswered)
 	ceil := e.Retry.Base << min(a.unanswered-1, 30)
 	if ceil > e.Retry.Max || ceil <= 0 {
 		ceil = e.Retry.Max
@@ -224,12 +224,12 @@ func (a *Actor) awaitTarget(ctx context.Context) bool {
 	if !within(ctx, d) {
 		return false
 	}
-	a.pause(ctx, d)
+	a.Pause(ctx, d)
 	return true
 }
 
 // pause waits d, or less if ctx ends or the load stops.
-func (a *Actor) pause(ctx context.Context, d time.Duration) {
+func (a *Actor) Pause(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	poll := time.NewTicker(25 * time.Millisecond)
@@ -241,7 +241,7 @@ func (a *Actor) pause(ctx context.Context, d time.Duration) {
 		case <-t.C:
 			return
 		case <-poll.C:
-			if a.env.stopping() {
+			if a.Env.Stopping() {
 				return
 			}
 		}
@@ -266,7 +266,7 @@ func (a *Actor) Tag() string {
 }
 
 // Key picks one of the keys this process's actors use, uniformly.
-func (a *Actor) Key() int { return a.env.keyLo + a.Rand.IntN(a.env.ownKeys()) }
+func (a *Actor) Key() int { return a.Env.KeyLo + a.Rand.IntN(a.Env.OwnKeys()) }
 
 // mergeOutput copies what an attempt read from the response body into the
 // record built from the response's status line and headers.
@@ -277,3 +277,6 @@ func mergeOutput(out, got *checks.Output) {
 		out.ETag = got.ETag
 	}
 }
+
+// cachedRead is the last version of a blob an actor read.
+type CachedRead struct{ Etag, Value, LastModified string }

@@ -1,14 +1,16 @@
-package runner
+package workload
 
 import (
 	"errors"
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/runner/target"
 )
 
@@ -85,7 +87,7 @@ type Expect struct {
 // the service: a refused or failed dial. Anything else (a timeout, a reset,
 // an EOF) may have happened after the service applied the request.
 func notSent(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, errRetryNotStaged) {
+	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, ErrRetryNotStaged) {
 		return true
 	}
 	var op *net.OpError
@@ -117,3 +119,28 @@ func responseError(err error) *azcore.ResponseError {
 	}
 	return nil
 }
+
+// classify is classifyAnswer, then what an injected fault changes: the
+// fault is named in the output, and the answer to a request delivered
+// twice (http.duplicate) says nothing certain about the first delivery,
+// which may have applied: any answer but a success becomes unknown.
+func Classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
+	outcome, out := classifyAnswer(resp, err, conflicts)
+	var re *azcore.ResponseError
+	if resp == nil && errors.As(err, &re) {
+		resp = re.RawResponse
+	}
+	if resp == nil {
+		return outcome, out
+	}
+	if out.Fault = resp.Header.Get(faults.Header); out.Fault != "" && outcome != checks.OK &&
+		strings.HasSuffix(out.Fault, "(http.duplicate)") {
+		outcome = checks.Unknown
+	}
+	return outcome, out
+}
+
+// errRetryNotStaged: a retried commit whose marker block could not be
+// staged is not sent: the attempt is recorded as an error (certainly not
+// applied; notSent knows this error).
+var ErrRetryNotStaged = errors.New("retry's marker block not staged: commit not sent")

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"net/http"
@@ -12,7 +12,7 @@ import (
 // costs a header lookup, a string compare and two compares per response:
 // the header is parsed only when its text changes (once a second).
 // Times are ns since the run's time zero (Recorder.Now).
-type dateClock struct {
+type DateClock struct {
 	date string // the last Date header parsed
 	at   int64  // its instant, ns since time zero (the service's clock)
 	// lo, hi bound the offset; n counts the responses that gave a sample.
@@ -23,7 +23,7 @@ type dateClock struct {
 // observe takes one response whose call went out at call and returned at
 // ret; zero is the wall time (UnixNano) of time zero, by this machine's
 // clock.
-func (c *dateClock) observe(resp *http.Response, call, ret, zero int64) {
+func (c *DateClock) Observe(resp *http.Response, call, ret, zero int64) {
 	if resp == nil {
 		return
 	}
@@ -51,7 +51,7 @@ func (c *dateClock) observe(resp *http.Response, call, ret, zero int64) {
 }
 
 // merge intersects another actor's estimate into c.
-func (c *dateClock) merge(o *dateClock) {
+func (c *DateClock) Merge(o *DateClock) {
 	if o.n == 0 {
 		return
 	}
@@ -63,6 +63,6 @@ func (c *dateClock) merge(o *dateClock) {
 	c.n += o.n
 }
 
-func (c *dateClock) offset() reports.ClockOffset {
+func (c *DateClock) Offset() reports.ClockOffset {
 	return reports.ClockOffset{Lo: time.Duration(c.lo), Hi: time.Duration(c.hi), Samples: c.n}
 }

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"crypto/sha256"
@@ -34,17 +34,17 @@ const (
 
 // recordedPayloads returns op as the history keeps it: op itself when no
 // value is long, else a copy with its long values cut as above.
-func recordedPayloads(op *checks.Op) *checks.Op {
+func RecordedPayloads(op *checks.Op) *checks.Op {
 	if !long(op.In.Value) && !long(op.Out.Value) && !anyLongText(op.Out.Messages) {
 		return op
 	}
 	c := *op
-	c.In.Value = recordedValue(op.In.Value)
-	c.Out.Value = recordedValue(op.Out.Value)
+	c.In.Value = RecordedValue(op.In.Value)
+	c.Out.Value = RecordedValue(op.Out.Value)
 	if anyLongText(op.Out.Messages) {
 		c.Out.Messages = append([]checks.Message(nil), op.Out.Messages...)
 		for i := range c.Out.Messages {
-			c.Out.Messages[i].Text = recordedValue(c.Out.Messages[i].Text)
+			c.Out.Messages[i].Text = RecordedValue(c.Out.Messages[i].Text)
 		}
 	}
 	return &c
@@ -62,7 +62,7 @@ func anyLongText(ms []checks.Message) bool {
 }
 
 // recordedValue is one value as the history keeps it.
-func recordedValue(s string) string {
+func RecordedValue(s string) string {
 	if !long(s) {
 		return s
 	}

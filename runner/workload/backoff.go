@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"math/rand/v2"
@@ -8,7 +8,7 @@ import (
 // backoff is the wait before attempt try+1 (try ≥ 1): exponential from base,
 // capped at max, with full jitter so that actors that failed together do not
 // retry together (the seeds: "use an exponential back off").
-func backoff(r *rand.Rand, base, max time.Duration, try int) time.Duration {
+func Backoff(r *rand.Rand, base, max time.Duration, try int) time.Duration {
 	d := base
 	for i := 1; i < try && d < max; i++ {
 		d *= 2

@@ -1,4 +1,4 @@
-package runner
+package workload
 
 import (
 	"bufio"
@@ -18,7 +18,7 @@ import (
 // the metrics' histograms.
 type Recorder struct {
 	start   time.Time // monotonic base of every recorded time
-	metrics *reports.Metrics
+	Metrics *reports.Metrics
 
 	mu  sync.Mutex
 	seq uint64
@@ -51,7 +51,7 @@ func NewRecorder(path string, start time.Time, m *reports.Metrics) (*Recorder, e
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	w := bufio.NewWriterSize(z, 256*1024)
-	r := &Recorder{start: start, metrics: m, f: f, cw: cw, z: z, w: w, enc: lineEncoder{w},
+	r := &Recorder{start: start, Metrics: m, f: f, cw: cw, z: z, w: w, enc: lineEncoder{w},
 		done: make(chan struct{}), failed: make(chan struct{})}
 	r.wg.Add(1)
 	go r.flushEvery(time.Second)
@@ -70,11 +70,11 @@ func (r *Recorder) Record(op *checks.Op) {
 	r.seq++
 	op.Seq = r.seq
 	if r.err == nil {
-		r.fail(r.enc.Encode(recordedPayloads(op))) // a payload's length, not its bytes
+		r.fail(r.enc.Encode(RecordedPayloads(op))) // a payload's length, not its bytes
 	}
 	r.mu.Unlock()
-	if r.metrics != nil {
-		r.metrics.Record(op)
+	if r.Metrics != nil {
+		r.Metrics.Record(op)
 	}
 }
 
