@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/table"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -43,7 +44,7 @@ func plantRun(ctx context.Context, t *testing.T, tg *target.Target, id string, c
 	if _, err := tg.Blob.CreateContainer(ctx, runPrefix(id)+"counter", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.Table.CreateTable(ctx, tableName(runPrefix(id)+"entities"), nil); err != nil {
+	if _, err := tg.Table.CreateTable(ctx, table.TableName(runPrefix(id)+"entities"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tg.Queue.CreateQueue(ctx, runPrefix(id)+"messages-q0", nil); err != nil {

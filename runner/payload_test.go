@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/queue"
 	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
@@ -17,7 +18,7 @@ func TestRecordedValue(t *testing.T) {
 		{"12 a3-4", "12 a3-4"},
 		{"12 a3-4 ........", "12 a3-4 ........"}, // short values stay whole
 		{mib, "12 a3-4 [1048568 dots]"},
-		{messageText("a1-2", 4096) + "#p1", "a1-2 [4091 dots]#p1"},
+		{queue.MessageText("a1-2", 4096) + "#p1", "a1-2 [4091 dots]#p1"},
 		{strings.Repeat(".", 300) + "x" + strings.Repeat(".", 5), "[300 dots]x....."},
 		{garbage, garbage[:64] + "[… 1200 bytes, sha256:"},
 	} {
@@ -39,7 +40,7 @@ func TestRecordedValue(t *testing.T) {
 		}
 	}
 	// A queue message's original text (before '#') is the put's text.
-	put := messageText("a1-2", 4096)
+	put := queue.MessageText("a1-2", 4096)
 	got := workload.RecordedValue(put + "#p2")
 	if orig, _, _ := strings.Cut(got, "#"); orig != workload.RecordedValue(put) {
 		t.Errorf("update %q, put %q", got, workload.RecordedValue(put))

@@ -1,4 +1,4 @@
-package runner
+package table
 
 import (
 	"context"
@@ -39,7 +39,7 @@ type tables struct {
 // names allow only letters and digits, so the hyphens go, and a short hash
 // of the full prefix keeps two workloads whose names differ only by hyphens
 // apart.
-func tableName(prefix string) string {
+func TableName(prefix string) string {
 	h := fnv.New32a()
 	h.Write([]byte(prefix))
 	name := strings.ReplaceAll(prefix, "-", "")
@@ -56,7 +56,7 @@ func newTables(e *workload.Env) (*tables, error) {
 		return nil, err
 	}
 	e.Target.UsedTables.Store(true)
-	name := tableName(e.Prefix)
+	name := TableName(e.Prefix)
 	return &tables{c: svc.NewClient(name), name: name}, nil
 }
 

@@ -1,4 +1,4 @@
-package runner
+package queue
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func (w *queueHot) Iterate(ctx context.Context, a *workload.Actor) {
 	p := a.Env.Params
 	name := w.q.names[a.Key()]
 	if a.Rand.Float64() >= p.ReadFraction {
-		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
+		w.q.put(ctx, a, name, func() string { return MessageText(a.Tag(), p.PayloadBytes) })
 		return
 	}
 	got := w.q.get(ctx, a, name, p.MessagesPerGet, hotVisibility)

@@ -1,4 +1,4 @@
-package runner
+package queue
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func (w *queueWork) Iterate(ctx context.Context, a *workload.Actor) {
 	p := a.Env.Params
 	name := w.q.names[a.Key()]
 	if a.ID-a.Env.ActorBase < p.Producers {
-		w.q.put(ctx, a, name, func() string { return messageText(a.Tag(), p.PayloadBytes) })
+		w.q.put(ctx, a, name, func() string { return MessageText(a.Tag(), p.PayloadBytes) })
 		return
 	}
 	got := w.q.get(ctx, a, name, p.MessagesPerGet, p.Visibility)

@@ -1,4 +1,4 @@
-package runner
+package queue
 
 import (
 	"context"
@@ -65,7 +65,7 @@ func (q *queues) create(ctx context.Context, a *workload.Actor) error {
 
 // messageText is a put's text: the writer's tag, then padding up to pad
 // bytes. It never holds '#', which separates an update's progress.
-func messageText(tag string, pad int) string {
+func MessageText(tag string, pad int) string {
 	if len(tag) >= pad {
 		return tag
 	}
