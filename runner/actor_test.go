@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -35,7 +36,7 @@ func TestDoRetriesPerPolicyAndRecordsEveryAttempt(t *testing.T) {
 			}
 			a := e.Actor(0)
 			n := 0
-			op := a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: "k", Conflicts: conflictPrecondition}, func(context.Context, int) (checks.Input, string, error) {
+			op := a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: "k", Conflicts: blob.ConflictPrecondition}, func(context.Context, int) (checks.Input, string, error) {
 				err := c.errs[n]
 				n++
 				return checks.Input{Value: checks.CounterValue{N: 1, Tag: a.Tag()}.Format(0)}, "", err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -39,7 +40,7 @@ func BenchmarkHarnessPerCall(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		a := e.Actor(1)
 		for pb.Next() {
-			a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: workload.KeyName(3), Conflicts: conflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
+			a.Do(context.Background(), workload.Call{Kind: "blob.put", Key: workload.KeyName(3), Conflicts: blob.ConflictPrecondition}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 				a.Wire.Resp = resp
 				return checks.Input{IfMatch: `"0x8DC0"`, Value: checks.CounterValue{N: 5, Tag: a.Tag()}.Format(0)}, "", nil
 			})

@@ -30,6 +30,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	scblob "github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -100,7 +101,7 @@ workloads:
 	defer m.Close()
 	defer rec.Close()
 	env := workload.NewEnv(sc.Workloads[0], sc, rec, t, "bench")
-	wl := &etagCounter{}
+	wl := &scblob.EtagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		b.Fatal(err)
 	}
@@ -115,7 +116,7 @@ workloads:
 	if err != nil {
 		b.Fatal(err)
 	}
-	bareBlobs := &blobs{c: bare.NewContainerClient(env.Prefix)}
+	bareBlobs := &scblob.Blobs{C: bare.NewContainerClient(env.Prefix)}
 	// The bare loop again, signed by stormcheck's Shared Key signer and
 	// sending small bodies in one write, as stormcheck's client does: what
 	// stormcheck costs over it is the harness's own work.
@@ -124,7 +125,7 @@ workloads:
 	if err != nil {
 		b.Fatal(err)
 	}
-	signedBlobs := &blobs{c: signed.NewContainerClient(env.Prefix)}
+	signedBlobs := &scblob.Blobs{C: signed.NewContainerClient(env.Prefix)}
 
 	var bareLost, cancelLost, signedLost atomic.Int64
 	raw := &rawClient{hc: target.NewHTTPClient(actors + 16), base: endpoint + "/" + env.Prefix + "/"}
@@ -367,7 +368,7 @@ func (c *rawClient) do(ctx context.Context, mac hash.Hash, method, url, ifMatch,
 
 // bareLoop is the bare azblob loop: read, then If-Match write, counting
 // the writes that lost the race (412).
-func bareLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration, lost *atomic.Int64, cancellable bool) int64 {
+func bareLoop(ctx context.Context, bl *scblob.Blobs, actors, nkeys int, d time.Duration, lost *atomic.Int64, cancellable bool) int64 {
 	var calls atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(d)
@@ -383,7 +384,7 @@ func bareLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration
 			}
 			r := rand.New(rand.NewPCG(seed, 1))
 			for time.Now().Before(deadline) {
-				bb := bl.c.NewBlockBlobClient(workload.KeyName(r.IntN(nkeys)))
+				bb := bl.C.NewBlockBlobClient(workload.KeyName(r.IntN(nkeys)))
 				resp, err := bb.DownloadStream(ctx, nil)
 				calls.Add(1)
 				if err != nil {

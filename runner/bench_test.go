@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -46,7 +47,7 @@ workloads:
 	}
 	defer rec.Close()
 	env := workload.NewEnv(sc.Workloads[0], sc, rec, t, "bench")
-	wl := &etagCounter{}
+	wl := &blob.EtagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +57,7 @@ workloads:
 	for i := 0; i < b.N; i++ {
 		plain := func() {
 			c := cpuTime()
-			n, d := plainLoop(ctx, wl.b, actors, nkeys, slice)
+			n, d := plainLoop(ctx, wl.B, actors, nkeys, slice)
 			plainOps, plainTime, plainCPU = plainOps+n, plainTime+d, plainCPU+cpuTime()-c
 		}
 		harness := func() {
@@ -95,7 +96,7 @@ func cpuTime() time.Duration {
 }
 
 // plainLoop is the bare azblob loop (bareLoop) and how long it took.
-func plainLoop(ctx context.Context, bl *blobs, actors, nkeys int, d time.Duration) (int64, time.Duration) {
+func plainLoop(ctx context.Context, bl *blob.Blobs, actors, nkeys int, d time.Duration) (int64, time.Duration) {
 	var lost atomic.Int64
 	start := time.Now()
 	n := bareLoop(ctx, bl, actors, nkeys, d, &lost, false)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
@@ -29,10 +30,10 @@ func TestClassify(t *testing.T) {
 		want      checks.Outcome
 	}{
 		{"success", nil, nil, checks.OK},
-		{"stale if-match", respErr(412, "ConditionNotMet"), conflictPrecondition, checks.Conflict},
+		{"stale if-match", respErr(412, "ConditionNotMet"), blob.ConflictPrecondition, checks.Conflict},
 		{"412 not expected", respErr(412, "ConditionNotMet"), nil, checks.Error},
-		{"blob exists", respErr(409, "BlobAlreadyExists"), conflictExists, checks.Conflict},
-		{"other 409 is not the documented loss", respErr(409, "LeaseAlreadyPresent"), conflictExists, checks.Error},
+		{"blob exists", respErr(409, "BlobAlreadyExists"), blob.ConflictExists, checks.Conflict},
+		{"other 409 is not the documented loss", respErr(409, "LeaseAlreadyPresent"), blob.ConflictExists, checks.Error},
 		{"server busy", respErr(503, "ServerBusy"), nil, checks.Throttled},
 		{"operation timed out", respErr(500, "OperationTimedOut"), nil, checks.Throttled},
 		{"internal error may have applied", respErr(500, "InternalError"), nil, checks.Unknown},
@@ -68,7 +69,7 @@ func TestClassifyReadsResponseHeaders(t *testing.T) {
 // A retried block commit whose marker block could not be staged was never
 // sent: certainly not applied, not unknown.
 func TestUnsentRetryIsAnError(t *testing.T) {
-	if o, _ := workload.Classify(nil, fmt.Errorf("commit: %w", workload.ErrRetryNotStaged), conflictPrecondition); o != checks.Error {
+	if o, _ := workload.Classify(nil, fmt.Errorf("commit: %w", workload.ErrRetryNotStaged), blob.ConflictPrecondition); o != checks.Error {
 		t.Errorf("an unsent retry classified %s, want error", o)
 	}
 }

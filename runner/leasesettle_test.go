@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -51,7 +52,7 @@ func TestLeaseBackoffBounds(t *testing.T) {
 		for n, hi := range map[int]time.Duration{1: base / 32, 2: base / 16, 3: base / 8, 4: base / 4, 9: base / 4} {
 			lo, seenLo, seenHi := hi/2, false, false
 			for range 2000 {
-				w := leaseBackoff(r, d, n)
+				w := blob.LeaseBackoff(r, d, n)
 				if w < lo || w > hi {
 					t.Fatalf("d %v, loss %d: waited %v, want %v to %v", d, n, w, lo, hi)
 				}

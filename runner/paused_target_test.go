@@ -11,6 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/blob"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -46,7 +47,7 @@ workloads:
 		t.Fatal(err)
 	}
 	env := workload.NewEnv(sc.Workloads[0], sc, rec, tg, "paused")
-	wl := &etagCounter{}
+	wl := &blob.EtagCounter{}
 	if err := wl.Setup(ctx, env); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // track, so every round is contested by every actor that gets that far.
 // Exactly one attempt per round may succeed; the others get 409.
 type createOnce struct {
-	b      *blobs
+	b      *Blobs
 	mu     sync.Mutex
 	rounds map[string]struct{}
 	next   map[int]int // actor id -> its next round
@@ -53,7 +53,7 @@ func (w *createOnce) Iterate(ctx context.Context, a *workload.Actor) {
 	pad := a.Env.Params.PayloadBytes
 	w.b.put(ctx, a, "blob.create", key, func() checks.Input {
 		return checks.Input{IfNoneMatch: "*", Value: checks.CounterValue{N: int64(round), Tag: a.Tag()}.Format(pad)}
-	}, conflictExists)
+	}, ConflictExists)
 }
 
 func (w *createOnce) Final(ctx context.Context, e *workload.Env) error {
@@ -70,7 +70,7 @@ func (w *createOnce) Final(ctx context.Context, e *workload.Env) error {
 		for _, k := range keys {
 			seen[k] = true
 		}
-		pager := w.b.c.NewListBlobsFlatPager(nil)
+		pager := w.b.C.NewListBlobsFlatPager(nil)
 		for pager.More() {
 			page, err := pager.NextPage(ctx)
 			if err != nil {

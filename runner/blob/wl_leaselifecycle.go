@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // contention. lease-protocol judges every answer; lease-exclusion checks
 // that no two ids were ever certainly held at once.
 type leaseLifecycle struct {
-	b     *blobs
+	b     *Blobs
 	mu    sync.Mutex
 	known map[string][]string // key -> lease ids ever proposed on it (stale ones included)
 }
@@ -90,7 +90,7 @@ func (w *leaseLifecycle) Iterate(ctx context.Context, a *workload.Actor) {
 		}
 		w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 			return checks.Input{LeaseID: id, Value: checks.CounterValue{Tag: a.Tag()}.Format(p.PayloadBytes)}
-		}, conflictPrecondition)
+		}, ConflictPrecondition)
 	}
 }
 

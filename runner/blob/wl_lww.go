@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // write unique values without any condition, or read (sometimes with
 // If-None-Match on their cached ETag). Nothing is refused; the checks decide
 // whether every read saw a version that real time allows (linearizability).
-type lww struct{ b *blobs }
+type lww struct{ b *Blobs }
 
 func init() {
 	workload.RegisterWorkload("blob.lww", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &lww{}, nil })

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -13,21 +13,21 @@ import (
 // back with If-Match on the ETag read; a 412 means another actor won, and the
 // next iteration reads again (optimistic concurrency, the seeds' first
 // strategy).
-type etagCounter struct{ b *blobs }
+type EtagCounter struct{ B *Blobs }
 
 func init() {
-	workload.RegisterWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &etagCounter{}, nil })
+	workload.RegisterWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &EtagCounter{}, nil })
 }
 
-func (w *etagCounter) Setup(ctx context.Context, e *workload.Env) error {
-	w.b = newBlobs(e)
-	return keysSetup(ctx, e, w.b)
+func (w *EtagCounter) Setup(ctx context.Context, e *workload.Env) error {
+	w.B = newBlobs(e)
+	return keysSetup(ctx, e, w.B)
 }
 
-func (w *etagCounter) Iterate(ctx context.Context, a *workload.Actor) {
+func (w *EtagCounter) Iterate(ctx context.Context, a *workload.Actor) {
 	key := workload.KeyName(a.Key())
 	p := a.Env.Params
-	v, ok := w.b.read(ctx, a, key, p.ConditionalReads, p.DateConditions)
+	v, ok := w.B.read(ctx, a, key, p.ConditionalReads, p.DateConditions)
 	if !ok {
 		return
 	}
@@ -42,12 +42,12 @@ func (w *etagCounter) Iterate(ctx context.Context, a *workload.Actor) {
 	if p.DateConditions > 0 && a.Rand.Float64() < p.DateConditions {
 		ius = v.LastModified
 	}
-	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
+	w.B.put(ctx, a, "blob.put", key, func() checks.Input {
 		return checks.Input{IfMatch: v.Etag, IfUnmodifiedSince: ius, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
-	}, conflictPrecondition)
+	}, ConflictPrecondition)
 }
 
-func (w *etagCounter) Final(ctx context.Context, e *workload.Env) error {
-	keysFinal(ctx, e, w.b)
+func (w *EtagCounter) Final(ctx context.Context, e *workload.Env) error {
+	keysFinal(ctx, e, w.B)
 	return nil
 }

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -17,27 +17,27 @@ import (
 // the id does not match): the documented answers of a lost race.
 var conflictLeaseOp = []workload.Expect{{Status: 409}}
 
-func (b *blobs) leaseClient(key, id string) *lease.BlobClient {
+func (b *Blobs) leaseClient(key, id string) *lease.BlobClient {
 	lc, _ := lease.NewBlobClient(b.block(key), &lease.BlobClientOptions{LeaseID: &id}) // err only for a malformed id; ours are GUIDs
 	return lc
 }
 
 // leaseAcquire asks for a lease with the proposed id; seconds -1 is infinite.
-func (b *blobs) leaseAcquire(ctx context.Context, a *workload.Actor, key, id string, seconds int32) checks.Op {
+func (b *Blobs) leaseAcquire(ctx context.Context, a *workload.Actor, key, id string, seconds int32) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.lease.acquire", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).AcquireLease(ctx, seconds, nil)
 		return checks.Input{LeaseID: id, LeaseDuration: int(seconds)}, id, err
 	})
 }
 
-func (b *blobs) leaseRelease(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
+func (b *Blobs) leaseRelease(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.lease.release", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).ReleaseLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
 	})
 }
 
-func (b *blobs) leaseRenew(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
+func (b *Blobs) leaseRenew(ctx context.Context, a *workload.Actor, key, id string) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.lease.renew", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).RenewLease(ctx, nil)
 		return checks.Input{LeaseID: id}, "", err
@@ -45,7 +45,7 @@ func (b *blobs) leaseRenew(ctx context.Context, a *workload.Actor, key, id strin
 }
 
 // leaseChange replaces the lease id id with next.
-func (b *blobs) leaseChange(ctx context.Context, a *workload.Actor, key, id, next string) checks.Op {
+func (b *Blobs) leaseChange(ctx context.Context, a *workload.Actor, key, id, next string) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.lease.change", Key: key, Conflicts: conflictLeaseOp, Settle: true}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		_, err := b.leaseClient(key, id).ChangeLease(ctx, next, nil)
 		return checks.Input{LeaseID: id, ProposedLeaseID: next}, next, err
@@ -53,7 +53,7 @@ func (b *blobs) leaseChange(ctx context.Context, a *workload.Actor, key, id, nex
 }
 
 // leaseBreak breaks whatever lease the blob has; period < 0 sends none.
-func (b *blobs) leaseBreak(ctx context.Context, a *workload.Actor, key string, period int) checks.Op {
+func (b *Blobs) leaseBreak(ctx context.Context, a *workload.Actor, key string, period int) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.lease.break", Key: key, Conflicts: conflictLeaseOp}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{}
 		o := &lease.BlobBreakOptions{}

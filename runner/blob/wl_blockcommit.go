@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 // its blocks in parallel with Put Block (which takes no conditions and
 // changes nothing visible), then commits exactly its list with Put Block List
 // under If-Match. Only a committed list may ever be read, whole.
-type blockCommit struct{ b *blobs }
+type blockCommit struct{ b *Blobs }
 
 func init() {
 	workload.RegisterWorkload("blob.block-commit", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &blockCommit{}, nil })
@@ -72,7 +72,7 @@ func (w *blockCommit) Iterate(ctx context.Context, a *workload.Actor) {
 	}
 	content := strings.Join(parts, "")
 	outer := ctx
-	a.Do(ctx, workload.Call{Kind: "blob.commit", Key: key, Conflicts: conflictPrecondition}, func(ctx context.Context, try int) (checks.Input, string, error) {
+	a.Do(ctx, workload.Call{Kind: "blob.commit", Key: key, Conflicts: ConflictPrecondition}, func(ctx context.Context, try int) (checks.Input, string, error) {
 		list, value := ids, content
 		if try > 1 {
 			// Every attempt writes a value no other attempt wrote: a retry

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -20,14 +20,14 @@ import (
 
 // The documented answers that mean a race was lost.
 var (
-	conflictPrecondition = []workload.Expect{{Status: 412}}
-	conflictExists       = []workload.Expect{{Status: 409, Code: "BlobAlreadyExists"}}
+	ConflictPrecondition = []workload.Expect{{Status: 412}}
+	ConflictExists       = []workload.Expect{{Status: 409, Code: "BlobAlreadyExists"}}
 	conflictLease        = []workload.Expect{{Status: 409, Code: "LeaseAlreadyPresent"}}
 )
 
 // blobs holds one workload's container and its blob clients.
-type blobs struct {
-	c *container.Client
+type Blobs struct {
+	C *container.Client
 	// clients caches a block blob client per key (a client is safe for
 	// concurrent use; making one per call costs several allocations).
 	clients sync.Map // string -> *blockblob.Client
@@ -38,15 +38,15 @@ type blobs struct {
 // call make a client per call instead of growing it.
 const maxCachedClients = 4096
 
-func newBlobs(e *workload.Env) *blobs {
-	return &blobs{c: e.Target.Blob.NewContainerClient(e.Prefix)}
+func newBlobs(e *workload.Env) *Blobs {
+	return &Blobs{C: e.Target.Blob.NewContainerClient(e.Prefix)}
 }
 
-func (b *blobs) block(key string) *blockblob.Client {
+func (b *Blobs) block(key string) *blockblob.Client {
 	if c, ok := b.clients.Load(key); ok {
 		return c.(*blockblob.Client)
 	}
-	c := b.c.NewBlockBlobClient(key)
+	c := b.C.NewBlockBlobClient(key)
 	if b.cached.Load() >= maxCachedClients {
 		return c
 	}
@@ -58,9 +58,9 @@ func (b *blobs) block(key string) *blockblob.Client {
 }
 
 // createContainer creates the workload's container, recorded as setup.
-func (b *blobs) createContainer(ctx context.Context, a *workload.Actor, name string) checks.Op {
+func (b *Blobs) createContainer(ctx context.Context, a *workload.Actor, name string) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "container.create", Key: name}, func(ctx context.Context, _ int) (checks.Input, string, error) {
-		_, err := b.c.Create(ctx, nil)
+		_, err := b.C.Create(ctx, nil)
 		return checks.Input{}, "", err
 	})
 }
@@ -78,7 +78,7 @@ type readOpts struct {
 }
 
 // get reads a blob and returns its content (empty on a 304).
-func (b *blobs) get(ctx context.Context, a *workload.Actor, key string, ro readOpts) checks.Op {
+func (b *Blobs) get(ctx context.Context, a *workload.Actor, key string, ro readOpts) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch, IfModifiedSince: ro.IfModifiedSince}
 		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(in)}}
@@ -97,7 +97,7 @@ func (b *blobs) get(ctx context.Context, a *workload.Actor, key string, ro readO
 
 // put writes value; with ifMatch it is conditional, with leaseID it is a
 // leased write. kind names the recorded operation.
-func (b *blobs) put(ctx context.Context, a *workload.Actor, kind, key string, in func() checks.Input, conflicts []workload.Expect) checks.Op {
+func (b *Blobs) put(ctx context.Context, a *workload.Actor, kind, key string, in func() checks.Input, conflicts []workload.Expect) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: kind, Key: key, Conflicts: conflicts}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		i := in() // a fresh value per attempt: every write attempt is unique
 		o := &blockblob.UploadOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(i)}}
@@ -135,7 +135,7 @@ func modified(i checks.Input) *blob.ModifiedAccessConditions {
 }
 
 // keysSetup creates the container and every key k0..kN-1 with the value 0.
-func keysSetup(ctx context.Context, e *workload.Env, b *blobs) error {
+func keysSetup(ctx context.Context, e *workload.Env, b *Blobs) error {
 	if e.AttachOnly {
 		return nil
 	}
@@ -155,7 +155,7 @@ func keysSetup(ctx context.Context, e *workload.Env, b *blobs) error {
 }
 
 // keysFinal reads every key k0..kN-1 once the load has stopped.
-func keysFinal(ctx context.Context, e *workload.Env, b *blobs) {
+func keysFinal(ctx context.Context, e *workload.Env, b *Blobs) {
 	keys := make([]string, e.Keys)
 	for i := range keys {
 		keys[i] = workload.KeyName(i)

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // the cached Last-Modified instead. Last-Modified has one-second precision,
 // so a 304 then may hide a change within that second: the actor's next
 // If-Match write then gets 412, as it should.
-func (b *blobs) read(ctx context.Context, a *workload.Actor, key string, conditional, byDate float64) (workload.CachedRead, bool) {
+func (b *Blobs) read(ctx context.Context, a *workload.Actor, key string, conditional, byDate float64) (workload.CachedRead, bool) {
 	if a.Cache == nil {
 		a.Cache = map[string]workload.CachedRead{}
 	}

@@ -1,4 +1,4 @@
-package runner
+package blob
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 // then releases. If two actors ever held the lease together, increments are
 // lost and no-lost-updates says so.
 type leaseMutex struct {
-	b       *blobs
+	b       *Blobs
 	mu      sync.Mutex
 	losses  map[int]int    // actor -> races lost in a row
 	pending map[int]string // actor -> lease id whose release got no answer
@@ -117,7 +117,7 @@ func (w *leaseMutex) Iterate(ctx context.Context, a *workload.Actor) {
 		// Writing with a lease id that is no longer held must be refused (412).
 		w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 			return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur + 1, Tag: a.Tag()}.Format(p.PayloadBytes)}
-		}, conflictPrecondition)
+		}, ConflictPrecondition)
 	default:
 		w.letGo(ctx, a, key, id)
 	}
@@ -184,7 +184,7 @@ func (w *leaseMutex) backoff(ctx context.Context, a *workload.Actor) {
 	w.losses[a.ID]++
 	n := w.losses[a.ID]
 	w.mu.Unlock()
-	t := time.NewTimer(leaseBackoff(a.Rand, p.LeaseDuration, n))
+	t := time.NewTimer(LeaseBackoff(a.Rand, p.LeaseDuration, n))
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -194,7 +194,7 @@ func (w *leaseMutex) backoff(ctx context.Context, a *workload.Actor) {
 
 // leaseBackoff is the wait after the n-th race lost in a row (n ≥ 1) for a
 // lease of duration d (scenarios.Infinite counts as 60 s).
-func leaseBackoff(r *rand.Rand, d time.Duration, n int) time.Duration {
+func LeaseBackoff(r *rand.Rand, d time.Duration, n int) time.Duration {
 	if d == scenarios.Infinite {
 		d = 60 * time.Second
 	}
@@ -242,7 +242,7 @@ func (w *leaseMutex) increment(ctx context.Context, a *workload.Actor, key, id s
 	}
 	op := w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 		return checks.Input{LeaseID: id, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.Env.Params.PayloadBytes)}
-	}, conflictPrecondition)
+	}, ConflictPrecondition)
 	return cur.N, op.Outcome == checks.OK
 }
 
@@ -263,7 +263,7 @@ func (w *leaseMutex) intrude(ctx context.Context, a *workload.Actor, key string)
 	}
 	w.b.put(ctx, a, "blob.put", key, func() checks.Input {
 		return checks.Input{IfMatch: get.Out.ETag, Value: checks.CounterValue{N: cur.N + 1, Tag: a.Tag()}.Format(a.Env.Params.PayloadBytes)}
-	}, conflictPrecondition)
+	}, ConflictPrecondition)
 }
 
 // release lets go of the lease, even once the load was stopped (others
