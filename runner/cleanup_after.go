@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 )
 
@@ -17,32 +19,32 @@ import (
 // stops it. What it could not delete goes into the summary, with the run
 // id that `stormcheck cleanup --run` takes.
 func cleanupAfterRun(t *target.Target, runID string, trouble context.Context, o Options, sum *reports.Summary, logf func(string, ...any)) {
-	bound, why := CleanupBound, ""
+	bound, why := stage.CleanupBound, ""
 	var unreachable *target.UnreachableError
 	switch {
 	case o.Abandon.Err() != nil:
 		noteLeft(t, sum, logf, []string{"(not listed)"}, errors.New("cleanup not attempted: interrupted three times"))
 		return
 	case errors.As(context.Cause(trouble), &unreachable):
-		bound, why = CleanupAfterAbort, ", the target stopped answering"
+		bound, why = stage.CleanupAfterAbort, ", the target stopped answering"
 	case o.Abort.Err() != nil:
-		bound, why = CleanupAfterAbort, ", interrupted twice"
+		bound, why = stage.CleanupAfterAbort, ", interrupted twice"
 	}
 	stopHint := ""
 	if o.Abort.Err() != nil {
 		stopHint = "; Ctrl-C again to stop it"
 	}
-	logf("cleanup: deleting the run's resources (%s*, at most %s%s%s)", runPrefix(runID), bound, why, stopHint)
-	var more []cut
+	logf("cleanup: deleting the run's resources (%s*, at most %s%s%s)", cleanup.RunPrefix(runID), bound, why, stopHint)
+	var more []stage.Cut
 	if trouble.Err() == nil { // the target going silent now ends it too
-		more = append(more, cut{trouble, nil})
+		more = append(more, stage.Cut{Ctx: trouble, Why: nil})
 	}
-	st := beginStage("cleanup", bound, cut{o.Abandon, errInterruptedThird}, more...)
-	defer st.cancel()
-	ctx := st.ctx
+	st := stage.Begin("cleanup", bound, stage.Cut{Ctx: o.Abandon, Why: stage.ErrInterruptedThird}, more...)
+	defer st.Cancel()
+	ctx := st.Ctx
 	start := time.Now()
 	waited := waiting(logf, "cleanup", bound)
-	_, left, err := cleanupRun(ctx, t, cleanupScope{runID: runID})
+	_, left, err := cleanup.CleanupRun(ctx, t, cleanup.CleanupScope{RunID: runID})
 	waited()
 	if err == nil {
 		return

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/table"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
@@ -38,16 +39,16 @@ func plantLookAlikes(ctx context.Context, t *testing.T, inst *azurite.Instance) 
 // container, a table and a queue named with its prefix.
 func plantRun(ctx context.Context, t *testing.T, tg *target.Target, id string, created time.Time) {
 	t.Helper()
-	if err := markRun(ctx, tg, id, created); err != nil {
+	if err := cleanup.MarkRun(ctx, tg, id, created); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.Blob.CreateContainer(ctx, runPrefix(id)+"counter", nil); err != nil {
+	if _, err := tg.Blob.CreateContainer(ctx, cleanup.RunPrefix(id)+"counter", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.Table.CreateTable(ctx, table.TableName(runPrefix(id)+"entities"), nil); err != nil {
+	if _, err := tg.Table.CreateTable(ctx, table.TableName(cleanup.RunPrefix(id)+"entities"), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tg.Queue.CreateQueue(ctx, runPrefix(id)+"messages-q0", nil); err != nil {
+	if _, err := tg.Queue.CreateQueue(ctx, cleanup.RunPrefix(id)+"messages-q0", nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -77,7 +78,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 	plantRun(ctx, t, tg, "0b0b0b0b", now)
 	before := everything()
 
-	runs, err := CleanupRuns(ctx, tg, CleanupOptions{OlderThan: 24 * time.Hour, DryRun: true, Now: now})
+	runs, err := cleanup.Runs(ctx, tg, cleanup.Options{OlderThan: 24 * time.Hour, DryRun: true, Now: now})
 	if err != nil || len(runs) != 1 || runs[0].Mark.ID != "0a0a0a0a" || len(runs[0].Resources) != 3 {
 		t.Fatalf("dry run: %+v, %v; want run 0a0a0a0a with its 3 resources", runs, err)
 	}
@@ -85,7 +86,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 		t.Fatalf("a dry run deleted something:\nbefore %v\nafter  %v", before, after)
 	}
 
-	runs, err = CleanupRuns(ctx, tg, CleanupOptions{OlderThan: 24 * time.Hour, Now: now})
+	runs, err = cleanup.Runs(ctx, tg, cleanup.Options{OlderThan: 24 * time.Hour, Now: now})
 	if err != nil || len(runs) != 1 || runs[0].Err != nil {
 		t.Fatalf("older than 24h: %+v, %v", runs, err)
 	}
@@ -99,7 +100,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 		t.Errorf("--older-than 24h deleted the new run: %v", after)
 	}
 
-	if _, err := CleanupRuns(ctx, tg, CleanupOptions{RunID: "0b0b0b0b"}); err != nil {
+	if _, err := cleanup.Runs(ctx, tg, cleanup.Options{RunID: "0b0b0b0b"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {
@@ -107,7 +108,7 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 	}
 
 	for _, id := range []string{"0badc0de", "1234abcd"} { // shaped like runs, not stormcheck's
-		if _, err := CleanupRuns(ctx, tg, CleanupOptions{RunID: id}); err == nil || !strings.Contains(err.Error(), "no run "+id) {
+		if _, err := cleanup.Runs(ctx, tg, cleanup.Options{RunID: id}); err == nil || !strings.Contains(err.Error(), "no run "+id) {
 			t.Errorf("--run %s: %v; want \"no run %s\"", id, err, id)
 		}
 	}
@@ -117,8 +118,8 @@ func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
 }
 
 func TestCleanupRunsRefusesBadSelections(t *testing.T) {
-	for _, o := range []CleanupOptions{{}, {RunID: "0a0a0a0a", OlderThan: time.Hour}, {RunID: "sc0a0a0a0a"}, {RunID: "../x"}} {
-		if _, err := CleanupRuns(context.Background(), nil, o); err == nil {
+	for _, o := range []cleanup.Options{{}, {RunID: "0a0a0a0a", OlderThan: time.Hour}, {RunID: "sc0a0a0a0a"}, {RunID: "../x"}} {
+		if _, err := cleanup.Runs(context.Background(), nil, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
 	}

@@ -18,7 +18,9 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/connstr"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
@@ -40,7 +42,7 @@ import (
 // a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
 // that stopCleanup's end (the next Ctrl-C) stops at once.
 func Conformance(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
-	runID := newRunID()
+	runID := cleanup.NewRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
 	var wg sync.WaitGroup
@@ -52,13 +54,13 @@ func Conformance(ctx, stopCleanup context.Context, t *target.Target, rules []con
 		}(i)
 	}
 	wg.Wait()
-	bound := CleanupBound
+	bound := stage.CleanupBound
 	if ctx.Err() != nil {
-		bound = CleanupAfterAbort
+		bound = stage.CleanupAfterAbort
 	}
-	st := beginStage("cleanup", bound, cut{stopCleanup, errInterruptedAgain})
-	defer st.cancel()
-	_, _, _ = cleanupRun(st.ctx, t, cleanupScope{runID: runID})
+	st := stage.Begin("cleanup", bound, stage.Cut{Ctx: stopCleanup, Why: stage.ErrInterruptedAgain})
+	defer st.Cancel()
+	_, _, _ = cleanup.CleanupRun(st.Ctx, t, cleanup.CleanupScope{RunID: runID})
 	return out
 }
 

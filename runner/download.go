@@ -14,6 +14,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -74,7 +75,7 @@ func DownloadShards(ctx context.Context, st scenarios.Target, o target.Options, 
 			return nil, "", fmt.Errorf("container %s holds %d runs (%s): choose one with --run-id", name, len(runs), strings.Join(runs, ", "))
 		}
 	}
-	if !ValidRunID(runID) {
+	if !cleanup.ValidRunID(runID) {
 		return nil, "", fmt.Errorf("%q is not a run id", runID)
 	}
 	prefix := runID + "/"

@@ -227,7 +227,7 @@ const restartBound = 2 * time.Minute
 
 // end lifts every fault, closes the windows still open and says what each
 // fault did.
-func (in *injection) end(logf func(string, ...any)) {
+func (in *injection) End(logf func(string, ...any)) {
 	if in.sched == nil {
 		return
 	}

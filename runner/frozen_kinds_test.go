@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/workload"
@@ -133,7 +134,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		if frozeAt.IsZero() || !errors.As(err, &ue) {
 			t.Fatalf("froze at %v; run error %v, want the target unreachable\nlog:\n%s", frozeAt, err, log.String())
 		}
-		bound := 1*time.Second + CleanupAfterAbort
+		bound := 1*time.Second + stage.CleanupAfterAbort
 		if took := ended.Sub(frozeAt); took > 2*bound {
 			t.Errorf("the run ended %v after the freeze; its bound is %v (unreachable_after + cleanup), asserted with slack at %v\n%s", took, bound, 2*bound, log.String())
 		}

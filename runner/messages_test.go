@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -94,7 +95,7 @@ func TestWrongKeyIsOneClearLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tgt.Close()
-	_, _, cerr := cleanupRun(ctx, tgt, cleanupScope{runID: "deadbeef"})
+	_, _, cerr := cleanup.CleanupRun(ctx, tgt, cleanup.CleanupScope{RunID: "deadbeef"})
 	if cerr == nil {
 		t.Fatal("cleanup with a wrong key succeeded")
 	}

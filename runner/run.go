@@ -2,8 +2,6 @@ package runner
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -72,18 +72,6 @@ func (o Options) stage(st Stage) {
 type Exporter interface {
 	Attach(m *reports.Metrics)
 }
-
-// Bounds of the phases after the load: none waits longer, whatever the
-// target does.
-const (
-	// FinalReadsBound bounds the quiet reads after the load.
-	FinalReadsBound = 2 * time.Minute
-	// CleanupBound bounds deleting the run's resources.
-	CleanupBound = time.Minute
-	// CleanupAfterAbort bounds the cleanup after a second interrupt, and
-	// after the target stopped answering.
-	CleanupAfterAbort = 10 * time.Second
-)
 
 // Progress is a live snapshot for progress bars.
 type Progress struct {
@@ -241,7 +229,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	// What actors still send once loadCtx is done (lease releases) draws
 	// on this stage: StoppingBound from the stop, cut by a second Ctrl-C;
 	// nothing at all once the target was declared unreachable.
-	stopStage := &stoppingStage{cut: cut{o.Abort, errInterruptedAgain}, more: []cut{{trouble, nil}}, logf: logf}
+	stopStage := &stage.Stopping{Cut: stage.Cut{Ctx: o.Abort, Why: stage.ErrInterruptedAgain}, More: []stage.Cut{{Ctx: trouble, Why: nil}}, Logf: logf}
 
 	var runs []*running
 	var runID string
@@ -305,7 +293,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	unreachableAfter += window
 	stopWatch = target.WatchTarget(tgt, unreachableAfter, stopForTrouble, logf)
 
-	id := newRunID()
+	id := cleanup.NewRunID()
 	shardIndex, shardCount := 0, 1
 	if o.Shard != nil {
 		shardIndex, shardCount = o.Shard.Index, o.Shard.Count
@@ -330,7 +318,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 		env := workload.NewEnv(cut.w, sc, rec, tgt, id)
 		env.ActorBase, env.KeyLo, env.KeyN, env.AttachOnly = cut.actorBase, cut.keyLo, cut.keyN, shardIndex > 0
-		env.Zero, env.Sharded, env.StopStage = sum.Started.UnixNano(), sharded, stopStage.context
+		env.Zero, env.Sharded, env.StopStage = sum.Started.UnixNano(), sharded, stopStage.Context
 		r := &running{plan: planFor(cut.w, sc), env: env, wl: wl, skip: cut.skip}
 		runs = append(runs, r)
 		if !r.skip {
@@ -369,9 +357,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, tgt, logf)
 	load(loadCtx, active, rec, metrics, o)
-	stopStage.end()
+	stopStage.End()
 	o.stage(StageFinalReads)
-	inj.end(logf)
+	inj.End(logf)
 	sum.Faults = inj.summary(sum.LoadStart)
 	if cpu1, ok := processCPU(); ok && cpuOK {
 		// The harness's share of the machine while the load ran: near 1,
@@ -399,18 +387,18 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			logf("load stopped: interrupted")
 		}
 		logf("final reads")
-		st := beginStage("final reads", FinalReadsBound, cut{o.Abort, errInterruptedAgain}, cut{trouble, nil})
-		waited := waiting(logf, "final reads", FinalReadsBound)
+		st := stage.Begin("final reads", stage.FinalReadsBound, stage.Cut{Ctx: o.Abort, Why: stage.ErrInterruptedAgain}, stage.Cut{Ctx: trouble, Why: nil})
+		waited := waiting(logf, "final reads", stage.FinalReadsBound)
 		for _, r := range runs {
-			if err := r.wl.Final(st.ctx, r.env); err != nil {
+			if err := r.wl.Final(st.Ctx, r.env); err != nil {
 				logf("final reads of %s: %v", r.env.Name, err)
 			}
 		}
 		waited()
-		if why := st.why(); why != "" {
+		if why := st.Why(); why != "" {
 			logf("final reads cut short: %s", why)
 		}
-		st.cancel()
+		st.Cancel()
 		if sum.Shard != nil {
 			sum.Shard.FinalReads = true
 		}
@@ -507,10 +495,4 @@ func describeLoad(runs []*running) string {
 		s += ")"
 	}
 	return s
-}
-
-func newRunID() string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }

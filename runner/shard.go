@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"strconv"
@@ -71,7 +73,7 @@ func (s *Shard) check() error {
 	if s.Count < 1 || s.Index < 0 || s.Index >= s.Count {
 		return fmt.Errorf("shard %d/%d: the index must be 0 to N-1 and N at least 1", s.Index, s.Count)
 	}
-	if s.Count > 1 && !ValidRunID(s.RunID) {
+	if s.Count > 1 && !cleanup.ValidRunID(s.RunID) {
 		return fmt.Errorf("shard %d/%d: the shards of a run share its run id: give every shard the same --run-id, 8 lower-case hex digits (got %q)", s.Index, s.Count, s.RunID)
 	}
 	return nil
@@ -86,7 +88,7 @@ func (s *Shard) now() time.Time {
 }
 
 func (s *Shard) stateBlob(t *target.Target) *blockblob.Client {
-	return t.Blob.NewContainerClient(markerName(s.RunID)).NewBlockBlobClient(shardState)
+	return t.Blob.NewContainerClient(cleanup.MarkerName(s.RunID)).NewBlockBlobClient(shardState)
 }
 
 // publishSetup is shard 0's word after its setup: the state blob, with
@@ -106,7 +108,7 @@ func (s *Shard) publishSetup(ctx context.Context, t *target.Target, setupErr err
 		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}},
 	})
 	if err != nil {
-		return start, fmt.Errorf("telling the other shards the setup is done (blob %s/%s): %s", markerName(s.RunID), shardState, target.DescribeCallErr(err))
+		return start, fmt.Errorf("telling the other shards the setup is done (blob %s/%s): %s", cleanup.MarkerName(s.RunID), shardState, target.DescribeCallErr(err))
 	}
 	return start, nil
 }
@@ -126,15 +128,15 @@ func (s *Shard) awaitSetup(ctx context.Context, t *target.Target, logf func(stri
 		switch {
 		case err == nil:
 			md := props.Metadata
-			if n := meta(md, metaCount); n != strconv.Itoa(s.Count) {
+			if n := cleanup.Meta(md, metaCount); n != strconv.Itoa(s.Count) {
 				return time.Time{}, fmt.Errorf("shard 0 of run %s runs %s shards, this shard %d: give every shard the same count", s.RunID, n, s.Count)
 			}
-			if meta(md, metaSetup) != setupDone {
+			if cleanup.Meta(md, metaSetup) != setupDone {
 				return time.Time{}, fmt.Errorf("shard 0 of run %s failed to set the run up (see its output): this shard does not start", s.RunID)
 			}
-			at, perr := time.Parse(time.RFC3339Nano, meta(md, metaStartAt))
+			at, perr := time.Parse(time.RFC3339Nano, cleanup.Meta(md, metaStartAt))
 			if perr != nil {
-				return time.Time{}, fmt.Errorf("run %s: shard 0 stamped start_at %q, not an RFC 3339 time", s.RunID, meta(md, metaStartAt))
+				return time.Time{}, fmt.Errorf("run %s: shard 0 stamped start_at %q, not an RFC 3339 time", s.RunID, cleanup.Meta(md, metaStartAt))
 			}
 			if !s.StartAt.IsZero() {
 				at = s.StartAt // this shard's own --start-at wins
@@ -187,7 +189,7 @@ func (s *Shard) markDone(ctx context.Context, t *target.Target) (last bool, done
 	for {
 		props, err := b.GetProperties(ctx, nil)
 		if err != nil {
-			return false, 0, fmt.Errorf("reading the run's shard state %s/%s: %s", markerName(s.RunID), shardState, target.DescribeCallErr(err))
+			return false, 0, fmt.Errorf("reading the run's shard state %s/%s: %s", cleanup.MarkerName(s.RunID), shardState, target.DescribeCallErr(err))
 		}
 		md := map[string]*string{}
 		for k, v := range props.Metadata {
@@ -209,7 +211,7 @@ func (s *Shard) markDone(ctx context.Context, t *target.Target) (last bool, done
 		case target.IsStatus(err, 412):
 			continue // another shard marked itself in between: read again
 		default:
-			return false, 0, fmt.Errorf("marking shard %d done in %s/%s: %s", s.Index, markerName(s.RunID), shardState, target.DescribeCallErr(err))
+			return false, 0, fmt.Errorf("marking shard %d done in %s/%s: %s", s.Index, cleanup.MarkerName(s.RunID), shardState, target.DescribeCallErr(err))
 		}
 	}
 }
@@ -237,11 +239,11 @@ func shardFinished(o Options, t *target.Target, trouble context.Context, sum *re
 	s := o.Shard
 	bound := markDoneBound // the word the cleanup waits on: the cleanup's cuts and, once aborted, its short bound
 	if o.Abort.Err() != nil {
-		bound = CleanupAfterAbort
+		bound = stage.CleanupAfterAbort
 	}
-	st := beginStage("marking the shard done", bound, cut{o.Abandon, errInterruptedThird}, cut{trouble, nil})
-	defer st.cancel()
-	last, done, err := s.markDone(st.ctx, t)
+	st := stage.Begin("marking the shard done", bound, stage.Cut{Ctx: o.Abandon, Why: stage.ErrInterruptedThird}, stage.Cut{Ctx: trouble, Why: nil})
+	defer st.Cancel()
+	last, done, err := s.markDone(st.Ctx, t)
 	switch {
 	case err != nil:
 		logf("shard %d/%d: %v; the final reads and the cleanup are left to the other shards (or: stormcheck cleanup --run %s)", s.Index, s.Count, err, s.RunID)
@@ -271,7 +273,7 @@ func setUp(ctx context.Context, o Options, t *target.Target, id string, runs []*
 		return at, false, err
 	}
 	logf("setting up %d workload(s) (run id %s)", len(runs), id)
-	if err := markRun(ctx, t, id, s.now()); err != nil {
+	if err := cleanup.MarkRun(ctx, t, id, s.now()); err != nil {
 		return time.Time{}, false, fmt.Errorf("setup: %w", err)
 	}
 	var setupErr error

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 )
 
 // TestShardMarkerProtocol drives the run marker's shard state against a
@@ -28,7 +29,7 @@ func TestShardMarkerProtocol(t *testing.T) {
 		t.Fatalf("no setup: err = %v", err)
 	}
 
-	if err := markRun(ctx, tg, id, time.Now()); err != nil {
+	if err := cleanup.MarkRun(ctx, tg, id, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s0 := &Shard{Index: 0, Count: n, RunID: id}
@@ -99,7 +100,7 @@ func TestShardSetupFailureStopsTheOthers(t *testing.T) {
 	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	tg := openTestTarget(ctx, t, inst)
 	const id = "0badf00d"
-	if err := markRun(ctx, tg, id, time.Now()); err != nil {
+	if err := cleanup.MarkRun(ctx, tg, id, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	s0 := &Shard{Index: 0, Count: 2, RunID: id}
@@ -127,7 +128,7 @@ func TestOneShardStartAtInThePast(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh := sum.Shard
-	if sh == nil || sh.RunID != sum.RunID || !ValidRunID(sh.RunID) || sh.Count != 1 {
+	if sh == nil || sh.RunID != sum.RunID || !cleanup.ValidRunID(sh.RunID) || sh.Count != 1 {
 		t.Fatalf("shard info %+v, run id %q", sh, sum.RunID)
 	}
 	if !sh.Setup || !sh.FinalReads || !sh.Cleanup || sh.Late < time.Hour || sh.StartAt == "" || sh.Rendezvous != "" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -43,16 +44,16 @@ func TestStageBoundsTheRetryPolicy(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e, path := retryingEnv(t, 10*time.Second, time.Second, 10*time.Second)
 		start := time.Now()
-		st := beginStage("stopping the load", 5*time.Second, cut{context.Background(), nil})
-		defer st.cancel()
-		op := e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
+		st := stage.Begin("stopping the load", 5*time.Second, stage.Cut{Ctx: context.Background(), Why: nil})
+		defer st.Cancel()
+		op := e.Actor(0).Do(st.Ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
 		if took := time.Since(start); took != 5*time.Second {
 			t.Errorf("the call took %v, want the stage's 5s", took)
 		}
 		if op.Outcome != checks.Unknown || op.Attempt != 1 {
 			t.Errorf("outcome %v after %d attempts, want one unknown attempt", op.Outcome, op.Attempt)
 		}
-		if why := st.why(); why != "stopping the load: gave up after 5s" {
+		if why := st.Why(); why != "stopping the load: gave up after 5s" {
 			t.Errorf("the stage ended: %q", why)
 		}
 		if ops := readOps(t, e, path); len(ops) != 1 {
@@ -74,9 +75,9 @@ func TestStageClampsAttemptsAndBackOff(t *testing.T) {
 			e.Seed = seed
 			bound := 2500 * time.Millisecond
 			start := time.Now()
-			st := beginStage("final reads", bound, cut{context.Background(), nil})
-			defer st.cancel()
-			e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.get", Key: "k"}, frozen)
+			st := stage.Begin("final reads", bound, stage.Cut{Ctx: context.Background(), Why: nil})
+			defer st.Cancel()
+			e.Actor(0).Do(st.Ctx, workload.Call{Kind: "blob.get", Key: "k"}, frozen)
 			took := time.Since(start)
 			if took > bound {
 				t.Errorf("seed %d: returned after %v, past the stage's %v", seed, took, bound)
@@ -112,19 +113,19 @@ func TestPressCutsTheStage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e, path := retryingEnv(t, 10*time.Second, time.Second, 10*time.Second)
 		press, pressNow := context.WithCancel(context.Background())
-		st := beginStage("stopping the load", time.Minute, cut{press, errInterruptedAgain})
-		defer st.cancel()
+		st := stage.Begin("stopping the load", time.Minute, stage.Cut{Ctx: press, Why: stage.ErrInterruptedAgain})
+		defer st.Cancel()
 		start := time.Now()
 		time.AfterFunc(time.Second, pressNow)
-		op := e.Actor(0).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
+		op := e.Actor(0).Do(st.Ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
 		if took := time.Since(start); took != time.Second {
 			t.Errorf("the call ended %v after the start, want at the press (1s)", took)
 		}
-		if op.Attempt != 1 || st.why() != "interrupted again" {
-			t.Errorf("%d attempts, stage ended %q; want 1, interrupted again", op.Attempt, st.why())
+		if op.Attempt != 1 || st.Why() != "interrupted again" {
+			t.Errorf("%d attempts, stage ended %q; want 1, interrupted again", op.Attempt, st.Why())
 		}
 		// A call asked for after the press is not sent, nor recorded.
-		if op := e.Actor(1).Do(st.ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Outcome != checks.Error || op.Attempt != 0 {
+		if op := e.Actor(1).Do(st.Ctx, workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Outcome != checks.Error || op.Attempt != 0 {
 			t.Errorf("after the press: %+v, want a call not sent", op)
 		}
 		if ops := readOps(t, e, path); len(ops) != 1 {
@@ -143,9 +144,9 @@ func TestStoppingStage(t *testing.T) {
 		load, stopLoad := context.WithCancel(context.Background())
 		trouble, troubleNow := context.WithCancelCause(context.Background())
 		var lines []string
-		s := &stoppingStage{cut: cut{context.Background(), errInterruptedAgain}, more: []cut{{trouble, nil}},
-			logf: func(f string, a ...any) { lines = append(lines, f) }}
-		e.StopStage = s.context
+		s := &stage.Stopping{Cut: stage.Cut{Ctx: context.Background(), Why: stage.ErrInterruptedAgain}, More: []stage.Cut{{Ctx: trouble, Why: nil}},
+			Logf: func(f string, a ...any) { lines = append(lines, f) }}
+		e.StopStage = s.Context
 		if got := e.AfterStop(load); got != load {
 			t.Fatal("while the load runs, afterStop must be the load's context")
 		}
@@ -153,10 +154,10 @@ func TestStoppingStage(t *testing.T) {
 		stopLoad()
 		start := time.Now()
 		op := e.Actor(0).Do(e.AfterStop(load), workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen)
-		if took := time.Since(start); took != StoppingBound || op.Attempt != 1 {
-			t.Errorf("release took %v in %d attempts, want %v in 1", took, op.Attempt, StoppingBound)
+		if took := time.Since(start); took != stage.StoppingBound || op.Attempt != 1 {
+			t.Errorf("release took %v in %d attempts, want %v in 1", took, op.Attempt, stage.StoppingBound)
 		}
-		s.end()
+		s.End()
 		if len(lines) != 2 {
 			t.Errorf("the stage said %q, want its start and that it cut the releases", lines)
 		}
@@ -165,14 +166,14 @@ func TestStoppingStage(t *testing.T) {
 		}
 
 		// Stopped by an unreachable target: no release at all.
-		s2 := &stoppingStage{cut: cut{context.Background(), errInterruptedAgain}, more: []cut{{trouble, nil}},
-			logf: func(f string, a ...any) { t.Errorf("the stage said %q for a target declared unreachable", f) }}
-		e.StopStage = s2.context
+		s2 := &stage.Stopping{Cut: stage.Cut{Ctx: context.Background(), Why: stage.ErrInterruptedAgain}, More: []stage.Cut{{Ctx: trouble, Why: nil}},
+			Logf: func(f string, a ...any) { t.Errorf("the stage said %q for a target declared unreachable", f) }}
+		e.StopStage = s2.Context
 		troubleNow(errors.New("target unreachable"))
 		if op := e.Actor(2).Do(e.AfterStop(load), workload.Call{Kind: "blob.lease.release", Key: "k"}, frozen); op.Attempt != 0 {
 			t.Errorf("a release to an unreachable target was sent: %+v", op)
 		}
-		s2.end()
+		s2.End()
 		if ops := readOps(t, e, path); len(ops) != 1 {
 			t.Errorf("%d attempts recorded, want only the first release's", len(ops))
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/throttle"
@@ -171,7 +172,7 @@ func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 	if !slices.Contains(left, "container sc"+sum.RunID) {
 		t.Fatalf("the frozen target kept nothing of run %s? %v", sum.RunID, left)
 	}
-	if _, err := CleanupRuns(ctx, tg, CleanupOptions{RunID: sum.RunID}); err != nil {
+	if _, err := cleanup.Runs(ctx, tg, cleanup.Options{RunID: sum.RunID}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := everything(), targettest.SortedLookAlikes(); !slices.Equal(got, want) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -68,7 +69,7 @@ func cleanupRuns(ctx context.Context, stdout, stderr io.Writer, st scenarios.Tar
 		return exitHarness
 	}
 	defer t.Close()
-	runs, err := runner.CleanupRuns(ctx, t, runner.CleanupOptions{RunID: f.runID, OlderThan: f.olderThan, DryRun: f.dryRun})
+	runs, err := cleanup.Runs(ctx, t, cleanup.Options{RunID: f.runID, OlderThan: f.olderThan, DryRun: f.dryRun})
 	if err != nil {
 		fmt.Fprintf(stderr, "stormcheck %s\n", target.Redact(err.Error()))
 		return exitHarness

@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	scstage "github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
@@ -298,7 +299,7 @@ func catchConformPresses(stderr io.Writer) (ctx, stopCleanup context.Context, st
 	ctxs, stop := catchPresses(stderr, 2, func(press int) string {
 		switch press {
 		case 1:
-			return fmt.Sprintf("stormcheck conform: interrupted: stopping the rules; their cleanup follows, for at most %s (Ctrl-C again to stop it)", runner.CleanupAfterAbort)
+			return fmt.Sprintf("stormcheck conform: interrupted: stopping the rules; their cleanup follows, for at most %s (Ctrl-C again to stop it)", scstage.CleanupAfterAbort)
 		case 2:
 			return "stormcheck conform: interrupted again: stopping the cleanup"
 		}

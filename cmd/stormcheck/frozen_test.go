@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	scstage "github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/workload"
 )
@@ -60,7 +61,7 @@ func TestFrozenTargetBoundsTheBinary(t *testing.T) {
 		loadIsOn(r)
 		r.azurite(syscall.SIGSTOP)
 		frozen := time.Now()
-		bound := time.Second + runner.CleanupAfterAbort
+		bound := time.Second + scstage.CleanupAfterAbort
 		waitKnown(r, 2*bound, exitHarness, blockCommit) // fails past it
 		t.Logf("exited %v after the freeze (bound %v)", time.Since(frozen).Round(time.Millisecond), bound)
 		if strings.Contains(r.stderr.String(), "load stopping:") {

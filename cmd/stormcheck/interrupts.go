@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/stormcheck/stormcheck/runner"
+	scstage "github.com/stormcheck/stormcheck/runner/stage"
 )
 
 // interrupts turns Ctrl-C (SIGINT, and SIGTERM and SIGHUP alike) into a run's three
@@ -125,9 +126,9 @@ func pressSays(press int, st runner.Stage, upload bool) string {
 	case press == 1 && st == runner.StageCleanup:
 		return said + ": the load and the final reads are over; the cleanup goes on, then the checks (Ctrl-C twice more to stop the cleanup)"
 	case press == 2 && st == runner.StageLoad:
-		return fmt.Sprintf("%s: cutting the lease releases still pending and skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
+		return fmt.Sprintf("%s: cutting the lease releases still pending and skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, scstage.CleanupAfterAbort)
 	case press == 2 && st == runner.StageFinalReads:
-		return fmt.Sprintf("%s: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, runner.CleanupAfterAbort)
+		return fmt.Sprintf("%s: skipping the final reads; the cleanup still runs, for at most %s (Ctrl-C again to stop it)", said, scstage.CleanupAfterAbort)
 	case press == 2 && st == runner.StageCleanup:
 		return said + ": the cleanup goes on (Ctrl-C again to stop it)"
 	case press == 3 && st <= runner.StageCleanup:

@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/kube"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -177,8 +178,8 @@ func kubeManifests(cmd *cobra.Command, file string, f *kubeFlags) error {
 	}
 	runID := f.runID
 	if runID == "" {
-		runID = runner.NewRunID()
-	} else if !runner.ValidRunID(runID) {
+		runID = cleanup.NewRunID()
+	} else if !cleanup.ValidRunID(runID) {
 		return usageErr(path, fmt.Errorf("%s: --run-id %q: a run id is 8 lower-case hex digits, e.g. 5b0e3f6a (it names the run's resources sc<run id>...)", path, runID))
 	}
 	now := time.Now()

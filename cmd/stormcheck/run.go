@@ -18,6 +18,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -349,7 +350,7 @@ func (f *runFlags) shardOf(cmd *cobra.Command) (*runner.Shard, error) {
 	case envSet:
 		return nil, fmt.Errorf("%s: env JOB_COMPLETION_INDEX=%s is set (a Kubernetes Indexed Job) but not the shard count: give --shards N", name, env)
 	}
-	if f.runID != "" && !runner.ValidRunID(f.runID) {
+	if f.runID != "" && !cleanup.ValidRunID(f.runID) {
 		return nil, fmt.Errorf("%s: --run-id %q: a run id is 8 lower-case hex digits, e.g. 1a2b3c4d", name, f.runID)
 	}
 	if s.Count > 1 && f.runID == "" {

@@ -1,7 +1,9 @@
-package runner
+package cleanup
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -33,15 +35,11 @@ var runIDPattern = regexp.MustCompile(`^[0-9a-f]{8}$`)
 // ValidRunID reports whether s has the shape of a run id.
 func ValidRunID(s string) bool { return runIDPattern.MatchString(s) }
 
-// NewRunID makes a new random run id, as a run makes its own (for runs
-// whose shards must share one, e.g. stormcheck kube).
-func NewRunID() string { return newRunID() }
-
 // markerName is the run's marker container.
-func markerName(runID string) string { return "sc" + runID }
+func MarkerName(runID string) string { return "sc" + runID }
 
 // runPrefix starts the name of every container and queue of the run.
-func runPrefix(runID string) string { return "sc" + runID + "-" }
+func RunPrefix(runID string) string { return "sc" + runID + "-" }
 
 // RunMark is a run found on a target by its marker.
 type RunMark struct {
@@ -50,22 +48,22 @@ type RunMark struct {
 }
 
 // markRun creates the run's marker container, stamped.
-func markRun(ctx context.Context, t *target.Target, runID string, created time.Time) error {
+func MarkRun(ctx context.Context, t *target.Target, runID string, created time.Time) error {
 	if t == nil || t.Blob == nil {
 		return nil
 	}
 	id, at := runID, created.UTC().Format(time.RFC3339)
-	_, err := t.Blob.CreateContainer(ctx, markerName(runID), &container.CreateOptions{
+	_, err := t.Blob.CreateContainer(ctx, MarkerName(runID), &container.CreateOptions{
 		Metadata: map[string]*string{metaRun: &id, metaCreated: &at},
 	})
 	var re *azcore.ResponseError
 	if errors.As(err, &re) && re.ErrorCode == "ContainerAlreadyExists" {
 		return fmt.Errorf("run id %s is in use on this target: its marker container %s exists (a run with this id is running, or left it); "+
 			"nothing of it was touched: give another --run-id, or once that run is over delete what it left with 'stormcheck cleanup --run %s'",
-			runID, markerName(runID), runID)
+			runID, MarkerName(runID), runID)
 	}
 	if err != nil {
-		return fmt.Errorf("creating the run's marker container %s: %s", markerName(runID), target.DescribeCallErr(err))
+		return fmt.Errorf("creating the run's marker container %s: %s", MarkerName(runID), target.DescribeCallErr(err))
 	}
 	return nil
 }
@@ -104,11 +102,11 @@ func findRuns(ctx context.Context, t *target.Target) ([]RunMark, error) {
 // creation time is the stamp's (the container's Last-Modified if the stamp
 // cannot be read).
 func markOf(id string, c *service.ContainerItem) (RunMark, bool) {
-	if meta(c.Metadata, metaRun) != id {
+	if Meta(c.Metadata, metaRun) != id {
 		return RunMark{}, false
 	}
 	m := RunMark{ID: id}
-	if at, err := time.Parse(time.RFC3339, meta(c.Metadata, metaCreated)); err == nil {
+	if at, err := time.Parse(time.RFC3339, Meta(c.Metadata, metaCreated)); err == nil {
 		m.Created = at
 	} else if c.Properties != nil && c.Properties.LastModified != nil {
 		m.Created = *c.Properties.LastModified
@@ -117,11 +115,19 @@ func markOf(id string, c *service.ContainerItem) (RunMark, bool) {
 }
 
 // meta reads a metadata value whatever the case the service gave its key.
-func meta(md map[string]*string, key string) string {
+func Meta(md map[string]*string, key string) string {
 	for k, v := range md {
 		if strings.EqualFold(k, key) && v != nil {
 			return *v
 		}
 	}
 	return ""
+}
+
+// NewRunID makes a new random run id, as a run makes its own (for runs
+// whose shards must share one, e.g. stormcheck kube).
+func NewRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }

@@ -1,4 +1,4 @@
-package runner
+package stage
 
 import (
 	"context"
@@ -34,49 +34,49 @@ func (e *stageBoundError) Error() string {
 
 // cut is what ends a stage early: ctx done, with why as the cause (nil:
 // ctx's own).
-type cut struct {
-	ctx context.Context
-	why error
+type Cut struct {
+	Ctx context.Context
+	Why error
 }
 
 // cause is the cut's reason.
-func (c cut) cause() error {
-	if c.why != nil {
-		return c.why
+func (c Cut) cause() error {
+	if c.Why != nil {
+		return c.Why
 	}
-	return context.Cause(c.ctx)
+	return context.Cause(c.Ctx)
 }
 
 // Errors a stage is cut with when an interrupt ends it.
 var (
-	errInterruptedAgain = errors.New("interrupted again")
-	errInterruptedThird = errors.New("interrupted a third time")
+	ErrInterruptedAgain = errors.New("interrupted again")
+	ErrInterruptedThird = errors.New("interrupted a third time")
 )
 
 // stage is one stage's context: derived from its parent (the Ctrl-C that
 // cuts it: a press cancels it at once, in the same call), with the
 // stage's deadline, and ended by its other cuts too.
 type stage struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	parent cut
+	Ctx    context.Context
+	Cancel context.CancelFunc
+	parent Cut
 }
 
 // beginStage starts a stage of at most bound from now, a child of
 // parent's context, ended at once by any of more; a cut already done ends
 // it before it returns, so no call of the stage starts.
-func beginStage(name string, bound time.Duration, parent cut, more ...cut) *stage {
-	root, cancel := context.WithCancelCause(parent.ctx)
+func Begin(name string, bound time.Duration, parent Cut, more ...Cut) *stage {
+	root, cancel := context.WithCancelCause(parent.Ctx)
 	ctx, cancelT := context.WithDeadlineCause(root, time.Now().Add(bound), &stageBoundError{name, bound})
 	var stops []func() bool
 	for _, c := range more {
-		if c.ctx.Err() != nil {
+		if c.Ctx.Err() != nil {
 			cancel(c.cause())
 			break
 		}
-		stops = append(stops, context.AfterFunc(c.ctx, func() { cancel(c.cause()) }))
+		stops = append(stops, context.AfterFunc(c.Ctx, func() { cancel(c.cause()) }))
 	}
-	return &stage{ctx: ctx, parent: parent, cancel: func() {
+	return &stage{Ctx: ctx, parent: parent, Cancel: func() {
 		for _, s := range stops {
 			s()
 		}
@@ -87,13 +87,13 @@ func beginStage(name string, bound time.Duration, parent cut, more ...cut) *stag
 
 // why says how the stage ended early: its bound, or the cut's reason; ""
 // while it runs.
-func (s *stage) why() string {
-	if s.ctx.Err() == nil {
+func (s *stage) Why() string {
+	if s.Ctx.Err() == nil {
 		return ""
 	}
-	c := context.Cause(s.ctx)
+	c := context.Cause(s.Ctx)
 	var b *stageBoundError
-	if !errors.As(c, &b) && s.parent.ctx.Err() != nil {
+	if !errors.As(c, &b) && s.parent.Ctx.Err() != nil {
 		c = s.parent.cause()
 	}
 	return c.Error()
@@ -104,44 +104,56 @@ func (s *stage) why() string {
 // first call that asks for it, so its bound counts from the stop, not
 // from the run's start. A second Ctrl-C cuts it, and so does the run's
 // trouble: an unreachable target gets no release at all.
-type stoppingStage struct {
+type Stopping struct {
 	mu     sync.Mutex
 	st     *stage
 	closed bool
 	live   bool // begun before any cut: calls were sent in it
-	cut    cut  // the second Ctrl-C
-	more   []cut
-	logf   func(string, ...any)
+	Cut    Cut  // the second Ctrl-C
+	More   []Cut
+	Logf   func(string, ...any)
 }
 
 // context is the stage's context, begun on first use; after end, a
 // context already done (no call starts once the load returned).
-func (s *stoppingStage) context() context.Context {
+func (s *Stopping) Context() context.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.st == nil {
-		s.st = beginStage("stopping the load", StoppingBound, s.cut, s.more...)
+		s.st = Begin("stopping the load", StoppingBound, s.Cut, s.More...)
 		if s.closed {
-			s.st.cancel()
-		} else if s.st.ctx.Err() == nil {
+			s.st.Cancel()
+		} else if s.st.Ctx.Err() == nil {
 			s.live = true
-			s.logf("load stopping: the lease releases still to send get at most %s (Ctrl-C again to cut them)", StoppingBound)
+			s.Logf("load stopping: the lease releases still to send get at most %s (Ctrl-C again to cut them)", StoppingBound)
 		}
 	}
-	return s.st.ctx
+	return s.st.Ctx
 }
 
 // end closes the stage once no actor runs, and says how it ended if it
 // was cut or ran out while calls were still pending.
-func (s *stoppingStage) end() {
+func (s *Stopping) End() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
 	if s.st == nil {
 		return
 	}
-	if why := s.st.why(); why != "" && s.live {
-		s.logf("load stopped: lease releases cut short (%s)", why)
+	if why := s.st.Why(); why != "" && s.live {
+		s.Logf("load stopped: lease releases cut short (%s)", why)
 	}
-	s.st.cancel()
+	s.st.Cancel()
 }
+
+// Bounds of the phases after the load: none waits longer, whatever the
+// target does.
+const (
+	// FinalReadsBound bounds the quiet reads after the load.
+	FinalReadsBound = 2 * time.Minute
+	// CleanupBound bounds deleting the run's resources.
+	CleanupBound = time.Minute
+	// CleanupAfterAbort bounds the cleanup after a second interrupt, and
+	// after the target stopped answering.
+	CleanupAfterAbort = 10 * time.Second
+)

@@ -1,4 +1,4 @@
-package runner
+package cleanup
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// CleanupOptions choose the earlier runs whose resources CleanupRuns
+// Options choose the earlier runs whose resources CleanupRuns
 // deletes: one run by id, or every run older than an age.
-type CleanupOptions struct {
+type Options struct {
 	// RunID selects one run (8 hex digits, as the run printed it).
 	RunID string
 	// OlderThan selects every run whose marker is older than this.
@@ -35,11 +35,11 @@ type CleanedRun struct {
 	Err error
 }
 
-// CleanupRuns finds earlier runs on the target by their stamped markers
+// Runs finds earlier runs on the target by their stamped markers
 // (see runmarker.go) and deletes their resources, each marker last. It
 // never touches a resource of a run without a marker: whatever carries the
 // same name shape without stormcheck's stamp is someone else's.
-func CleanupRuns(ctx context.Context, t *target.Target, o CleanupOptions) ([]CleanedRun, error) {
+func Runs(ctx context.Context, t *target.Target, o Options) ([]CleanedRun, error) {
 	if (o.RunID == "") == (o.OlderThan <= 0) {
 		return nil, errors.New("cleanup: give either a run id or an age")
 	}
@@ -63,11 +63,11 @@ func CleanupRuns(ctx context.Context, t *target.Target, o CleanupOptions) ([]Cle
 		}
 	}
 	if o.RunID != "" && len(chosen) == 0 {
-		return nil, fmt.Errorf("cleanup: no run %s on this target: its marker container %s is not there (nothing of it is left, or it is not stormcheck's)", o.RunID, markerName(o.RunID))
+		return nil, fmt.Errorf("cleanup: no run %s on this target: its marker container %s is not there (nothing of it is left, or it is not stormcheck's)", o.RunID, MarkerName(o.RunID))
 	}
 	out := make([]CleanedRun, 0, len(chosen))
 	for _, m := range chosen {
-		res, left, err := cleanupRun(ctx, t, cleanupScope{runID: m.ID, allServices: true, dryRun: o.DryRun})
+		res, left, err := CleanupRun(ctx, t, CleanupScope{RunID: m.ID, allServices: true, dryRun: o.DryRun})
 		out = append(out, CleanedRun{Mark: m, Resources: res, Left: left, Err: err})
 	}
 	return out, nil

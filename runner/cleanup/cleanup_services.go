@@ -1,4 +1,4 @@
-package runner
+package cleanup
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // cleanupTables deletes the run's tables: their names are the run prefix
 // without hyphens (see tableName). Only when a workload created tables, or
 // for an earlier run (s.allServices).
-func cleanupTables(ctx context.Context, t *target.Target, prefix string, s cleanupScope) (found, left []string, err error) {
+func cleanupTables(ctx context.Context, t *target.Target, prefix string, s CleanupScope) (found, left []string, err error) {
 	if t.Table == nil || !s.allServices && !t.UsedTables.Load() {
 		return nil, nil, nil
 	}
@@ -48,7 +48,7 @@ func cleanupTables(ctx context.Context, t *target.Target, prefix string, s clean
 
 // cleanupQueues deletes the run's queues. Only when a workload created
 // queues, or for an earlier run (s.allServices).
-func cleanupQueues(ctx context.Context, t *target.Target, prefix string, s cleanupScope) (found, left []string, err error) {
+func cleanupQueues(ctx context.Context, t *target.Target, prefix string, s CleanupScope) (found, left []string, err error) {
 	if t.Queue == nil || !s.allServices && !t.UsedQueues.Load() {
 		return nil, nil, nil
 	}

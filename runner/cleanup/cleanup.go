@@ -1,4 +1,4 @@
-package runner
+package cleanup
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 )
 
 // cleanupScope says what one cleanup deletes and how.
-type cleanupScope struct {
-	runID string
+type CleanupScope struct {
+	RunID string
 	// allServices lists tables and queues even when this process did not
 	// create any (stormcheck cleanup, for an earlier run).
 	allServices bool
@@ -26,11 +26,11 @@ type cleanupScope struct {
 // it did not create (see runmarker.go). It returns what it found (in a
 // dry run, what it would delete), what it could not delete (with
 // "(listing failed)" when a listing failed part-way) and what went wrong.
-func cleanupRun(ctx context.Context, t *target.Target, s cleanupScope) (found, left []string, err error) {
+func CleanupRun(ctx context.Context, t *target.Target, s CleanupScope) (found, left []string, err error) {
 	if t == nil {
 		return nil, nil, nil
 	}
-	prefix := runPrefix(s.runID)
+	prefix := RunPrefix(s.RunID)
 	c, cl, cerr := cleanupContainers(ctx, t, prefix, s.dryRun)
 	tb, tl, terr := cleanupTables(ctx, t, prefix, s)
 	q, ql, qerr := cleanupQueues(ctx, t, prefix, s)
@@ -38,9 +38,9 @@ func cleanupRun(ctx context.Context, t *target.Target, s cleanupScope) (found, l
 	left = append(append(append(left, cl...), tl...), ql...)
 	err = errors.Join(cerr, terr, qerr)
 	if err == nil && !s.dryRun && t.Blob != nil {
-		if _, derr := t.Blob.DeleteContainer(ctx, markerName(s.runID), nil); derr != nil && !target.IsStatus(derr, 404) {
-			err = fmt.Errorf("deleting the run's marker container %s: %s", markerName(s.runID), target.DescribeCallErr(derr))
-			left = append(left, "container "+markerName(s.runID)+" (the run's marker)")
+		if _, derr := t.Blob.DeleteContainer(ctx, MarkerName(s.RunID), nil); derr != nil && !target.IsStatus(derr, 404) {
+			err = fmt.Errorf("deleting the run's marker container %s: %s", MarkerName(s.RunID), target.DescribeCallErr(derr))
+			left = append(left, "container "+MarkerName(s.RunID)+" (the run's marker)")
 		}
 	}
 	return found, left, err
