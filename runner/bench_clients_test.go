@@ -308,7 +308,7 @@ func (c *rawClient) loop(ctx context.Context, actors, keys int, d time.Duration)
 			mac := hmac.New(sha256.New, c.key)
 			for time.Now().Before(deadline) {
 				url := c.base + workload.KeyName(r.IntN(keys))
-				resp, err := c.do(ctx, mac, http.MethodGet, url, "", "")
+				resp, err := c.Do(ctx, mac, http.MethodGet, url, "", "")
 				calls.Add(1)
 				if err != nil {
 					c.failed.Add(1)
@@ -323,7 +323,7 @@ func (c *rawClient) loop(ctx context.Context, actors, keys int, d time.Duration)
 					continue
 				}
 				v := checks.CounterValue{N: cur.N + 1, Tag: "r"}.Format(0)
-				if resp, err = c.do(ctx, mac, http.MethodPut, url, et, v); err == nil {
+				if resp, err = c.Do(ctx, mac, http.MethodPut, url, et, v); err == nil {
 					_, _ = io.Copy(io.Discard, resp.Body)
 					resp.Body.Close()
 				}
@@ -341,7 +341,7 @@ func (c *rawClient) loop(ctx context.Context, actors, keys int, d time.Duration)
 	return calls.Load()
 }
 
-func (c *rawClient) do(ctx context.Context, mac hash.Hash, method, url, ifMatch, body string) (*http.Response, error) {
+func (c *rawClient) Do(ctx context.Context, mac hash.Hash, method, url, ifMatch, body string) (*http.Response, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)

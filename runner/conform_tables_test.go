@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
+	"github.com/stormcheck/stormcheck/runner/conform"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
@@ -39,7 +40,7 @@ func TestConformEntityIfMatchOnTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rr := &ruleRun{t: &target.Target{Table: svc}, prefix: "sc1-r0", vars: map[string]string{"e1": `W/"e1"`}, lastETag: map[string]string{}}
+	rr := &conform.RuleRun{T: &target.Target{Table: svc}, Prefix: "sc1-r0", Vars: map[string]string{"e1": `W/"e1"`}, LastETag: map[string]string{}}
 	star := &conformance.Value{Literal: "*"}
 	for _, tc := range []struct {
 		st      conformance.Step
@@ -55,7 +56,7 @@ func TestConformEntityIfMatchOnTheWire(t *testing.T) {
 		{conformance.Step{Op: "table.delete", Row: "r1", IfMatch: star}, http.MethodDelete, []string{"*"}},
 	} {
 		rt.reqs = nil
-		obs, _, _ := rr.do(context.Background(), &tc.st)
+		obs, _, _ := rr.Do(context.Background(), &tc.st)
 		if obs.Status != http.StatusNoContent || len(rt.reqs) != 1 {
 			t.Fatalf("%s: status %d, %d requests (%s)", tc.st.Op, obs.Status, len(rt.reqs), obs.Err)
 		}

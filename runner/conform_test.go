@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/conform"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
@@ -164,7 +165,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := Conformance(ctx, ctx, tgt, rs.Select(nil), 4)
+	results := conform.Run(ctx, ctx, tgt, rs.Select(nil), 4)
 	if rep := verdict.CompareBaseline(results, base); !rep.OK() {
 		for _, r := range results {
 			if r.Status != verdict.ConformPass && !rep.IsKnown(r.ID) {
@@ -177,7 +178,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := Conformance(ctx, ctx, tgt, ops, 1)[0]; r.Status != verdict.ConformPass {
+	if r := conform.Run(ctx, ctx, tgt, ops, 1)[0]; r.Status != verdict.ConformPass {
 		t.Errorf("blob ops: %s %s %+v", r.Status, r.Error, r.Steps)
 	}
 	// A rule gives its place back while it waits: with one place, two
@@ -192,7 +193,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	}
 	start := time.Now()
 	var sum time.Duration
-	for _, r := range Conformance(ctx, ctx, tgt, waits, 1) {
+	for _, r := range conform.Run(ctx, ctx, tgt, waits, 1) {
 		if r.Status != verdict.ConformPass {
 			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
 		}
@@ -205,7 +206,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range Conformance(ctx, ctx, tgt, svcOps, 2) {
+	for _, r := range conform.Run(ctx, ctx, tgt, svcOps, 2) {
 		if r.Status != verdict.ConformPass {
 			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
 		}
@@ -214,7 +215,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range Conformance(ctx, ctx, tgt, wrongSvc, 2) {
+	for _, r := range conform.Run(ctx, ctx, tgt, wrongSvc, 2) {
 		want := map[string]string{"test.wrong-table": "412 UpdateConditionNotSatisfied", "test.wrong-queue": "200, 1 message"}[r.ID]
 		if d := r.Divergence(); r.Status != verdict.ConformDiverges || d == nil || d.Actual != want {
 			t.Errorf("%s must diverge showing %q: %+v", r.ID, want, r)
@@ -239,7 +240,7 @@ func TestConformanceAgainstAzurite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := Conformance(ctx, ctx, tgt, wrong, 1)[0]
+	res := conform.Run(ctx, ctx, tgt, wrong, 1)[0]
 	if res.Status != verdict.ConformDiverges || len(res.Steps) != 3 || res.Steps[1].Pass || res.Steps[2].Pass {
 		t.Fatalf("a wrong rule must diverge at steps 2 and 3: %+v", res)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	scconform "github.com/stormcheck/stormcheck/runner/conform"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -154,7 +155,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	if f.target.value == scenarios.TargetConnectionString || f.connStr != "" {
 		st = scenarios.Target{Kind: scenarios.TargetConnectionString, ConnectionStringEnv: "AZURE_STORAGE_CONNECTION_STRING"}
 	}
-	uses := runner.ConformServices(rules)
+	uses := scconform.ConformServices(rules)
 	if err := target.CheckConnectionString(st, target.Options{ConnectionString: f.connStr, Uses: uses}); err != nil && !f.diff {
 		fmt.Fprintln(stderr, "stormcheck conform:", err) // before the results folder is made
 		return exitUsage
@@ -181,7 +182,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 		return exitHarness
 	}
-	results := runner.Conformance(ctx, stopCleanup, t, rules, f.parallel)
+	results := scconform.Run(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would
@@ -324,7 +325,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 			fmt.Fprintln(stderr, "stormcheck conform --diff:", err)
 			return exitUsage
 		}
-		if err := target.CheckConnectionString(st, target.Options{Uses: runner.ConformServices(rules)}); err != nil {
+		if err := target.CheckConnectionString(st, target.Options{Uses: scconform.ConformServices(rules)}); err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %v\n", spec, err)
 			return exitUsage
 		}
@@ -333,12 +334,12 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	var sides [2][]verdict.RuleResult
 	for i, spec := range args {
 		st := targets[i]
-		t, err := target.Open(ctx, st, target.Options{Uses: runner.ConformServices(rules), WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
+		t, err := target.Open(ctx, st, target.Options{Uses: scconform.ConformServices(rules), WorkDir: filepath.Join(dir, fmt.Sprint("target", i+1)), Progress: stderr, MaxConns: parallel * 2})
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, target.Redact(err.Error()))
 			return exitHarness
 		}
-		sides[i] = runner.Conformance(ctx, stopCleanup, t, rules, parallel)
+		sides[i] = scconform.Run(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()
 	}
 	diffs := verdict.DiffTargets(sides[0], sides[1])

@@ -1,4 +1,4 @@
-package runner
+package conform
 
 import (
 	"context"
@@ -18,20 +18,20 @@ import (
 // alias), so the run's cleanup removes it.
 
 // queue is the name of the rule's queue with alias a ("" is the rule's).
-func (rr *ruleRun) queue(a string) string {
+func (rr *RuleRun) queue(a string) string {
 	if a == "" {
-		return rr.prefix
+		return rr.Prefix
 	}
-	return rr.prefix + "-" + a
+	return rr.Prefix + "-" + a
 }
 
 // createQueue creates the rule's own queue.
-func (rr *ruleRun) createQueue(ctx context.Context) error {
-	svc, err := rr.t.Queues()
+func (rr *RuleRun) createQueue(ctx context.Context) error {
+	svc, err := rr.T.Queues()
 	if err != nil {
 		return err
 	}
-	rr.t.UsedQueues.Store(true)
+	rr.T.UsedQueues.Store(true)
 	_, err = svc.CreateQueue(ctx, rr.queue(""), nil)
 	return err
 }
@@ -48,9 +48,9 @@ func int32p(n *int) *int32 {
 // queueCall performs a queue step. Only the parameters the rule writes
 // are sent: without num_messages or visibility, the SDK sends none and the
 // service's defaults apply.
-func (rr *ruleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut, error) {
+func (rr *RuleRun) queueCall(ctx context.Context, st *conformance.Step) (callOut, error) {
 	var out callOut
-	svc, err := rr.t.Queues()
+	svc, err := rr.T.Queues()
 	if err != nil {
 		return out, err
 	}

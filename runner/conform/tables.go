@@ -1,4 +1,4 @@
-package runner
+package conform
 
 import (
 	"context"
@@ -29,8 +29,8 @@ const defaultPartition = "p"
 const conformPadChunk = 30000
 
 // table is the name of the rule's table with alias a ("" is the rule's).
-func (rr *ruleRun) table(a string) string {
-	name := strings.ReplaceAll(rr.prefix, "-", "")
+func (rr *RuleRun) table(a string) string {
+	name := strings.ReplaceAll(rr.Prefix, "-", "")
 	if a != "" {
 		name += "x" + a
 	}
@@ -38,12 +38,12 @@ func (rr *ruleRun) table(a string) string {
 }
 
 // createTable creates the rule's own table.
-func (rr *ruleRun) createTable(ctx context.Context) error {
-	svc, err := rr.t.Tables()
+func (rr *RuleRun) createTable(ctx context.Context) error {
+	svc, err := rr.T.Tables()
 	if err != nil {
 		return err
 	}
-	rr.t.UsedTables.Store(true)
+	rr.T.UsedTables.Store(true)
 	_, err = svc.CreateTable(ctx, rr.table(""), nil)
 	return err
 }
@@ -97,9 +97,9 @@ func conformProps(m map[string]any) map[string]string {
 // out without If-Match (as Insert Or Replace / Insert Or Merge, which is
 // what the REST reference says such a request is); the SDK's UpdateEntity
 // would send If-Match: * instead.
-func (rr *ruleRun) tableCall(ctx context.Context, st *conformance.Step) (callOut, error) {
+func (rr *RuleRun) tableCall(ctx context.Context, st *conformance.Step) (callOut, error) {
 	var out callOut
-	svc, err := rr.t.Tables()
+	svc, err := rr.T.Tables()
 	if err != nil {
 		return out, err
 	}
@@ -199,7 +199,7 @@ var failedOp = regexp.MustCompile(`(?:"value"\s*:\s*"|<message[^>]*>)(\d+):`)
 // them), and the failed operation's index is kept. The body is read even
 // when the SDK reports success: aztables accepts a 202 whose change set
 // it cannot split into parts as a success, whatever the parts say.
-func (rr *ruleRun) conformBatch(ctx context.Context, c *aztables.Client, st *conformance.Step) (callOut, error) {
+func (rr *RuleRun) conformBatch(ctx context.Context, c *aztables.Client, st *conformance.Step) (callOut, error) {
 	var out callOut
 	pk := partitionKey(st.Partition)
 	tx := make([]aztables.TransactionAction, 0, len(st.Actions))

@@ -1,4 +1,4 @@
-package runner
+package conform
 
 import (
 	"context"
@@ -25,7 +25,7 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
-// Conformance runs rules against a target: each rule in its own new
+// Run runs rules against a target: each rule in its own new
 // container (named with the run's prefix, deleted afterwards), rules in
 // parallel, steps in order. Every step sends exactly the headers the rule
 // writes: they are added to the request by a pipeline policy (see
@@ -41,7 +41,7 @@ import (
 // ctx's end (the first Ctrl-C) stops the rules; the cleanup after them is
 // a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
 // that stopCleanup's end (the next Ctrl-C) stops at once.
-func Conformance(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
+func Run(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
 	runID := cleanup.NewRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
@@ -66,11 +66,11 @@ func Conformance(ctx, stopCleanup context.Context, t *target.Target, rules []con
 
 // ruleRun is one rule's state: its captures and the last ETag seen per
 // resource.
-type ruleRun struct {
-	t        *target.Target
-	prefix   string
-	vars     map[string]string
-	lastETag map[string]string
+type RuleRun struct {
+	T        *target.Target
+	Prefix   string
+	Vars     map[string]string
+	LastETag map[string]string
 }
 
 // slots bounds how many rules send requests at once (see Conformance).
@@ -104,7 +104,7 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		}
 	}()
 	start := time.Now()
-	rr := &ruleRun{t: t, prefix: prefix, vars: map[string]string{}, lastETag: map[string]string{}}
+	rr := &RuleRun{T: t, Prefix: prefix, Vars: map[string]string{}, LastETag: map[string]string{}}
 	if err := rr.setup(ctx, r); err != nil {
 		res.Error = "setup: " + target.Redact(err.Error())
 		res.Conclude()
@@ -126,7 +126,7 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 			held = true
 			continue
 		}
-		obs, resp, out := rr.do(ctx, st)
+		obs, resp, out := rr.Do(ctx, st)
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
 		res.Add(v)
 		rr.capture(st, resp, out)
@@ -143,10 +143,10 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 // setup creates the rule's own resources: its container when it has blob
 // or container steps (or no table or queue step), its table when it has
 // table steps, its queue when it has queue steps.
-func (rr *ruleRun) setup(ctx context.Context, r *conformance.Rule) error {
+func (rr *RuleRun) setup(ctx context.Context, r *conformance.Rule) error {
 	uses := target.RuleServices(r)
 	if uses.Has(connstr.Blob) {
-		if _, err := rr.t.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
+		if _, err := rr.T.Blob.CreateContainer(ctx, rr.container(""), nil); err != nil {
 			return fmt.Errorf("create the rule's container: %w", err)
 		}
 	}
@@ -164,15 +164,15 @@ func (rr *ruleRun) setup(ctx context.Context, r *conformance.Rule) error {
 }
 
 // container is the name of the container with alias a ("" is the rule's).
-func (rr *ruleRun) container(a string) string {
+func (rr *RuleRun) container(a string) string {
 	if a == "" {
-		return rr.prefix
+		return rr.Prefix
 	}
-	return rr.prefix + "-" + strings.ToLower(a)
+	return rr.Prefix + "-" + strings.ToLower(a)
 }
 
 // resource names what a step acts on, for the ETag it last returned.
-func (rr *ruleRun) resource(st *conformance.Step) string {
+func (rr *RuleRun) resource(st *conformance.Step) string {
 	switch {
 	case strings.HasPrefix(st.Op, "table."):
 		return "table:" + rr.table(st.Table) + "/" + partitionKey(st.Partition) + "/" + st.Row
@@ -183,7 +183,7 @@ func (rr *ruleRun) resource(st *conformance.Step) string {
 }
 
 // value resolves a step value: a literal, a capture, or a date.
-func (rr *ruleRun) value(v *conformance.Value) string {
+func (rr *RuleRun) value(v *conformance.Value) string {
 	switch {
 	case v == nil:
 		return ""
@@ -196,7 +196,7 @@ func (rr *ruleRun) value(v *conformance.Value) string {
 	case v.Now:
 		return time.Now().Add(v.Offset).UTC().Format(http.TimeFormat)
 	case v.Ref != "":
-		s := rr.vars[v.Ref]
+		s := rr.Vars[v.Ref]
 		if v.Offset != 0 {
 			if t, err := http.ParseTime(s); err == nil {
 				return t.Add(v.Offset).UTC().Format(http.TimeFormat)
@@ -208,7 +208,7 @@ func (rr *ruleRun) value(v *conformance.Value) string {
 }
 
 // headers are the step's conditions and lease ids, as written.
-func (rr *ruleRun) headers(st *conformance.Step) http.Header {
+func (rr *RuleRun) headers(st *conformance.Step) http.Header {
 	h := http.Header{}
 	set := func(name string, v *conformance.Value) {
 		if s := rr.value(v); v != nil {
@@ -238,16 +238,16 @@ func (rr *ruleRun) headers(st *conformance.Step) http.Header {
 	return h
 }
 
-func (rr *ruleRun) expect(st *conformance.Step) verdict.StepExpect {
+func (rr *RuleRun) expect(st *conformance.Step) verdict.StepExpect {
 	x := &st.Expect
 	e := verdict.StepExpect{Status: x.Status, ErrorCode: x.ErrorCode, ETag: x.ETag.Kind,
 		HeadersPresent: x.HeadersPresent, HeadersAbsent: x.HeadersAbsent, Body: x.Body,
 		ServiceExpect: verdict.ServiceExpect{Messages: x.Messages, DequeueCount: x.DequeueCount, Text: x.Text,
-			MessageID: x.MessageID.Kind, MessageIDRef: rr.vars[x.MessageID.Var],
-			PopReceipt: x.PopReceipt.Kind, PopReceiptRef: rr.vars[x.PopReceipt.Var],
+			MessageID: x.MessageID.Kind, MessageIDRef: rr.Vars[x.MessageID.Var],
+			PopReceipt: x.PopReceipt.Kind, PopReceiptRef: rr.Vars[x.PopReceipt.Var],
 			NextVisibleIn: x.NextVisibleIn, Properties: x.Properties, Entities: x.Entities, FailedIndex: x.FailedIndex}}
 	if x.ETag.Var != "" {
-		e.ETagRef = rr.vars[x.ETag.Var]
+		e.ETagRef = rr.Vars[x.ETag.Var]
 	}
 	return e
 }
@@ -270,7 +270,7 @@ type callOut struct {
 }
 
 // do sends one step and observes the raw response.
-func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
+func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
 	var resp *http.Response
 	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(target.WithHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
@@ -281,7 +281,7 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 	}
 	obs := verdict.StepObservation{}
 	key := rr.resource(st)
-	obs.PrevETag = rr.lastETag[key]
+	obs.PrevETag = rr.LastETag[key]
 	if resp == nil {
 		if err != nil {
 			obs.Err = target.Redact(target.ShortErr(err))
@@ -317,12 +317,12 @@ func (rr *ruleRun) do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
 	}
 	if obs.ETag != "" {
-		rr.lastETag[key] = obs.ETag
+		rr.LastETag[key] = obs.ETag
 	}
 	return obs, resp, out
 }
 
-func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response, out callOut) {
+func (rr *RuleRun) capture(st *conformance.Step, resp *http.Response, out callOut) {
 	if resp == nil {
 		return
 	}
@@ -333,33 +333,33 @@ func (rr *ruleRun) capture(st *conformance.Step, resp *http.Response, out callOu
 	for what, name := range st.Capture {
 		switch what {
 		case "etag":
-			rr.vars[name] = resp.Header.Get("ETag")
-			if rr.vars[name] == "" {
-				rr.vars[name] = out.etag
+			rr.Vars[name] = resp.Header.Get("ETag")
+			if rr.Vars[name] == "" {
+				rr.Vars[name] = out.etag
 			}
 		case "message_id":
-			rr.vars[name] = msg.ID
+			rr.Vars[name] = msg.ID
 		case "pop_receipt":
-			rr.vars[name] = msg.PopReceipt
+			rr.Vars[name] = msg.PopReceipt
 		case "next_visible":
-			rr.vars[name] = out.nextVisible
+			rr.Vars[name] = out.nextVisible
 		case "lease_id":
-			rr.vars[name] = resp.Header.Get("x-ms-lease-id")
+			rr.Vars[name] = resp.Header.Get("x-ms-lease-id")
 		case "last_modified":
-			rr.vars[name] = resp.Header.Get("Last-Modified")
+			rr.Vars[name] = resp.Header.Get("Last-Modified")
 		case "request_id":
-			rr.vars[name] = resp.Header.Get("x-ms-request-id")
+			rr.Vars[name] = resp.Header.Get("x-ms-request-id")
 		case "copy_id":
-			rr.vars[name] = resp.Header.Get("x-ms-copy-id")
+			rr.Vars[name] = resp.Header.Get("x-ms-copy-id")
 		case "snapshot":
-			rr.vars[name] = resp.Header.Get("x-ms-snapshot")
+			rr.Vars[name] = resp.Header.Get("x-ms-snapshot")
 		}
 	}
 }
 
 // call performs the step's operation with the SDK, passing only what the
 // operation itself needs; conditions travel as headers (see headers).
-func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (callOut, error) {
+func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, error) {
 	switch {
 	case strings.HasPrefix(st.Op, "table."):
 		return rr.tableCall(ctx, st)
@@ -371,8 +371,8 @@ func (rr *ruleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 }
 
 // blobCall performs a blob or container step.
-func (rr *ruleRun) blobCall(ctx context.Context, st *conformance.Step) (string, error) {
-	c := rr.t.Blob.NewContainerClient(rr.container(st.Container))
+func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, error) {
+	c := rr.T.Blob.NewContainerClient(rr.container(st.Container))
 	b := c.NewBlockBlobClient(st.Blob)
 	if st.Snapshot != nil {
 		sb, err := b.WithSnapshot(rr.value(st.Snapshot))
