@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
 // TestBlobConcurrencyWorkloads runs every blob workload against managed
@@ -20,7 +21,7 @@ import (
 // duration is only a cap, far above what the iterations take.
 func TestBlobConcurrencyWorkloads(t *testing.T) {
 	const limit = 3 * time.Minute
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: blobs
 duration: 3m
 workloads:
@@ -140,7 +141,7 @@ func overlapsItsWriter(ops []checks.Op) bool {
 // date-conditioned container writes, against managed Azurite.
 // Bounded by iterations, not time (the duration is a cap).
 func TestContainerWorkloads(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: containers
 duration: 3m
 workloads:
@@ -153,7 +154,7 @@ workloads:
 		t.Fatal(err)
 	}
 	requireIterationsDone(t, sum, 3*time.Minute)
-	if len(sum.Checks) != 2 || !allPass(sum.Checks) {
+	if len(sum.Checks) != 2 || !runtest.AllPass(sum.Checks) {
 		t.Fatalf("checks: %+v", sum.Checks)
 	}
 	ops := map[string]reports.OpSummary{}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -37,7 +38,7 @@ func TestBrokenPromisesAreCaught(t *testing.T) {
 	for _, c := range brokenCases {
 		t.Run(c.kind, func(t *testing.T) {
 			check := scenarios.FaultKinds[c.kind].Check
-			sc := parse(t, `
+			sc := runtest.Parse(t, `
 name: broken
 seed: 21
 duration: 4s

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 )
 
@@ -50,7 +51,7 @@ func (c *steppingClock) Now() time.Time {
 // arrivals in runner/throttle (and through the proxy to Azurite in
 // TestRampThrottlesLaterThanBurst).
 func TestCapacityEmulation(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: capacity-test
 duration: 5m
 capacity: {scale: 0.05}

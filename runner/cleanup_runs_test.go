@@ -9,10 +9,10 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/table"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
-	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // plantLookAlikes creates targettest.LookAlikes on inst, and returns a
@@ -53,25 +53,13 @@ func plantRun(ctx context.Context, t *testing.T, tg *target.Target, id string, c
 	}
 }
 
-// openTestTarget opens a target on inst the way a run with a connection
-// string does.
-func openTestTarget(ctx context.Context, t *testing.T, inst *azurite.Instance) *target.Target {
-	t.Helper()
-	tg, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetConnectionString}, target.Options{ConnectionString: inst.ConnectionString()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tg.Close() })
-	return tg
-}
-
 // TestCleanupRunsDeletesOnlyMarkedRuns plants two earlier runs (one two
 // days old, one new) beside look-alikes, and cleans them up the ways the
 // command does: a dry run deletes nothing, --older-than takes only the old
 // run, --run the other; the look-alikes survive every step.
 func TestCleanupRunsDeletesOnlyMarkedRuns(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := openTestTarget(ctx, t, inst)
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := runtest.OpenTarget(ctx, t, inst)
 	everything := plantLookAlikes(ctx, t, inst)
 	now := time.Now()
 	plantRun(ctx, t, tg, "0a0a0a0a", now.Add(-48*time.Hour))

@@ -18,6 +18,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -133,7 +134,7 @@ func (s *standIn) take() []seenRequest {
 // endpoint; a derived host name (ACCOUNT.blob.core.windows.net) is mapped
 // to its stand-in by the dialer, which records the name dialled.
 func TestConnectionStringTrafficGoesWhereItSays(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	sas, err := targettest.AccountSAS(inst.Account, inst.Key)
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +307,7 @@ workloads:
 // holding no secret, and nothing is dialled.
 func TestConnectionStringRefusedBeforeSending(t *testing.T) {
 	const sig = "c2VjcmV0c2VjcmV0"
-	sc := parse(t, tablesAndQueues)
+	sc := runtest.Parse(t, tablesAndQueues)
 	if got, want := target.ScenarioServices(sc), connstr.Of(connstr.Blob, connstr.Queue, connstr.Table); got != want {
 		t.Errorf("ScenarioServices: %v, want %v", got.List(), want.List())
 	}
@@ -337,13 +338,13 @@ func TestConnectionStringRefusedBeforeSending(t *testing.T) {
 // resources are gone afterwards, only the three named endpoints are
 // dialled, and the SAS is nowhere in the results.
 func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	sas, err := targettest.AccountSAS(inst.Account, inst.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cs := "BlobEndpoint=" + inst.BlobURL + ";QueueEndpoint=" + inst.QueueURL + ";TableEndpoint=" + inst.TableURL + ";SharedAccessSignature=" + sas
-	sc := parse(t, tablesAndQueues)
+	sc := runtest.Parse(t, tablesAndQueues)
 	d := &dialRecorder{}
 	hc := &http.Client{Transport: &http.Transport{Proxy: nil, DialContext: d.dial, MaxIdleConnsPerHost: 16, IdleConnTimeout: 4 * time.Second}}
 	dir := t.TempDir() + "/results"
@@ -351,7 +352,7 @@ func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
 	if err != nil {
 		t.Fatal(target.Redact(err.Error()))
 	}
-	if !allPass(sum.Checks) || len(sum.Checks) == 0 {
+	if !runtest.AllPass(sum.Checks) || len(sum.Checks) == 0 {
 		t.Errorf("checks: %+v", sum.Checks)
 	}
 	ok := map[string]int64{}
@@ -379,5 +380,5 @@ func TestSASOnlyConnectionStringRunsTablesAndQueues(t *testing.T) {
 	if left, err := c.List(ctx); err != nil || len(left) != 0 {
 		t.Errorf("after the run the account holds %v (err %v), want nothing", left, err)
 	}
-	assertNoSecrets(t, dir)
+	runtest.AssertNoSecrets(t, dir)
 }

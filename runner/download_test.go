@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -16,7 +17,7 @@ import (
 // and, with several, names them; a blob that is no shard's result is
 // refused, as is a container with nothing of the run.
 func TestDownloadShards(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	st := scenarios.Target{Kind: scenarios.TargetConnectionString}
 	to := target.Options{ConnectionString: inst.ConnectionString()}
 	src := t.TempDir()

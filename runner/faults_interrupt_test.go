@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
 // cancelOn is a run log that cancels the run (the first Ctrl-C) once a
@@ -44,7 +45,7 @@ func (c *cancelOn) String() string {
 func TestInterruptDuringTargetFaultSkipsTheRestart(t *testing.T) {
 	for _, kind := range []string{"target.stop", "target.crash"} {
 		t.Run(kind, func(t *testing.T) {
-			sc := parse(t, `
+			sc := runtest.Parse(t, `
 name: interrupted-down
 seed: 15
 duration: 2m

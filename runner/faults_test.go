@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -47,7 +48,7 @@ faults:
 // either never reached Azurite, or reached it and its answer was lost or
 // repeated; the checks allow for both, so none fails.
 func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
-	sc := parse(t, httpFaultsScenario)
+	sc := runtest.Parse(t, httpFaultsScenario)
 	sum, dir, log := runFaults(t, sc)
 	requireIterationsDone(t, sum, 3*time.Minute)
 	noCheckFails(t, sum, "under HTTP faults")
@@ -158,7 +159,7 @@ faults:
 // No network fault produces a false verdict, and each window is recorded
 // as it happened.
 func TestNetworkFaultsKeepVerdictsTrue(t *testing.T) {
-	sc := parse(t, netFaultsScenario)
+	sc := runtest.Parse(t, netFaultsScenario)
 	sum, _, log := runFaults(t, sc)
 	if !strings.Contains(sum.Target, "through Toxiproxy") {
 		t.Errorf("target %q: not through Toxiproxy", sum.Target)
@@ -205,7 +206,7 @@ faults:
 // Pausing and stopping managed Azurite mid-run leaves the run going: the
 // load goes on after the restart, and no check fails.
 func TestTargetFaultsLeaveTheRunGoing(t *testing.T) {
-	sc := parse(t, targetFaultsScenario)
+	sc := runtest.Parse(t, targetFaultsScenario)
 	sum, dir, log := runFaults(t, sc)
 	t.Logf("%s", log)
 	noCheckFails(t, sum, "after a pause and a clean restart")
@@ -251,7 +252,7 @@ func TestTargetFaultsLeaveTheRunGoing(t *testing.T) {
 // 5 s), so a failed check is allowed here, but only named as following the
 // crash.
 func TestCrashLeavesTheRunGoing(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: crash
 seed: 14
 duration: 10s

@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
@@ -102,7 +103,7 @@ func loadIsOn(p Progress, n int) bool {
 // What is asserted is what the code decided: the recorded calls' start
 // times against the moment of the press (or of the ERROR line).
 func TestFrozenTargetEveryKind(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	_ = ctx
 	thaw := func() { _ = syscall.Kill(-inst.PID, syscall.SIGCONT) }
 	t.Cleanup(thaw) // never leave a stopped process behind
@@ -120,7 +121,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		log := &timedLog{}
 		var once sync.Once
 		var frozeAt time.Time
-		sum, err := Run(context.Background(), parse(t, src), Options{
+		sum, err := Run(context.Background(), runtest.Parse(t, src), Options{
 			ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 			ProgressEvery: 100 * time.Millisecond,
 			Progress: func(p Progress) {
@@ -170,7 +171,7 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		}
 		done := make(chan result, 1)
 		go func() {
-			sum, err := Run(load, parse(t, src), Options{
+			sum, err := Run(load, runtest.Parse(t, src), Options{
 				ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 				UnreachableAfter: 10 * time.Minute, Abort: abort, Abandon: abandon, ProgressEvery: 100 * time.Millisecond,
 				Progress: func(p Progress) {

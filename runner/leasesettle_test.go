@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/blob"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -92,7 +93,7 @@ faults:
 // call); the target ended each such call (Output.Done); the lease checks
 // settle some of them and pass; the summary reports acquires per win.
 func TestLeaseAcquiresSettle(t *testing.T) {
-	sc := parse(t, leaseSettleScenario)
+	sc := runtest.Parse(t, leaseSettleScenario)
 	dir := filepath.Join(t.TempDir(), "results")
 	var log strings.Builder
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Log: &log})

@@ -11,6 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -31,9 +32,9 @@ func TestPlainHTTPServerAnswering501(t *testing.T) {
 		http.Error(w, "not implemented", http.StatusNotImplemented)
 	}))
 	defer srv.Close()
-	cs := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + azuriteKey +
+	cs := "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + runtest.AzuriteKey +
 		";BlobEndpoint=" + srv.URL + "/devstoreaccount1;"
-	sc := parse(t, "name: plain\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
+	sc := runtest.Parse(t, "name: plain\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
 	_, err := Run(context.Background(), sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Target: target.Options{ConnectionString: cs}})
 	if err == nil {
 		t.Fatal("a run against a plain HTTP server succeeded")
@@ -70,9 +71,9 @@ func TestNoAnswerSaysWhatToCheck(t *testing.T) {
 // one line naming the answer and the key; cleanup's errors are one line too
 // (they were the SDK's 12-line dump).
 func TestWrongKeyIsOneClearLine(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	cs := strings.Replace(inst.ConnectionString(), inst.Key, "d3Jvbmcga2V5IHdyb25nIGtleSB3cm9uZyBrZXkgd3Jvbmcga2V5IHdyb25nIGtleQ==", 1)
-	sc := parse(t, "name: wrongkey\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
+	sc := runtest.Parse(t, "name: wrongkey\nduration: 1s\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\n")
 	var log strings.Builder
 	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "r"), Log: &log, Target: target.Options{ConnectionString: cs}})
 	if err == nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/blob"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -25,10 +26,10 @@ import (
 // not an assumption about speed), the uncorrected median must not be, and
 // the report must name the target as the limit.
 func TestPausedTargetShowsInCorrectedLatency(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	thaw := func() { _ = syscall.Kill(-inst.PID, syscall.SIGCONT) }
 	t.Cleanup(thaw) // never leave a stopped process behind
-	tg := openTestTarget(ctx, t, inst)
+	tg := runtest.OpenTarget(ctx, t, inst)
 	sc, err := scenarios.Parse("paused.yaml", []byte(`
 name: paused
 duration: 6s

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/queue"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
@@ -111,7 +112,7 @@ func TestRecordedPayloadsKeepTheCheckersDeciding(t *testing.T) {
 // of history in 3 s), the bytes on the wire are still counted, and the
 // checks still decide.
 func TestBigPayloadsStayOutOfTheHistory(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: big
 duration: 1m
 workloads:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
 // retriesScenario makes Azurite apply writes whose answers are lost or
@@ -50,7 +51,7 @@ faults:
 // outcome the actor read the key before it wrote it again; and the checks
 // resolve unknown writes instead of giving up on reused values.
 func TestRetriesWriteNewValuesAndReadFirst(t *testing.T) {
-	sc := parse(t, retriesScenario)
+	sc := runtest.Parse(t, retriesScenario)
 	dir := filepath.Join(t.TempDir(), "results")
 	if d := os.Getenv("VERDICTS_KEEP"); d != "" {
 		dir = d

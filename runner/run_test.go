@@ -4,20 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
-	"github.com/stormcheck/stormcheck/scenarios"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
-
-// azuriteKey is the public Azurite development key: even a public key must
-// never appear in results, because the same code handles real keys.
-const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 
 // raceScenario's closed loops are bounded by their iterations, not by
 // time, so the races the test expects happen however slow the machine is
@@ -51,17 +45,8 @@ workloads:
     stages: [{duration: 1s, target: 100}, {duration: 1s, target: 100}]
 `
 
-func parse(t *testing.T, src string) *scenarios.Scenario {
-	t.Helper()
-	sc, err := scenarios.Parse("test.yaml", []byte(src))
-	if err != nil {
-		t.Fatalf("scenario: %v", err)
-	}
-	return sc
-}
-
 func TestRunAgainstManagedAzurite(t *testing.T) {
-	sc := parse(t, raceScenario)
+	sc := runtest.Parse(t, raceScenario)
 	dir := filepath.Join(t.TempDir(), "results")
 	var progressCalls int
 	before := time.Now()
@@ -125,7 +110,7 @@ func TestRunAgainstManagedAzurite(t *testing.T) {
 	if len(hl) < 5 {
 		t.Errorf("want an hlog per operation, got %v", hl)
 	}
-	assertNoSecrets(t, dir)
+	runtest.AssertNoSecrets(t, dir)
 	back, err := reports.ReadSummary(filepath.Join(dir, SummaryFile))
 	if err != nil || len(back.Checks) != len(sum.Checks) {
 		t.Fatalf("summary.json does not round-trip: %v", err)
@@ -135,7 +120,7 @@ func TestRunAgainstManagedAzurite(t *testing.T) {
 // TestInjectedViolationInRealHistory takes a history Azurite produced and
 // plants one lost update in it: the same checks that passed must now fail.
 func TestInjectedViolationInRealHistory(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: inject
 duration: 3m
 workloads:
@@ -147,7 +132,7 @@ workloads:
 	}
 	path := filepath.Join(dir, HistoryFile)
 	res, err := CheckHistory(path, sc)
-	if err != nil || len(res) == 0 || !allPass(res) {
+	if err != nil || len(res) == 0 || !runtest.AllPass(res) {
 		t.Fatalf("clean history: %v %+v", err, res)
 	}
 	// Duplicate one acknowledged put: a second writer "succeeded" on the same base ETag.
@@ -181,7 +166,7 @@ workloads:
 }
 
 func TestRunInterruptedStillWritesResults(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: interrupted
 duration: 1m
 workloads:
@@ -213,13 +198,13 @@ workloads:
 	if err != nil || !back.Interrupted {
 		t.Fatalf("summary after interrupt: %v", err)
 	}
-	if len(sum.Checks) == 0 || !allPass(sum.Checks) {
+	if len(sum.Checks) == 0 || !runtest.AllPass(sum.Checks) {
 		t.Errorf("after an interrupt the final reads still run and the checks decide: %+v", sum.Checks)
 	}
 }
 
 func TestRunReportsTargetFailure(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: unreachable
 duration: 1s
 target: {kind: connection-string}
@@ -227,61 +212,19 @@ workloads:
   - {name: counter, kind: blob.etag-counter}
 `)
 	// A closed loopback port: the setup fails fast and the error says so.
-	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey="+azuriteKey+";BlobEndpoint=http://127.0.0.1:9/devstoreaccount1;")
+	t.Setenv("AZURE_STORAGE_CONNECTION_STRING", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey="+runtest.AzuriteKey+";BlobEndpoint=http://127.0.0.1:9/devstoreaccount1;")
 	dir := filepath.Join(t.TempDir(), "results")
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir})
 	if err == nil || !strings.Contains(err.Error(), "setup") {
 		t.Fatalf("want a setup error, got %v", err)
 	}
-	if strings.Contains(err.Error(), azuriteKey) || strings.Contains(sum.Error, azuriteKey) {
+	if strings.Contains(err.Error(), runtest.AzuriteKey) || strings.Contains(sum.Error, runtest.AzuriteKey) {
 		t.Fatal("the error leaks the account key")
 	}
 	if _, err := os.Stat(filepath.Join(dir, SummaryFile)); err != nil {
 		t.Errorf("a failed run must still write its summary: %v", err)
 	}
-	assertNoSecrets(t, dir)
-}
-
-func assertNoSecrets(t *testing.T, dir string) {
-	t.Helper()
-	_ = filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
-		if err != nil || info.IsDir() {
-			return nil
-		}
-		b, _ := os.ReadFile(p)
-		if strings.HasSuffix(p, ".zst") { // compressed bytes can hold any three letters: scan the records
-			d, err := zstd.NewReader(nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err = d.DecodeAll(b, nil)
-			d.Close()
-			if err != nil {
-				t.Errorf("%s: %v", p, err)
-			}
-		}
-		if strings.HasSuffix(p, ".hlog") { // a histogram is compressed bytes in base64: scan all but that field
-			b = hlogWithoutHistograms(b)
-		}
-		if strings.HasSuffix(p, ".json") { // the same in summary.json's "histograms"
-			b = jsonWithoutHistograms(b)
-		}
-		for _, s := range []string{azuriteKey, "AccountKey=", "sig=", "Bearer ", "eyJ"} { // eyJ: a JWT's first bytes
-			if strings.Contains(string(b), s) {
-				t.Errorf("%s contains %q", p, s[:min(len(s), 12)])
-			}
-		}
-		return nil
-	})
-}
-
-func allPass(rs []checks.Result) bool {
-	for _, r := range rs {
-		if r.Verdict != checks.Pass {
-			return false
-		}
-	}
-	return true
+	runtest.AssertNoSecrets(t, dir)
 }
 
 func keys[V any](m map[string]V) []string {
@@ -319,41 +262,12 @@ func assertTimeBase(t *testing.T, sum *reports.Summary, before time.Time, dir st
 	}
 }
 
-// histogramField is a summary's encoded histogram: "latency" or
-// "corrected" with a base64 string value (compressed bytes, where any three
-// letters occur by chance: "eyJ" failed a run once). A value with any other
-// character (a JWT's dots) is not one, and stays to be scanned.
-var histogramField = regexp.MustCompile(`"(latency|corrected)":\s*"[A-Za-z0-9+/=]*"`)
-
-// jsonWithoutHistograms is a JSON file with its encoded histograms' values
-// emptied; every other field stays.
-func jsonWithoutHistograms(b []byte) []byte {
-	return histogramField.ReplaceAll(b, []byte(`"$1":""`))
-}
-
-// hlogWithoutHistograms is an hlog with each interval line's last field
-// (the histogram, compressed and in base64, where any three letters occur
-// by chance: "eyJ" failed a run once) cut off; comments and the other
-// fields stay.
-func hlogWithoutHistograms(b []byte) []byte {
-	var out []byte
-	for _, line := range strings.SplitAfter(string(b), "\n") {
-		if !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "\"") {
-			if i := strings.LastIndexByte(line, ','); i >= 0 {
-				line = line[:i+1] + "\n"
-			}
-		}
-		out = append(out, line...)
-	}
-	return out
-}
-
 // TestSecretScanSkipsOnlyHistograms: the secret scan leaves out a summary's
 // encoded histograms and nothing else.
 func TestSecretScanSkipsOnlyHistograms(t *testing.T) {
 	in := `{"error":"eyJhbGciOiJIUzI1NiJ9.x.y","ops":[{"histograms":{"latency":"HISTFAAAAeyJ+/=","corrected":"eyJabc"}}],` +
 		`"other":{"latency":"eyJhbGciOi.JIUzI1.NiJ9"}}`
-	out := string(jsonWithoutHistograms([]byte(in)))
+	out := string(runtest.JSONWithoutHistograms([]byte(in)))
 	want := `{"error":"eyJhbGciOiJIUzI1NiJ9.x.y","ops":[{"histograms":{"latency":"","corrected":""}}],` +
 		`"other":{"latency":"eyJhbGciOi.JIUzI1.NiJ9"}}`
 	if out != want {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 )
 
@@ -17,14 +18,14 @@ import (
 // marker, saying what to do (it said only "HTTP 409 Conflict
 // (ContainerAlreadyExists)"), and touches nothing of the other run.
 func TestRunIDInUseIsRefusedUntouched(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := openTestTarget(ctx, t, inst)
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := runtest.OpenTarget(ctx, t, inst)
 	everything := plantLookAlikes(ctx, t, inst)
 	const id = "0c0c0c0c"
 	plantRun(ctx, t, tg, id, time.Now())
 	before := everything()
 
-	sc := parse(t, "name: again\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
+	sc := runtest.Parse(t, "name: again\ntarget: {kind: connection-string}\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
 	_, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "results"),
 		Target: target.Options{ConnectionString: inst.ConnectionString()}, Shard: &Shard{Count: 1, RunID: id}})
 	want := "run id 0c0c0c0c is in use on this target: its marker container sc0c0c0c0c exists"
@@ -54,7 +55,7 @@ func (c cancelOnLine) Write(p []byte) (int, error) {
 // said as the target's failure ("no answer (unknown): canceled; is the
 // target running, and is this its Blob endpoint?").
 func TestCtrlCDuringSetupIsNotATargetError(t *testing.T) {
-	sc := parse(t, "name: setup\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, keys: 50, iterations: 20}\n")
+	sc := runtest.Parse(t, "name: setup\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, keys: 50, iterations: 20}\n")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sum, err := Run(ctx, sc, Options{ResultsDir: filepath.Join(t.TempDir(), "results"), Log: cancelOnLine{"setting up", cancel}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
 // TestShardMarkerProtocol drives the run marker's shard state against a
@@ -19,8 +20,8 @@ import (
 // themselves done at once (If-Match, retried on 412) elect exactly one
 // last shard, and every mark counts.
 func TestShardMarkerProtocol(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := openTestTarget(ctx, t, inst)
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := runtest.OpenTarget(ctx, t, inst)
 	const id, n = "0badc0de", 8
 	logf := func(string, ...any) {}
 
@@ -97,8 +98,8 @@ func TestShardMarkerProtocol(t *testing.T) {
 // TestShardSetupFailureStopsTheOthers: shard 0's failed setup is stamped
 // on the marker, and a waiting shard stops at once, saying so.
 func TestShardSetupFailureStopsTheOthers(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := openTestTarget(ctx, t, inst)
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := runtest.OpenTarget(ctx, t, inst)
 	const id = "0badf00d"
 	if err := cleanup.MarkRun(ctx, tg, id, time.Now()); err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestShardSetupFailureStopsTheOthers(t *testing.T) {
 // cleanup, runs its checks, and says how late its load started; its shard
 // info carries the generated run id.
 func TestOneShardStartAtInThePast(t *testing.T) {
-	sc := parse(t, "name: one\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
+	sc := runtest.Parse(t, "name: one\nworkloads:\n  - {name: counter, kind: blob.etag-counter, actors: 2, iterations: 20}\n")
 	dir := filepath.Join(t.TempDir(), "results")
 	at := time.Now().Add(-time.Hour)
 	sum, err := Run(context.Background(), sc, Options{ResultsDir: dir, Shard: &Shard{Count: 1, StartAt: at}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
 // TestTableAndQueueWorkloads runs every table and queue workload against
@@ -27,7 +28,7 @@ import (
 // the iterations take, and the test says so if it was reached.
 func TestTableAndQueueWorkloads(t *testing.T) {
 	const limit = 3 * time.Minute
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: tables-queues
 duration: 3m
 workloads:
@@ -156,7 +157,7 @@ checks: [no-lost-updates, version-chain, linearizable, merge-replace, batch-atom
 // stale row in the final read; a message whose deliveries vanish) and
 // expects the checks that passed to fail.
 func TestInjectedTableAndQueueViolations(t *testing.T) {
-	sc := parse(t, `
+	sc := runtest.Parse(t, `
 name: inject
 duration: 3m
 workloads:
@@ -168,7 +169,7 @@ workloads:
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, HistoryFile)
-	if res, err := CheckHistory(path, sc); err != nil || len(res) != 5 || !allPass(res) {
+	if res, err := CheckHistory(path, sc); err != nil || len(res) != 5 || !runtest.AllPass(res) {
 		t.Fatalf("clean history: %v %+v", err, res)
 	}
 	var ops []checks.Op

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -19,6 +18,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 )
 
@@ -26,7 +26,7 @@ import (
 // harness did not start, and checks that cleanup deletes the run's
 // containers, tables and queues and leaves everything else alone.
 func TestConnectionStringTargetCleansOnlyItsOwn(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	cred, _ := service.NewSharedKeyCredential(inst.Account, inst.Key)
 	svc, err := service.NewClientWithSharedKeyCredential(inst.BlobURL, cred, nil)
 	if err != nil {
@@ -35,8 +35,8 @@ func TestConnectionStringTargetCleansOnlyItsOwn(t *testing.T) {
 	if _, err := svc.CreateContainer(ctx, "someone-elses", nil); err != nil {
 		t.Fatal(err)
 	}
-	tsvc, qsvc := foreignTableAndQueue(ctx, t, inst)
-	sc := parse(t, `
+	tsvc, qsvc := runtest.ForeignTableAndQueue(ctx, t, inst)
+	sc := runtest.Parse(t, `
 name: external
 duration: 2s
 target: {kind: connection-string}
@@ -73,10 +73,10 @@ workloads:
 	if len(names) != 1 || names[0] != "someone-elses" {
 		t.Errorf("after cleanup the account holds %v, want only someone-elses", names)
 	}
-	if tables, queues := listTablesAndQueues(ctx, t, tsvc, qsvc); strings.Join(tables, ",") != "someoneelses" || strings.Join(queues, ",") != "someone-elses" {
+	if tables, queues := runtest.ListTablesAndQueues(ctx, t, tsvc, qsvc); strings.Join(tables, ",") != "someoneelses" || strings.Join(queues, ",") != "someone-elses" {
 		t.Errorf("after cleanup: tables %v, queues %v; want only someone else's", tables, queues)
 	}
-	assertNoSecrets(t, dir)
+	runtest.AssertNoSecrets(t, dir)
 }
 
 // TestEntraIDTarget signs in with a token credential against Azurite's
@@ -84,8 +84,8 @@ workloads:
 func TestEntraIDTarget(t *testing.T) {
 	tmp := t.TempDir()
 	certPath, keyPath := writeTestCert(t, tmp)
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: tmp, OAuth: true, CertPEM: certPath, KeyPEM: keyPath})
-	sc := parse(t, `
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: tmp, OAuth: true, CertPEM: certPath, KeyPEM: keyPath})
+	sc := runtest.Parse(t, `
 name: entra
 duration: 2s
 target:
@@ -103,13 +103,13 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Checks) == 0 || !allPass(sum.Checks) {
+	if len(sum.Checks) == 0 || !runtest.AllPass(sum.Checks) {
 		t.Fatalf("checks: %+v", sum.Checks)
 	}
 	if !strings.Contains(sum.Target, "Entra ID") {
 		t.Errorf("target %q", sum.Target)
 	}
-	assertNoSecrets(t, dir) // the bearer token must not reach the results either
+	runtest.AssertNoSecrets(t, dir) // the bearer token must not reach the results either
 	for _, w := range sum.Workloads {
 		for _, o := range w.Ops {
 			if o.Outcomes["ok"] == 0 {
@@ -117,20 +117,6 @@ workloads:
 			}
 		}
 	}
-}
-
-// startAzurite starts an Azurite the harness does not manage, stopped when
-// the test ends; ctx bounds the test.
-func startAzurite(t *testing.T, o azurite.Options) (context.Context, *azurite.Instance) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	inst, err := azurite.Start(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { inst.Stop() })
-	return ctx, inst
 }
 
 func writeTestCert(t *testing.T, dir string) (string, string) {
@@ -160,8 +146,8 @@ func writeTestCert(t *testing.T, dir string) (string, string) {
 // TestAccountKeyTarget signs in with an account name and a key read from an
 // environment variable, the way a real account is reached.
 func TestAccountKeyTarget(t *testing.T) {
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	sc := parse(t, `
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	sc := runtest.Parse(t, `
 name: keyed
 duration: 2s
 target: {kind: account-key, account: devstoreaccount1, key_env: STORMCHECK_TEST_KEY, blob_url: "http://127.0.0.1/devstoreaccount1"}
@@ -181,8 +167,8 @@ workloads:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sum.Checks) == 0 || !allPass(sum.Checks) || !strings.Contains(sum.Target, "shared key") {
+	if len(sum.Checks) == 0 || !runtest.AllPass(sum.Checks) || !strings.Contains(sum.Target, "shared key") {
 		t.Fatalf("target %q checks %+v", sum.Target, sum.Checks)
 	}
-	assertNoSecrets(t, dir)
+	runtest.AssertNoSecrets(t, dir)
 }

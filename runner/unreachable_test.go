@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/throttle"
@@ -53,7 +54,7 @@ workloads:
 func runUntilOps(t *testing.T, inst *azurite.Instance, dir string, log *syncLog, hit func()) (*reports.Summary, error) {
 	t.Helper()
 	var once sync.Once
-	return Run(context.Background(), parse(t, deadTargetScenario), Options{
+	return Run(context.Background(), runtest.Parse(t, deadTargetScenario), Options{
 		ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: inst.ConnectionString()},
 		ProgressEvery: 100 * time.Millisecond,
 		Progress: func(p Progress) {
@@ -78,7 +79,7 @@ func readWholeHistory(t *testing.T, path string) []checks.Op {
 // which endpoint since when on an ERROR line, and still writes everything.
 func TestKilledTargetStopsTheRun(t *testing.T) {
 	t.Parallel() // each has its own Azurite; their waits overlap
-	_, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	_, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	dir := filepath.Join(t.TempDir(), "results")
 	log := &syncLog{}
 	sum, err := runUntilOps(t, inst, dir, log, func() {
@@ -134,8 +135,8 @@ func TestKilledTargetStopsTheRun(t *testing.T) {
 // cleanup --run) deletes exactly that, and look-alikes survive.
 func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 	t.Parallel() // each has its own Azurite; their waits overlap
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := openTestTarget(ctx, t, inst)
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tg := runtest.OpenTarget(ctx, t, inst)
 	everything := plantLookAlikes(ctx, t, inst)
 	thaw := func() { _ = syscall.Kill(-inst.PID, syscall.SIGCONT) }
 	t.Cleanup(thaw) // never leave a stopped process behind
@@ -186,7 +187,7 @@ func TestFrozenTargetIsBoundedAndCleanedLater(t *testing.T) {
 // run still sees a silent target, backs off and stops with exit 3's error.
 func TestKilledTargetBehindTheEmulationProxy(t *testing.T) {
 	t.Parallel()
-	ctx, inst := startAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
 	p, err := throttle.Start(ctx, throttle.Options{Blob: inst.BlobURL, Queue: inst.QueueURL, Table: inst.TableURL})
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestKilledTargetBehindTheEmulationProxy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "results")
 	log := &syncLog{}
 	var once sync.Once
-	_, err = Run(context.Background(), parse(t, deadTargetScenario), Options{
+	_, err = Run(context.Background(), runtest.Parse(t, deadTargetScenario), Options{
 		ResultsDir: dir, Log: log, Target: target.Options{ConnectionString: cs}, ProgressEvery: 100 * time.Millisecond,
 		Progress: func(pr Progress) {
 			if len(pr.Workloads) > 0 && pr.Workloads[0].Iterations > 20 {
