@@ -8,7 +8,7 @@ import (
 )
 
 // unitTargets are the scenario's capacity figures per kind of unit.
-func unitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
+func UnitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 	return map[reports.UnitKind]float64{
 		reports.UnitBlob:      c.Blob,
 		reports.UnitPartition: c.Partition,
@@ -19,7 +19,7 @@ func unitTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 
 // bandwidthTargets are the scenario's bandwidth figures in bytes per
 // second: per blob, and the account's ingress.
-func bandwidthTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
+func BandwidthTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 	return map[reports.UnitKind]float64{
 		reports.UnitBlob:    c.BlobBandwidth * (1 << 20),
 		reports.UnitAccount: c.Ingress * 1e9 / 8,
@@ -27,7 +27,7 @@ func bandwidthTargets(c scenarios.Capacity) map[reports.UnitKind]float64 {
 }
 
 // capacityInfo describes the targets and the emulation for the summary.
-func capacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
+func CapacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
 	c := sc.Capacity
 	info := &reports.CapacityInfo{
 		Profile: c.Profile, Scale: c.Scale, Overridden: c.Overridden,

@@ -145,7 +145,7 @@ func (in *injection) edge(i int, opening bool, el time.Duration) {
 		in.logf("fault %s: %v", f.Name, err)
 		for j := len(in.windows) - 1; j >= 0; j-- {
 			if in.windows[j].Fault == f.Name {
-				in.windows[j].Err = joinErr(in.windows[j].Err, err.Error())
+				in.windows[j].Err = JoinErr(in.windows[j].Err, err.Error())
 				break
 			}
 		}
@@ -257,7 +257,7 @@ func (in *injection) Windows() []FaultWindow {
 	return append([]FaultWindow(nil), in.windows...)
 }
 
-func joinErr(a, b string) string {
+func JoinErr(a, b string) string {
 	if a == "" {
 		return b
 	}

@@ -51,10 +51,10 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *wor
 		}
 	}
 	sum.Workloads, sum.Harness = ws, harness
-	sum.Capacity = capacityInfo(sc)
+	sum.Capacity = CapacityInfo(sc)
 	// A workload's own active period; the account's is the load phase
 	// (the longest workload's), not the run with Azurite's start.
-	sum.Units = m.Units(reports.ActivePeriods(ws, sum.Elapsed), unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity))
+	sum.Units = m.Units(reports.ActivePeriods(ws, sum.Elapsed), UnitTargets(sc.Capacity), BandwidthTargets(sc.Capacity))
 	// One pass over the history feeds the checks and the units' latencies.
 	units := reports.NewUnitLatencyCollector(sum.Units)
 	tally := reports.NewFaultTally(sum.Faults)

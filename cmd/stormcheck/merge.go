@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/shards"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -145,12 +146,12 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stormcheck merge: interrupted; %s not written", out)}
 	}
 
-	var shards []reports.ShardResults
+	var shardsX []reports.ShardResults
 	var st scenarios.Target
 	var to target.Options
 	if f.from == "" {
 		var err error
-		shards, err = runner.ReadShards(dirs) // refused before OUT is touched
+		shardsX, err = shards.Read(dirs) // refused before OUT is touched
 		switch {
 		case ctx.Err() != nil:
 			return interrupted()
@@ -178,7 +179,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 
 	if f.from != "" {
 		dest := filepath.Join(sd.Temp, "shards")
-		dirs, runID, err := runner.DownloadShards(ctx, st, to, f.from, f.runID, dest)
+		dirs, runID, err := shards.Download(ctx, st, to, f.from, f.runID, dest)
 		switch {
 		case ctx.Err() != nil:
 			return interrupted()
@@ -190,15 +191,15 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 			return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %s", target.Redact(err.Error()))}
 		}
 		logf("downloaded %d shard(s) of run %s from container %s into %s", len(dirs), runID, f.from, filepath.Join(out, "shards"))
-		if shards, err = runner.ReadShards(dirs); err != nil {
+		if shardsX, err = shards.Read(dirs); err != nil {
 			if cerr := sd.Commit(); cerr != nil { // the downloaded shards are kept
 				logf("%v", cerr)
 			}
 			return &exitError{code: exitUsage, err: fmt.Errorf("stormcheck merge: %w (the downloaded shards stay in %s)", err, filepath.Join(out, "shards"))}
 		}
 	}
-	logf("merging %d shards of run %s into %s", len(shards), shards[0].Summary.Shard.RunID, out)
-	sum, err := runner.MergeShards(ctx, sd.Temp, shards, logf)
+	logf("merging %d shards of run %s into %s", len(shardsX), shardsX[0].Summary.Shard.RunID, out)
+	sum, err := shards.Merge(ctx, sd.Temp, shardsX, logf)
 	if ctx.Err() != nil {
 		return interrupted()
 	}

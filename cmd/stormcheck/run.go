@@ -19,6 +19,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
+	"github.com/stormcheck/stormcheck/runner/shards"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -188,7 +189,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 		return usageErr(cmd.CommandPath(), fmt.Errorf("%s: shard %d/%d: the shards of a run share one target, and a managed Azurite belongs to one process: add --target connection-string (AZURE_STORAGE_CONNECTION_STRING), or use a scenario target of kind connection-string, account-key or entra-id", cmd.CommandPath(), shard.Index, shard.Count))
 	}
 	if f.upload != "" {
-		if !runner.ValidContainerName(f.upload) {
+		if !shards.ValidContainerName(f.upload) {
 			return usageErr(cmd.CommandPath(), fmt.Errorf("%s: --upload %q: a blob container name is 3 to 63 lower-case letters, digits and single hyphens", cmd.CommandPath(), f.upload))
 		}
 		if managed {
@@ -260,10 +261,10 @@ func uploadResults(intr *interrupts, sc *scenarios.Scenario, to target.Options, 
 		fmt.Fprintf(stderr, "stormcheck: upload to %s skipped: the run ended before it had a run id\n", container)
 		return max(code, exitHarness)
 	}
-	prefix := runner.ShardPrefix(sum.RunID, index, count)
+	prefix := shards.Prefix(sum.RunID, index, count)
 	ctx, cancel := context.WithTimeout(intr.abandon, uploadBound)
 	defer cancel()
-	n, err := runner.UploadResults(ctx, sc.Target, to, container, prefix, dir)
+	n, err := shards.Upload(ctx, sc.Target, to, container, prefix, dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "stormcheck: %s\n", target.Redact(err.Error()))
 		if code == exitOK {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/azurite"
+	"github.com/stormcheck/stormcheck/runner/shards"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 )
 
@@ -66,7 +67,7 @@ func (r *shardRig) checkUploads(t *testing.T, container, runID string, n int, lo
 	}
 	for i := range n {
 		for _, f := range []string{runner.SummaryFile, runner.HistoryFile, runner.ScenarioFile} {
-			if name := runner.ShardPrefix(runID, i, n) + "/" + f; !uploaded[name] {
+			if name := shards.Prefix(runID, i, n) + "/" + f; !uploaded[name] {
 				t.Errorf("upload: %s missing (%d blobs in %s)", name, len(uploaded), container)
 			}
 		}

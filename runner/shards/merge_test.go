@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -31,15 +32,15 @@ func writeShardDir(t *testing.T, dir string, index, count int, started time.Time
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ScenarioFile), []byte(mergeUnitScenario), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, runner.ScenarioFile), []byte(mergeUnitScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sc, err := scenarios.Parse("merge-units.yaml", []byte(mergeUnitScenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: started, Workloads: []string{"w"}})
-	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), started, m)
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, runner.HlogDir), Start: started, Workloads: []string{"w"}})
+	rec, err := workload.NewRecorder(filepath.Join(dir, runner.HistoryFile), started, m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +59,11 @@ func writeShardDir(t *testing.T, dir string, index, count int, started time.Time
 		ws[i].Kind, ws[i].Executor, ws[i].Actors = "blob.lww", "closed", 1
 	}
 	s := &reports.Summary{Scenario: sc.Name, File: "merge-units.yaml", Started: started, Elapsed: elapsed, RunID: "abcd0042",
-		Workloads: ws, Harness: harness, Capacity: capacityInfo(sc), Files: map[string]string{"hlog": HlogDir + "/"},
-		Units: m.Units(reports.ActivePeriods(ws, elapsed), unitTargets(sc.Capacity), bandwidthTargets(sc.Capacity)),
+		Workloads: ws, Harness: harness, Capacity: runner.CapacityInfo(sc), Files: map[string]string{"hlog": runner.HlogDir + "/"},
+		Units: m.Units(reports.ActivePeriods(ws, elapsed), runner.UnitTargets(sc.Capacity), runner.BandwidthTargets(sc.Capacity)),
 		Shard: &reports.ShardInfo{Index: index, Count: count, RunID: "abcd0042", ClockOffsetBound: bound, ClockOffset: off}}
 	s.Thresholds = reports.EvaluateThresholds(s, sc.Thresholds)
-	if err := reports.WriteSummaryJSON(filepath.Join(dir, SummaryFile), s); err != nil {
+	if err := reports.WriteSummaryJSON(filepath.Join(dir, runner.SummaryFile), s); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -101,19 +102,19 @@ func twoShards(t *testing.T, bound time.Duration, off1 reports.ClockOffset) []st
 
 func mergeDirs(t *testing.T, dirs []string) *reports.Summary {
 	t.Helper()
-	shards, err := ReadShards(dirs)
+	shards, err := Read(dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	if err := ClaimResultsDir(out); err != nil {
+	if err := runner.ClaimResultsDir(out); err != nil {
 		t.Fatal(err)
 	}
-	sum, err := MergeShards(context.Background(), out, shards, t.Logf)
+	sum, err := Merge(context.Background(), out, shards, t.Logf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	again, err := reports.ReadSummary(filepath.Join(out, SummaryFile))
+	again, err := reports.ReadSummary(filepath.Join(out, runner.SummaryFile))
 	if err != nil || len(again.MergedFrom) != 2 {
 		t.Fatalf("merged summary.json: %v", err)
 	}
@@ -157,7 +158,7 @@ func TestMergeWideningPreventsFalseViolations(t *testing.T) {
 func TestMergeUnitsShowTheTrueRate(t *testing.T) {
 	dirs := twoShards(t, 100*time.Millisecond, reports.ClockOffset{Lo: 60 * time.Millisecond, Hi: 90 * time.Millisecond, Samples: 200})
 	for _, d := range dirs {
-		s, err := reports.ReadSummary(filepath.Join(d, SummaryFile))
+		s, err := reports.ReadSummary(filepath.Join(d, runner.SummaryFile))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -206,7 +207,7 @@ func TestMergeUnitsShowTheTrueRate(t *testing.T) {
 // so only the cut turns its failure into undecided.
 func TestMergeWithACutShardFailsNothing(t *testing.T) {
 	dirs := twoShards(t, time.Millisecond, reports.ClockOffset{})
-	hist := HistoryPath(dirs[0])
+	hist := runner.HistoryPath(dirs[0])
 	b, err := os.ReadFile(hist)
 	if err != nil {
 		t.Fatal(err)

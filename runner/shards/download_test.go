@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"os"
@@ -30,12 +30,12 @@ func TestDownloadShards(t *testing.T) {
 		}
 	}
 	for i := range 2 {
-		if _, err := UploadResults(ctx, st, to, "shards", ShardPrefix("abcd0001", i, 2), src); err != nil {
+		if _, err := Upload(ctx, st, to, "shards", Prefix("abcd0001", i, 2), src); err != nil {
 			t.Fatal(err)
 		}
 	}
 	dest := t.TempDir()
-	dirs, runID, err := DownloadShards(ctx, st, to, "shards", "", dest)
+	dirs, runID, err := Download(ctx, st, to, "shards", "", dest)
 	if err != nil || runID != "abcd0001" || len(dirs) != 2 || dirs[0] != filepath.Join(dest, "shard-0-of-2") {
 		t.Fatalf("dirs %v run %q err %v", dirs, runID, err)
 	}
@@ -48,22 +48,22 @@ func TestDownloadShards(t *testing.T) {
 		}
 	}
 
-	if _, err := UploadResults(ctx, st, to, "shards", ShardPrefix("abcd0002", 0, 1), src); err != nil {
+	if _, err := Upload(ctx, st, to, "shards", Prefix("abcd0002", 0, 1), src); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := DownloadShards(ctx, st, to, "shards", "", t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds 2 runs (abcd0001, abcd0002): choose one with --run-id") {
+	if _, _, err := Download(ctx, st, to, "shards", "", t.TempDir()); err == nil || !strings.Contains(err.Error(), "holds 2 runs (abcd0001, abcd0002): choose one with --run-id") {
 		t.Errorf("two runs, no --run-id: %v", err)
 	}
-	if _, _, err := DownloadShards(ctx, st, to, "shards", "abcd0003", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no shard of run abcd0003") {
+	if _, _, err := Download(ctx, st, to, "shards", "abcd0003", t.TempDir()); err == nil || !strings.Contains(err.Error(), "no shard of run abcd0003") {
 		t.Errorf("a run not there: %v", err)
 	}
-	if _, err := UploadResults(ctx, st, to, "shards", "abcd0004/not-a-shard", src); err != nil {
+	if _, err := Upload(ctx, st, to, "shards", "abcd0004/not-a-shard", src); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := DownloadShards(ctx, st, to, "shards", "abcd0004", t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not a shard's result") {
+	if _, _, err := Download(ctx, st, to, "shards", "abcd0004", t.TempDir()); err == nil || !strings.Contains(err.Error(), "is not a shard's result") {
 		t.Errorf("a foreign blob: %v", err)
 	}
-	if _, _, err := DownloadShards(ctx, st, to, "Bad_Name", "", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a container name") {
+	if _, _, err := Download(ctx, st, to, "Bad_Name", "", t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a container name") {
 		t.Errorf("bad container name: %v", err)
 	}
 }

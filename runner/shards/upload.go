@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"context"
@@ -23,17 +23,17 @@ func ValidContainerName(s string) bool {
 	return len(s) >= 3 && len(s) <= 63 && containerNamePattern.MatchString(s)
 }
 
-// ShardPrefix is where a shard's results go in an upload container:
+// Prefix is where a shard's results go in an upload container:
 // <run id>/shard-<I>-of-<N>.
-func ShardPrefix(runID string, index, count int) string {
+func Prefix(runID string, index, count int) string {
 	return fmt.Sprintf("%s/shard-%d-of-%d", runID, index, count)
 }
 
-// UploadResults copies every file of the results directory dir to blob
+// Upload copies every file of the results directory dir to blob
 // container name on the target (created if missing), as blobs
 // prefix/<path relative to dir>. It only reads dir. It returns the blobs
 // written.
-func UploadResults(ctx context.Context, st scenarios.Target, o target.Options, name, prefix, dir string) (int, error) {
+func Upload(ctx context.Context, st scenarios.Target, o target.Options, name, prefix, dir string) (int, error) {
 	if !ValidContainerName(name) {
 		return 0, fmt.Errorf("upload: %q is not a container name (3 to 63 lower-case letters, digits and single hyphens)", name)
 	}

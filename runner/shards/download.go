@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -28,20 +29,20 @@ var shardDirPattern = regexp.MustCompile(`^shard-[0-9]+-of-[0-9]+$`)
 // (the history and the latency logs are streamed, the rest is not read).
 func shardFileBound(file string) (int64, string) {
 	switch file {
-	case SummaryFile:
+	case runner.SummaryFile:
 		return reports.MaxSummaryBytes, "a summary.json"
-	case ScenarioFile:
+	case runner.ScenarioFile:
 		return scenarios.MaxFileBytes, "a scenario or rule file"
 	}
 	return 0, ""
 }
 
-// DownloadShards copies the shards' results that `run --upload` left in
+// Download copies the shards' results that `run --upload` left in
 // blob container name on the target (blobs <run id>/shard-<I>-of-<N>/...)
 // into dest/shard-<I>-of-<N>/, and returns those directories and the run
 // id. With runID empty, the container must hold exactly one run (else the
 // error lists the run ids it holds).
-func DownloadShards(ctx context.Context, st scenarios.Target, o target.Options, name, runID, dest string) ([]string, string, error) {
+func Download(ctx context.Context, st scenarios.Target, o target.Options, name, runID, dest string) ([]string, string, error) {
 	if !ValidContainerName(name) {
 		return nil, "", fmt.Errorf("%q is not a container name (3 to 63 lower-case letters, digits and single hyphens)", name)
 	}

@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"context"
@@ -10,24 +10,25 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 )
 
 // TestMergeStopsAtItsNextStep: once its context is done, MergeShards
 // starts no further step and returns no summary, and the staged folder it
 // wrote into is discarded whole: OUT never appears.
 func TestMergeStopsAtItsNextStep(t *testing.T) {
-	shards, err := ReadShards(twoShards(t, 20*time.Millisecond, reports.ClockOffset{}))
+	shards, err := Read(twoShards(t, 20*time.Millisecond, reports.ClockOffset{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	sd, err := StageResultsDir(out)
+	sd, err := runner.StageResultsDir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, interrupt := context.WithCancel(context.Background())
 	var said []string
-	sum, err := MergeShards(ctx, sd.Temp, shards, func(f string, a ...any) {
+	sum, err := Merge(ctx, sd.Temp, shards, func(f string, a ...any) {
 		said = append(said, f)
 		if strings.HasPrefix(f, "merging the histories") {
 			interrupt() // during the history's merge
@@ -41,13 +42,13 @@ func TestMergeStopsAtItsNextStep(t *testing.T) {
 			t.Errorf("a step started after the interrupt: %q", f)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(sd.Temp, SummaryFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(sd.Temp, runner.SummaryFile)); err == nil {
 		t.Error("a summary was written after the interrupt")
 	}
 	if !sd.Discard() {
 		t.Fatal("Discard after no Commit must discard")
 	}
-	if err := sd.Commit(); !errors.Is(err, ErrDiscarded) {
+	if err := sd.Commit(); !errors.Is(err, runner.ErrDiscarded) {
 		t.Errorf("Commit after Discard: %v, want ErrDiscarded", err)
 	}
 	if es, _ := os.ReadDir(filepath.Dir(out)); len(es) != 0 {
@@ -65,18 +66,18 @@ func TestStagedResultsDir(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(used, "old"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := StageResultsDir(used); !errors.Is(err, ErrResultsDirRefused) {
+	if _, err := runner.StageResultsDir(used); !errors.Is(err, runner.ErrResultsDirRefused) {
 		t.Errorf("a used OUT: %v, want refused", err)
 	}
 	empty := filepath.Join(parent, "empty")
 	if err := os.Mkdir(empty, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	sd, err := StageResultsDir(empty)
+	sd, err := runner.StageResultsDir(empty)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(sd.Temp, SummaryFile), []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(sd.Temp, runner.SummaryFile), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if es, _ := os.ReadDir(empty); len(es) != 0 {
@@ -88,7 +89,7 @@ func TestStagedResultsDir(t *testing.T) {
 	if sd.Discard() {
 		t.Error("Discard after Commit says it discarded")
 	}
-	if _, err := os.Stat(filepath.Join(empty, SummaryFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(empty, runner.SummaryFile)); err != nil {
 		t.Errorf("after Commit: %v", err)
 	}
 	if fi, err := os.Stat(empty); err != nil || fi.Mode().Perm() != 0o755 {

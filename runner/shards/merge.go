@@ -1,4 +1,4 @@
-package runner
+package shards
 
 import (
 	"context"
@@ -13,28 +13,29 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// ReadShards reads the summaries and scenarios of the shards' results
+// Read reads the summaries and scenarios of the shards' results
 // directories and refuses those that are not the whole of one sharded run
 // (reports.CheckShards); the shards come back ordered by index.
-func ReadShards(dirs []string) ([]reports.ShardResults, error) {
+func Read(dirs []string) ([]reports.ShardResults, error) {
 	var shards []reports.ShardResults
 	for _, d := range dirs {
-		s, err := reports.ReadSummary(filepath.Join(d, SummaryFile))
+		s, err := reports.ReadSummary(filepath.Join(d, runner.SummaryFile))
 		if err != nil {
-			return nil, fmt.Errorf("%s: no readable %s (a shard's results directory holds one): %w", d, SummaryFile, err)
+			return nil, fmt.Errorf("%s: no readable %s (a shard's results directory holds one): %w", d, runner.SummaryFile, err)
 		}
-		sc, err := scenarios.ReadFile(filepath.Join(d, ScenarioFile)) // bounded as a scenario
+		sc, err := scenarios.ReadFile(filepath.Join(d, runner.ScenarioFile)) // bounded as a scenario
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
-		if _, err := os.Stat(HistoryPath(d)); err != nil {
-			return nil, fmt.Errorf("%s: no history (%s): %w", d, HistoryFile, err)
+		if _, err := os.Stat(runner.HistoryPath(d)); err != nil {
+			return nil, fmt.Errorf("%s: no history (%s): %w", d, runner.HistoryFile, err)
 		}
-		if err := firstRecordFits(HistoryPath(d)); err != nil {
+		if err := firstRecordFits(runner.HistoryPath(d)); err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
 		shards = append(shards, reports.ShardResults{Dir: d, Summary: s, Scenario: sc})
@@ -55,7 +56,7 @@ func firstRecordFits(path string) error {
 	return nil
 }
 
-// MergeShards merges the shards' results (as ReadShards returns them) into
+// Merge merges the shards' results (as ReadShards returns them) into
 // out, which the caller has claimed (ClaimResultsDir, StageResultsDir): the scenario, the
 // merged history (history.jsonl.zst: times rebased to the earliest shard's
 // start, every interval widened by its shard's clock bound, see
@@ -65,11 +66,11 @@ func firstRecordFits(path string) error {
 // (ExitCode is the caller's) with the first error. Once ctx is done (an
 // interrupt) it stops before its next step and returns no summary and
 // ctx's error: what it wrote is the caller's to discard.
-func MergeShards(ctx context.Context, out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
+func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	if err := reports.WriteFileAtomic(filepath.Join(out, ScenarioFile), func(w io.Writer) error {
+	if err := reports.WriteFileAtomic(filepath.Join(out, runner.ScenarioFile), func(w io.Writer) error {
 		_, err := w.Write(shards[0].Scenario)
 		return err
 	}); err != nil {
@@ -78,7 +79,7 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	sc, err := scenarios.Load(filepath.Join(out, ScenarioFile))
+	sc, err := scenarios.Load(filepath.Join(out, runner.ScenarioFile))
 	if err != nil {
 		return nil, fmt.Errorf("the shards' scenario: %w", err)
 	}
@@ -99,13 +100,13 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	hlogDirs := make([]string, len(shards))
 	shifts := make([]time.Duration, len(shards))
 	for i, s := range shards {
-		hist[i] = reports.HistoryShard{Path: HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
+		hist[i] = reports.HistoryShard{Path: runner.HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
 		hlogDirs[i] = reports.HlogDirOf(s.Dir, s.Summary)
 		shifts[i] = plan[i].Shift
 	}
 	var errs []error
 	logf("merging the histories of %d shards", len(shards))
-	historyPath := filepath.Join(out, HistoryFile)
+	historyPath := filepath.Join(out, runner.HistoryFile)
 	counts, truncated, histErr := reports.MergeHistoryFile(historyPath, hist, func(_ int, op *checks.Op) { replay.Record(op) })
 	if histErr != nil {
 		errs = append(errs, fmt.Errorf("merged history: %w", histErr))
@@ -121,19 +122,19 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	latency, hlogFiles, problems, err := reports.MergeHlogs(hlogDirs, shifts, filepath.Join(out, HlogDir), origin)
+	latency, hlogFiles, problems, err := reports.MergeHlogs(hlogDirs, shifts, filepath.Join(out, runner.HlogDir), origin)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("merged hlogs: %w", err))
 	}
 	notes = append(notes, problems...)
 	sum := reports.MergeSummary(reports.MergeInput{Shards: shards, Plan: plan, Origin: origin, Notes: notes, Replayed: replay,
-		Latency: latency, Targets: unitTargets(sc.Capacity), Bandwidth: bandwidthTargets(sc.Capacity)})
+		Latency: latency, Targets: runner.UnitTargets(sc.Capacity), Bandwidth: runner.BandwidthTargets(sc.Capacity)})
 	sum.File = sc.File
 	if len(hlogFiles) > 0 {
-		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
+		sum.Files["hlog"] = runner.HlogDir + string(os.PathSeparator)
 	}
-	sum.Files["history"] = HistoryFile
-	sum.Files["scenario"] = ScenarioFile
+	sum.Files["history"] = runner.HistoryFile
+	sum.Files["scenario"] = runner.ScenarioFile
 
 	// The units' latencies from the unwidened times, in a second pass.
 	if ctx.Err() != nil {
@@ -149,7 +150,7 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	}
 	if histErr == nil || len(counts) > 0 {
 		logf("checking the merged history")
-		results, cerr := CheckHistory(historyPath, sc)
+		results, cerr := runner.CheckHistory(historyPath, sc)
 		if cerr != nil && !checks.IsTruncated(cerr) {
 			sum.ChecksError = target.Redact(cerr.Error())
 			errs = append(errs, cerr)
@@ -160,7 +161,7 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if werr := WriteArtifacts(out, results); werr != nil {
+		if werr := runner.WriteArtifacts(out, results); werr != nil {
 			sum.NotWritten = append(sum.NotWritten, werr.Error())
 			errs = append(errs, werr)
 		}
@@ -169,12 +170,12 @@ func MergeShards(ctx context.Context, out string, shards []reports.ShardResults,
 	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
 	runErr := errors.Join(errs...)
 	if runErr != nil {
-		sum.Error = joinErr(sum.Error, target.Redact(runErr.Error()))
+		sum.Error = runner.JoinErr(sum.Error, target.Redact(runErr.Error()))
 	}
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err := WriteResults(out, sum); err != nil && runErr == nil {
+	if err := runner.WriteResults(out, sum); err != nil && runErr == nil {
 		runErr = err
 	}
 	return sum, runErr
