@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/matrix"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
 	"github.com/stormcheck/stormcheck/runner/targettest"
 	"github.com/stormcheck/stormcheck/runner/workload"
@@ -133,7 +134,7 @@ func TestFrozenTargetBoundsTheBinary(t *testing.T) {
 func waitKnown(r *wrongRun, bound time.Duration, want int, blockCommit string) {
 	r.t.Helper()
 	known := ""
-	for _, m := range runner.CoreScenarios {
+	for _, m := range matrix.CoreScenarios {
 		if m.Name == "block-commit" {
 			known = m.Known
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/stormcheck/stormcheck/runner"
+	"github.com/stormcheck/stormcheck/runner/matrix"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -47,15 +47,15 @@ exit code 1 when it failed.`,
 				return usageErr(cmd.CommandPath(), err)
 			}
 			var all []string
-			for _, s := range runner.CoreScenarios {
+			for _, s := range matrix.CoreScenarios {
 				all = append(all, s.Name)
 			}
 			names, err := pickList(scens, all, "--scenarios")
 			if err != nil {
 				return usageErr(cmd.CommandPath(), err)
 			}
-			var ss []runner.MatrixScenario
-			for _, s := range runner.CoreScenarios {
+			var ss []matrix.Scenario
+			for _, s := range matrix.CoreScenarios {
 				if slices.Contains(names, s.Name) {
 					ss = append(ss, s)
 				}
@@ -69,10 +69,10 @@ exit code 1 when it failed.`,
 			ctx, stop := signal.NotifyContext(context.Background(), interruptSignals()...)
 			defer stop()
 			fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: fault matrix, %d scenario(s) x %d kind(s), %s each, results in %s\n", len(ss), len(ks), duration, out)
-			cells, err := runner.RunMatrix(ctx, runner.MatrixOptions{Scenarios: ss, Kinds: ks, Duration: duration, Dir: out, Log: cmd.OutOrStdout()})
+			cells, err := matrix.Run(ctx, matrix.Options{Scenarios: ss, Kinds: ks, Duration: duration, Dir: out, Log: cmd.OutOrStdout()})
 			if len(cells) > 0 {
 				var md strings.Builder
-				_ = runner.WriteMatrixMarkdown(&md, cells, ks)
+				_ = matrix.WriteMarkdown(&md, cells, ks)
 				fmt.Fprintf(cmd.OutOrStdout(), "\n%s", md.String())
 				_ = os.WriteFile(filepath.Join(out, "matrix.md"), []byte(md.String()), 0o644)
 				if b, jerr := json.MarshalIndent(cells, "", "  "); jerr == nil {
@@ -83,7 +83,7 @@ exit code 1 when it failed.`,
 				fmt.Fprintf(cmd.ErrOrStderr(), "stormcheck: matrix stopped: %v\n", err)
 				return exitWith(exitInterrupted)
 			}
-			line, ok := runner.MatrixVerdict(cells)
+			line, ok := matrix.Verdict(cells)
 			fmt.Fprintf(cmd.OutOrStdout(), "\n%s\n", line)
 			if !ok {
 				return exitWith(exitViolation)

@@ -1,4 +1,4 @@
-package runner
+package matrix
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// MatrixScenario is one core scenario of the fault matrix: a workload, as
+// Scenario is one core scenario of the fault matrix: a workload, as
 // a scenario's workloads item (YAML flow mapping).
-type MatrixScenario struct {
+type Scenario struct {
 	Name, Workload string
 	// Known, when set, is the kind (checks.Violation.Kind) of a violation
 	// Azurite shows with or without faults (a finding in the README): a
@@ -29,7 +30,7 @@ type MatrixScenario struct {
 
 // CoreScenarios are the fault matrix's scenarios: one per core workload,
 // small enough to run in seconds.
-var CoreScenarios = []MatrixScenario{
+var CoreScenarios = []Scenario{
 	{"etag-counter", "{name: w, kind: blob.etag-counter, actors: 4, keys: 2}", ""},
 	{"create-once", "{name: w, kind: blob.create-once, actors: 3}", ""},
 	{"lww", "{name: w, kind: blob.lww, actors: 3, keys: 2}", ""},
@@ -50,9 +51,9 @@ var CoreScenarios = []MatrixScenario{
 // (broken.strip-if-match applies to them).
 var ifMatchWriters = []string{"blob.etag-counter", "table.etag-counter"}
 
-// MatrixFault is the fault a matrix cell injects for kind: a window inside
+// Fault is the fault a matrix cell injects for kind: a window inside
 // a short run, parameters that make it act often.
-func MatrixFault(kind string) string {
+func Fault(kind string) string {
 	switch kind {
 	case "http.reorder":
 		return "{kind: http.reorder, name: f, hold: 100ms, fraction: 0.2}"
@@ -72,8 +73,8 @@ func MatrixFault(kind string) string {
 	return "{kind: " + kind + ", name: f}"
 }
 
-// MatrixCell is one scenario under one fault kind.
-type MatrixCell struct {
+// Cell is one scenario under one fault kind.
+type Cell struct {
 	Scenario, Fault string
 	// Applies is false for a broken promise whose check does not run on
 	// the scenario's workload (the cell is not run).
@@ -110,11 +111,11 @@ type MatrixCell struct {
 	Elapsed time.Duration
 }
 
-// MatrixVerdict sums the cells up in one line, and says whether the
+// Verdict sums the cells up in one line, and says whether the
 // matrix shows what it must: no check failing on unmodified Azurite, no
 // check under its floor of operations decided, every broken promise
 // caught, every cell run.
-func MatrixVerdict(cells []MatrixCell) (string, bool) {
+func Verdict(cells []Cell) (string, bool) {
 	var falseV, under, uncaught, broken []string
 	ran := 0
 	for _, c := range cells {
@@ -156,7 +157,7 @@ func MatrixVerdict(cells []MatrixCell) (string, bool) {
 
 // falseViolation reports whether a check failed in a cell that must have
 // none.
-func (c MatrixCell) falseViolation() bool {
+func (c Cell) falseViolation() bool {
 	if c.Fault == "target.crash" || scenarios.FaultKinds[c.Fault].Check != "" {
 		return false
 	}
@@ -168,9 +169,9 @@ func (c MatrixCell) falseViolation() bool {
 	return false
 }
 
-// MatrixOptions configure RunMatrix.
-type MatrixOptions struct {
-	Scenarios []MatrixScenario
+// Options configure RunMatrix.
+type Options struct {
+	Scenarios []Scenario
 	Kinds     []string
 	// Duration is each run's load (default 5s).
 	Duration time.Duration
@@ -180,16 +181,16 @@ type MatrixOptions struct {
 	Log io.Writer
 }
 
-// RunMatrix runs every scenario under every fault kind, one after another,
+// Run runs every scenario under every fault kind, one after another,
 // each a short run; the cells of a row share one managed Azurite.
-func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixCell, error) {
+func Run(ctx context.Context, o Options) ([]Cell, error) {
 	if o.Duration <= 0 {
 		o.Duration = 5 * time.Second
 	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	var cells []MatrixCell
+	var cells []Cell
 	for _, s := range o.Scenarios {
 		// One Azurite per row: its start is most of a short cell's time.
 		// Each cell's resources are its run's own (run-prefixed), and a
@@ -217,8 +218,8 @@ func RunMatrix(ctx context.Context, o MatrixOptions) ([]MatrixCell, error) {
 }
 
 // runCell runs one cell.
-func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions, inst *azurite.Instance) MatrixCell {
-	c := MatrixCell{Scenario: s.Name, Fault: kind, Applies: true, Want: "no check fails", knownError: s.Known}
+func runCell(ctx context.Context, s Scenario, kind string, o Options, inst *azurite.Instance) Cell {
+	c := Cell{Scenario: s.Name, Fault: kind, Applies: true, Want: "no check fails", knownError: s.Known}
 	if s.Known != "" {
 		c.Want = "no check fails but for \"" + s.Known + "\" (an Azurite finding)"
 	}
@@ -227,7 +228,7 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 		c.Want = "no check fails, or fails after the crash"
 	}
 	src := fmt.Sprintf("name: %s\nseed: 1\nduration: %s\ntimeout: 2s\nretry: {max_attempts: 4, base: 20ms, max: 200ms}\nworkloads:\n  - %s\nfaults:\n  - %s\n",
-		s.Name, o.Duration, s.Workload, MatrixFault(kind))
+		s.Name, o.Duration, s.Workload, Fault(kind))
 	sc, err := scenarios.Parse(s.Name+".yaml", []byte(src))
 	if err != nil {
 		c.Err = err.Error()
@@ -246,13 +247,13 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 	}
 	start := time.Now()
 	dir := filepath.Join(o.Dir, s.Name+"--"+kind)
-	sum, err := Run(ctx, sc, Options{ResultsDir: dir, Target: target.Options{Azurite: inst}})
+	sum, err := runner.Run(ctx, sc, runner.Options{ResultsDir: dir, Target: target.Options{Azurite: inst}})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()
 	}
 	if kind == "target.stop" && err == nil {
-		if herr := checks.ReadHistoryFile(HistoryPath(dir), func(op *checks.Op) error {
+		if herr := checks.ReadHistoryFile(runner.HistoryPath(dir), func(op *checks.Op) error {
 			c.history = append(c.history, *op)
 			return nil
 		}); herr != nil {
@@ -276,7 +277,7 @@ func runCell(ctx context.Context, s MatrixScenario, kind string, o MatrixOptions
 }
 
 // judge says whether the cell shows what it must.
-func (c *MatrixCell) judge(sum *reports.Summary) bool {
+func (c *Cell) judge(sum *reports.Summary) bool {
 	if c.Err != "" || sum == nil || len(c.Checks) == 0 {
 		return false
 	}
@@ -301,7 +302,7 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 	// judge (a check answering undecided to everything is not done).
 	c.Floors = map[string]float64{}
 	for _, r := range c.Checks {
-		c.Floors[r.Check] = MatrixFloor(c.Fault, r.Check)
+		c.Floors[r.Check] = Floor(c.Fault, r.Check)
 		if r.Share() < c.Floors[r.Check] {
 			c.Under = append(c.Under, fmt.Sprintf("%s %.1f%% < %.0f%%", r.Check, 100*r.Share(), 100*c.Floors[r.Check]))
 		}
@@ -312,11 +313,11 @@ func (c *MatrixCell) judge(sum *reports.Summary) bool {
 	return len(failed) == 0 && len(c.Under) == 0
 }
 
-// MatrixFloor is the share of the operations it could judge that check
+// Floor is the share of the operations it could judge that check
 // must decide in a cell under kind (README, "The fault matrix", says why):
 // DecidedFloor; 0 for a crash, which may lose the state a check needs, and
 // for a broken promise, whose cell is judged on its check failing.
-func MatrixFloor(kind, check string) float64 {
+func Floor(kind, check string) float64 {
 	if kind == "target.crash" || scenarios.FaultFamily(kind) == "broken" {
 		return 0
 	}
@@ -364,7 +365,7 @@ func restartForgot(r checks.Result, ws []reports.FaultWindow, history []checks.O
 }
 
 // Line is the cell in one line.
-func (c MatrixCell) Line() string {
+func (c Cell) Line() string {
 	mark := "ok  "
 	if !c.OK {
 		mark = "BAD "
@@ -387,7 +388,7 @@ func (c MatrixCell) Line() string {
 		c.Attempts, c.Unknown, under, errText(c.Err))
 }
 
-func (c MatrixCell) verdicts() string {
+func (c Cell) verdicts() string {
 	var v []string
 	for _, r := range c.Checks {
 		// Each check's verdict with how many operations it decided and,
@@ -414,18 +415,18 @@ func errText(e string) string {
 	return "; error: " + e
 }
 
-// WriteMatrixMarkdown writes the cells as a Markdown table: one row per
+// WriteMarkdown writes the cells as a Markdown table: one row per
 // fault kind, one column per scenario, each cell its verdicts in short (P
 // pass, F fail, U undecided, in the scenario's check order; n/a when it does
 // not apply), ok or BAD (UNDER when a check decided less than the floor),
 // the smallest share decided over its checks, and the share of unknown
 // writes the checks resolved (applied or not; "-" when there were none).
-func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error {
+func WriteMarkdown(w io.Writer, cells []Cell, kinds []string) error {
 	var order []string
-	by := map[string]map[string]MatrixCell{}
+	by := map[string]map[string]Cell{}
 	for _, c := range cells {
 		if by[c.Scenario] == nil {
-			by[c.Scenario] = map[string]MatrixCell{}
+			by[c.Scenario] = map[string]Cell{}
 			order = append(order, c.Scenario)
 		}
 		by[c.Scenario][c.Fault] = c
@@ -461,7 +462,7 @@ func WriteMatrixMarkdown(w io.Writer, cells []MatrixCell, kinds []string) error 
 
 // Short is the cell as the Markdown table shows it, e.g. "PP ok 97% r40/41":
 // verdicts, mark, the smallest share decided, unknown writes resolved.
-func (c MatrixCell) Short() string {
+func (c Cell) Short() string {
 	short := ""
 	for _, r := range c.Checks {
 		short += strings.ToUpper(string(r.Verdict)[:1])
@@ -491,7 +492,7 @@ func (c MatrixCell) Short() string {
 
 // MinShare is the smallest share decided over the cell's checks (0 when
 // it has none).
-func (c MatrixCell) MinShare() float64 {
+func (c Cell) MinShare() float64 {
 	if len(c.Checks) == 0 {
 		return 0
 	}
@@ -506,7 +507,7 @@ func (c MatrixCell) MinShare() float64 {
 // judged most of them: how many it resolved (applied or not applied) of
 // all it saw. Two checks of one scenario judge the same writes, so they
 // are not added up.
-func (c MatrixCell) Resolved() (resolved, all int) {
+func (c Cell) Resolved() (resolved, all int) {
 	for _, r := range c.Checks {
 		if u := r.Unknown; u != nil {
 			n := u.Applied + u.NotApplied + u.Open

@@ -1,4 +1,4 @@
-package runner
+package matrix
 
 import (
 	"context"
@@ -16,14 +16,14 @@ import (
 // a fault that must not produce a violation, and under the broken promise
 // that must. The full matrix is `stormcheck matrix` (README).
 func TestMatrixSlice(t *testing.T) {
-	var ss []MatrixScenario
+	var ss []Scenario
 	for _, s := range CoreScenarios {
 		if s.Name == "etag-counter" || s.Name == "queue-work" {
 			ss = append(ss, s)
 		}
 	}
 	var log strings.Builder
-	cells, err := RunMatrix(context.Background(), MatrixOptions{Scenarios: ss,
+	cells, err := Run(context.Background(), Options{Scenarios: ss,
 		Kinds: []string{"http.drop-response", "broken.early-visible"}, Duration: 3e9, Dir: t.TempDir(), Log: &log})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestMatrixSlice(t *testing.T) {
 		// recorded history), and the cell says how many.
 		if c.Applies && c.Fault == "http.drop-response" {
 			for _, r := range c.Checks {
-				floor := MatrixFloor(c.Fault, r.Check)
+				floor := Floor(c.Fault, r.Check)
 				if floor != DecidedFloor || r.Judgeable == 0 || r.Decided < int(math.Ceil(floor*float64(r.Judgeable))) {
 					t.Errorf("%s x %s: %s decided %d of %d, floor %.0f%%", c.Scenario, c.Fault, r.Check, r.Decided, r.Judgeable, 100*floor)
 				}
@@ -59,13 +59,13 @@ func TestMatrixSlice(t *testing.T) {
 		t.Errorf("queue-work x early-visible did not run: %s", c.Line())
 	}
 	var md strings.Builder
-	if err := WriteMatrixMarkdown(&md, cells, []string{"http.drop-response", "broken.early-visible"}); err != nil {
+	if err := WriteMarkdown(&md, cells, []string{"http.drop-response", "broken.early-visible"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "| `http.drop-response` |") || !strings.Contains(md.String(), " n/a |") || !strings.Contains(md.String(), " etag-counter |") {
 		t.Errorf("markdown:\n%s", md.String())
 	}
-	if line, ok := MatrixVerdict(cells); !ok || !strings.HasPrefix(line, "matrix: ok: 3 cells run") {
+	if line, ok := Verdict(cells); !ok || !strings.HasPrefix(line, "matrix: ok: 3 cells run") {
 		t.Errorf("verdict %q %v", line, ok)
 	}
 }
@@ -143,12 +143,12 @@ func TestMatrixJudge(t *testing.T) {
 		{"only the known finding, 25 times", "http.drop-response", []checks.Result{known}, nil, nil, "ETag/value mismatch", true, 0, "F ok† 100%"},
 		{"the known finding 25 times and a 26th of another kind", "http.drop-response", []checks.Result{knownAndMore}, nil, nil, "ETag/value mismatch", false, 0, "F **BAD** 100%"},
 	} {
-		c := MatrixCell{Scenario: "s", Fault: tc.fault, Applies: true, Checks: tc.checks, history: tc.history, knownError: tc.known}
+		c := Cell{Scenario: "s", Fault: tc.fault, Applies: true, Checks: tc.checks, history: tc.history, knownError: tc.known}
 		c.OK = c.judge(&reports.Summary{Faults: tc.faults})
 		if c.OK != tc.ok || len(c.Under) != tc.under || c.Short() != tc.mark {
 			t.Errorf("%s: ok %v under %v short %q; want %v, %d, %q", tc.name, c.OK, c.Under, c.Short(), tc.ok, tc.under, tc.mark)
 		}
-		line, ok := MatrixVerdict([]MatrixCell{c})
+		line, ok := Verdict([]Cell{c})
 		if ok != tc.ok || ok != strings.HasPrefix(line, "matrix: ok") {
 			t.Errorf("%s: verdict %q", tc.name, line)
 		}
@@ -161,7 +161,7 @@ func TestMatrixJudge(t *testing.T) {
 // Two checks of one scenario judge the same unknown writes: the cell shows
 // the one that judged most of them, not their sum.
 func TestMatrixResolvedUnknownWrites(t *testing.T) {
-	c := MatrixCell{Scenario: "s", Fault: "http.drop-response", Applies: true, OK: true, Checks: []checks.Result{
+	c := Cell{Scenario: "s", Fault: "http.drop-response", Applies: true, OK: true, Checks: []checks.Result{
 		{Check: "no-lost-updates", Verdict: checks.Pass, Decided: 9, Judgeable: 10, Unknown: &checks.UnknownWrites{Applied: 5, NotApplied: 3, Open: 2}},
 		{Check: "version-chain", Verdict: checks.Pass, Decided: 10, Judgeable: 10, Unknown: &checks.UnknownWrites{Applied: 5, NotApplied: 5}},
 	}}
