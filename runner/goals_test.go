@@ -11,7 +11,7 @@ import (
 // Every workload kind says what it achieves (progress bars and live
 // metrics show it), and no goal names a kind the runner lacks.
 func TestEveryWorkloadKindHasAGoal(t *testing.T) {
-	kinds := workload.WorkloadKinds()
+	kinds := workload.Kinds()
 	for _, k := range kinds {
 		if g, ok := reports.GoalOf(k); !ok || g.Noun == "" || len(g.Ops) == 0 {
 			t.Errorf("workload kind %s has no goal in reports/goals.go", k)

@@ -13,7 +13,7 @@ import (
 // valid scenario can always run and be checked.
 func TestKindsMatchTheImplementation(t *testing.T) {
 	for _, kind := range scenarios.KindNames() {
-		if _, ok := workload.Workloads[kind]; !ok {
+		if _, ok := workload.Lookup(kind); !ok {
 			t.Errorf("kind %s validates but the runner has no workload for it", kind)
 		}
 		for _, c := range scenarios.Kinds[kind].AllChecks() {
@@ -22,7 +22,7 @@ func TestKindsMatchTheImplementation(t *testing.T) {
 			}
 		}
 	}
-	for _, kind := range workload.WorkloadKinds() {
+	for _, kind := range workload.Kinds() {
 		if _, ok := scenarios.Kinds[kind]; !ok {
 			t.Errorf("workload %s is implemented but no scenario can name it", kind)
 		}

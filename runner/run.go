@@ -304,9 +304,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	sharded := shardCount > 1
 	var active []*running // the workloads this shard runs load of
 	for _, w := range sc.Workloads {
-		f, ok := workload.Workloads[w.Kind]
+		f, ok := workload.Lookup(w.Kind)
 		if !ok {
-			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, workload.WorkloadKinds()))
+			return finish(fmt.Errorf("workload %s: kind %s is not implemented (implemented: %v)", w.Name, w.Kind, workload.Kinds()))
 		}
 		cut, err := cutWorkload(w, shardIndex, shardCount)
 		if err != nil {

@@ -29,17 +29,34 @@ type Workload interface {
 	Final(ctx context.Context, e *Env) error
 }
 
-// WorkloadFactory makes a workload for one scenario workload.
-type WorkloadFactory func(w scenarios.Workload, t *target.Target) (Workload, error)
+// Factory makes a workload for one scenario workload.
+type Factory func(w scenarios.Workload, t *target.Target) (Workload, error)
 
-var Workloads = map[string]WorkloadFactory{}
+// registry maps each registered kind to its factory.
+var registry = map[string]Factory{}
 
-func RegisterWorkload(kind string, f WorkloadFactory) { Workloads[kind] = f }
+// Lookup returns the factory registered for kind; false when no service
+// package registered it.
+func Lookup(kind string) (Factory, bool) {
+	f, ok := registry[kind]
+	return f, ok
+}
 
-// WorkloadKinds lists the kinds the runner implements.
-func WorkloadKinds() []string {
-	out := make([]string, 0, len(Workloads))
-	for k := range Workloads {
+// Register makes kind available to runs: each service package (runner/blob,
+// runner/table, runner/queue) registers its workload kinds from an init
+// function, the way database/sql drivers register themselves, and a
+// program that runs workloads imports the service packages it offers.
+func Register(kind string, f Factory) {
+	if _, dup := registry[kind]; dup {
+		panic("workload: kind " + kind + " registered twice")
+	}
+	registry[kind] = f
+}
+
+// Kinds lists the kinds the runner implements.
+func Kinds() []string {
+	out := make([]string, 0, len(registry))
+	for k := range registry {
 		out = append(out, k)
 	}
 	sort.Strings(out)

@@ -28,7 +28,7 @@ type containerETag struct {
 }
 
 func init() {
-	workload.RegisterWorkload("container.etag", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
+	workload.Register("container.etag", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &containerETag{seen: map[int]map[string]time.Time{}}, nil
 	})
 }

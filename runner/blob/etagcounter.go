@@ -16,7 +16,7 @@ import (
 type EtagCounter struct{ B *Blobs }
 
 func init() {
-	workload.RegisterWorkload("blob.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &EtagCounter{}, nil })
+	workload.Register("blob.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &EtagCounter{}, nil })
 }
 
 func (w *EtagCounter) Setup(ctx context.Context, e *workload.Env) error {

@@ -28,7 +28,7 @@ type leaseMutex struct {
 }
 
 func init() {
-	workload.RegisterWorkload("blob.lease-mutex", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
+	workload.Register("blob.lease-mutex", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &leaseMutex{losses: map[int]int{}, pending: map[int]string{}}, nil
 	})
 }

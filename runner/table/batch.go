@@ -21,7 +21,7 @@ import (
 type tableBatch struct{ t *tables }
 
 func init() {
-	workload.RegisterWorkload("table.batch", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
+	workload.Register("table.batch", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
 		if w.Params.BatchSize > w.Params.Rows {
 			return nil, fmt.Errorf("batch_size %d is larger than rows %d: a batch writes distinct rows of one partition", w.Params.BatchSize, w.Params.Rows)
 		}

@@ -16,7 +16,7 @@ import (
 type lww struct{ b *Blobs }
 
 func init() {
-	workload.RegisterWorkload("blob.lww", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &lww{}, nil })
+	workload.Register("blob.lww", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &lww{}, nil })
 }
 
 func (w *lww) Setup(ctx context.Context, e *workload.Env) error {

@@ -21,7 +21,7 @@ type queueHot struct {
 }
 
 func init() {
-	workload.RegisterWorkload("queue.hot", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &queueHot{}, nil })
+	workload.Register("queue.hot", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &queueHot{}, nil })
 }
 
 // hotVisibility is how long a hot consumer's messages stay invisible

@@ -21,7 +21,7 @@ import (
 type tableMerge struct{ t *tables }
 
 func init() {
-	workload.RegisterWorkload("table.merge-vs-replace", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableMerge{}, nil })
+	workload.Register("table.merge-vs-replace", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableMerge{}, nil })
 }
 
 // mergeRow is the row key of every merge-vs-replace entity.

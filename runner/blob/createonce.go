@@ -24,7 +24,7 @@ type createOnce struct {
 }
 
 func init() {
-	workload.RegisterWorkload("blob.create-once", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
+	workload.Register("blob.create-once", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &createOnce{rounds: map[string]struct{}{}, next: map[int]int{}}, nil
 	})
 }

@@ -27,7 +27,7 @@ type queueWork struct {
 }
 
 func init() {
-	workload.RegisterWorkload("queue.work", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
+	workload.Register("queue.work", func(w scenarios.Workload, _ *target.Target) (workload.Workload, error) {
 		if w.Params.Producers >= w.Actors {
 			return nil, fmt.Errorf("producers %d leaves no consumer among %d actors: set actors above producers", w.Params.Producers, w.Actors)
 		}

@@ -37,7 +37,7 @@ const (
 const propCategory = "cat"
 
 func init() {
-	workload.RegisterWorkload("table.query", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableQuery{}, nil })
+	workload.Register("table.query", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableQuery{}, nil })
 }
 
 func (w *tableQuery) Setup(ctx context.Context, e *workload.Env) error {

@@ -24,7 +24,7 @@ type containerLeaseWL struct {
 }
 
 func init() {
-	workload.RegisterWorkload("container.lease", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
+	workload.Register("container.lease", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &containerLeaseWL{held: map[int]map[string]string{}}, nil
 	})
 }

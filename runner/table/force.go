@@ -20,7 +20,7 @@ import (
 type tableForce struct{ t *tables }
 
 func init() {
-	workload.RegisterWorkload("table.force-update", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableForce{}, nil })
+	workload.Register("table.force-update", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableForce{}, nil })
 }
 
 // forcedKinds are the writes without a concurrency check, in turn.

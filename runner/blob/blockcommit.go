@@ -26,7 +26,7 @@ import (
 type blockCommit struct{ b *Blobs }
 
 func init() {
-	workload.RegisterWorkload("blob.block-commit", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &blockCommit{}, nil })
+	workload.Register("blob.block-commit", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &blockCommit{}, nil })
 }
 
 func (w *blockCommit) Setup(ctx context.Context, e *workload.Env) error {

@@ -24,7 +24,7 @@ type leaseLifecycle struct {
 }
 
 func init() {
-	workload.RegisterWorkload("blob.lease-lifecycle", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
+	workload.Register("blob.lease-lifecycle", func(scenarios.Workload, *target.Target) (workload.Workload, error) {
 		return &leaseLifecycle{known: map[string][]string{}}, nil
 	})
 }

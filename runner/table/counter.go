@@ -18,7 +18,7 @@ import (
 type tableCounter struct{ t *tables }
 
 func init() {
-	workload.RegisterWorkload("table.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableCounter{}, nil })
+	workload.Register("table.etag-counter", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableCounter{}, nil })
 }
 
 // counterRow is the row key of every register entity; its partition is the

@@ -32,7 +32,7 @@ import (
 type tableHot struct{ t *tables }
 
 func init() {
-	workload.RegisterWorkload("table.hot-partition", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableHot{}, nil })
+	workload.Register("table.hot-partition", func(scenarios.Workload, *target.Target) (workload.Workload, error) { return &tableHot{}, nil })
 }
 
 func (w *tableHot) Setup(ctx context.Context, e *workload.Env) (err error) {

@@ -1,0 +1,4 @@
+package matrix
+
+// Every service stormcheck runs registers its workload kinds.
+import _ "github.com/stormcheck/stormcheck/runner/services"
