@@ -60,7 +60,7 @@ func shortValue(s string) string {
 // compactOp copies op for keeping in memory until Finish: the padding of
 // values is dropped, and the workload, kind and key strings are shared with
 // the caller's copies instead of each op holding its own.
-func compactOp(op *Op, workload, kind, key string) Op {
+func CompactOp(op *Op, workload, kind, key string) Op {
 	c := *op
 	if c.Workload == workload {
 		c.Workload = workload
@@ -155,46 +155,46 @@ func asciiSpace(b byte) bool {
 // histories grow it without copying, and pointers into it stay valid. Its
 // chunks double from chunkFirst up to chunkLen elements, so that the many
 // short lists of a history with many keys stay small.
-type chunked[T any] struct {
-	chunks [][]T
+type Chunked[T any] struct {
+	Chunks [][]T
 	n      int32
 }
 
 const (
-	chunkLen   = 1024
-	chunkFirst = 16
+	ChunkLen   = 1024
+	ChunkFirst = 16
 	// chunkSmall is how many elements the growing chunks hold together
 	// (16 + 32 + ... + 512); chunks after them hold chunkLen each.
-	chunkSmall = chunkLen - chunkFirst
+	chunkSmall = ChunkLen - ChunkFirst
 )
 
 // chunkOf is the chunk holding element i and i's offset in it.
 func chunkOf(i int32) (int, int32) {
 	if i < chunkSmall {
-		k := bits.Len32(uint32(i+chunkFirst)) - bits.Len32(chunkFirst)
-		return k, i + chunkFirst - chunkFirst<<k
+		k := bits.Len32(uint32(i+ChunkFirst)) - bits.Len32(ChunkFirst)
+		return k, i + ChunkFirst - ChunkFirst<<k
 	}
 	j := i - chunkSmall
-	return bits.Len32(chunkSmall/chunkFirst) + int(j/chunkLen), j % chunkLen
+	return bits.Len32(chunkSmall/ChunkFirst) + int(j/ChunkLen), j % ChunkLen
 }
 
-func (c *chunked[T]) add(v T) int32 {
+func (c *Chunked[T]) Add(v T) int32 {
 	if k, off := chunkOf(c.n); off == 0 {
-		size := chunkLen
+		size := ChunkLen
 		if c.n < chunkSmall {
-			size = chunkFirst << k
+			size = ChunkFirst << k
 		}
-		c.chunks = append(c.chunks, make([]T, 0, size))
+		c.Chunks = append(c.Chunks, make([]T, 0, size))
 	}
-	last := &c.chunks[len(c.chunks)-1]
+	last := &c.Chunks[len(c.Chunks)-1]
 	*last = append(*last, v)
 	c.n++
 	return c.n - 1
 }
 
-func (c *chunked[T]) at(i int32) *T {
+func (c *Chunked[T]) At(i int32) *T {
 	k, off := chunkOf(i)
-	return &c.chunks[k][off]
+	return &c.Chunks[k][off]
 }
 
-func (c *chunked[T]) len() int32 { return c.n }
+func (c *Chunked[T]) Len() int32 { return c.n }

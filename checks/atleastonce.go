@@ -90,7 +90,7 @@ func (c *AtLeastOnce) queue(op *Op) *aloQueue {
 
 // keep copies op for an excerpt; a get narrowed to its message msg (all of
 // them when msg < 0).
-func (q *aloQueue) keep(op *Op, msg int) *qRec {
+func (q *aloQueue) Keep(op *Op, msg int) *qRec {
 	r := newQRec(op)
 	if msg >= 0 && msg < len(r.msgs) {
 		r.msgs = []Message{r.msgs[msg]}
@@ -103,7 +103,7 @@ func (q *aloQueue) show(r *qRec) *Op {
 	if r == nil {
 		return nil
 	}
-	return r.op(q.workload, q.key, -1)
+	return r.Op(q.workload, q.key, -1)
 }
 
 func (q *aloQueue) msg(id string) *aloMsg {
@@ -151,7 +151,7 @@ func (q *aloQueue) observePut(op *Op) {
 			}
 		}
 		if first && !p.delivered {
-			p.rec = q.keep(op, -1)
+			p.rec = q.Keep(op, -1)
 		} else if p.delivered {
 			p.rec = nil
 		}
@@ -161,18 +161,18 @@ func (q *aloQueue) observePut(op *Op) {
 			p.hideUntil = max(p.hideUntil, qPossibleEnd(qLatestEffect(op), *op.In.Visibility))
 		}
 		if p.rec == nil && !p.delivered {
-			p.rec = q.keep(op, -1)
+			p.rec = q.Keep(op, -1)
 		}
 	default:
 		if p.rec == nil && !p.delivered {
-			p.rec = q.keep(op, -1)
+			p.rec = q.Keep(op, -1)
 		}
 	}
 }
 
 func (q *aloQueue) observeGet(op *Op) {
 	if op.Actor == ActorFinal {
-		q.final = q.keep(op, -1)
+		q.final = q.Keep(op, -1)
 	}
 	if mayHaveApplied(op) {
 		v := queueDefaultVisibility
@@ -195,7 +195,7 @@ func (q *aloQueue) observeGet(op *Op) {
 		}
 		if m.first == nil {
 			m.text = origText(d.Text)
-			m.first = q.keep(op, i)
+			m.first = q.Keep(op, i)
 		}
 	}
 }
@@ -285,7 +285,7 @@ func (c *AtLeastOnce) Finish() Result {
 	if t.maybe > 0 {
 		r.Unknown = &UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
 	}
-	return r.decided(decided).of(t.acked + t.deliveries + t.maybe)
+	return r.WithDecided(decided).of(t.acked + t.deliveries + t.maybe)
 }
 
 func aloFirstN(s []string, n int) []string {
@@ -312,11 +312,11 @@ func (q *aloQueue) finish(v *violations, t *aloTotals) {
 		switch {
 		case p == nil:
 			t.unexpected++
-			v.add(q.key, fmt.Sprintf("unexpected message: %s (text %q) was delivered but no put returned its id or sent its text",
+			v.Add(q.key, fmt.Sprintf("unexpected message: %s (text %q) was delivered but no put returned its id or sent its text",
 				m.first.msgs[0].ID, qShortText(m.text)), excerpt(q.show(m.first))...)
 		case !p.acked && !p.maybe:
 			t.unexpected++
-			v.add(q.key, fmt.Sprintf("a refused put was delivered: %s (text %q) was delivered but every put of its text was refused (%s)",
+			v.Add(q.key, fmt.Sprintf("a refused put was delivered: %s (text %q) was delivered but every put of its text was refused (%s)",
 				m.first.msgs[0].ID, qShortText(m.text), answer(q.show(p.rec))), excerpt(q.show(p.rec), q.show(m.first))...)
 		default:
 			p.found = true
@@ -388,7 +388,7 @@ func (q *aloQueue) finish(v *violations, t *aloTotals) {
 			if id == "" {
 				id = fmt.Sprintf("the message of %q", p.rec.value)
 			}
-			v.add(q.key, fmt.Sprintf("lost message: %s was acknowledged by #%d but never delivered, and the final drain ended empty (#%d)",
+			v.Add(q.key, fmt.Sprintf("lost message: %s was acknowledged by #%d but never delivered, and the final drain ended empty (#%d)",
 				id, p.rec.seq, q.final.seq), excerpt(q.show(p.rec), q.show(q.final))...)
 		}
 	}

@@ -70,7 +70,7 @@ func (c *BatchAtomicity) Finish() Result {
 	var t baTotals
 	c.visible(&v)
 	c.mustFail(&v)
-	c.final(&v, &t)
+	c.Final(&v, &t)
 	for _, p := range x.parts {
 		if p.batches > 0 {
 			t.parts++
@@ -78,7 +78,7 @@ func (c *BatchAtomicity) Finish() Result {
 	}
 	for i := range x.batches {
 		b := &x.batches[i]
-		if b.setup() {
+		if b.Setup() {
 			continue
 		}
 		t.batches++
@@ -119,7 +119,7 @@ func (c *BatchAtomicity) Finish() Result {
 	if t.batches > 0 {
 		decided = t.batches + len(x.reads)
 	}
-	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").decided(decided).of(t.batches + len(x.reads))
+	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").WithDecided(decided).of(t.batches + len(x.reads))
 	if t.unknown > 0 {
 		// A batch of unknown outcome seen on a read took effect; the rest
 		// stay open (all or none is judged either way).
@@ -150,7 +150,7 @@ func (c *BatchAtomicity) visible(v *violations) {
 	for ri := range x.reads {
 		rd := &x.reads[ri]
 		for ei := rd.from; ei < rd.to; ei++ {
-			e := x.ents.at(ei)
+			e := x.ents.At(ei)
 			if e.state == tbEntOK || e.state == tbEntSkip {
 				continue
 			}
@@ -169,7 +169,7 @@ func (c *BatchAtomicity) visible(v *violations) {
 		}
 	}
 	for i, p := range list {
-		e := x.ents.at(p.ent)
+		e := x.ents.At(p.ent)
 		rd := x.readExcerpt(p.read, p.ent)
 		key := x.partIDs.names[e.part]
 		stamp := x.stamps.names[e.stamp]
@@ -180,10 +180,10 @@ func (c *BatchAtomicity) visible(v *violations) {
 		}
 		switch keys[i].state {
 		case tbEntNobody:
-			v.add(key, fmt.Sprintf("stamp nobody wrote: row %q shows stamp %q, which no batch of the partition wrote%s", row, stamp, times),
+			v.Add(key, fmt.Sprintf("stamp nobody wrote: row %q shows stamp %q, which no batch of the partition wrote%s", row, stamp, times),
 				excerpt(rd)...)
 		case tbEntRow:
-			v.add(key, fmt.Sprintf("stamp on a row its batch did not write: row %q shows the stamp of %s, which did not write that row%s",
+			v.Add(key, fmt.Sprintf("stamp on a row its batch did not write: row %q shows the stamp of %s, which did not write that row%s",
 				row, x.describe(e.batch), times), excerpt(rd, x.batchExcerpt(e.batch))...)
 		case tbEntRefused:
 			b := &x.batches[e.batch]
@@ -196,10 +196,10 @@ func (c *BatchAtomicity) visible(v *violations) {
 			for j := range b.attempts {
 				ops = append(ops, &b.attempts[j])
 			}
-			v.add(key, fmt.Sprintf("refused batch visible: row %q shows the stamp of %s, which was %s%s", row, x.describe(e.batch), why, times),
+			v.Add(key, fmt.Sprintf("refused batch visible: row %q shows the stamp of %s, which was %s%s", row, x.describe(e.batch), why, times),
 				excerpt(ops...)...)
 		case tbEntEarly:
-			v.add(key, fmt.Sprintf("stamp read before its batch was sent: row %q shows the stamp of %s in a read that returned before it was sent%s",
+			v.Add(key, fmt.Sprintf("stamp read before its batch was sent: row %q shows the stamp of %s in a read that returned before it was sent%s",
 				row, x.describe(e.batch), times), excerpt(rd, x.batchExcerpt(e.batch))...)
 		}
 	}
@@ -214,7 +214,7 @@ func (c *BatchAtomicity) mustFail(v *violations) {
 	x := c.x
 	for bi := range x.batches {
 		b := &x.batches[bi]
-		if b.setup() || b.bad || !b.span.ok {
+		if b.Setup() || b.bad || !b.span.ok {
 			continue
 		}
 		fails := ""
@@ -235,7 +235,7 @@ func (c *BatchAtomicity) mustFail(v *violations) {
 			if w.attempts[0].In.BatchFails == fails {
 				continue // w did not write the row: it only tried to insert it
 			}
-			v.add(x.partIDs.names[b.part], fmt.Sprintf("batch built to fail acknowledged: %s inserts row %q, which %s had written before it was sent, and was answered %s; the whole transaction must be refused",
+			v.Add(x.partIDs.names[b.part], fmt.Sprintf("batch built to fail acknowledged: %s inserts row %q, which %s had written before it was sent, and was answered %s; the whole transaction must be refused",
 				x.describe(int32(bi)), fails, x.describe(int32(wi)), answer(tbAttempt(b.attempts))),
 				excerpt(x.batchExcerpt(int32(wi)), x.batchExcerpt(int32(bi)))...)
 			break
@@ -254,7 +254,7 @@ type baBad struct {
 }
 
 // final checks every applied batch against the final read (rule 2).
-func (c *BatchAtomicity) final(v *violations, t *baTotals) {
+func (c *BatchAtomicity) Final(v *violations, t *baTotals) {
 	x := c.x
 	final := map[baPR][]baFinalVal{}
 	visibleOn := map[[2]int32]bool{}                 // {final read, batch}
@@ -273,7 +273,7 @@ func (c *BatchAtomicity) final(v *violations, t *baTotals) {
 			firstFinal[p] = int32(ri)
 		}
 		for ei := rd.from; ei < rd.to; ei++ {
-			e := x.ents.at(ei)
+			e := x.ents.At(ei)
 			if _, ok := firstFinal[e.part]; !ok {
 				firstFinal[e.part] = int32(ri)
 			}
@@ -325,7 +325,7 @@ func (c *BatchAtomicity) final(v *violations, t *baTotals) {
 			var first *baBad
 			ok := false
 			for _, fv := range vals {
-				e := x.ents.at(fv.ent)
+				e := x.ents.At(fv.ent)
 				if e.state != tbEntOK || e.batch == int32(bi) {
 					ok = true
 					break
@@ -354,7 +354,7 @@ func (c *BatchAtomicity) final(v *violations, t *baTotals) {
 		if n := absentN[k]; n > 1 {
 			others = fmt.Sprintf(" (and %s)", plural(n-1, "other batch", "other batches"))
 		}
-		v.add(x.partIDs.names[k.part], fmt.Sprintf("committed write lost: row %q is missing from the final read, although %s wrote it%s",
+		v.Add(x.partIDs.names[k.part], fmt.Sprintf("committed write lost: row %q is missing from the final read, although %s wrote it%s",
 			x.rowName(k.row), x.describe(bi), others), excerpt(x.batchExcerpt(bi), x.readExcerpt(firstFinal[k.part]))...)
 	}
 	t.absentSkipped = len(skipped)
@@ -372,13 +372,13 @@ func (c *BatchAtomicity) reportFinal(v *violations, bi int32, bad []baBad, shows
 	x := c.x
 	b := &x.batches[bi]
 	first := bad[0]
-	e := x.ents.at(first.ent)
+	e := x.ents.At(first.ent)
 	seen := fmt.Sprintf("shows the older %s on row %q (%d of %d rows)", x.describe(e.batch), x.rowName(first.row), len(bad), len(b.rows))
 	// The page with the stale row, with a row of the same page showing bi.
 	mine := int32(-1)
 	rd := &x.reads[first.read]
 	for ei := rd.from; ei < rd.to; ei++ {
-		if x.ents.at(ei).state == tbEntOK && x.ents.at(ei).batch == bi {
+		if x.ents.At(ei).state == tbEntOK && x.ents.At(ei).batch == bi {
 			mine = ei
 			break
 		}
@@ -389,7 +389,7 @@ func (c *BatchAtomicity) reportFinal(v *violations, bi int32, bad []baBad, shows
 	switch {
 	case shows.ent >= 0:
 		msg = fmt.Sprintf("half a batch visible in the final read: row %q shows %s but the final read %s",
-			x.rowName(x.ents.at(shows.ent).row), x.describe(bi), seen)
+			x.rowName(x.ents.At(shows.ent).row), x.describe(bi), seen)
 		if mine < 0 {
 			shown = x.readExcerpt(shows.read, shows.ent)
 		}
@@ -397,8 +397,8 @@ func (c *BatchAtomicity) reportFinal(v *violations, bi int32, bad []baBad, shows
 		msg = fmt.Sprintf("committed write lost: %s was acknowledged but the final read %s", x.describe(bi), seen)
 	default:
 		msg = fmt.Sprintf("half a batch visible: %s (%s) was read on row %q but the final read %s",
-			x.describe(bi), answer(tbAttempt(b.attempts)), x.rowName(x.ents.at(b.firstEnt).row), seen)
+			x.describe(bi), answer(tbAttempt(b.attempts)), x.rowName(x.ents.At(b.firstEnt).row), seen)
 		shown = x.readExcerpt(b.firstRead, b.firstEnt)
 	}
-	v.add(x.partIDs.names[b.part], msg, excerpt(x.batchExcerpt(bi), page, shown, x.batchExcerpt(e.batch))...)
+	v.Add(x.partIDs.names[b.part], msg, excerpt(x.batchExcerpt(bi), page, shown, x.batchExcerpt(e.batch))...)
 }

@@ -10,215 +10,215 @@ func TestBatchAtomicity(t *testing.T) {
 	}{
 		// Clean histories.
 		{"setup, overlapping committed batches, pages and a final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			h.tbBatch(1, p, "b2", tbRows("b", "c"), OK, 105, 120)
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 105, 120)
 			h.tbPage(2, p, 130, 140, "a=b1", "b=b2", "c=b2")
-			h.tbFinal(p, "a=b1", "b=b2", "c=b2")
+			h.TbFinal(p, "a=b1", "b=b2", "c=b2")
 			return want{verdict: Pass, summary: "1 partition, 2 batches (2 committed, 0 unknown, 0 refused), 2 reads: every batch all or nothing"}
 		}},
 		{"overlapping batches applied in the other order", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 130)
-			h.tbBatch(1, p, "b2", tbRows("b", "c"), OK, 105, 120)
-			h.tbFinal(p, "a=b1", "b=b1", "c=b2")
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 130)
+			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 105, 120)
+			h.TbFinal(p, "a=b1", "b=b1", "c=b2")
 			return want{verdict: Pass}
 		}},
 		{"final read in two pages, together one state", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c", "d")
-			h.tbBatch(0, p, "b1", tbRows("a", "d"), OK, 100, 110)
+			h.TbSetup(p, "a", "b", "c", "d")
+			h.TbBatch(0, p, "b1", TbRows("a", "d"), OK, 100, 110)
 			h.tbPage(ActorFinal, p, 10_000, 10_010, "a=b1", "b=setup-p1")
 			h.tbPage(ActorFinal, p, 10_020, 10_030, "c=setup-p1", "d=b1")
 			return want{verdict: Pass}
 		}},
 		{"a refused batch built to fail is read nowhere", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 100, 110)
-			h.tbBatch(1, p, "b2", tbRows("a"), Throttled, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
+			h.TbBatch(1, p, "b2", TbRows("a"), Throttled, 100, 110)
 			h.tbPage(2, p, 120, 130, "a=setup-p1", "b=setup-p1")
-			h.tbFinal(p, "a=setup-p1", "b=setup-p1")
+			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
 			return want{verdict: Pass, summary: "2 batches (0 committed, 0 unknown, 2 refused)"}
 		}},
 		{"two partitions judged apart, the same row names in both", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbSetup(q, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			h.tbBatch(1, q, "b2", tbRows("a"), OK, 100, 110)
-			h.tbFinal(p, "a=b1", "b=b1")
-			h.tbFinal(q, "a=b2", "b=setup-p2")
+			h.TbSetup(p, "a", "b")
+			h.TbSetup(q, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			h.TbBatch(1, q, "b2", TbRows("a"), OK, 100, 110)
+			h.TbFinal(p, "a=b1", "b=b1")
+			h.TbFinal(q, "a=b2", "b=setup-p2")
 			return want{verdict: Pass, summary: "2 partitions"}
 		}},
 		{"a point read of a committed stamp", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			h.add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130, Out: Output{Status: 200, Props: map[string]string{"stamp": "b1"}}})
-			h.tbFinal(p, "a=b1", "b=b1")
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			h.Add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130, Out: Output{Status: 200, Props: map[string]string{"stamp": "b1"}}})
+			h.TbFinal(p, "a=b1", "b=b1")
 			return want{verdict: Pass, summary: "2 reads"}
 		}},
 
 		// Unknown outcomes: quiet.
 		{"an unknown batch visible nowhere", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 200, 210, "a=setup-p1", "b=setup-p1")
-			h.tbFinal(p, "a=setup-p1", "b=setup-p1")
+			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
 			return want{verdict: Pass, summary: "1 batch (0 committed, 1 unknown, 0 refused)"}
 		}},
 		{"an unknown batch fully visible", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 200, 210, "a=b1", "b=b1", "c=setup-p1")
-			h.tbFinal(p, "a=b1", "b=b1", "c=setup-p1")
+			h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
 			return want{verdict: Pass, summary: "(1 batch of unknown outcome seen applied)"}
 		}},
 		{"an unknown batch applied after it timed out, over a later batch", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 130)
-			h.tbBatch(1, p, "b0", tbRows("a", "c"), OK, 200, 210) // returned after b1 gave up; b1 landed later still
-			h.tbFinal(p, "a=b1", "b=b1", "c=b0")
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 130)
+			h.TbBatch(1, p, "b0", TbRows("a", "c"), OK, 200, 210) // returned after b1 gave up; b1 landed later still
+			h.TbFinal(p, "a=b1", "b=b1", "c=b0")
 			return want{verdict: Pass}
 		}},
 		{"an unknown batch retried: the first attempt may land after the acknowledged retry", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
-			s := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 120, 130)
-			h.op(s).Attempt = 2
-			h.tbBatch(1, p, "b2", tbRows("a"), OK, 140, 150)
-			h.tbFinal(p, "a=b1", "b=b1")
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
+			s := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 120, 130)
+			h.Op(s).Attempt = 2
+			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
+			h.TbFinal(p, "a=b1", "b=b1")
 			return want{verdict: Pass}
 		}},
 		{"an unknown batch read mid-run, later overwritten on every row", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
-			h.tbBatch(1, p, "b2", tbRows("a"), OK, 140, 150)
-			h.tbBatch(2, p, "b3", tbRows("b"), OK, 140, 150)
-			h.tbFinal(p, "a=b2", "b=b3")
+			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
+			h.TbBatch(2, p, "b3", TbRows("b"), OK, 140, 150)
+			h.TbFinal(p, "a=b2", "b=b3")
 			return want{verdict: Pass}
 		}},
 
 		// Violations.
 		{"half a batch visible in the final read", func(h *hist) want {
-			s := h.tbSetup(p, "a", "b")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			f := h.tbFinal(p, "a=b1", "b=setup-p1")
+			s := h.TbSetup(p, "a", "b")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			f := h.TbFinal(p, "a=b1", "b=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`half a batch visible in the final read: row "a" shows batch "b1" (#2) but the final read shows the older setup batch "setup-p1" (#1) on row "b" (1 of 2 rows)`, s, b, f)}}
 		}},
 		{"a batch built to fail acknowledged", func(h *hist) want {
-			s := h.tbSetup(p, "a", "b")
-			b := h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 100, 110)
-			h.op(b).Outcome, h.op(b).Out = OK, Output{Status: 202}
-			h.tbFinal(p, "a=b1", "b=setup-p1")
+			s := h.TbSetup(p, "a", "b")
+			b := h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
+			h.Op(b).Outcome, h.Op(b).Out = OK, Output{Status: 202}
+			h.TbFinal(p, "a=b1", "b=setup-p1")
 			return want{verdict: Fail, vios: []expectViolation{
 				vio(`batch built to fail acknowledged: batch "b1" (#2) inserts row "b", which setup batch "setup-p1" (#1) had written before it was sent, and was answered ok 202; the whole transaction must be refused`, s, b)}}
 		}},
 		{"a batch built to fail, acknowledged, but its row not certainly there yet: quiet on that rule", func(h *hist) want {
-			h.tbSetup(p, "a")
-			h.tbBatch(1, p, "b0", tbRows("b"), OK, 100, 130) // writes b, acknowledged only after b1 was sent
-			b := h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 110, 120)
-			h.op(b).Outcome, h.op(b).Out = OK, Output{Status: 202}
-			h.tbFinal(p, "a=b1", "b=b0")
+			h.TbSetup(p, "a")
+			h.TbBatch(1, p, "b0", TbRows("b"), OK, 100, 130) // writes b, acknowledged only after b1 was sent
+			b := h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 110, 120)
+			h.Op(b).Outcome, h.Op(b).Out = OK, Output{Status: 202}
+			h.TbFinal(p, "a=b1", "b=b0")
 			return want{verdict: Pass}
 		}},
 		{"half of an unknown batch visible in the final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b", "c"), Unknown, 100, 110)
-			f := h.tbFinal(p, "a=b1", "b=b1", "c=setup-p1")
+			h.TbSetup(p, "a", "b", "c")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b", "c"), Unknown, 100, 110)
+			f := h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`half a batch visible in the final read`, b, f)}}
 		}},
 		{"half a batch visible: an older batch's row in the final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			old := h.tbBatch(0, p, "b0", tbRows("b"), OK, 50, 60)
-			b := h.tbBatch(1, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			f := h.tbFinal(p, "a=b1", "b=b0")
+			h.TbSetup(p, "a", "b")
+			old := h.TbBatch(0, p, "b0", TbRows("b"), OK, 50, 60)
+			b := h.TbBatch(1, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			f := h.TbFinal(p, "a=b1", "b=b0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`shows the older batch "b0" (#2) on row "b"`, old, b, f)}}
 		}},
 		{"committed write lost: the final read shows the setup on every row", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			f := h.tbFinal(p, "a=setup-p1", "b=setup-p1")
+			h.TbSetup(p, "a", "b")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			f := h.TbFinal(p, "a=setup-p1", "b=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`committed write lost: batch "b1" (#2) was acknowledged but the final read shows the older setup batch "setup-p1" (#1) on row "a" (2 of 2 rows)`, b, f)}}
 		}},
 		{"committed write lost: a row missing from the final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			f := h.tbFinal(p, "a=b1")
+			h.TbSetup(p, "a", "b")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			f := h.TbFinal(p, "a=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`committed write lost: row "b" is missing from the final read, although batch "b1" (#2) wrote it (and 1 other batch)`, b, f)}}
 		}},
 		{"half a batch visible: an unknown batch read mid-run, lost on one row", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
-			h.tbBatch(1, p, "b2", tbRows("a"), OK, 140, 150)
-			f := h.tbFinal(p, "a=b2", "b=setup-p1")
+			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
+			f := h.TbFinal(p, "a=b2", "b=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`half a batch visible: batch "b1" (#2) (unknown) was read on row "a" but the final read shows the older setup batch`, b, rd, f)}}
 		}},
 		{"refused batch visible", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			b := h.tbFailing(0, p, "b1", tbRows("a", "c"), "c", 100, 110)
+			h.TbSetup(p, "a", "b", "c")
+			b := h.tbFailing(0, p, "b1", TbRows("a", "c"), "c", 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=setup-p1", "c=setup-p1")
-			h.tbFinal(p, "a=setup-p1", "b=setup-p1", "c=setup-p1")
+			h.TbFinal(p, "a=setup-p1", "b=setup-p1", "c=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered conflict 409 EntityAlreadyExists, built to fail on row "c"`, b, rd)}}
 		}},
 		{"refused batch visible on a point read and in the final read", func(h *hist) want {
-			h.tbSetup(p, "a")
-			b := h.tbBatch(0, p, "b1", tbRows("a"), Throttled, 100, 110)
-			g := h.add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130,
+			h.TbSetup(p, "a")
+			b := h.TbBatch(0, p, "b1", TbRows("a"), Throttled, 100, 110)
+			g := h.Add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130,
 				Out: Output{Status: 200, Entities: []Entity{{Row: "a", Value: "b1"}}}})
-			h.tbFinal(p, "a=b1")
+			h.TbFinal(p, "a=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered throttled 503 ServerBusy (2 entities read show it)`, b, g)}}
 		}},
 		{"a stamp nobody wrote", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
+			h.TbSetup(p, "a", "b")
 			rd := h.tbPage(1, p, 120, 130, "a=ghost", "b=setup-p1")
-			h.tbFinal(p, "a=setup-p1", "b=setup-p1")
+			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`stamp nobody wrote: row "a" shows stamp "ghost"`, rd)}}
 		}},
 		{"a batch's stamp on a row it did not write", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			b := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
+			h.TbSetup(p, "a", "b", "c")
+			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=b1", "c=b1")
-			h.tbFinal(p, "a=b1", "b=b1", "c=setup-p1")
+			h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`row "c" shows the stamp of batch "b1" (#2), which did not write that row`, b, rd)}}
 		}},
 		{"a stamp read before its batch was sent", func(h *hist) want {
-			h.tbSetup(p, "a")
+			h.TbSetup(p, "a")
 			rd := h.tbPage(1, p, 50, 60, "a=b1")
-			b := h.tbBatch(0, p, "b1", tbRows("a"), OK, 100, 110)
-			h.tbFinal(p, "a=b1")
+			b := h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
+			h.TbFinal(p, "a=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`stamp read before its batch was sent: row "a"`, rd, b)}}
 		}},
 
 		// Missing information: never a pass.
 		{"no final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
-			h.add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Unknown, Call: 10_000, Return: 10_100, Out: Output{Err: "timeout"}})
+			h.Add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Unknown, Call: 10_000, Return: 10_100, Out: Output{Err: "timeout"}})
 			return want{verdict: Undecided, summary: "undecided, no final read of 1 partition"}
 		}},
 		{"no final read, but a refused batch visible is still a violation", func(h *hist) want {
-			h.tbSetup(p, "a")
-			b := h.tbBatch(0, p, "b1", tbRows("a"), Error, 100, 110)
+			h.TbSetup(p, "a")
+			b := h.TbBatch(0, p, "b1", TbRows("a"), Error, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("refused batch visible", b, rd)}}
 		}},
 		{"a row absent from a final read with a failed page", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			h.tbFinal(p, "a=b1")
-			h.add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Throttled, Call: 10_100, Return: 10_110, Out: Output{Status: 503}})
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			h.TbFinal(p, "a=b1")
+			h.Add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Throttled, Call: 10_100, Return: 10_110, Out: Output{Status: 503}})
 			return want{verdict: Undecided, summary: "undecided, 1 row absent from an incomplete final read"}
 		}},
 		{"a stamp reused by two actors", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a"), OK, 100, 110)
-			h.tbBatch(1, p, "b1", tbRows("b"), OK, 100, 110)
-			h.tbFinal(p, "a=b1", "b=setup-p1")
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
+			h.TbBatch(1, p, "b1", TbRows("b"), OK, 100, 110)
+			h.TbFinal(p, "a=b1", "b=setup-p1")
 			return want{verdict: Undecided, summary: "1 stamp reused by several batches"}
 		}},
 		{"empty history", func(h *hist) want {
@@ -227,9 +227,9 @@ func TestBatchAtomicity(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHist()
+			h := NewHist()
 			w := tc.build(h)
-			r := h.check(t, BatchAtomicityName)
+			r := h.Check(t, BatchAtomicityName)
 			w.assert(t, r)
 			tbCheckKeys(t, r)
 		})
@@ -238,11 +238,11 @@ func TestBatchAtomicity(t *testing.T) {
 
 // A violation's excerpt cuts a page down to the entities that show it.
 func TestBatchAtomicityExcerptTrimsPages(t *testing.T) {
-	h := newHist()
-	h.tbSetup("p", "a", "b", "c", "d")
-	h.tbBatch(0, "p", "b1", tbRows("a", "b"), OK, 100, 110)
-	f := h.tbFinal("p", "a=b1", "b=setup-p", "c=setup-p", "d=setup-p")
-	r := h.check(t, BatchAtomicityName)
+	h := NewHist()
+	h.TbSetup("p", "a", "b", "c", "d")
+	h.TbBatch(0, "p", "b1", TbRows("a", "b"), OK, 100, 110)
+	f := h.TbFinal("p", "a=b1", "b=setup-p", "c=setup-p", "d=setup-p")
+	r := h.Check(t, BatchAtomicityName)
 	if r.Verdict != Fail || len(r.Violations) != 1 {
 		t.Fatalf("%s", describe(r))
 	}

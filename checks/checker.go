@@ -140,7 +140,7 @@ type violations struct {
 
 // add records a violation whose message begins with its kind ("KIND: ...",
 // see KindOf).
-func (v *violations) add(key, msg string, ops ...Op) { v.addKind(KindOf(msg), key, msg, ops...) }
+func (v *violations) Add(key, msg string, ops ...Op) { v.addKind(KindOf(msg), key, msg, ops...) }
 
 // addKind records a violation of kind.
 func (v *violations) addKind(kind, key, msg string, ops ...Op) {
@@ -209,7 +209,7 @@ func (v *violations) conclude(name string, b *strings.Builder, undecided []strin
 // decided records how many operations the check judged. A check that
 // judged none has no verdict: a pass becomes undecided, and the summary says
 // why if it does not already (a check that decided nothing is never a pass).
-func (r Result) decided(n int) Result {
+func (r Result) WithDecided(n int) Result {
 	r.Decided = max(n, 0)
 	if r.Decided == 0 && r.Verdict == Pass {
 		r.Verdict = Undecided

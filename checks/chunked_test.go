@@ -1,31 +1,33 @@
-package checks
+package checks_test
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // chunked keeps every element where it was added, through the growing
 // chunks and the fixed ones after them.
 func TestChunked(t *testing.T) {
-	var c chunked[int32]
+	var c checks.Chunked[int32]
 	var ptrs []*int32
 	const n = 200_000 // far past the growing chunks
 	for i := range int32(n) {
-		if got := c.add(i * 3); got != i {
+		if got := c.Add(i * 3); got != i {
 			t.Fatalf("add returned %d, want %d", got, i)
 		}
-		ptrs = append(ptrs, c.at(i))
+		ptrs = append(ptrs, c.At(i))
 	}
 	for i := range int32(n) {
-		if *c.at(i) != i*3 || c.at(i) != ptrs[i] {
-			t.Fatalf("element %d: %d (moved: %v)", i, *c.at(i), c.at(i) != ptrs[i])
+		if *c.At(i) != i*3 || c.At(i) != ptrs[i] {
+			t.Fatalf("element %d: %d (moved: %v)", i, *c.At(i), c.At(i) != ptrs[i])
 		}
 	}
-	if len(c.chunks[0]) != chunkFirst || cap(c.chunks[0]) != chunkFirst || cap(c.chunks[6]) != chunkLen || cap(c.chunks[len(c.chunks)-1]) != chunkLen || c.len() != n {
-		t.Errorf("chunks: first %d, seventh %d, len %d", cap(c.chunks[0]), cap(c.chunks[6]), c.len())
+	if len(c.Chunks[0]) != checks.ChunkFirst || cap(c.Chunks[0]) != checks.ChunkFirst || cap(c.Chunks[6]) != checks.ChunkLen || cap(c.Chunks[len(c.Chunks)-1]) != checks.ChunkLen || c.Len() != n {
+		t.Errorf("chunks: first %d, seventh %d, len %d", cap(c.Chunks[0]), cap(c.Chunks[6]), c.Len())
 	}
 }
 
@@ -34,13 +36,13 @@ func TestChunked(t *testing.T) {
 // as UUIDs or not, unknown outcomes, lease ids, padded values).
 func TestCompactOpRoundTrip(t *testing.T) {
 	for seed := range uint64(20) {
-		cfg := randomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
-		ops := simulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
-		ccfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
-		more, _ := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		cfg := checks.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+		ops := checks.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+		ccfg := checks.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		more, _ := checks.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		ops = append(ops, more...)
-		var shared strTable
-		keys := map[string]*copKey{}
+		var shared checks.StrTable
+		keys := map[string]*checks.CopKey{}
 		for i := range ops {
 			op := &ops[i]
 			switch i % 3 {
@@ -51,11 +53,11 @@ func TestCompactOpRoundTrip(t *testing.T) {
 			}
 			k := keys[op.Key]
 			if k == nil {
-				k = &copKey{}
+				k = &checks.CopKey{}
 				keys[op.Key] = k
 			}
-			c := k.keep(&shared, op)
-			got, want := k.op(&shared, op.Key, &c), compactOp(op, op.Workload, op.Kind, op.Key)
+			c := k.Keep(&shared, op)
+			got, want := k.Op(&shared, op.Key, &c), checks.CompactOp(op, op.Workload, op.Kind, op.Key)
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("seed %d op %d:\ngot  %+v\nwant %+v", seed, i, got, want)
 			}

@@ -32,7 +32,7 @@ type cop struct {
 }
 
 // mayHaveApplied is mayHaveApplied of the operation c was made from.
-func (c *cop) mayHaveApplied(shared *strTable) bool {
+func (c *cop) mayHaveApplied(shared *StrTable) bool {
 	switch c.outcome {
 	case Unknown:
 		return true
@@ -43,12 +43,12 @@ func (c *cop) mayHaveApplied(shared *strTable) bool {
 }
 
 // strTable interns strings as small integers; 0 is "".
-type strTable struct {
+type StrTable struct {
 	ids  map[string]int32
 	strs []string
 }
 
-func (t *strTable) id(s string) int32 {
+func (t *StrTable) id(s string) int32 {
 	if s == "" {
 		return 0
 	}
@@ -64,7 +64,7 @@ func (t *strTable) id(s string) int32 {
 	return id
 }
 
-func (t *strTable) str(id int32) string {
+func (t *StrTable) str(id int32) string {
 	if id == 0 {
 		return ""
 	}
@@ -72,30 +72,30 @@ func (t *strTable) str(id int32) string {
 }
 
 // copKey is one key's strings and the few operations kept whole.
-type copKey struct {
-	strs  strTable        // ETags, conditions, lease ids (many operations share one)
-	vals  chunked[string] // values, one per kept operation that has one: id-1
+type CopKey struct {
+	strs  StrTable        // ETags, conditions, lease ids (many operations share one)
+	vals  Chunked[string] // values, one per kept operation that has one: id-1
 	whole []Op
 }
 
 // val keeps a value (without its padding) and returns its id; 0 is "".
-func (k *copKey) val(s string) int32 {
+func (k *CopKey) val(s string) int32 {
 	if s == "" {
 		return 0
 	}
-	return k.vals.add(shortValue(s)) + 1
+	return k.vals.Add(shortValue(s)) + 1
 }
 
 // value is the value of id.
-func (k *copKey) value(id int32) string {
+func (k *CopKey) value(id int32) string {
 	if id == 0 {
 		return ""
 	}
-	return *k.vals.at(id - 1)
+	return *k.vals.At(id - 1)
 }
 
 // keep compacts op (values without their padding, as compactOp does).
-func (k *copKey) keep(shared *strTable, op *Op) cop {
+func (k *CopKey) Keep(shared *StrTable, op *Op) cop {
 	c := cop{seq: op.Seq, intended: op.Intended, call: op.Call, ret: op.Return, actor: int32(op.Actor), attempt: int32(op.Attempt),
 		kind: shared.id(op.Kind), workload: shared.id(op.Workload), errCode: shared.id(op.Out.ErrorCode),
 		lastMod: shared.id(op.Out.LastModified), errText: shared.id(op.Out.Err),
@@ -110,13 +110,13 @@ func (k *copKey) keep(shared *strTable, op *Op) cop {
 	}
 	if hasOtherFields(op) {
 		c.whole = int32(len(k.whole))
-		k.whole = append(k.whole, compactOp(op, op.Workload, op.Kind, op.Key))
+		k.whole = append(k.whole, CompactOp(op, op.Workload, op.Kind, op.Key))
 	}
 	return c
 }
 
 // op rebuilds the operation c was made from (values without padding).
-func (k *copKey) op(shared *strTable, key string, c *cop) Op {
+func (k *CopKey) Op(shared *StrTable, key string, c *cop) Op {
 	if c.whole >= 0 {
 		return k.whole[c.whole]
 	}

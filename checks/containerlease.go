@@ -68,5 +68,5 @@ func (c *ContainerLease) Finish() Result {
 	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
 		r.Verdict = Undecided
 	}
-	return r.decided(pt.decided()).of(pt.judgeable())
+	return r.WithDecided(pt.WithDecided()).of(pt.judgeable())
 }

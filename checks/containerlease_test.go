@@ -32,7 +32,7 @@ func TestContainerLease(t *testing.T) {
 		{"set metadata refused for its own condition", func(h lh) want {
 			leased(h)
 			s := h.data(1, "container.setmeta", c, "", 5, 5.1, "412 ConditionNotMet")
-			h.op(s).In.IfModifiedSince = "Mon, 01 Jan 2024 00:00:00 GMT"
+			h.Op(s).In.IfModifiedSince = "Mon, 01 Jan 2024 00:00:00 GMT"
 			return pass
 		}},
 		{"delete without id while leased: refused 412 LeaseIdMissing", func(h lh) want {
@@ -134,7 +134,7 @@ func TestContainerLeaseJudgeable(t *testing.T) {
 	h.data(1, "container.setmeta", c, "", 5, 5.1, "ok")                // judged
 	h.data(1, "container.setmeta", c, "", 6, 6.1, "500")               // unanswered
 	h.data(1, "container.delete", c, "A", 7, 7.1, "unknown")           // unanswered
-	r := h.check(t, ContainerLeaseName)
+	r := h.Check(t, ContainerLeaseName)
 	if r.Verdict != Undecided || r.Decided != 1 || r.Judgeable != 5 {
 		t.Errorf("%s, %d of %d decided, want undecided, 1 of 5 (1 judged, 1 ambiguous, 3 unanswered): %s",
 			r.Verdict, r.Decided, r.Judgeable, r.Summary)

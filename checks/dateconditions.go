@@ -109,9 +109,9 @@ func (d *dateConditions) Finish() Result {
 		d.judgeKey(name, d.keys[name])
 	}
 	if d.n == 0 && d.v.total == 0 {
-		return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), 0 date-conditioned requests: undecided, nothing to check", len(d.keys))).decided(0)
+		return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), 0 date-conditioned requests: undecided, nothing to check", len(d.keys))).WithDecided(0)
 	}
-	return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.total))).decided(d.n).of(d.n)
+	return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.total))).WithDecided(d.n).of(d.n)
 }
 
 func verdictWords(n int) string {

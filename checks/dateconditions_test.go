@@ -15,7 +15,7 @@ func httpDate(sec int) string {
 // c is a conditional setmeta or delete.
 type dcHist struct{ ops []Op }
 
-func (h *dcHist) add(op Op) *dcHist {
+func (h *dcHist) Add(op Op) *dcHist {
 	op.Seq = uint64(len(h.ops) + 1)
 	op.Workload, op.Key, op.Attempt = "w", "c0", 1
 	h.ops = append(h.ops, op)
@@ -23,11 +23,11 @@ func (h *dcHist) add(op Op) *dcHist {
 }
 
 func (h *dcHist) write(kind string, lmSec int, call, ret int64) *dcHist {
-	return h.add(Op{Kind: kind, Call: call, Return: ret, Outcome: OK, Out: Output{Status: 200, LastModified: httpDate(lmSec)}})
+	return h.Add(Op{Kind: kind, Call: call, Return: ret, Outcome: OK, Out: Output{Status: 200, LastModified: httpDate(lmSec)}})
 }
 
 func (h *dcHist) unknownWrite(call int64) *dcHist {
-	return h.add(Op{Kind: "container.setmeta", Call: call, Return: call + 1000, Outcome: Unknown, Out: Output{Err: "timeout"}})
+	return h.Add(Op{Kind: "container.setmeta", Call: call, Return: call + 1000, Outcome: Unknown, Out: Output{Err: "timeout"}})
 }
 
 func (h *dcHist) cond(kind, header string, sec int, o Outcome, call, ret int64) *dcHist {
@@ -45,7 +45,7 @@ func (h *dcHist) cond(kind, header string, sec int, o Outcome, call, ret int64) 
 	} else {
 		op.Out = Output{Status: 412, ErrorCode: "ConditionNotMet"}
 	}
-	return h.add(op)
+	return h.Add(op)
 }
 
 func TestDateConditions(t *testing.T) {
@@ -86,7 +86,7 @@ func TestDateConditions(t *testing.T) {
 func TestDateConditionsOnBlobs(t *testing.T) {
 	base := func() *dcHist { return (&dcHist{}).write("blob.put", 10, 0, 10).write("blob.put", 12, 11, 15) }
 	get := func(h *dcHist, ims int, status int) *dcHist {
-		return h.add(Op{Kind: "blob.get", Call: 20, Return: 30, Outcome: OK, In: Input{IfModifiedSince: httpDate(ims)}, Out: Output{Status: status}})
+		return h.Add(Op{Kind: "blob.get", Call: 20, Return: 30, Outcome: OK, In: Input{IfModifiedSince: httpDate(ims)}, Out: Output{Status: status}})
 	}
 	cases := []struct {
 		name string
@@ -100,10 +100,10 @@ func TestDateConditionsOnBlobs(t *testing.T) {
 		// A write with If-Match and If-Unmodified-Since refused: the If-Match
 		// may be why, so the date is not judged: nothing else was, so the
 		// check decided nothing (undecided, never a pass).
-		{"refusal with another condition", base().add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: Conflict,
+		{"refusal with another condition", base().Add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: Conflict,
 			In: Input{IfMatch: "e1", IfUnmodifiedSince: httpDate(12)}, Out: Output{Status: 412, ErrorCode: "ConditionNotMet"}}), Undecided},
 		// ...but its success means the date held too.
-		{"success with another condition", base().add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: OK,
+		{"success with another condition", base().Add(Op{Kind: "blob.put", Call: 20, Return: 30, Outcome: OK,
 			In: Input{IfMatch: "e1", IfUnmodifiedSince: httpDate(11)}, Out: Output{Status: 201, LastModified: httpDate(13)}}), Fail},
 	}
 	for _, c := range cases {

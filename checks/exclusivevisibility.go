@@ -93,9 +93,9 @@ func (c *ExclusiveVisibility) Finish() Result {
 	}
 	r := v.result(ExclusiveVisibilityName, b.String())
 	if t.windows == 0 { // nothing checked: decided(0) makes a Pass Undecided
-		return r.decided(0).of(t.deliveries)
+		return r.WithDecided(0).of(t.deliveries)
 	}
-	return r.decided(t.deliveries).of(t.deliveries)
+	return r.WithDecided(t.deliveries).of(t.deliveries)
 }
 
 // evWindow is a span over which a message is certainly invisible.

@@ -1,14 +1,16 @@
-package checks
+package checks_test
 
 import (
 	"hash/fnv"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // feedGrouped feeds ops to c one group of keys at a time, as
 // runner.CheckHistory does for a large history.
-func feedGrouped(ops []Op, c KeyLocal, groups int) Result {
+func feedGrouped(ops []checks.Op, c checks.KeyLocal, groups int) checks.Result {
 	c.Groups(groups)
 	for g := range groups {
 		for i := range ops {
@@ -30,45 +32,45 @@ func feedGrouped(ops []Op, c KeyLocal, groups int) Result {
 func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 	type named struct {
 		name string
-		mk   func() KeyLocal
+		mk   func() checks.KeyLocal
 	}
 	counterChecks := []named{
-		{NoLostUpdatesName, func() KeyLocal { return NewNoLostUpdates() }},
-		{VersionChainName, func() KeyLocal { return NewVersionChain() }},
-		{LinearizableName, func() KeyLocal { return NewLinearizable() }},
+		{checks.NoLostUpdatesName, func() checks.KeyLocal { return checks.NewNoLostUpdates() }},
+		{checks.VersionChainName, func() checks.KeyLocal { return checks.NewVersionChain() }},
+		{checks.LinearizableName, func() checks.KeyLocal { return checks.NewLinearizable() }},
 	}
 	fails := map[string]int{}
 	for seed := range uint64(60) {
 		for _, inject := range []bool{false, true} {
-			cfg := randomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
-			cfg.lease, cfg.keys, cfg.inject = false, 2+int(seed%5), inject
-			ops := simulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+			cfg := checks.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+			cfg.Lease, cfg.Keys, cfg.Inject = false, 2+int(seed%5), inject
+			ops := checks.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
 			for _, c := range counterChecks {
-				whole := Run(ops, c.mk())[0]
+				whole := checks.Run(ops, c.mk())[0]
 				grouped := feedGrouped(ops, c.mk(), 3)
 				if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total ||
-					c.name != LinearizableName && whole.Summary != grouped.Summary {
+					c.name != checks.LinearizableName && whole.Summary != grouped.Summary {
 					t.Fatalf("seed %d inject %v %s:\nwhole:   %s %d %s\ngrouped: %s %d %s", seed, inject, c.name,
 						whole.Verdict, whole.Total, whole.Summary, grouped.Verdict, grouped.Total, grouped.Summary)
 				}
-				if whole.Verdict == Fail {
+				if whole.Verdict == checks.Fail {
 					fails[c.name]++
 				}
 			}
 		}
-		ccfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
-		ccfg.inject = seed%2 == 1
-		ops, _ := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
-		whole := Run(ops, NewSingleWinner())[0]
-		grouped := feedGrouped(ops, NewSingleWinner(), 4)
+		ccfg := checks.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ccfg.Inject = seed%2 == 1
+		ops, _ := checks.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		whole := checks.Run(ops, checks.NewSingleWinner())[0]
+		grouped := feedGrouped(ops, checks.NewSingleWinner(), 4)
 		if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total || whole.Summary != grouped.Summary {
 			t.Fatalf("seed %d single-winner:\nwhole:   %s\ngrouped: %s", seed, whole.Summary, grouped.Summary)
 		}
-		if whole.Verdict == Fail {
-			fails[SingleWinnerName]++
+		if whole.Verdict == checks.Fail {
+			fails[checks.SingleWinnerName]++
 		}
 	}
-	for _, name := range []string{NoLostUpdatesName, VersionChainName, LinearizableName, SingleWinnerName} {
+	for _, name := range []string{checks.NoLostUpdatesName, checks.VersionChainName, checks.LinearizableName, checks.SingleWinnerName} {
 		if fails[name] < 10 {
 			t.Errorf("%s failed only %d histories: the planted violations must show, grouped or not", name, fails[name])
 		}

@@ -1,7 +1,6 @@
 package checks
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -68,29 +67,6 @@ var LeaseReacquireGrace = time.Minute
 // timeout parameter may set it to that timeout plus the client's.
 var LeaseUnknownHorizon time.Duration
 
-const (
-	lsInf    = math.MaxInt64
-	lsNegInf = math.MinInt64
-	lsSecond = int64(time.Second)
-)
-
-// addBound adds a duration to a time, saturating at the infinities.
-func addBound(t, d int64) int64 {
-	switch {
-	case t == lsInf || d == lsInf:
-		return lsInf
-	case t == lsNegInf || d == lsNegInf:
-		return lsNegInf
-	}
-	if s := t + d; (d > 0 && s < t) || (d < 0 && s > t) {
-		if d > 0 {
-			return lsInf
-		}
-		return lsNegInf
-	}
-	return t + d
-}
-
 func shortestOnHarness(d int64) int64 {
 	if d == lsInf {
 		return lsInf
@@ -103,17 +79,6 @@ func longestOnHarness(d int64) int64 {
 		return lsInf
 	}
 	return int64(math.Ceil(float64(d) * (1 + LeaseClockRho)))
-}
-
-// fmtHarnessTime renders a harness time for messages.
-func fmtHarnessTime(t int64) string {
-	switch t {
-	case lsInf:
-		return "forever"
-	case lsNegInf:
-		return "never"
-	}
-	return fmt.Sprintf("%.3fs", float64(t)/1e9)
 }
 
 // normLeaseID makes lease ids comparable: the service accepts "any valid

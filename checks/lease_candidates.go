@@ -285,7 +285,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 		if e.i == g.i || e.i == self {
 			return true
 		}
-		op := m.op(e.i)
+		op := m.Op(e.i)
 		act := m.sp.action(op.Kind)
 		switch act {
 		case laNone:
@@ -374,7 +374,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 	if len(rels) > 0 {
 		has[lsAvailable] = true
 		for _, i := range rels {
-			r := m.op(i)
+			r := m.Op(i)
 			if !m.sure(i) || r.Call < g.ret || r.Return > a {
 				continue
 			}

@@ -9,7 +9,7 @@ import (
 func (m *leaseModel) collect() {
 	m.settle()
 	for i := range m.nops() {
-		op := m.op(i)
+		op := m.Op(i)
 		a := appliedOf(op)
 		call, end := op.Call, effectEnd(op, a)
 		if s, ok := m.settled[i]; ok {

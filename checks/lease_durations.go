@@ -1,7 +1,5 @@
 package checks
 
-import ()
-
 // Lease durations and expiries: how long each grant lasts on the harness's clock, and when a break lets go.
 
 func (m *leaseModel) durations() {
@@ -9,7 +7,7 @@ func (m *leaseModel) durations() {
 		if g.act != laAcquire {
 			continue
 		}
-		ns, ok := validDuration(m.op(g.i).In.LeaseDuration)
+		ns, ok := validDuration(m.Op(g.i).In.LeaseDuration)
 		if !ok {
 			continue // not recorded (or not a valid duration)
 		}
@@ -59,7 +57,7 @@ func (m *leaseModel) grantDur(gi int) leaseDur {
 	g := &m.grants[gi]
 	switch g.act {
 	case laAcquire:
-		if d, ok := validDuration(m.op(g.i).In.LeaseDuration); ok {
+		if d, ok := validDuration(m.Op(g.i).In.LeaseDuration); ok {
 			return leaseDur{min: d, max: d, known: true}
 		}
 		return m.durOf(g.id)

@@ -7,10 +7,10 @@ import (
 // Evidence: the operations a violation names, collected per resource and reported in history order.
 
 func (m *leaseModel) evidenceOps(first int, more ...int) []Op {
-	ops := []*Op{m.op(first)}
+	ops := []*Op{m.Op(first)}
 	for _, i := range more {
 		if i >= 0 {
-			ops = append(ops, m.op(i))
+			ops = append(ops, m.Op(i))
 		}
 	}
 	return excerpt(ops...)
@@ -19,7 +19,7 @@ func (m *leaseModel) evidenceOps(first int, more ...int) []Op {
 // flag records a violation about op i unless one was already recorded;
 // flush hands them to v in history order.
 func (m *leaseModel) flag(i int, kind, msg string, ops []Op) {
-	seq := m.op(i).Seq
+	seq := m.Op(i).Seq
 	if m.flagged[seq] {
 		return
 	}

@@ -10,7 +10,7 @@ import (
 
 type leaseKey struct {
 	key        string
-	ops        chunked[Op] // never moved: a long history is not copied as it grows
+	ops        Chunked[Op] // never moved: a long history is not copied as it grows
 	leaseCalls int
 }
 
@@ -38,7 +38,7 @@ func (ks *leaseKeys) observe(op *Op) {
 	if ks.sp.action(op.Kind) != laNone {
 		k.leaseCalls++
 	}
-	k.ops.add(compactOp(op, op.Workload, op.Kind, k.key))
+	k.ops.Add(CompactOp(op, op.Workload, op.Kind, k.key))
 }
 
 // models builds the model of every key: a key without lease calls is

@@ -178,7 +178,7 @@ type lockWindow struct {
 type leaseModel struct {
 	sp         *leaseSpace
 	key        string
-	ops        *chunked[Op]
+	ops        *Chunked[Op]
 	leaseCalls int
 
 	grants  []leaseGrant // in Call order
@@ -264,7 +264,7 @@ type pendingViolation struct {
 	ops       []Op
 }
 
-func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
+func newLeaseModel(sp *leaseSpace, key string, ops *Chunked[Op]) *leaseModel {
 	m := &leaseModel{sp: sp, key: key, ops: ops, byID: map[string][]int{}, ends: map[string][]leaseEnd{},
 		dur: map[string]leaseDur{}, grantOf: map[int]int{}, flagged: map[uint64]bool{},
 		endIdx: map[string]*leaseEndIndex{}, idMaybe: map[string][]int{}, breakOf: map[int]int{},
@@ -278,7 +278,7 @@ func newLeaseModel(sp *leaseSpace, key string, ops *chunked[Op]) *leaseModel {
 	return m
 }
 
-func (m *leaseModel) op(i int) *Op { return m.ops.at(int32(i)) }
+func (m *leaseModel) Op(i int) *Op { return m.ops.At(int32(i)) }
 
 // sure reports whether op i certainly took effect: it succeeded, or the
 // history settles that it did.
@@ -286,10 +286,10 @@ func (m *leaseModel) sure(i int) bool {
 	if s, ok := m.settled[i]; ok {
 		return s.applied == appliedSure
 	}
-	return m.op(i).Outcome == OK
+	return m.Op(i).Outcome == OK
 }
 
-func (m *leaseModel) nops() int { return int(m.ops.len()) }
+func (m *leaseModel) nops() int { return int(m.ops.Len()) }
 
 // leaseGrantID is the lease id an acquire or change grants: the id the service
 // returned, else the one proposed; an acquire that proposed none and got no

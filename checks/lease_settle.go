@@ -70,7 +70,7 @@ func (m *leaseModel) settle() {
 		ends    []int                        // releases and renews of unknown outcome
 	)
 	for i := range m.nops() {
-		op := m.op(i)
+		op := m.Op(i)
 		a := appliedOf(op)
 		act := m.sp.action(op.Kind)
 		x := normLeaseID(op.In.LeaseID)
@@ -177,7 +177,7 @@ func (m *leaseModel) settle() {
 	sc := newCutIndex(shared)
 	m.settled = map[int]settlement{}
 	for _, i := range sources {
-		op := m.op(i)
+		op := m.Op(i)
 		act := m.sp.action(op.Kind)
 		id := leaseGrantID(op, act)
 		if act == laRenew {
@@ -217,7 +217,7 @@ func (m *leaseModel) settle() {
 				}
 				sole := true
 				for _, j := range granted[id] {
-					if j != i && m.op(j).Call < p.end {
+					if j != i && m.Op(j).Call < p.end {
 						sole = false
 						break
 					}
@@ -265,14 +265,14 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 	certain := func(id string, from, to int64, skip int) bool {
 		g := -1
 		for _, j := range held[id] {
-			if o := m.op(j); o.Return <= from && (g < 0 || o.Call > m.op(g).Call) {
+			if o := m.Op(j); o.Return <= from && (g < 0 || o.Call > m.Op(g).Call) {
 				g = j
 			}
 		}
 		if g < 0 {
 			return false
 		}
-		o := m.op(g)
+		o := m.Op(g)
 		d := shortestOnHarness(15 * lsSecond)
 		if v, ok := validDuration(o.In.LeaseDuration); ok && m.sp.action(o.Kind) == laAcquire {
 			d = shortestOnHarness(v)
@@ -290,7 +290,7 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 		return true
 	}
 	for _, i := range ends {
-		op := m.op(i)
+		op := m.Op(i)
 		x := normLeaseID(op.In.LeaseID)
 		end := effectEnd(op, appliedMaybe)
 		if !mayGrant(x) {
@@ -309,7 +309,7 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 			}
 			regranted := false
 			for _, j := range granted[x] {
-				if o := m.op(j); o.Call < p.end && effectEnd(o, appliedOf(o)) > op.Call {
+				if o := m.Op(j); o.Call < p.end && effectEnd(o, appliedOf(o)) > op.Call {
 					regranted = true
 				}
 			}

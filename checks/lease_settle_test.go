@@ -80,7 +80,7 @@ func TestLeaseUnknownGrantOnlyExcuses(t *testing.T) {
 	h := newLH("blob.")
 	released(h)
 	h.acq(2, b, "C", 15, 4, 4.1, "409 LeaseAlreadyPresent")
-	r := h.check(t, LeaseProtocolName)
+	r := h.Check(t, LeaseProtocolName)
 	if r.Verdict != Pass || r.Decided != 2 || r.Judgeable != 4 || !strings.Contains(r.Summary, "(1 ambiguous") {
 		t.Errorf("%s, %d of %d decided, want pass, 2 of 4 (1 ambiguous, 1 unanswered): %s", r.Verdict, r.Decided, r.Judgeable, r.Summary)
 	}
@@ -88,7 +88,7 @@ func TestLeaseUnknownGrantOnlyExcuses(t *testing.T) {
 	h = newLH("blob.")
 	released(h)
 	h.acq(2, b, "C", 15, 4, 4.1, "ok")
-	r = h.check(t, LeaseProtocolName)
+	r = h.Check(t, LeaseProtocolName)
 	if r.Verdict != Pass || r.Decided != 3 || !strings.Contains(r.Summary, "(0 ambiguous") {
 		t.Errorf("%s, %d of %d decided, want pass, 3 decided: %s", r.Verdict, r.Decided, r.Judgeable, r.Summary)
 	}
@@ -97,7 +97,7 @@ func TestLeaseUnknownGrantOnlyExcuses(t *testing.T) {
 	released(h)
 	h.acq(3, b, "D", 15, 20, 20.1, "ok")
 	x := h.renew(2, b, "C", 21, 21.1, "ok") // C was never granted
-	want{verdict: Fail, vios: []expectViolation{vio("answered ok 200", x)}}.assert(t, h.check(t, LeaseProtocolName))
+	want{verdict: Fail, vios: []expectViolation{vio("answered ok 200", x)}}.assert(t, h.Check(t, LeaseProtocolName))
 }
 
 // TestLeaseSettleGranted: an acquire whose answer was lost is shown granted
@@ -148,7 +148,7 @@ func TestLeaseSettleGranted(t *testing.T) {
 	h.release(0, b, "A", 5, 5.1, "ok")
 	h.acq(1, b, "B", 60, 6, 6.1, "ok")
 	h.renew(1, b, "B", 7, 7.1, "ok")
-	if r := h.check(t, LeaseExclusionName); strings.Contains(r.Summary, "settled") || r.Decided == r.Judgeable {
+	if r := h.Check(t, LeaseExclusionName); strings.Contains(r.Summary, "settled") || r.Decided == r.Judgeable {
 		t.Errorf("the unknown acquire was settled though two acquires could have granted B: %s (%d of %d)", r.Summary, r.Decided, r.Judgeable)
 	}
 }
@@ -171,7 +171,7 @@ func TestLeaseSettleRefuted(t *testing.T) {
 		LeaseUnknownHorizon = horizon
 		h := newLH("blob.")
 		build(h, "ok")
-		r := h.check(t, LeaseExclusionName)
+		r := h.Check(t, LeaseExclusionName)
 		settled := strings.Contains(r.Summary, "settled by later calls: 0 granted, 1 not")
 		if settled != (horizon > 0) || r.Verdict != Pass {
 			t.Errorf("horizon %v: %s: %s (%d of %d decided)", horizon, r.Verdict, r.Summary, r.Decided, r.Judgeable)
@@ -182,7 +182,7 @@ func TestLeaseSettleRefuted(t *testing.T) {
 		// B ruled out, a refusal of C has nothing to excuse it.
 		h = newLH("blob.")
 		x := build(h, "409 LeaseAlreadyPresent")
-		r = h.check(t, LeaseProtocolName)
+		r = h.Check(t, LeaseProtocolName)
 		if horizon > 0 {
 			want{verdict: Fail, total: 1, vios: []expectViolation{vio("while the lease was available", x)}}.assert(t, r)
 		} else if r.Verdict != Pass || !strings.Contains(r.Summary, "(1 ambiguous") {
@@ -194,7 +194,7 @@ func TestLeaseSettleRefuted(t *testing.T) {
 // done marks call seq as ended by the target (Output.Done): whatever it did,
 // it did before its Return.
 func (h lh) done(seq uint64) uint64 {
-	h.op(seq).Out.Done = true
+	h.Op(seq).Out.Done = true
 	return seq
 }
 
@@ -244,7 +244,7 @@ func TestLeaseSettleEnds(t *testing.T) {
 	h.release(0, b, "A", 1.5, 1.6, "unknown")
 	h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
 	h.acq(1, b, "C", 15, 3, 3.1, "ok")
-	if r := h.check(t, LeaseExclusionName); r.Verdict != Pass {
+	if r := h.Check(t, LeaseExclusionName); r.Verdict != Pass {
 		t.Errorf("exclusion: %s: %s", r.Verdict, r.Summary)
 	}
 }

@@ -16,7 +16,7 @@ type lh struct {
 	space string // "blob." or "container."
 }
 
-func newLH(space string) lh { return lh{hist: newHist(), space: space} }
+func newLH(space string) lh { return lh{hist: NewHist(), space: space} }
 
 func sec(s float64) int64 { return int64(math.Round(s * 1e9)) }
 
@@ -68,13 +68,13 @@ func lhAnswer(kind, spec string) (Outcome, Output) {
 // call records one operation.
 func (h lh) call(actor int, kind, key string, in Input, t0, t1 float64, ans string) uint64 {
 	o, out := lhAnswer(kind, ans)
-	return h.add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: in, Out: out, Call: sec(t0), Return: sec(t1)})
+	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: in, Out: out, Call: sec(t0), Return: sec(t1)})
 }
 
 func (h lh) acq(actor int, key, id string, d int, t0, t1 float64, ans string) uint64 {
 	s := h.call(actor, h.space+"lease.acquire", key, Input{LeaseID: id, LeaseDuration: d}, t0, t1, ans)
-	if h.op(s).Outcome == OK {
-		h.op(s).Out.Value = id
+	if h.Op(s).Outcome == OK {
+		h.Op(s).Out.Value = id
 	}
 	return s
 }
@@ -89,8 +89,8 @@ func (h lh) release(actor int, key, id string, t0, t1 float64, ans string) uint6
 
 func (h lh) change(actor int, key, from, to string, t0, t1 float64, ans string) uint64 {
 	s := h.call(actor, h.space+"lease.change", key, Input{LeaseID: from, ProposedLeaseID: to}, t0, t1, ans)
-	if h.op(s).Outcome == OK {
-		h.op(s).Out.Value = to
+	if h.Op(s).Outcome == OK {
+		h.Op(s).Out.Value = to
 	}
 	return s
 }
@@ -102,15 +102,15 @@ func (h lh) brk(actor int, key string, period *int, t0, t1 float64, ans string) 
 
 // data records a non-lease operation sent with lease id id ("" for none).
 func (h lh) data(actor int, kind, key, id string, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, kind, key, Input{LeaseID: id, Value: cval(1, "w"+strconv.Itoa(len(h.ops)))}, t0, t1, ans)
+	return h.call(actor, kind, key, Input{LeaseID: id, Value: cval(1, "w"+strconv.Itoa(len(h.Ops)))}, t0, t1, ans)
 }
 
 // read records a blob.get sent with lease id id; etag is what it returned.
 func (h lh) read(actor int, key, id, etag string, t0, t1 float64, ans string) uint64 {
 	s := h.call(actor, kindBlobGet, key, Input{LeaseID: id}, t0, t1, ans)
-	if h.op(s).Outcome == OK {
-		h.op(s).Out.ETag = etag
-		h.op(s).Out.Value = cval(1, "r")
+	if h.Op(s).Outcome == OK {
+		h.Op(s).Out.ETag = etag
+		h.Op(s).Out.Value = cval(1, "r")
 	}
 	return s
 }
@@ -126,7 +126,7 @@ func runLeaseCases(t *testing.T, check, space string, cases []leaseCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newLH(space)
 			w := tc.build(h)
-			w.assert(t, h.check(t, check))
+			w.assert(t, h.Check(t, check))
 		})
 	}
 }

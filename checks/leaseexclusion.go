@@ -59,9 +59,9 @@ func (c *LeaseExclusion) Finish() Result {
 	}
 	decided := t.acquired + t.refuted + t.breaks + t.expiries + t.writes
 	if t.acquired == 0 {
-		return r.decided(0).of(decided + t.open)
+		return r.WithDecided(0).of(decided + t.open)
 	}
-	return r.decided(decided).of(decided + t.open)
+	return r.WithDecided(decided).of(decided + t.open)
 }
 
 // The kinds of lease violations (Violation.Kind).
@@ -124,7 +124,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	}
 	lastCall := int64(lsNegInf)
 	for i := range m.nops() {
-		lastCall = max(lastCall, m.op(i).Call)
+		lastCall = max(lastCall, m.Op(i).Call)
 	}
 	for gi := range m.grants {
 		g := &m.grants[gi]
@@ -136,7 +136,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		}
 		if g.act == laAcquire {
 			t.acquired++
-			if d := m.op(g.i).In.LeaseDuration; d != -1 && (d < 15 || d > 60) {
+			if d := m.Op(g.i).In.LeaseDuration; d != -1 && (d < 15 || d > 60) {
 				t.noDuration++
 			}
 		}
@@ -145,7 +145,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		}
 	}
 	for i, s := range m.settled {
-		if m.sp.action(m.op(i).Kind) != laAcquire || s.applied == appliedMaybe {
+		if m.sp.action(m.Op(i).Kind) != laAcquire || s.applied == appliedMaybe {
 			continue
 		}
 		t.settled++
@@ -175,7 +175,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		}
 	}
 	for i := range m.nops() {
-		op := m.op(i)
+		op := m.Op(i)
 		c := m.sp.class(op.Kind)
 		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != OK {
 			if m.sp.action(op.Kind) == laNone && c.known && c.enforced && mayHaveApplied(op) {
@@ -223,14 +223,14 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 			continue
 		}
 		h := &m.grants[hit.g]
-		op := m.op(q.i)
+		op := m.Op(q.i)
 		if q.g >= 0 {
 			m.flag(q.i, kindTwoHolders, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
-				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end)),
+				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.Op(h.i).Seq, fmtHarnessTime(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
 			m.flag(q.i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(hit.id), m.op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(hit.id), m.Op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
 	}
@@ -239,7 +239,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 // unheldDelete judges a delete accepted without a lease id. A delete ends
 // every lease, so the windows are recomputed without it.
 func (m *leaseModel) unheldDelete(i int) {
-	op := m.op(i)
+	op := m.Op(i)
 	for _, gi := range m.okByRet {
 		g := &m.grants[gi]
 		if g.ret > op.Call {
@@ -247,7 +247,7 @@ func (m *leaseModel) unheldDelete(i int) {
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
 			m.flag(i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(g.id), m.op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(g.id), m.Op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
 		}
@@ -257,7 +257,7 @@ func (m *leaseModel) unheldDelete(i int) {
 // staleHolder judges an accepted operation sent with lease id id: some grant
 // of id must possibly have been held during it.
 func (m *leaseModel) staleHolder(i int, id string) {
-	op := m.op(i)
+	op := m.Op(i)
 	ids := m.byID[id]
 	k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call > op.Return })
 	last := -1 // the grant of id sent before the op returned whose possible window ends last
@@ -277,9 +277,9 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		return
 	}
 	g := &m.grants[last]
-	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.op(g.i).Seq, fmtHarnessTime(g.pEnd))
+	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.Op(g.i).Seq, fmtHarnessTime(g.pEnd))
 	if g.pBy >= 0 {
-		by := m.op(g.pBy)
+		by := m.Op(g.pBy)
 		switch act := m.sp.action(by.Kind); {
 		case act == laRelease:
 			why = fmt.Sprintf("after #%d released it", by.Seq)

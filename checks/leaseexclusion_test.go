@@ -177,7 +177,7 @@ func TestLeaseExclusion(t *testing.T) {
 		{"break period 0, then another actor's acquire", func(h lh) want {
 			h.acq(0, b, "A", 60, 1, 1.1, "ok")
 			s := h.brk(2, b, pint(0), 3, 3.1, "ok")
-			h.op(s).Out.LeaseTime = pint(0)
+			h.Op(s).Out.LeaseTime = pint(0)
 			h.acq(1, b, "B", 60, 4, 4.1, "ok")
 			h.data(1, "blob.put", b, "B", 5, 5.1, "ok")
 			return want{verdict: Pass, summary: "2 acquisitions, 1 break"}
@@ -293,7 +293,7 @@ func TestLeaseExclusionViolationsPerOp(t *testing.T) {
 	for i := range 30 {
 		h.acq(i+1, "b", "B"+string(rune('a'+i%26)), -1, float64(10+i), float64(10+i)+0.1, "ok")
 	}
-	r := h.check(t, LeaseExclusionName)
+	r := h.Check(t, LeaseExclusionName)
 	if r.Verdict != Fail || r.Total != 30 || len(r.Violations) != MaxViolations {
 		t.Fatalf("got %s with %d violations (%d listed), want 30 (%d listed)", r.Verdict, r.Total, len(r.Violations), MaxViolations)
 	}

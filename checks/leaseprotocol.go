@@ -135,22 +135,22 @@ func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, cl
 		r.Verdict = Undecided
 	}
 	if t.keys == 0 {
-		return r.decided(0).of(t.judgeable())
+		return r.WithDecided(0).of(t.judgeable())
 	}
-	return r.decided(t.decided()).of(t.judgeable())
+	return r.WithDecided(t.WithDecided()).of(t.judgeable())
 }
 
 // decided counts the calls judged and the lease calls of unknown outcome settled.
-func (t *leaseProtoTotals) decided() int { return t.leaseJudged + t.dataJudged + t.settled }
+func (t *leaseProtoTotals) WithDecided() int { return t.leaseJudged + t.dataJudged + t.settled }
 
 // judgeable adds the calls left open: ambiguous state, or no answer.
-func (t *leaseProtoTotals) judgeable() int { return t.decided() + t.ambiguous + t.unanswered }
+func (t *leaseProtoTotals) judgeable() int { return t.WithDecided() + t.ambiguous + t.unanswered }
 
 // checkProtocol judges every lease call and every operation of the key
 // against the candidate states.
 func (m *leaseModel) checkProtocol(t *leaseProtoTotals) {
 	for i := range m.nops() {
-		op := m.op(i)
+		op := m.Op(i)
 		if act := m.sp.action(op.Kind); act != laNone {
 			m.judgeLeaseCall(t, i, act)
 		} else {
@@ -160,7 +160,7 @@ func (m *leaseModel) checkProtocol(t *leaseProtoTotals) {
 }
 
 func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction) {
-	op := m.op(i)
+	op := m.Op(i)
 	ans := leaseAnswer(op)
 	if ans == "" {
 		if !mayHaveApplied(op) {
@@ -225,7 +225,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 // as is one judged against an unknown state; one allowed nowhere is a
 // violation: ok false, with the states and the answers allowed there.
 func (m *leaseModel) judgeAnswer(t *leaseProtoTotals, i int, ans string, allowedIn func(leaseState) []string) (c candidateStates, allowed []string, ok bool) {
-	op := m.op(i)
+	op := m.Op(i)
 	c = m.candidates(op.Call, op.Return, i, true)
 	if !c.unknown() {
 		if allowed = allowedInAny(c, allowedIn); allowed != nil && answerAllowed(allowed, ans) {
@@ -253,7 +253,7 @@ func (m *leaseModel) judgeAnswer(t *leaseProtoTotals, i int, ans string, allowed
 
 // judged counts a judged call.
 func (t *leaseProtoTotals) judged(m *leaseModel, i int, c candidateStates, allowed []string) {
-	if m.sp.action(m.op(i).Kind) != laNone {
+	if m.sp.action(m.Op(i).Kind) != laNone {
 		t.leaseJudged++
 	} else {
 		t.dataJudged++
@@ -264,7 +264,7 @@ func (t *leaseProtoTotals) judged(m *leaseModel, i int, c candidateStates, allow
 }
 
 func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
-	op := m.op(i)
+	op := m.Op(i)
 	cl := m.sp.class(op.Kind)
 	if !cl.known {
 		return
@@ -320,7 +320,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 	}
 	var obs, writes, leases []int
 	for i := range m.nops() {
-		op := m.op(i)
+		op := m.Op(i)
 		act := m.sp.action(op.Kind)
 		if act != laNone {
 			leases = append(leases, i)
@@ -337,34 +337,34 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 		return
 	}
 	byCall := func(l []int) {
-		sort.SliceStable(l, func(a, b int) bool { return m.op(l[a]).Call < m.op(l[b]).Call })
+		sort.SliceStable(l, func(a, b int) bool { return m.Op(l[a]).Call < m.Op(l[b]).Call })
 	}
 	byCall(writes)
 	byCall(leases)
 	wMax := make([]int64, len(writes)) // prefix max of the time each write may take effect until
 	for j, i := range writes {
-		e := effectEnd(m.op(i), appliedOf(m.op(i)))
+		e := effectEnd(m.Op(i), appliedOf(m.Op(i)))
 		if j > 0 {
 			e = max(e, wMax[j-1])
 		}
 		wMax[j] = e
 	}
 	byRet := append([]int(nil), obs...)
-	sort.SliceStable(byRet, func(a, b int) bool { return m.op(byRet[a]).Return < m.op(byRet[b]).Return })
+	sort.SliceStable(byRet, func(a, b int) bool { return m.Op(byRet[a]).Return < m.Op(byRet[b]).Return })
 	byCall(obs)
 	prev, r := -1, 0 // prev: the observation returned last before the current one was sent
 	for _, o2 := range obs {
-		b := m.op(o2)
-		for ; r < len(byRet) && m.op(byRet[r]).Return <= b.Call; r++ {
-			if prev < 0 || m.op(byRet[r]).Return >= m.op(prev).Return {
+		b := m.Op(o2)
+		for ; r < len(byRet) && m.Op(byRet[r]).Return <= b.Call; r++ {
+			if prev < 0 || m.Op(byRet[r]).Return >= m.Op(prev).Return {
 				prev = byRet[r]
 			}
 		}
 		if prev < 0 {
 			continue
 		}
-		a := m.op(prev)
-		j := sort.Search(len(writes), func(j int) bool { return m.op(writes[j]).Call >= b.Return })
+		a := m.Op(prev)
+		j := sort.Search(len(writes), func(j int) bool { return m.Op(writes[j]).Call >= b.Return })
 		if j > 0 && wMax[j-1] > a.Call {
 			continue // a write may have taken effect in between
 		}
@@ -376,7 +376,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 			lease = o2
 		default:
 			for _, l := range leases {
-				if lo := m.op(l); lo.Call < b.Return && lo.Return > a.Call {
+				if lo := m.Op(l); lo.Call < b.Return && lo.Return > a.Call {
 					lease = l
 					break
 				}
@@ -388,7 +388,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 		t.etagPairs++
 		if a.Out.ETag != b.Out.ETag {
 			m.flag(o2, kindLeaseETag, fmt.Sprintf("the ETag changed from %s (#%d) to %s (#%d) with only lease calls in between (e.g. #%d, %s); Lease %s never changes the ETag",
-				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.op(lease).Seq, m.op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
+				a.Out.ETag, a.Seq, b.Out.ETag, b.Seq, m.Op(lease).Seq, m.Op(lease).Kind, strings.ToUpper(m.sp.noun[:1])+m.sp.noun[1:]),
 				m.evidenceOps(o2, prev, lease))
 		}
 	}

@@ -79,7 +79,7 @@ func TestLeaseProtocol(t *testing.T) {
 		}},
 		{"acquire returns another id than proposed", func(h lh) want {
 			s := h.acq(0, b, "A", 60, 1, 1.1, "ok")
-			h.op(s).Out.Value = "Q"
+			h.Op(s).Out.Value = "Q"
 			return fail("returned lease id q, not the proposed a", s)
 		}},
 		{"acquire succeeds with the wrong status", func(h lh) want {
@@ -301,7 +301,7 @@ func TestLeaseProtocol(t *testing.T) {
 		{"conditional write refused 412 for its condition", func(h lh) want {
 			h.acq(0, b, "A", 60, 1, 1.1, "ok")
 			s := h.data(0, "blob.put", b, "A", 5, 5.1, "412 ConditionNotMet")
-			h.op(s).In.IfMatch = "E0"
+			h.Op(s).In.IfMatch = "E0"
 			return pass
 		}},
 		{"write by the holder: refused with a lease code", func(h lh) want {
@@ -373,13 +373,13 @@ func TestLeaseProtocol(t *testing.T) {
 		{"ETag returned by a lease call differs from the blob's", func(h lh) want {
 			h.read(1, b, "", "E1", 1, 1.1, "ok")
 			a := h.acq(0, b, "A", 60, 2, 2.1, "ok")
-			h.op(a).Out.ETag = "E9"
+			h.Op(a).Out.ETag = "E9"
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("from E1 (#1) to E9 (#2)", a)}}
 		}},
 		{"ETag unchanged across lease calls", func(h lh) want {
 			h.read(1, b, "", "E1", 1, 1.1, "ok")
 			a := h.acq(0, b, "A", 60, 2, 2.1, "ok")
-			h.op(a).Out.ETag = "E1"
+			h.Op(a).Out.ETag = "E1"
 			h.release(0, b, "A", 3, 3.1, "ok")
 			h.read(1, b, "", "E1", 4, 4.1, "ok")
 			return want{verdict: Pass, summary: "2 ETag comparisons across lease calls"}
@@ -417,7 +417,7 @@ func TestLeaseProtocol(t *testing.T) {
 func TestLeaseProtocolUndecided(t *testing.T) {
 	h := newLH("blob.")
 	h.read(0, "b", "", "E1", 1, 1.1, "ok")
-	if r := h.check(t, LeaseProtocolName); r.Verdict != Undecided {
+	if r := h.Check(t, LeaseProtocolName); r.Verdict != Undecided {
 		t.Errorf("no lease calls: %s (%s), want undecided", r.Verdict, r.Summary)
 	}
 }

@@ -490,9 +490,9 @@ func BenchmarkLeaseCheckers(b *testing.B) {
 func TestLeaseCheckersPassCounterSim(t *testing.T) {
 	for seed := range 60 {
 		r := rand.New(rand.NewPCG(uint64(seed), 3))
-		cfg := randomCounterConfig(r)
-		cfg.lease = true
-		ops := simulateCounter(r, &cfg)
+		cfg := RandomCounterConfig(r)
+		cfg.Lease = true
+		ops := SimulateCounter(r, &cfg)
 		for _, n := range []string{LeaseExclusionName, LeaseProtocolName} {
 			c, _ := New(n)
 			if res := Run(ops, c)[0]; res.Verdict == Fail {

@@ -104,7 +104,7 @@ func (c *Linearizable) Observe(op *Op) {
 	if op.Actor >= 0 {
 		k.actors[op.Actor] = struct{}{}
 	}
-	cop := compactOp(op, k.workload, op.Kind, k.key)
+	cop := CompactOp(op, k.workload, op.Kind, k.key)
 	if k.tooLarge {
 		k.vc.Observe(&cop)
 		return
@@ -340,7 +340,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 				}
 				continue
 			}
-			v.add(o.k.key, o.vio.Message, o.vio.Ops...)
+			v.Add(o.k.key, o.vio.Message, o.vio.Ops...)
 			if o.html != nil {
 				artifacts[o.name] = o.html
 			}
@@ -375,7 +375,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	if len(artifacts) > 0 {
 		r.Artifacts = artifacts
 	}
-	return r.decided(decided).of(st.ops)
+	return r.WithDecided(decided).of(st.ops)
 }
 
 // namedKeys is how many keys a summary names in one list: a run of many

@@ -17,7 +17,7 @@ import (
 // operations overlap exactly as a case needs. Seq is the order of add calls.
 type linBuilder struct{ ops []Op }
 
-func (b *linBuilder) add(op Op) uint64 {
+func (b *linBuilder) Add(op Op) uint64 {
 	op.Seq = uint64(len(b.ops) + 1)
 	op.Workload = "w"
 	op.Attempt = max(op.Attempt, 1)
@@ -26,20 +26,20 @@ func (b *linBuilder) add(op Op) uint64 {
 	return op.Seq
 }
 
-func (b *linBuilder) setup(key, val, etag string) uint64 {
-	return b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, Call: 1, Return: 2, In: Input{Value: val}, Out: Output{Status: 201, ETag: etag}})
+func (b *linBuilder) Setup(key, val, etag string) uint64 {
+	return b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, Call: 1, Return: 2, In: Input{Value: val}, Out: Output{Status: 201, ETag: etag}})
 }
 
 func (b *linBuilder) read(actor int, key string, call, ret int64, val, etag string) uint64 {
-	return b.add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
+	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 func (b *linBuilder) read304(actor int, key string, call, ret int64, etag string) uint64 {
-	return b.add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, In: Input{IfNoneMatch: etag}, Out: Output{Status: 304, ETag: etag}})
+	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, In: Input{IfNoneMatch: etag}, Out: Output{Status: 304, ETag: etag}})
 }
 
-func (b *linBuilder) final(key string, t int64, val, etag string) uint64 {
-	return b.add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: etag, Value: val}})
+func (b *linBuilder) Final(key string, t int64, val, etag string) uint64 {
+	return b.Add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 // write records a put (or kind) with If-Match ifMatch ("" for none); etag
@@ -52,11 +52,11 @@ func (b *linBuilder) write(actor int, kind, key string, call, ret int64, ifMatch
 	if o == Unknown {
 		out = Output{Err: "context deadline exceeded"}
 	}
-	return b.add(Op{Actor: actor, Kind: kind, Key: key, Call: call, Return: ret, Outcome: o,
+	return b.Add(Op{Actor: actor, Kind: kind, Key: key, Call: call, Return: ret, Outcome: o,
 		In: Input{IfMatch: ifMatch, Value: val}, Out: out})
 }
 
-func (b *linBuilder) put(actor int, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
+func (b *linBuilder) Put(actor int, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
 	return b.write(actor, kindBlobPut, key, call, ret, ifMatch, val, o, etag)
 }
 
@@ -154,163 +154,163 @@ func TestLinearizable(t *testing.T) {
 	}{
 		// Clean histories.
 		{"CAS with 412s", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 11, 21, "v0", "E0")
-			b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
-			b.put(1, k, 32, 45, "E0", "a1-1", Conflict, "") // concurrent with the winner: verified and stripped
-			b.put(1, k, 50, 60, "E0", "a1-2", Conflict, "") // after the winner returned: stripped
+			b.Put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
+			b.Put(1, k, 32, 45, "E0", "a1-1", Conflict, "") // concurrent with the winner: verified and stripped
+			b.Put(1, k, 50, 60, "E0", "a1-2", Conflict, "") // after the winner returned: stripped
 			b.read(1, k, 61, 70, "a0-1", "E1")
-			b.put(1, k, 71, 80, "E1", "a1-3", OK, "E2")
-			b.put(0, k, 72, 82, "E1", "a0-2", Conflict, "")
-			b.final(k, 100, "a1-3", "E2")
+			b.Put(1, k, 71, 80, "E1", "a1-3", OK, "E2")
+			b.Put(0, k, 72, 82, "E1", "a0-2", Conflict, "")
+			b.Final(k, 100, "a1-3", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 key, 10 ops", "3 refusals verified and stripped", "1 linearizable"}}
 		}},
 		{"412 that only porcupine can explain", func(b *linBuilder) linWant {
 			// The 412 returned before the winner did: the pre-pass cannot
 			// prove it, porcupine places it after #4 took effect.
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
-			b.put(1, k, 30, 45, "E0", "a1-1", Conflict, "")
-			b.put(0, k, 40, 50, "E0", "a0-1", OK, "E1")
-			b.final(k, 200, "a0-1", "E1")
+			b.Put(1, k, 30, 45, "E0", "a1-1", Conflict, "")
+			b.Put(0, k, 40, 50, "E0", "a0-1", OK, "E1")
+			b.Final(k, 200, "a0-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"0 refusals verified"}}
 		}},
 		{"LWW overlapping writes and reads", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 50, "", "a0-1", OK, "E1")
-			b.put(1, k, 20, 60, "", "a1-1", OK, "E2")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 50, "", "a0-1", OK, "E1")
+			b.Put(1, k, 20, 60, "", "a1-1", OK, "E2")
 			b.read(2, k, 15, 25, "v0", "E0")   // before either took effect
 			b.read(2, k, 30, 40, "a1-1", "E2") // #3 took effect first ...
 			b.read(3, k, 35, 70, "a0-1", "E1") // ... no: #2 last; a read may see either while they overlap
 			b.read(2, k, 45, 65, "a0-1", "E1")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
 		{"LWW, a read sees the older write after the newer one returned", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 20, "", "a0-1", OK, "E1")
-			b.put(1, k, 30, 40, "", "a1-1", OK, "E2")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 20, "", "a0-1", OK, "E1")
+			b.Put(1, k, 30, 40, "", "a1-1", OK, "E2")
 			s := b.read(2, k, 50, 60, "a0-1", "E1")
-			b.final(k, 100, "a1-1", "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, msg: []string{"not linearizable", "stale read"}, seqs: []uint64{s, 3}}
 		}},
 
 		// Violations.
 		{"lost update: two If-Match writes succeed on the same base", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 11, 21, "v0", "E0")
-			w0 := b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
-			w1 := b.put(1, k, 50, 60, "E0", "a1-1", OK, "E2")
-			b.final(k, 100, "a1-1", "E2")
+			w0 := b.Put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
+			w1 := b.Put(1, k, 50, 60, "E0", "a1-1", OK, "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, summary: []string{"NOT linearizable: k0"},
 				msg: []string{"a lost update", "If-Match E0"}, seqs: []uint64{w0, w1}}
 		}},
 		{"stale read after a completed write", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			w := b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
+			w := b.Put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
 			r := b.read(1, k, 50, 60, "v0", "E0")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"stale read"}, seqs: []uint64{w, r}}
 		}},
 		{"412 that nothing explains", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			c := b.put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
+			c := b.Put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
 			b.read(1, k, 50, 60, "v0", "E0")
-			b.final(k, 100, "v0", "E0")
+			b.Final(k, 100, "v0", "E0")
 			return linWant{verdict: Fail, msg: []string{"refused a condition that held"}, seqs: []uint64{c}}
 		}},
 		{"a read of a value nobody wrote", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			r := b.read(0, k, 10, 20, "ghost", "E9")
-			b.final(k, 100, "v0", "E0")
+			b.Final(k, 100, "v0", "E0")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
 		{"a throttled write took effect", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 20, "", "a0-1", Throttled, "")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 20, "", "a0-1", Throttled, "")
 			r := b.read(1, k, 30, 40, "a0-1", "E1")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
 
 		// Unknown outcomes.
 		{"unknown write later read", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			b.put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
+			b.Put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
 			b.read(1, k, 50, 60, "a0-1", "E1")
-			b.put(1, k, 70, 80, "E1", "a1-1", OK, "E2") // the ETag the read learned is the unknown write's
-			b.final(k, 100, "a1-1", "E2")
+			b.Put(1, k, 70, 80, "E1", "a1-1", OK, "E2") // the ETag the read learned is the unknown write's
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 unknown write resolved by a read"}}
 		}},
 		{"unknown write read, then its predecessor read again", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 30, 40, "", "a0-1", Unknown, "")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 30, 40, "", "a0-1", Unknown, "")
 			b.read(1, k, 50, 60, "a0-1", "E1")
 			r := b.read(2, k, 70, 80, "v0", "E0")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"stale read"}, seqs: []uint64{r}}
 		}},
 		{"unknown write read with two ETags", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 30, 40, "", "a0-1", Unknown, "")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 30, 40, "", "a0-1", Unknown, "")
 			b.read(1, k, 50, 60, "a0-1", "E1")
 			b.read(2, k, 70, 80, "a0-1", "E7")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail}
 		}},
 		{"unknown write never read", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			b.put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
-			b.put(1, k, 35, 45, "", "a1-1", Unknown, "")
+			b.Put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
+			b.Put(1, k, 35, 45, "", "a1-1", Unknown, "")
 			b.read(1, k, 50, 60, "v0", "E0")
-			b.final(k, 100, "v0", "E0")
+			b.Final(k, 100, "v0", "E0")
 			return linWant{verdict: Pass, summary: []string{"2 unknown writes dropped as immaterial"}}
 		}},
 		{"unknown write never read, kept for a later 412", func(b *linBuilder) linWant {
 			// The 412 is not explained by the unknown write (it returned
 			// before the write was sent), so the write cannot be dropped
 			// blindly: porcupine searches with it and still passes.
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			b.put(1, k, 30, 40, "", "a1-1", Unknown, "")
-			b.put(0, k, 45, 55, "E0", "a0-1", Conflict, "")
-			b.put(2, k, 60, 70, "", "a2-1", OK, "E2")
-			b.final(k, 100, "a2-1", "E2")
+			b.Put(1, k, 30, 40, "", "a1-1", Unknown, "")
+			b.Put(0, k, 45, 55, "E0", "a0-1", Conflict, "")
+			b.Put(2, k, 60, 70, "", "a2-1", OK, "E2")
+			b.Final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"1 unknown left to search"}}
 		}},
 		{"a 412 explained only by a concurrent unknown write", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			b.put(1, k, 25, 35, "", "a1-1", Unknown, "")
-			b.put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
-			b.put(2, k, 50, 60, "", "a2-1", OK, "E2")
-			b.final(k, 100, "a2-1", "E2")
+			b.Put(1, k, 25, 35, "", "a1-1", Unknown, "")
+			b.Put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
+			b.Put(2, k, 50, 60, "", "a2-1", OK, "E2")
+			b.Final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass}
 		}},
 		{"the same 412 when that write was throttled", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			b.put(1, k, 25, 35, "", "a1-1", Throttled, "")
-			c := b.put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
-			b.put(2, k, 50, 60, "", "a2-1", OK, "E2")
-			b.final(k, 100, "a2-1", "E2")
+			b.Put(1, k, 25, 35, "", "a1-1", Throttled, "")
+			c := b.Put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
+			b.Put(2, k, 50, 60, "", "a2-1", OK, "E2")
+			b.Final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Fail, seqs: []uint64{c}}
 		}},
 		{"a 412 explained only by a concurrent unknown If-Match write", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
-			b.put(1, k, 25, 35, "E0", "a1-1", Unknown, "")
-			b.put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
-			b.put(2, k, 50, 60, "", "a2-1", OK, "E2")
-			b.final(k, 100, "a2-1", "E2")
+			b.Put(1, k, 25, 35, "E0", "a1-1", Unknown, "")
+			b.Put(0, k, 30, 40, "E0", "a0-1", Conflict, "")
+			b.Put(2, k, 50, 60, "", "a2-1", OK, "E2")
+			b.Final(k, 100, "a2-1", "E2")
 			return linWant{verdict: Pass, summary: []string{"0 unknown writes dropped"}}
 		}},
 		{"a 412 the write after its base's writer was sent does not explain", func(b *linBuilder) linWant {
@@ -318,31 +318,31 @@ func TestLinearizable(t *testing.T) {
 			// #2 took effect last, so E1 was current from #2's return on and
 			// the 412 is wrong. The pre-pass must not count #3 as a
 			// replacement of E1.
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 30, "", "a0-1", OK, "E1")
-			b.put(1, k, 15, 25, "", "a1-1", OK, "E2")
-			c := b.put(2, k, 35, 45, "E1", "a2-1", Conflict, "")
-			b.final(k, 100, "a0-1", "E1")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 30, "", "a0-1", OK, "E1")
+			b.Put(1, k, 15, 25, "", "a1-1", OK, "E2")
+			c := b.Put(2, k, 35, 45, "E1", "a2-1", Conflict, "")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"not linearizable"}, seqs: []uint64{c}}
 		}},
 		{"an unknown If-Match write whose base another write consumed", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
-			b.put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
-			b.put(1, k, 31, 41, "E0", "a1-1", OK, "E1")
-			b.put(2, k, 33, 43, "E0", "a2-1", Conflict, "")
-			b.final(k, 100, "a1-1", "E1")
+			b.Put(0, k, 30, 40, "E0", "a0-1", Unknown, "")
+			b.Put(1, k, 31, 41, "E0", "a1-1", OK, "E1")
+			b.Put(2, k, 33, 43, "E0", "a2-1", Conflict, "")
+			b.Final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"1 unknown write dropped"}}
 		}},
 		{"an unknown write cannot hide a lost update", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read(1, k, 10, 20, "v0", "E0")
-			b.put(2, k, 15, 25, "", "a2-1", Unknown, "")
-			b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
-			b.put(1, k, 50, 60, "E0", "a1-1", OK, "E2")
-			b.final(k, 100, "a1-1", "E2")
+			b.Put(2, k, 15, 25, "", "a2-1", Unknown, "")
+			b.Put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
+			b.Put(1, k, 50, 60, "E0", "a1-1", OK, "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, msg: []string{"a lost update"}}
 		}},
 
@@ -350,57 +350,57 @@ func TestLinearizable(t *testing.T) {
 			// 0xX is the ETag of the unknown write #2 (read by #3, #4). Were
 			// the unknown set-metadata #5 free to get 0xX again after #6
 			// replaced that version, #7 could apply on it too.
-			b.setup(k, "v0", "E0")
-			b.put(2, k, 3, 5, "", "x", Unknown, "")
+			b.Setup(k, "v0", "E0")
+			b.Put(2, k, 3, 5, "", "x", Unknown, "")
 			b.read(0, k, 10, 12, "x", "0xX")
 			b.read(1, k, 10, 12, "x", "0xX")
 			b.setmeta(2, k, 13, 14, "", Unknown, "")
-			w0 := b.put(0, k, 20, 30, "0xX", "a0-1", OK, "E1")
-			w1 := b.put(1, k, 40, 50, "0xX", "a1-1", OK, "E2")
-			b.final(k, 100, "a1-1", "E2")
+			w0 := b.Put(0, k, 20, 30, "0xX", "a0-1", OK, "E1")
+			w1 := b.Put(1, k, 40, 50, "0xX", "a1-1", OK, "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, msg: []string{"a lost update"}, seqs: []uint64{w0, w1}}
 		}},
 		{"an unknown set-metadata whose ETag a read learned", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.setmeta(0, k, 10, 20, "E0", Unknown, "")
 			b.read(1, k, 30, 40, "v0", "E5")
-			b.put(1, k, 50, 60, "E5", "a1-1", OK, "E6")
-			b.final(k, 100, "a1-1", "E6")
+			b.Put(1, k, 50, 60, "E5", "a1-1", OK, "E6")
+			b.Final(k, 100, "a1-1", "E6")
 			return linWant{verdict: Pass}
 		}},
 
 		// 304s.
 		{"304 on the current ETag", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
 			b.read304(0, k, 30, 40, "E0")
-			b.put(1, k, 35, 50, "E0", "a1-1", OK, "E1") // concurrent: the 304 went first
+			b.Put(1, k, 35, 50, "E0", "a1-1", OK, "E1") // concurrent: the 304 went first
 			b.read304(1, k, 60, 70, "E1")
-			b.final(k, 100, "a1-1", "E1")
+			b.Final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Pass}
 		}},
 		{"304 on an ETag a completed write replaced", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.read(0, k, 10, 20, "v0", "E0")
-			w := b.put(1, k, 25, 30, "E0", "a1-1", OK, "E1")
+			w := b.Put(1, k, 25, 30, "E0", "a1-1", OK, "E1")
 			r := b.read304(0, k, 40, 50, "E0")
-			b.final(k, 100, "a1-1", "E1")
+			b.Final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Fail, msg: []string{"304", "stale read"}, seqs: []uint64{w, r}}
 		}},
 		{"304 on the ETag of an unknown write", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 20, "", "a0-1", Unknown, "")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 20, "", "a0-1", Unknown, "")
 			b.read(1, k, 30, 40, "a0-1", "E1")
 			b.read304(1, k, 50, 60, "E1")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
 		{"304 says the version is current while another is", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.put(0, k, 10, 20, "", "a0-1", OK, "E1")
-			b.put(0, k, 30, 40, "", "a0-2", OK, "E2")
+			b.Setup(k, "v0", "E0")
+			b.Put(0, k, 10, 20, "", "a0-1", OK, "E1")
+			b.Put(0, k, 30, 40, "", "a0-2", OK, "E2")
 			r := b.read304(1, k, 50, 60, "E1")
-			b.final(k, 100, "a0-2", "E2")
+			b.Final(k, 100, "a0-2", "E2")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
 
@@ -409,68 +409,68 @@ func TestLinearizable(t *testing.T) {
 			b.create(0, k, 10, 20, "a0-1", OK, "E1")
 			b.create(1, k, 12, 22, "a1-1", Conflict, "")
 			b.create(2, k, 30, 40, "a2-1", Conflict, "")
-			b.final(k, 100, "a0-1", "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
 		{"create once: two 201s", func(b *linBuilder) linWant {
 			b.create(0, k, 10, 20, "a0-1", OK, "E1")
 			w := b.create(1, k, 30, 40, "a1-1", OK, "E2")
-			b.final(k, 100, "a1-1", "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Fail, seqs: []uint64{w}}
 		}},
 		{"set metadata changes the ETag, not the value", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.setmeta(0, k, 10, 20, "E0", OK, "E1")
 			b.read(1, k, 30, 40, "v0", "E1")
-			b.put(1, k, 50, 60, "E1", "a1-1", OK, "E2")
-			b.final(k, 100, "a1-1", "E2")
+			b.Put(1, k, 50, 60, "E1", "a1-1", OK, "E2")
+			b.Final(k, 100, "a1-1", "E2")
 			return linWant{verdict: Pass}
 		}},
 		{"a read of the ETag set metadata replaced", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
+			b.Setup(k, "v0", "E0")
 			b.setmeta(0, k, 10, 20, "", OK, "E1")
 			r := b.read(1, k, 30, 40, "v0", "E0")
-			b.final(k, 100, "v0", "E1")
+			b.Final(k, 100, "v0", "E1")
 			return linWant{verdict: Fail, seqs: []uint64{r}}
 		}},
 		{"leases, staging and failed reads are ignored", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.add(Op{Actor: 0, Kind: "blob.lease.acquire", Key: k, Call: 5, Return: 6, Out: Output{Status: 201, Value: "L"}})
-			b.add(Op{Actor: 0, Kind: "blob.stage", Key: k, Call: 7, Return: 8, In: Input{Value: "block"}})
-			b.add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Unknown, Out: Output{Err: "timeout"}})
-			b.add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503}})
+			b.Setup(k, "v0", "E0")
+			b.Add(Op{Actor: 0, Kind: "blob.lease.acquire", Key: k, Call: 5, Return: 6, Out: Output{Status: 201, Value: "L"}})
+			b.Add(Op{Actor: 0, Kind: "blob.stage", Key: k, Call: 7, Return: 8, In: Input{Value: "block"}})
+			b.Add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Unknown, Out: Output{Err: "timeout"}})
+			b.Add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503}})
 			// refused by the lease, not by an ETag condition
-			b.add(Op{Actor: 1, Kind: kindBlobPut, Key: k, Call: 11, Return: 12, Outcome: Conflict, In: Input{Value: "x"},
+			b.Add(Op{Actor: 1, Kind: kindBlobPut, Key: k, Call: 11, Return: 12, Outcome: Conflict, In: Input{Value: "x"},
 				Out: Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}})
-			b.put(0, k, 20, 30, "", "a0-1", OK, "E1")
-			b.final(k, 100, "a0-1", "E1")
+			b.Put(0, k, 20, 30, "", "a0-1", OK, "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass, summary: []string{"1 key, 6 ops"}}
 		}},
 		{"no setup: the first value read is the initial version", func(b *linBuilder) linWant {
 			b.read(0, k, 10, 20, "old", "E0")
-			b.put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
-			b.final(k, 100, "a0-1", "E1")
+			b.Put(0, k, 30, 40, "E0", "a0-1", OK, "E1")
+			b.Final(k, 100, "a0-1", "E1")
 			return linWant{verdict: Pass}
 		}},
 		{"two keys, one broken", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.setup("k1", "w0", "F0")
-			b.put(0, "k1", 10, 20, "", "a0-1", OK, "F1")
-			b.put(0, k, 30, 40, "", "a0-2", OK, "E1")
+			b.Setup(k, "v0", "E0")
+			b.Setup("k1", "w0", "F0")
+			b.Put(0, "k1", 10, 20, "", "a0-1", OK, "F1")
+			b.Put(0, k, 30, 40, "", "a0-2", OK, "E1")
 			b.read(1, k, 50, 60, "v0", "E0")
-			b.final(k, 100, "a0-2", "E1")
-			b.final("k1", 100, "a0-1", "F1")
+			b.Final(k, 100, "a0-2", "E1")
+			b.Final("k1", 100, "a0-1", "F1")
 			return linWant{verdict: Fail, summary: []string{"2 keys", "1 linearizable", "NOT linearizable: k0"}}
 		}},
 		{"a deleted blob is undecided", func(b *linBuilder) linWant {
-			b.setup(k, "v0", "E0")
-			b.add(Op{Actor: 0, Kind: "blob.delete", Key: k, Call: 10, Return: 20, Out: Output{Status: 202}})
+			b.Setup(k, "v0", "E0")
+			b.Add(Op{Actor: 0, Kind: "blob.delete", Key: k, Call: 10, Return: 20, Out: Output{Status: 202}})
 			b.create(1, k, 30, 40, "a1-1", OK, "E1")
-			b.final(k, 100, "a1-1", "E1")
+			b.Final(k, 100, "a1-1", "E1")
 			return linWant{verdict: Undecided, summary: []string{"k0 (the blob was deleted, and the model has no delete"}}
 		}},
 		{"nothing to check", func(b *linBuilder) linWant {
-			b.add(Op{Actor: 0, Kind: "container.create", Key: "c", Call: 1, Return: 2})
+			b.Add(Op{Actor: 0, Kind: "container.create", Key: "c", Call: 1, Return: 2})
 			return linWant{verdict: Undecided, summary: []string{"no blob reads or writes"}}
 		}},
 	}
@@ -487,12 +487,12 @@ func TestLinearizable(t *testing.T) {
 // ETags, and the excerpt holds the ops the search could not place.
 func TestLinearizablePicture(t *testing.T) {
 	b := &linBuilder{}
-	b.setup("blob/one", "v0", "E0")
+	b.Setup("blob/one", "v0", "E0")
 	b.read(0, "blob/one", 10, 20, "v0", "E0")
 	b.read(1, "blob/one", 11, 21, "v0", "E0")
-	b.put(0, "blob/one", 30, 40, "E0", "a0-1", OK, "E1")
-	b.put(1, "blob/one", 50, 60, "E0", "a1-1", OK, "E2")
-	b.final("blob/one", 100, "a1-1", "E2")
+	b.Put(0, "blob/one", 30, 40, "E0", "a0-1", OK, "E1")
+	b.Put(1, "blob/one", 50, 60, "E0", "a1-1", OK, "E2")
+	b.Final("blob/one", 100, "a1-1", "E2")
 	r := linCheck(b.ops, 5*time.Second)
 	if r.Verdict != Fail {
 		t.Fatal(describe(r))
@@ -513,25 +513,25 @@ func TestLinearizablePicture(t *testing.T) {
 func TestLinearizableWindow(t *testing.T) {
 	b := &linBuilder{}
 	const k = "k0"
-	b.setup(k, "v0", "E0")
+	b.Setup(k, "v0", "E0")
 	etag, val := "E0", "v0"
 	tm := int64(10)
 	for i := range 600 {
 		a := i % 3
 		b.read(a, k, tm, tm+5, val, etag)
 		nv, ne := fmt.Sprintf("a%d-%d", a, i), fmt.Sprintf("E%d", i+1)
-		b.put(a, k, tm+6, tm+12, etag, nv, OK, ne)
-		b.put((a+1)%3, k, tm+7, tm+13, etag, nv+"x", Conflict, "")
+		b.Put(a, k, tm+6, tm+12, etag, nv, OK, ne)
+		b.Put((a+1)%3, k, tm+7, tm+13, etag, nv+"x", Conflict, "")
 		val, etag = nv, ne
 		tm += 20
 	}
 	r1 := b.read(0, k, tm, tm+5, val, etag)
-	w1 := b.put(0, k, tm+10, tm+15, etag, "late-1", OK, "L1")
-	w2 := b.put(1, k, tm+20, tm+25, etag, "late-2", OK, "L2") // on the same base: lost update
+	w1 := b.Put(0, k, tm+10, tm+15, etag, "late-1", OK, "L1")
+	w2 := b.Put(1, k, tm+20, tm+25, etag, "late-2", OK, "L2") // on the same base: lost update
 	for i := range 100 {
 		b.read(2, k, tm+30+int64(i)*10, tm+35+int64(i)*10, "late-2", "L2")
 	}
-	b.final(k, tm+5000, "late-2", "L2")
+	b.Final(k, tm+5000, "late-2", "L2")
 	r := linCheck(b.ops, 10*time.Second)
 	linWant{verdict: Fail, msg: []string{"a window of", "a lost update"}, seqs: []uint64{w1, w2}}.assert(t, r)
 	_ = r1
@@ -543,11 +543,11 @@ func TestLinearizableBudget(t *testing.T) {
 	// that nothing explains, so the search tries every subset of them.
 	b := &linBuilder{}
 	const k = "k0"
-	b.setup(k, "v0", "E0")
+	b.Setup(k, "v0", "E0")
 	b.read(0, k, 3, 4, "v0", "E0")
-	b.put(0, k, 5, 1000, "E0", "a0-1", Conflict, "")
+	b.Put(0, k, 5, 1000, "E0", "a0-1", Conflict, "")
 	for i := range 24 {
-		b.put(1+i, k, int64(10+i), int64(20+i), "", fmt.Sprintf("a%d-1", 1+i), Unknown, "")
+		b.Put(1+i, k, int64(10+i), int64(20+i), "", fmt.Sprintf("a%d-1", 1+i), Unknown, "")
 	}
 	b.read(30, k, 2000, 2010, "ghost", "E9")
 	for _, budget := range []time.Duration{time.Nanosecond, 50 * time.Millisecond} {

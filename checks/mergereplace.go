@@ -120,7 +120,7 @@ func (c *MergeReplace) Observe(op *Op) {
 	if op.Actor >= 0 {
 		k.minActorCall = min(k.minActorCall, op.Call)
 	}
-	cop := compactOp(op, k.workload, op.Kind, k.key)
+	cop := CompactOp(op, k.workload, op.Kind, k.key)
 	if op.Kind == KindTableGet {
 		if op.Outcome == OK {
 			k.reads = append(k.reads, cop)
@@ -189,7 +189,7 @@ func (c *MergeReplace) Finish() Result {
 		undecided = append(undecided, plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
 	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
-		decided(t.reads).of(t.reads)
+		WithDecided(t.reads).of(t.reads)
 }
 
 // mrShown is one property a read showed.
@@ -383,7 +383,7 @@ func (k *mrKey) unexplained(v *violations, rd *Op, shown []mrShown) {
 	case tbEntEarly:
 		msg = fmt.Sprintf("value read before it was written: property %q reads the tag of %s, which was sent after the read returned", first.prop, first.w)
 	}
-	v.add(k.key, msg+mrMore(n), excerpt(rd, w)...)
+	v.Add(k.key, msg+mrMore(n), excerpt(rd, w)...)
 }
 
 // replaces: rule 2, one violation per read.
@@ -399,7 +399,7 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 			continue
 		}
 		if s.w != r.w {
-			v.add(k.key, fmt.Sprintf("two replaces visible: property %q shows %s and property %q shows %s, but the later of them erased the other's values",
+			v.Add(k.key, fmt.Sprintf("two replaces visible: property %q shows %s and property %q shows %s, but the later of them erased the other's values",
 				r.prop, r.w, s.prop, s.w), excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 			return
 		}
@@ -409,7 +409,7 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 	}
 	for _, p := range r.w.props {
 		if _, ok := rd.Out.Props[p]; !ok {
-			v.add(k.key, fmt.Sprintf("property of a visible replace missing: property %q shows %s, which also wrote %q, but %q is missing (only a later replace could erase it, and that would have erased %q too)",
+			v.Add(k.key, fmt.Sprintf("property of a visible replace missing: property %q shows %s, which also wrote %q, but %q is missing (only a later replace could erase it, and that would have erased %q too)",
 				r.prop, r.w, p, p, r.prop), excerpt(rd, tbAttempt(r.w.attempts))...)
 			return
 		}
@@ -419,7 +419,7 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 		if s.state != tbEntOK || s.w == r.w || !s.w.span.before(&r.w.span) {
 			continue
 		}
-		v.add(k.key, fmt.Sprintf("a property that neither the last replace nor a later merge wrote: property %q shows %s, which took effect before %s (visible on %q) was sent",
+		v.Add(k.key, fmt.Sprintf("a property that neither the last replace nor a later merge wrote: property %q shows %s, which took effect before %s (visible on %q) was sent",
 			s.prop, s.w, r.w, r.prop), excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 		return
 	}
@@ -441,7 +441,7 @@ func (k *mrKey) stale(v *violations, rd *Op, shown []mrShown, props map[string]*
 		if w2.replace && !w2.writes(s.prop) {
 			how = "which erased it"
 		}
-		v.add(k.key, fmt.Sprintf("stale read: property %q shows %s, but %s, %s, was sent after it returned and took effect before the read was sent",
+		v.Add(k.key, fmt.Sprintf("stale read: property %q shows %s, but %s, %s, was sent after it returned and took effect before the read was sent",
 			s.prop, s.w, w2, how), excerpt(rd, tbAttempt(s.w.attempts), tbAttempt(w2.attempts))...)
 		return
 	}
@@ -461,7 +461,7 @@ func (k *mrKey) missing(v *violations, rd *Op, names []string, props map[string]
 		if hi, _, ok := pp.erasers.below(rd.Return + 1); ok && hi >= lo {
 			continue // a replace without p may have applied after w
 		}
-		v.add(k.key, fmt.Sprintf("missing property: the read lacks %q, but %s wrote it and took effect before the read was sent, and no replace without %q could have applied after it",
+		v.Add(k.key, fmt.Sprintf("missing property: the read lacks %q, but %s wrote it and took effect before the read was sent, and no replace without %q could have applied after it",
 			p, w, p), excerpt(rd, tbAttempt(w.attempts))...)
 		return
 	}

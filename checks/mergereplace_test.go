@@ -5,34 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 )
-
-// mrWrite records an entity write of props, all set to tag.
-func (h *hist) mrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
-	out := answered(kind, o)
-	if o == OK {
-		out.Status = 204
-	}
-	return h.add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{Value: tag, Props: props}, Out: out})
-}
-
-// mrGet records an OK point read; props are "name=value".
-func (h *hist) mrGet(actor int, key string, call, ret int64, props ...string) uint64 {
-	m := map[string]string{}
-	for _, p := range props {
-		k, v, _ := strings.Cut(p, "=")
-		m[k] = v
-	}
-	return h.add(Op{Actor: actor, Kind: KindTableGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, Props: m}})
-}
-
-// mrSetup writes p0, p1, p2 with tag "s" by a replace.
-func (h *hist) mrSetup(key string) uint64 {
-	return h.mrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
-}
 
 func mrProps(s ...string) []string { return s }
 
@@ -86,7 +60,7 @@ func TestMergeReplace(t *testing.T) {
 		}},
 		{"an unknown delete explains missing properties without being visible", func(h *hist) want {
 			h.mrSetup(k)
-			h.add(Op{Actor: 0, Kind: KindTableDelete, Key: k, Outcome: Unknown, Call: 100, Return: 110, Out: Output{Err: "timeout"}})
+			h.Add(Op{Actor: 0, Kind: KindTableDelete, Key: k, Outcome: Unknown, Call: 100, Return: 110, Out: Output{Err: "timeout"}})
 			h.mrWrite(1, KindTableUpsertMerge, k, "m1", mrProps("p0"), OK, 200, 210)
 			h.mrGet(2, k, 300, 310, "p0=m1")
 			return want{verdict: Pass}
@@ -108,7 +82,7 @@ func TestMergeReplace(t *testing.T) {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), Unknown, 100, 110)
 			s := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 120, 130)
-			h.op(s).Attempt = 2
+			h.Op(s).Attempt = 2
 			h.mrWrite(1, KindTableMerge, k, "m2", mrProps("p1"), OK, 140, 150)
 			h.mrGet(2, k, 200, 210, "p0=s", "p1=m1", "p2=s")
 			return want{verdict: Pass}
@@ -225,9 +199,9 @@ func TestMergeReplace(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHist()
+			h := NewHist()
 			w := tc.build(h)
-			r := h.check(t, MergeReplaceName)
+			r := h.Check(t, MergeReplaceName)
 			w.assert(t, r)
 			tbCheckKeys(t, r)
 		})

@@ -38,7 +38,7 @@ type NoLostUpdates struct {
 	order  []*nluKey
 	v      violations // of the keys judged so far (EndGroup)
 	t      nluTotals
-	shared strTable // kinds, workloads, error codes, dates
+	shared StrTable // kinds, workloads, error codes, dates
 }
 
 // NewNoLostUpdates returns a fresh checker.
@@ -93,15 +93,15 @@ type nluActor struct {
 
 type nluKey struct {
 	key, workload string
-	shared        *strTable
-	ck            copKey // the key's ETags, values and lease ids
+	shared        *StrTable
+	ck            CopKey // the key's ETags, values and lease ids
 
-	writes   chunked[nluWrite]
+	writes   Chunked[nluWrite]
 	byTag    map[string]int32 // value tag -> first write attempt that stored it
-	reads    chunked[nluRead] // the first read of each tag (and of each other counter seen with it)
+	reads    Chunked[nluRead] // the first read of each tag (and of each other counter seen with it)
 	byRead   map[string]int32 // value tag -> index in reads of its first read
 	variants map[string]bool  // "tag\x00counter" pairs read besides a tag's first read
-	gets     chunked[cop]     // reads that applied writes were based on (excerpts)
+	gets     Chunked[cop]     // reads that applied writes were based on (excerpts)
 	actors   []*nluActor
 
 	badReads     []nluBadRead // reads that match no write (first MaxViolations)
@@ -142,7 +142,7 @@ func (c *NoLostUpdates) Observe(op *Op) {
 	}
 }
 
-func (k *nluKey) compact(op *Op) cop { return k.ck.keep(k.shared, op) }
+func (k *nluKey) compact(op *Op) cop { return k.ck.Keep(k.shared, op) }
 
 // full rebuilds a kept operation, for an excerpt or a rule on a field
 // few operations carry.
@@ -150,7 +150,7 @@ func (k *nluKey) full(c *cop) *Op {
 	if c == nil {
 		return nil
 	}
-	o := k.ck.op(k.shared, k.key, c)
+	o := k.ck.Op(k.shared, k.key, c)
 	return &o
 }
 
@@ -189,8 +189,8 @@ func (k *nluKey) observeGet(op *Op) {
 	}
 	if i, seen := k.byRead[v.Tag]; !seen {
 		r := k.newRead(op)
-		k.byRead[r.tag] = k.reads.add(r)
-	} else if k.reads.at(i).n != v.N {
+		k.byRead[r.tag] = k.reads.Add(r)
+	} else if k.reads.At(i).n != v.N {
 		// The same tag with another counter: at most one of them is what
 		// the writer stored. Keep the first read of each variant; Finish
 		// compares every kept read with the writer.
@@ -200,7 +200,7 @@ func (k *nluKey) observeGet(op *Op) {
 		}
 		if !k.variants[variant] {
 			k.variants[variant] = true
-			k.reads.add(k.newRead(op))
+			k.reads.Add(k.newRead(op))
 		}
 	}
 	if a := k.actor(op.Actor); a != nil {
@@ -253,7 +253,7 @@ func (k *nluKey) observePut(op *Op) {
 		if (op.Outcome == OK || mayHaveApplied(op)) && a.hasGet &&
 			(op.In.IfMatch == "" || op.In.IfMatch == a.lastGet.Out.ETag) {
 			if a.getStored < 0 {
-				a.getStored = k.gets.add(k.compact(&a.lastGet))
+				a.getStored = k.gets.Add(k.compact(&a.lastGet))
 			}
 			w.baseGet = a.getStored
 		}
@@ -265,10 +265,10 @@ func (k *nluKey) observePut(op *Op) {
 		}
 		k.reused[v.Tag] = true
 	} else {
-		k.byTag[v.Tag] = k.writes.len()
+		k.byTag[v.Tag] = k.writes.Len()
 	}
 	w.op = kept
-	k.writes.add(w)
+	k.writes.Add(w)
 }
 
 // realBase reports whether an If-Match value names one version.
@@ -301,11 +301,11 @@ func (c *NoLostUpdates) Finish() Result {
 	return c.t.result(&c.v)
 }
 
-func (k *nluKey) get(i int32) *Op {
+func (k *nluKey) Get(i int32) *Op {
 	if i < 0 {
 		return nil
 	}
-	return k.full(k.gets.at(i))
+	return k.full(k.gets.At(i))
 }
 
 func (k *nluKey) finish(v *violations, t *nluTotals) {
@@ -321,8 +321,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 
 	// Every read must be of a value some write attempt stored, and not of a
 	// refused one. A read proves an unknown write took effect (rule 3).
-	for ri := range k.reads.len() {
-		r := k.reads.at(ri)
+	for ri := range k.reads.Len() {
+		r := k.reads.At(ri)
 		if k.reused[r.tag] {
 			continue // which attempt stored it is ambiguous: the history is undecided
 		}
@@ -334,29 +334,29 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 				t.unattributed++
 				continue
 			}
-			v.add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), excerpt(k.full(&r.op))...)
+			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), excerpt(k.full(&r.op))...)
 			continue
 		}
-		w := k.writes.at(wi)
+		w := k.writes.At(wi)
 		switch {
 		case w.n != r.n:
-			v.add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.seq, w.n),
+			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.seq, w.n),
 				excerpt(k.full(&r.op), k.full(&w.op))...)
 		case w.op.outcome != OK && !w.op.mayHaveApplied(k.shared): // refused
-			v.add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, answer(k.full(&w.op))),
-				excerpt(k.full(&r.op), k.full(&w.op), k.get(w.baseGet))...)
+			v.Add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, answer(k.full(&w.op))),
+				excerpt(k.full(&r.op), k.full(&w.op), k.Get(w.baseGet))...)
 		case w.read < 0:
 			w.read = ri
 		}
 	}
 	for _, b := range k.badReads {
-		v.add(k.key, "read a value nobody wrote: "+b.why, excerpt(k.full(&b.op))...)
+		v.Add(k.key, "read a value nobody wrote: "+b.why, excerpt(k.full(&b.op))...)
 	}
 	v.count("read a value nobody wrote", k.badReadTotal-len(k.badReads))
 
 	// Classify the write attempts.
-	for i := range k.writes.len() {
-		w := k.writes.at(i)
+	for i := range k.writes.Len() {
+		w := k.writes.At(i)
 		switch {
 		case w.op.outcome == OK:
 			w.state = wAcked
@@ -373,8 +373,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	// write of each base also "consumes" it (rule 4).
 	var evidence [2]*nluWrite
 	consumed := map[int32]int32{} // base ETag (a key string) -> the first applied write on it
-	for i := range k.writes.len() {
-		w := k.writes.at(i)
+	for i := range k.writes.Len() {
+		w := k.writes.At(i)
 		if w.setup || !w.state.applied() || !realBase(k.str(w.op.ifMatch)) {
 			continue
 		}
@@ -383,16 +383,16 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			consumed[w.op.ifMatch] = i
 			continue
 		}
-		first := k.writes.at(j)
+		first := k.writes.At(j)
 		if evidence[0] == nil {
 			evidence = [2]*nluWrite{first, w}
 		}
-		v.add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
+		v.Add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
 			first.op.seq, w.op.seq, k.str(w.op.ifMatch), first.state.word(), w.state.word()),
-			excerpt(k.full(&first.op), k.full(&w.op), k.get(first.baseGet), k.get(w.baseGet))...)
+			excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
-	for i := range k.writes.len() {
-		w := k.writes.at(i)
+	for i := range k.writes.Len() {
+		w := k.writes.At(i)
 		if w.state == wMaybe && !w.setup && realBase(k.str(w.op.ifMatch)) {
 			if _, taken := consumed[w.op.ifMatch]; taken {
 				w.state = wLost
@@ -402,8 +402,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 
 	// Logical increments: acknowledged if any attempt was, else proven, else maybe.
 	best := make([]wstate, k.logicals)
-	for i := range k.writes.len() {
-		if w := k.writes.at(i); !w.setup && w.state > best[w.logical] {
+	for i := range k.writes.Len() {
+		if w := k.writes.At(i); !w.setup && w.state > best[w.logical] {
 			best[w.logical] = w.state
 		}
 	}
@@ -419,8 +419,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		}
 	}
 	t.acked += int(acked)
-	for i := range k.writes.len() {
-		w := k.writes.at(i)
+	for i := range k.writes.Len() {
+		w := k.writes.At(i)
 		if w.setup || w.op.outcome == OK || !w.op.mayHaveApplied(k.shared) {
 			continue
 		}
@@ -442,8 +442,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	// operations stored the same counter.
 	byN := make(map[int64]int32, acked+proven)
 	var top *nluWrite
-	for i := range k.writes.len() {
-		w := k.writes.at(i)
+	for i := range k.writes.Len() {
+		w := k.writes.At(i)
 		if w.setup || !w.state.applied() {
 			continue
 		}
@@ -455,16 +455,16 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			byN[w.n] = i
 			continue
 		}
-		first := k.writes.at(j)
+		first := k.writes.At(j)
 		if first.logical == w.logical || realBase(k.str(w.op.ifMatch)) && w.op.ifMatch == first.op.ifMatch {
 			continue // a retry of one increment, or a fork reported above
 		}
 		if evidence[0] == nil {
 			evidence = [2]*nluWrite{first, w}
 		}
-		v.add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
+		v.Add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
 			first.op.seq, w.op.seq, w.n, first.state.word(), w.state.word()),
-			excerpt(k.full(&first.op), k.full(&w.op), k.get(first.baseGet), k.get(w.baseGet))...)
+			excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
 
 	// The count, against the final quiet read.
@@ -486,7 +486,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			if top != nil {
 				last = k.full(&top.op)
 			}
-			v.add(k.key, fmt.Sprintf("the counter blob vanished: the final read found no blob after %d acknowledged increments", acked),
+			v.Add(k.key, fmt.Sprintf("the counter blob vanished: the final read found no blob after %d acknowledged increments", acked),
 				ev(k.final, last)...)
 		}
 		return
@@ -500,7 +500,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 	f := fv.N
 	var writer *Op
 	if wi, ok := k.byTag[fv.Tag]; ok {
-		writer = k.full(&k.writes.at(wi).op)
+		writer = k.full(&k.writes.At(wi).op)
 	}
 	lower := initial + acked + proven
 	switch {
@@ -517,9 +517,9 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		if top != nil && top.n > f {
 			high = k.full(&top.op)
 		}
-		v.add(k.key, msg, ev(k.final, writer, high)...)
+		v.Add(k.key, msg, ev(k.final, writer, high)...)
 	case top != nil && top.n > f:
-		v.add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.seq, top.state.word()),
+		v.Add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.seq, top.state.word()),
 			ev(k.final, writer, k.full(&top.op))...)
 	}
 	if upper := lower + maybe; f > upper {
@@ -605,7 +605,7 @@ func (t *nluTotals) result(v *violations) Result {
 	}
 	if t.withFinal == 0 {
 		// Without a final read no increment can be counted.
-		return r.decided(0).of(t.acked + t.unknown + t.keys)
+		return r.WithDecided(0).of(t.acked + t.unknown + t.keys)
 	}
-	return r.decided(t.acked + t.resolved + t.withFinal).of(t.acked + t.unknown + t.keys)
+	return r.WithDecided(t.acked + t.resolved + t.withFinal).of(t.acked + t.unknown + t.keys)
 }

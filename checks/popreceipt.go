@@ -88,7 +88,7 @@ func (c *PopReceipt) Finish() Result {
 	r := v.result(PopReceiptName, b.String())
 	// No message (t.msgs == 0) means no receipt, update or delete either:
 	// decided(0) makes a Pass Undecided.
-	return r.decided(t.receipts + t.updates + t.deletes).of(t.receipts + t.updates + t.deletes)
+	return r.WithDecided(t.receipts + t.updates + t.deletes).of(t.receipts + t.updates + t.deletes)
 }
 
 // prIssue is a call that issued a receipt for a message.
@@ -163,7 +163,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 			if u.kind == qUpdate {
 				what = "update"
 			}
-			v.add(q.key, fmt.Sprintf("stale pop receipt accepted: the %s #%d of message %s was answered OK with the receipt issued by #%d, although #%d had issued a newer one and returned before it was sent",
+			v.Add(q.key, fmt.Sprintf("stale pop receipt accepted: the %s #%d of message %s was answered OK with the receipt issued by #%d, although #%d had issued a newer one and returned before it was sent",
 				what, q.seq(u), m.id, q.seq(is.e), q.seq(x)), excerpt(q.show(u), q.show(is.e), q.show(x))...)
 			break
 		}
@@ -192,7 +192,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 		}
 		if first != nil {
 			how := map[qKind]string{qDeliver: "delivered by", qUpdate: "updated (OK) by", qDelete: "deleted again (OK) by"}[first.kind]
-			v.add(q.key, fmt.Sprintf("deleted message reappeared: %s was deleted by #%d, then %s #%d, sent after the delete returned (%s on it after its delete)",
+			v.Add(q.key, fmt.Sprintf("deleted message reappeared: %s was deleted by #%d, then %s #%d, sent after the delete returned (%s on it after its delete)",
 				m.id, q.seq(del), how, q.seq(first), plural(after, "call", "calls")), excerpt(q.show(del), q.show(first))...)
 		}
 	}
@@ -226,7 +226,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 		switch {
 		case top != nil && c <= topCount:
 			flagged[d] = true
-			v.add(q.key, fmt.Sprintf("dequeue count did not rise: #%d returned message %s with dequeue count %d, sent after #%d had returned it with %d",
+			v.Add(q.key, fmt.Sprintf("dequeue count did not rise: #%d returned message %s with dequeue count %d, sent after #%d had returned it with %d",
 				q.seq(d), m.id, c, q.seq(top), topCount), excerpt(q.show(top), q.show(d))...)
 		case c < int64(n)+1:
 			flagged[d] = true
@@ -234,7 +234,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 			for i := n - 1; i >= 0 && len(ops) < maxExcerpt; i-- {
 				ops = append(ops, q.show(getsByRet[i]))
 			}
-			v.add(q.key, fmt.Sprintf("dequeue count too low: #%d returned message %s with dequeue count %d, but %s had returned it before it was sent",
+			v.Add(q.key, fmt.Sprintf("dequeue count too low: #%d returned message %s with dequeue count %d, but %s had returned it before it was sent",
 				q.seq(d), m.id, c, plural(n, "other get", "other gets")), excerpt(ops...)...)
 		}
 	}

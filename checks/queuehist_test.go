@@ -15,7 +15,7 @@ type qhist struct {
 
 const qms = int64(time.Millisecond)
 
-func (h *qhist) add(op Op, call, ret int64) uint64 {
+func (h *qhist) Add(op Op, call, ret int64) uint64 {
 	op.Seq = uint64(len(h.ops) + 1)
 	op.Workload = "w"
 	if op.Attempt == 0 {
@@ -28,7 +28,7 @@ func (h *qhist) add(op Op, call, ret int64) uint64 {
 }
 
 // op returns the recorded op with that Seq, to adjust it.
-func (h *qhist) op(seq uint64) *Op { return &h.ops[seq-1] }
+func (h *qhist) Op(seq uint64) *Op { return &h.ops[seq-1] }
 
 func qVis(v int) *int { return &v }
 
@@ -59,28 +59,28 @@ func qm(id, receipt string, count int64, text string) Message {
 }
 
 // put records a Put Message attempt; id and receipt are what an OK answer returned.
-func (h *qhist) put(actor int, q, text string, o Outcome, id, receipt string, call, ret int64) uint64 {
+func (h *qhist) Put(actor int, q, text string, o Outcome, id, receipt string, call, ret int64) uint64 {
 	out := qanswer(KindQueuePut, o)
 	if o == OK {
 		out.MessageID, out.PopReceipt = id, receipt
 	}
-	return h.add(Op{Actor: actor, Kind: KindQueuePut, Key: q, Outcome: o, In: Input{Value: text}, Out: out}, call, ret)
+	return h.Add(Op{Actor: actor, Kind: KindQueuePut, Key: q, Outcome: o, In: Input{Value: text}, Out: out}, call, ret)
 }
 
 // get records a Get Messages answered OK with msgs (visibility v seconds; v < 0 sends none).
-func (h *qhist) get(actor int, q string, v int, call, ret int64, msgs ...Message) uint64 {
+func (h *qhist) Get(actor int, q string, v int, call, ret int64, msgs ...Message) uint64 {
 	in := Input{NumMessages: 32}
 	if v >= 0 {
 		in.Visibility = qVis(v)
 	}
 	out := qanswer(KindQueueGet, OK)
 	out.Messages = msgs
-	return h.add(Op{Actor: actor, Kind: KindQueueGet, Key: q, In: in, Out: out}, call, ret)
+	return h.Add(Op{Actor: actor, Kind: KindQueueGet, Key: q, In: in, Out: out}, call, ret)
 }
 
 // failedGet records a Get Messages that was not answered OK.
 func (h *qhist) failedGet(actor int, q string, v int, o Outcome, call, ret int64) uint64 {
-	return h.add(Op{Actor: actor, Kind: KindQueueGet, Key: q, Outcome: o, In: Input{NumMessages: 32, Visibility: qVis(v)},
+	return h.Add(Op{Actor: actor, Kind: KindQueueGet, Key: q, Outcome: o, In: Input{NumMessages: 32, Visibility: qVis(v)},
 		Out: qanswer(KindQueueGet, o)}, call, ret)
 }
 
@@ -90,23 +90,23 @@ func (h *qhist) update(actor int, q, id, receipt string, v int, text string, o O
 	if o == OK {
 		out.PopReceipt = newReceipt
 	}
-	return h.add(Op{Actor: actor, Kind: KindQueueUpdate, Key: q, Outcome: o,
+	return h.Add(Op{Actor: actor, Kind: KindQueueUpdate, Key: q, Outcome: o,
 		In: Input{MessageID: id, PopReceipt: receipt, Visibility: qVis(v), Value: text}, Out: out}, call, ret)
 }
 
 // del records a Delete Message with receipt.
 func (h *qhist) del(actor int, q, id, receipt string, o Outcome, call, ret int64) uint64 {
-	return h.add(Op{Actor: actor, Kind: KindQueueDelete, Key: q, Outcome: o, In: Input{MessageID: id, PopReceipt: receipt},
+	return h.Add(Op{Actor: actor, Kind: KindQueueDelete, Key: q, Outcome: o, In: Input{MessageID: id, PopReceipt: receipt},
 		Out: qanswer(KindQueueDelete, o)}, call, ret)
 }
 
 // drained records the final drain's empty get.
 func (h *qhist) drained(q string, call int64) uint64 {
-	return h.get(ActorFinal, q, 30, call, call+5)
+	return h.Get(ActorFinal, q, 30, call, call+5)
 }
 
 // check runs a fresh checker by name over the history.
-func (h *qhist) check(t *testing.T, name string) Result {
+func (h *qhist) Check(t *testing.T, name string) Result {
 	t.Helper()
 	c, err := New(name)
 	if err != nil {
@@ -165,7 +165,7 @@ func runQueueCases(t *testing.T, check string, cases []qcase) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &qhist{}
 			w := tc.build(h)
-			r := h.check(t, check)
+			r := h.Check(t, check)
 			t.Log(describe(r))
 			w.assert(t, r)
 		})
@@ -207,17 +207,17 @@ func TestQueueWindows(t *testing.T) {
 // Excerpts rebuild the kept operations with the fields a reader needs.
 func TestQueueExcerptOps(t *testing.T) {
 	h := &qhist{}
-	h.put(0, "q1", "w0-1", OK, "m1", "r0", 0, 10)
-	g := h.get(1, "q1", 5, 20, 30, qm("m0", "x", 1, "w9-9"), qm("m1", "r1", 1, "w0-1"))
-	h.op(g).Out.RequestID = "req-1"
-	h.get(2, "q1", 5, 6000, 6010, qm("m1", "r2", 2, "w0-1"))
+	h.Put(0, "q1", "w0-1", OK, "m1", "r0", 0, 10)
+	g := h.Get(1, "q1", 5, 20, 30, qm("m0", "x", 1, "w9-9"), qm("m1", "r1", 1, "w0-1"))
+	h.Op(g).Out.RequestID = "req-1"
+	h.Get(2, "q1", 5, 6000, 6010, qm("m1", "r2", 2, "w0-1"))
 	d := h.del(1, "q1", "m1", "r1", OK, 6100, 6110)
-	r := h.check(t, PopReceiptName)
+	r := h.Check(t, PopReceiptName)
 	if len(r.Violations) != 1 {
 		t.Fatalf("want one violation\n%s", describe(r))
 	}
 	for _, o := range r.Violations[0].Ops {
-		in := h.op(o.Seq)
+		in := h.Op(o.Seq)
 		if o.Workload != "w" || o.Key != "q1" || o.Kind != in.Kind || o.Actor != in.Actor || o.Call != in.Call || o.Return != in.Return ||
 			o.Outcome != in.Outcome || o.Out.Status != in.Out.Status || o.Out.RequestID != in.Out.RequestID {
 			t.Errorf("excerpt op %+v does not match the recorded %+v", o, *in)

@@ -161,7 +161,7 @@ func (r *qRec) latestEffect() int64 { return qLatest(r.outcome, r.ret) }
 
 // op rebuilds the operation for an excerpt, narrowed to message msg of a get
 // (all of them when msg < 0).
-func (r *qRec) op(workload, key string, msg int) *Op {
+func (r *qRec) Op(workload, key string, msg int) *Op {
 	o := &Op{
 		Seq: r.seq, Actor: int(r.actor), Workload: workload, Kind: r.kind, Key: key, Attempt: int(r.attempt),
 		Intended: r.intended, Call: r.call, Return: r.ret, Outcome: r.outcome,
@@ -206,7 +206,7 @@ type qMsg struct {
 // qQueue groups one queue's kept operations by message.
 type qQueue struct {
 	key, workload string
-	recs          chunked[qRec]
+	recs          Chunked[qRec]
 	msgs          map[string]*qMsg
 	order         []*qMsg
 }
@@ -253,7 +253,7 @@ func (qs *qQueues) observe(op *Op) *qQueue {
 	idx := int32(-1)
 	stored := func() int32 {
 		if idx < 0 {
-			idx = q.recs.add(newQRec(op))
+			idx = q.recs.Add(newQRec(op))
 		}
 		return idx
 	}
@@ -290,14 +290,14 @@ func (qs *qQueues) observe(op *Op) *qQueue {
 }
 
 // rec returns the kept operation of an event.
-func (q *qQueue) rec(e *qEv) *qRec { return q.recs.at(e.rec) }
+func (q *qQueue) rec(e *qEv) *qRec { return q.recs.At(e.rec) }
 
 // message returns the delivered message of a delivery event.
 func (q *qQueue) message(e *qEv) *Message {
 	if e.kind != qDeliver {
 		return nil
 	}
-	return &q.recs.at(e.rec).msgs[e.msg]
+	return &q.recs.At(e.rec).msgs[e.msg]
 }
 
 // show returns an event's op for an excerpt (a get narrowed to the message).
@@ -305,11 +305,11 @@ func (q *qQueue) show(e *qEv) *Op {
 	if e == nil {
 		return nil
 	}
-	return q.recs.at(e.rec).op(q.workload, q.key, int(e.msg))
+	return q.recs.At(e.rec).Op(q.workload, q.key, int(e.msg))
 }
 
 // seq is an event's op's Seq.
-func (q *qQueue) seq(e *qEv) uint64 { return q.recs.at(e.rec).seq }
+func (q *qQueue) seq(e *qEv) uint64 { return q.recs.At(e.rec).seq }
 
 // qByCall and qByRet sort events by their call or return times (then Seq
 // order, which the events already have).

@@ -91,7 +91,7 @@ type qsim struct {
 
 const qsimMs = int64(time.Millisecond)
 
-func (s *qsim) at(t int64, fn func(int64)) {
+func (s *qsim) At(t int64, fn func(int64)) {
 	s.n++
 	heap.Push(&s.events, &qsimEvent{t, s.n, fn})
 }
@@ -122,7 +122,7 @@ func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op 
 	switch {
 	case x < s.cfg.throttle:
 		ret := t + s.lat() + s.lat()
-		s.at(ret, func(now int64) {
+		s.At(ret, func(now int64) {
 			p.Outcome, p.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
 			done(s.record(p, now))
 		})
@@ -132,19 +132,19 @@ func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op 
 		case y < 1.0/3: // never landed
 		case y < 1.0/3+s.cfg.late/3: // lands after the timeout
 			scratch := op
-			s.at(ret+s.r.Int64N(10*int64(time.Second)), func(now int64) { apply(&scratch, now) })
+			s.At(ret+s.r.Int64N(10*int64(time.Second)), func(now int64) { apply(&scratch, now) })
 		default: // landed before the timeout
 			scratch := op
-			s.at(t+1+s.r.Int64N(ret-t-1), func(now int64) { apply(&scratch, now) })
+			s.At(t+1+s.r.Int64N(ret-t-1), func(now int64) { apply(&scratch, now) })
 		}
-		s.at(ret, func(now int64) {
+		s.At(ret, func(now int64) {
 			p.Outcome, p.Out = Unknown, Output{Err: "context deadline exceeded"}
 			done(s.record(p, now))
 		})
 	default:
 		eff := t + s.lat()
-		s.at(eff, func(now int64) { apply(p, now) })
-		s.at(eff+s.lat(), func(now int64) { done(s.record(p, now)) })
+		s.At(eff, func(now int64) { apply(p, now) })
+		s.At(eff+s.lat(), func(now int64) { done(s.record(p, now)) })
 	}
 }
 
@@ -233,16 +233,16 @@ func (s *qsim) producer(a int) {
 			s.call(t, op, s.applyPut, func(op *Op) {
 				if op.Outcome != OK && attempt < 3 && s.r.IntN(4) > 0 {
 					attempt++
-					s.at(op.Return+s.think(), try)
+					s.At(op.Return+s.think(), try)
 					return
 				}
 				i++
-				s.at(op.Return+s.think(), step)
+				s.At(op.Return+s.think(), step)
 			})
 		}
 		try(t)
 	}
-	s.at(s.r.Int64N(100)*qsimMs, step)
+	s.At(s.r.Int64N(100)*qsimMs, step)
 }
 
 func (s *qsim) consumer(a int) {
@@ -257,25 +257,25 @@ func (s *qsim) consumer(a int) {
 		op := Op{Actor: a, Kind: KindQueueGet, Key: q, In: Input{NumMessages: 1 + s.r.IntN(4), Visibility: qVis(s.pick(3, 5, 8))}}
 		s.call(t, op, s.applyGet, func(op *Op) {
 			if op.Outcome != OK || len(op.Out.Messages) == 0 {
-				s.at(op.Return+100*qsimMs+s.think(), idle)
+				s.At(op.Return+100*qsimMs+s.think(), idle)
 				return
 			}
 			s.process(a, q, slices.Clone(op.Out.Messages), op.Return, idle)
 		})
 	}
-	s.at(s.r.Int64N(100)*qsimMs, idle)
+	s.At(s.r.Int64N(100)*qsimMs, idle)
 }
 
 // process works through the messages one get delivered, then calls then.
 func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64)) {
 	if len(msgs) == 0 {
-		s.at(t+s.think(), then)
+		s.At(t+s.think(), then)
 		return
 	}
 	m, rest := msgs[0], msgs[1:]
 	next := func(t int64) { s.process(a, q, rest, t, then) }
 	if s.r.Float64() < s.cfg.crash {
-		s.at(t+qsimMs, next) // abandoned: redelivered once its visibility runs out
+		s.At(t+qsimMs, next) // abandoned: redelivered once its visibility runs out
 		return
 	}
 	receipt := m.PopReceipt
@@ -290,24 +290,24 @@ func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64
 		op := Op{Actor: a, Kind: KindQueueDelete, Key: q, Attempt: attempt, In: Input{MessageID: m.ID, PopReceipt: receipt}}
 		s.call(t, op, s.applyDelete, func(op *Op) {
 			if op.Outcome != OK && op.Outcome != Conflict && attempt == 1 {
-				s.at(op.Return+s.think(), func(t int64) { del(t, 2) })
+				s.At(op.Return+s.think(), func(t int64) { del(t, 2) })
 				return
 			}
 			next(op.Return)
 		})
 	}
 	if s.r.Float64() >= s.cfg.update {
-		s.at(t+work(), func(t int64) { del(t, 1) })
+		s.At(t+work(), func(t int64) { del(t, 1) })
 		return
 	}
 	op := Op{Actor: a, Kind: KindQueueUpdate, Key: q,
 		In: Input{MessageID: m.ID, PopReceipt: receipt, Visibility: qVis(s.pick(0, 2, 6)), Value: origText(m.Text) + fmt.Sprintf("#p%d", 1+s.r.IntN(9))}}
-	s.at(t+s.think(), func(t int64) {
+	s.At(t+s.think(), func(t int64) {
 		s.call(t, op, s.applyUpdate, func(op *Op) {
 			if op.Outcome == OK {
 				receipt = op.Out.PopReceipt
 			}
-			s.at(op.Return+work(), func(t int64) { del(t, 1) })
+			s.At(op.Return+work(), func(t int64) { del(t, 1) })
 		})
 	})
 }

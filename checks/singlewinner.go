@@ -61,9 +61,9 @@ func (c *SingleWinner) Observe(op *Op) {
 	}
 	switch {
 	case isCreate:
-		r.attempts = append(r.attempts, compactOp(op, r.workload, kindBlobCreate, r.key))
+		r.attempts = append(r.attempts, CompactOp(op, r.workload, kindBlobCreate, r.key))
 	case op.Outcome == OK || isNotFound(op):
-		f := compactOp(op, r.workload, kindBlobGet, r.key)
+		f := CompactOp(op, r.workload, kindBlobGet, r.key)
 		r.final = &f
 	}
 }
@@ -114,9 +114,9 @@ func (c *SingleWinner) Finish() Result {
 		r.Verdict = Undecided
 	}
 	if t.rounds == t.noFinal {
-		return r.decided(0).of(t.attempts + t.rounds)
+		return r.WithDecided(0).of(t.attempts + t.rounds)
 	}
-	return r.decided(t.attempts + t.rounds - t.noFinal).of(t.attempts + t.rounds)
+	return r.WithDecided(t.attempts + t.rounds - t.noFinal).of(t.attempts + t.rounds)
 }
 
 func (r *swRound) finish(v *violations, t *swTotals) {
@@ -164,7 +164,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 		w, found := byTag[fv.Tag]
 		switch {
 		case err != nil || !found || w.n != fv.N:
-			v.add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), excerpt(r.final)...)
+			v.Add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), excerpt(r.final)...)
 			creator = nil
 		default:
 			a := &r.attempts[w.i]
@@ -174,7 +174,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 					excerpt(oks[0], a, r.final)...)
 				creator = nil
 			case len(oks) == 0 && refused(a):
-				v.add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, answer(a)),
+				v.Add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, answer(a)),
 					excerpt(a, r.final)...)
 				creator = nil
 			case len(oks) <= 1:
@@ -185,13 +185,13 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 
 	first := func(ops []*Op, n int) []*Op { return ops[:min(n, len(ops))] }
 	if len(oks) == 0 && len(conflicts) > 0 && len(maybes) == 0 {
-		v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: no 201 and no attempt with an unknown outcome among %d", len(r.attempts)),
+		v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: no 201 and no attempt with an unknown outcome among %d", len(r.attempts)),
 			excerpt(append(first(conflicts, 2), r.final)...)...)
 	}
 	if r.final != nil && isNotFound(r.final) && v.total == before {
 		switch {
 		case len(oks) > 0:
-			v.add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
+			v.Add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
 				excerpt(oks[0], r.final)...)
 		case len(conflicts) > 0:
 			v.addKind("409 BlobAlreadyExists but no blob", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
@@ -222,7 +222,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 				}
 			}
 			if c0.Return < m0.Call {
-				v.add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: #%d returned before any attempt that could have created the blob was sent (first: #%d)", c0.Seq, m0.Seq),
+				v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: #%d returned before any attempt that could have created the blob was sent (first: #%d)", c0.Seq, m0.Seq),
 					excerpt(c0, m0)...)
 			}
 		}

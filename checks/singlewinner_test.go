@@ -21,42 +21,42 @@ func TestSingleWinner(t *testing.T) {
 			h.create(2, r1, 1, "a2-2", Conflict, 0, 0)
 			h.create(0, r2, 2, "a0-2", Conflict, 0, 0)
 			h.create(1, r2, 2, "a1-2", Conflict, 0, 0)
-			h.get(ActorFinal, r1, 1, "a0-1", "E1")
-			h.get(ActorFinal, r2, 2, "a2-1", "E2")
+			h.Get(ActorFinal, r1, 1, "a0-1", "E1")
+			h.Get(ActorFinal, r2, 2, "a2-1", "E2")
 			return want{verdict: Pass, summary: "2 rounds, 6 attempts, 0 unknown: exactly one creator per round"}
 		}},
 		{"overlapping attempts: the 409 returns after the winner was sent", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", OK, 100, 400)
 			h.create(1, r1, 1, "a1-1", Conflict, 50, 150) // sent first, answered 409 after the winner was sent
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass, summary: "exactly one creator per round"}
 		}},
 		{"unknown create that won, the others 409", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", Unknown, 10, 500)
 			h.create(1, r1, 1, "a1-1", Conflict, 20, 30)
 			h.create(2, r1, 1, "a2-1", Conflict, 40, 50)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 round, 3 attempts, 1 unknown: exactly one creator per round"}
 		}},
 		{"unknown create that lost to a 201", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			h.create(1, r1, 1, "a1-1", OK, 0, 0)
 			h.create(2, r1, 1, "a2-1", Conflict, 0, 0)
-			h.final(r1, 1, "a1-1", "E1")
+			h.Final(r1, 1, "a1-1", "E1")
 			return want{verdict: Pass}
 		}},
 		{"unknown create, its own retry gets 409", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			s := h.create(0, r1, 1, "a0-2", Conflict, 0, 0)
-			h.op(s).Attempt = 2
-			h.final(r1, 1, "a0-1", "E1")
+			h.Op(s).Attempt = 2
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass}
 		}},
 		{"500 OperationTimedOut create that won", func(h *hist) want {
 			s := h.create(0, r1, 1, "a0-1", Throttled, 0, 0)
-			h.op(s).Out = Output{Status: 500, ErrorCode: "OperationTimedOut"}
+			h.Op(s).Out = Output{Status: 500, ErrorCode: "OperationTimedOut"}
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 unknown: exactly one creator per round"}
 		}},
 		{"nobody created it: throttled, errors, an unknown that never landed", func(h *hist) want {
@@ -65,14 +65,14 @@ func TestSingleWinner(t *testing.T) {
 			h.create(2, r1, 1, "a2-1", Unknown, 0, 0)
 			h.final404(r1)
 			h.create(0, r2, 2, "a0-2", OK, 0, 0)
-			h.final(r2, 2, "a0-2", "E2")
+			h.Final(r2, 2, "a0-2", "E2")
 			return want{verdict: Pass, summary: "at most one creator per round (1 never created)"}
 		}},
 		{"lease and counter kinds are ignored", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
-			h.put(1, r1, "E1", 7, "a1-1", OK, "E2")
-			h.get(1, r1, 7, "ghost", "E2")
-			h.final(r1, 1, "a0-1", "E1")
+			h.Put(1, r1, "E1", 7, "a1-1", OK, "E2")
+			h.Get(1, r1, 7, "ghost", "E2")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass}
 		}},
 
@@ -81,19 +81,19 @@ func TestSingleWinner(t *testing.T) {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", OK, 0, 0)
 			h.create(2, r1, 1, "a2-1", Conflict, 0, 0)
-			h.final(r1, 1, "a1-1", "E2")
+			h.Final(r1, 1, "a1-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("2 creates of one blob succeeded (201)", a, b)}}
 		}},
 		{"the blob holds a 409 attempt's value while another got 201", func(h *hist) want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
-			f := h.final(r1, 1, "a1-1", "E1")
+			f := h.Final(r1, 1, "a1-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the blob holds the value of #2 (conflict 409 BlobAlreadyExists), but #1 was told it created it", a, b, f)}}
 		}},
 		{"the blob holds an unknown attempt's value while another got 201", func(h *hist) want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Unknown, 0, 0)
-			f := h.final(r1, 1, "a1-1", "E1")
+			f := h.Final(r1, 1, "a1-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the blob holds the value of #2", a, b, f)}}
 		}},
 		{"409 but no attempt created it", func(h *hist) want {
@@ -106,19 +106,19 @@ func TestSingleWinner(t *testing.T) {
 		{"409 and a refused attempt's value", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
-			f := h.final(r1, 1, "a1-1", "E1")
+			f := h.Final(r1, 1, "a1-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("a refused create took effect: the blob holds the value of #2", b, f)}}
 		}},
 		{"a throttled (503) attempt's value", func(h *hist) want {
 			a := h.create(0, r1, 1, "a0-1", Throttled, 0, 0)
-			f := h.final(r1, 1, "a0-1", "E1")
+			f := h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("a refused create took effect", a, f)}}
 		}},
 		{"final value belongs to no attempt of the round", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r2, 2, "a1-1", OK, 0, 0)
-			f := h.final(r1, 2, "a1-1", "E1") // round 2's value in round 1's blob
-			h.final(r2, 2, "a1-1", "E2")
+			f := h.Final(r1, 2, "a1-1", "E1") // round 2's value in round 1's blob
+			h.Final(r2, 2, "a1-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("final value belongs to no create attempt of this round", f)}}
 		}},
 		{"a created blob vanished", func(h *hist) want {
@@ -136,13 +136,13 @@ func TestSingleWinner(t *testing.T) {
 		{"409 returned before the only 201 was sent", func(h *hist) want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#1) returned before the creating attempt #2 was sent", a, b)}}
 		}},
 		{"409 returned before the unknown creator was sent", func(h *hist) want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("returned before the creating attempt #2 was sent", a, b)}}
 		}},
 		{"409 returned before any unknown attempt was sent, no final read", func(h *hist) want {
@@ -156,14 +156,14 @@ func TestSingleWinner(t *testing.T) {
 			h.create(1, r1, 1, "a1-1", Conflict, 10, 50)
 			b := h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#2) returned before the creating attempt #3 was sent", a, b)}}
 		}},
 		{"of two 409s returning at once, the first recorded is named", func(h *hist) want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#1) returned before the creating attempt #3 was sent", a, b)}}
 		}},
 		{"of two unknown attempts sent at once after the 409 returned, the first recorded is named", func(h *hist) want {
@@ -175,7 +175,7 @@ func TestSingleWinner(t *testing.T) {
 		{"a 409 returning the instant the creator was sent is not early", func(h *hist) want {
 			h.create(1, r1, 1, "a1-1", Conflict, 10, 30)
 			h.create(0, r1, 1, "a0-1", OK, 30, 40)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Pass, summary: "exactly one creator per round"}
 		}},
 		{"a 409 returning the instant the unknown attempt was sent is not early", func(h *hist) want {
@@ -194,7 +194,7 @@ func TestSingleWinner(t *testing.T) {
 		{"attempts reusing a tag", func(h *hist) want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a0-1", Conflict, 0, 0)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			return want{verdict: Undecided, summary: "1 attempt with no counter value or a reused tag"}
 		}},
 		{"empty history", func(h *hist) want {
@@ -203,9 +203,9 @@ func TestSingleWinner(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHist()
+			h := NewHist()
 			w := tc.build(h)
-			w.assert(t, h.check(t, sw))
+			w.assert(t, h.Check(t, sw))
 		})
 	}
 }
@@ -229,13 +229,13 @@ func TestSingleWinnerProperty(t *testing.T) {
 	}
 	injected := 0
 	for seed := range seeds {
-		cfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
-		ops, _ := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
+		cfg := RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ops, _ := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
 		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Pass {
 			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
 		}
-		cfg.inject = true
-		ops, ok := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
+		cfg.Inject = true
+		ops, ok := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
 		if !ok {
 			continue
 		}
@@ -270,14 +270,14 @@ func TestSingleWinnerDecidedCounts(t *testing.T) {
 		{"one of two rounds has a final read", func(h *hist) {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
-			h.final(r1, 1, "a0-1", "E1")
+			h.Final(r1, 1, "a0-1", "E1")
 			h.create(0, r2, 2, "a0-2", OK, 0, 0)
 		}, 4, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHist()
+			h := NewHist()
 			tc.build(h)
-			r := h.check(t, sw)
+			r := h.Check(t, sw)
 			if r.Verdict != Undecided || r.Decided != tc.decided || r.Judgeable != tc.ofJudg {
 				t.Errorf("%s, %d of %d decided, want undecided, %d of %d: %s", r.Verdict, r.Decided, r.Judgeable, tc.decided, tc.ofJudg, r.Summary)
 			}

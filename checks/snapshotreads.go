@@ -71,9 +71,9 @@ func (c *SnapshotReads) Finish() Result {
 		clear(reported)
 		order = order[:0]
 		for ei := rd.from; ei < rd.to; ei++ {
-			e := x.ents.at(ei)
+			e := x.ents.At(ei)
 			parts[e.part] = true
-			if e.state != tbEntOK || !onPage.put(e.part, e.row, ei) {
+			if e.state != tbEntOK || !onPage.Put(e.part, e.row, ei) {
 				skipped++
 				continue
 			}
@@ -85,11 +85,11 @@ func (c *SnapshotReads) Finish() Result {
 		for _, a := range order {
 			ba := &x.batches[a]
 			for _, s := range ba.rows {
-				es, ok := onPage.get(ba.part, s)
+				es, ok := onPage.Get(ba.part, s)
 				if !ok {
 					continue
 				}
-				b := x.ents.at(es).batch
+				b := x.ents.At(es).batch
 				if b == a || judged[[2]int32{a, b}] {
 					continue
 				}
@@ -114,8 +114,8 @@ func (c *SnapshotReads) Finish() Result {
 					c.stale(&v, key, int32(ri), b, es, a, r)
 				default:
 					reported[u] = true
-					v.add(key, fmt.Sprintf("torn read: one page shows %s on row %q and %s on row %q, but each batch wrote both rows, so each row shows a batch the other overwrote",
-						x.describe(a), x.rowName(x.ents.at(r).row), x.describe(b), x.rowName(s)),
+					v.Add(key, fmt.Sprintf("torn read: one page shows %s on row %q and %s on row %q, but each batch wrote both rows, so each row shows a batch the other overwrote",
+						x.describe(a), x.rowName(x.ents.At(r).row), x.describe(b), x.rowName(s)),
 						excerpt(x.readExcerpt(int32(ri), r, es), x.batchExcerpt(a), x.batchExcerpt(b))...)
 				}
 			}
@@ -136,15 +136,15 @@ func (c *SnapshotReads) Finish() Result {
 	if skipped > 0 {
 		suffix = fmt.Sprintf(" (%s with a stamp batch-atomicity rejects or a repeated row not judged)", plural(skipped, "entity", "entities"))
 	}
-	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).decided(pages).of(pages)
+	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).WithDecided(pages).of(pages)
 }
 
 // stale reports that page ri shows newer batch a on entity ea and, on
 // entity eb, a row a also wrote showing batch b, certainly earlier than a.
 func (c *SnapshotReads) stale(v *violations, key string, ri, a, ea, b, eb int32) {
 	x := c.x
-	v.add(key, fmt.Sprintf("stale row in one page: row %q shows %s, which also wrote row %q, but that row shows %s, which took effect before %q was sent",
-		x.rowName(x.ents.at(ea).row), x.describe(a), x.rowName(x.ents.at(eb).row), x.describe(b), x.stamp(a)),
+	v.Add(key, fmt.Sprintf("stale row in one page: row %q shows %s, which also wrote row %q, but that row shows %s, which took effect before %q was sent",
+		x.rowName(x.ents.At(ea).row), x.describe(a), x.rowName(x.ents.At(eb).row), x.describe(b), x.stamp(a)),
 		excerpt(x.readExcerpt(ri, ea, eb), x.batchExcerpt(a), x.batchExcerpt(b))...)
 }
 
@@ -154,14 +154,14 @@ func (c *SnapshotReads) wroteOne(pg *srPage, a int32, b *tbBatch, ents []int32) 
 	x := c.x
 	if len(ents) <= len(b.rows) {
 		for _, ei := range ents {
-			if b.writes(x.ents.at(ei).row) {
+			if b.writes(x.ents.At(ei).row) {
 				return ei
 			}
 		}
 		return -1
 	}
 	for _, r := range b.rows {
-		if ei, ok := pg.get(b.part, r); ok && x.ents.at(ei).batch == a {
+		if ei, ok := pg.Get(b.part, r); ok && x.ents.At(ei).batch == a {
 			return ei
 		}
 	}
@@ -196,7 +196,7 @@ func (p *srPage) reset() {
 
 // put records entity ei for (part, row); false if the page already showed
 // that row.
-func (p *srPage) put(part, row, ei int32) bool {
+func (p *srPage) Put(part, row, ei int32) bool {
 	if row < 0 {
 		return false
 	}
@@ -205,7 +205,7 @@ func (p *srPage) put(part, row, ei int32) bool {
 		p.slot[row] = ei
 		p.used = append(p.used, row)
 		return true
-	case p.x.ents.at(cur).part == part:
+	case p.x.ents.At(cur).part == part:
 		return false
 	}
 	k := baPR{part, row}
@@ -216,12 +216,12 @@ func (p *srPage) put(part, row, ei int32) bool {
 	return true
 }
 
-func (p *srPage) get(part, row int32) (int32, bool) {
+func (p *srPage) Get(part, row int32) (int32, bool) {
 	cur := p.slot[row]
 	if cur < 0 {
 		return -1, false
 	}
-	if p.x.ents.at(cur).part == part {
+	if p.x.ents.At(cur).part == part {
 		return cur, true
 	}
 	ei, ok := p.other[baPR{part, row}]

@@ -13,35 +13,35 @@ func TestSnapshotReads(t *testing.T) {
 	}{
 		// Clean histories.
 		{"consistent pages while batches overlap", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 200)
-			h.tbBatch(1, p, "b2", tbRows("b", "c"), OK, 150, 250)
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 200)
+			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 150, 250)
 			h.tbPage(2, p, 90, 95, "a=setup-p1", "b=setup-p1", "c=setup-p1")
 			h.tbPage(2, p, 160, 170, "a=b1", "b=b1", "c=setup-p1") // b1 applied, b2 not yet
 			h.tbPage(3, p, 160, 170, "a=setup-p1", "b=b2", "c=b2") // b2 applied, b1 not yet
 			h.tbPage(2, p, 260, 270, "a=b1", "b=b2", "c=b2")       // b1 then b2
 			h.tbPage(3, p, 260, 270, "a=b1", "b=b1", "c=b2")       // b2 then b1
-			h.tbFinal(p, "a=b1", "b=b1", "c=b2")
+			h.TbFinal(p, "a=b1", "b=b1", "c=b2")
 			return want{verdict: Pass, summary: "6 pages with 18 entities in 1 partition, 5 pairs of batches compared: every page a consistent snapshot"}
 		}},
 		{"a page holding part of the partition", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c", "d")
-			h.tbBatch(0, p, "b1", tbRows("a", "d"), OK, 100, 110)
+			h.TbSetup(p, "a", "b", "c", "d")
+			h.TbBatch(0, p, "b1", TbRows("a", "d"), OK, 100, 110)
 			h.tbPage(1, p, 120, 130, "b=setup-p1", "c=setup-p1", "d=b1")
 			return want{verdict: Pass}
 		}},
 		{"a query across two pages is two snapshots", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.tbPage(1, p, 50, 60, "a=setup-p1")
 			h.tbPage(1, p, 120, 130, "b=b1")
 			return want{verdict: Undecided, summary: "nothing to check (no query page with two entities)"}
 		}},
 		{"rows of two partitions on one page are judged apart", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbSetup(q, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			h.add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
+			h.TbSetup(p, "a", "b")
+			h.TbSetup(q, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			h.Add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
 				{Partition: p, Row: "a", Value: "b1"}, {Partition: p, Row: "b", Value: "b1"},
 				{Partition: q, Row: "a", Value: "setup-p2"}, {Partition: q, Row: "b", Value: "setup-p2"}}}})
 			return want{verdict: Pass, summary: "in 2 partitions"}
@@ -49,81 +49,81 @@ func TestSnapshotReads(t *testing.T) {
 
 		// Unknown outcomes: quiet.
 		{"an unknown batch visible nowhere", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=setup-p1", "b=setup-p1")
 			return want{verdict: Pass}
 		}},
 		{"an unknown batch fully visible", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1", "c=setup-p1")
 			return want{verdict: Pass}
 		}},
 		{"an unknown batch applied after it timed out, after a later batch", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), Unknown, 100, 130)
-			h.tbBatch(1, p, "b0", tbRows("a", "c"), OK, 200, 210)
+			h.TbSetup(p, "a", "b", "c")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 130)
+			h.TbBatch(1, p, "b0", TbRows("a", "c"), OK, 200, 210)
 			h.tbPage(2, p, 300, 310, "a=b1", "b=b1", "c=b0")
 			return want{verdict: Pass}
 		}},
 		{"entities of a refused batch are left to batch-atomicity", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbFailing(0, p, "b1", tbRows("a", "b"), "b", 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=setup-p1")
 			return want{verdict: Pass, summary: "(1 entity with a stamp batch-atomicity rejects or a repeated row not judged)"}
 		}},
 
 		// Violations.
 		{"torn read: each row shows a batch the other overwrote", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b1 := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 200)
-			b2 := h.tbBatch(1, p, "b2", tbRows("a", "b"), OK, 150, 250)
+			h.TbSetup(p, "a", "b")
+			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 200)
+			b2 := h.TbBatch(1, p, "b2", TbRows("a", "b"), OK, 150, 250)
 			rd := h.tbPage(2, p, 260, 270, "a=b1", "b=b2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`torn read: one page shows batch "b1" (#2) on row "a" and batch "b2" (#3) on row "b"`, rd, b1, b2)}}
 		}},
 		{"torn read of two unknown batches", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c")
-			b1 := h.tbBatch(0, p, "b1", tbRows("a", "b", "c"), Unknown, 100, 110)
-			b2 := h.tbBatch(1, p, "b2", tbRows("b", "c"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b", "c")
+			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b", "c"), Unknown, 100, 110)
+			b2 := h.TbBatch(1, p, "b2", TbRows("b", "c"), Unknown, 100, 110)
 			rd := h.tbPage(2, p, 260, 270, "a=b1", "b=b2", "c=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`torn read`, rd, b1, b2)}}
 		}},
 		{"stale row: the setup on a row the page shows a batch wrote", func(h *hist) want {
-			s := h.tbSetup(p, "a", "b", "c")
-			b1 := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
+			s := h.TbSetup(p, "a", "b", "c")
+			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			rd := h.tbPage(1, p, 200, 210, "a=b1", "b=setup-p1", "c=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`stale row in one page: row "a" shows batch "b1" (#2), which also wrote row "b", but that row shows setup batch "setup-p1" (#1), which took effect before "b1" was sent`, s, b1, rd)}}
 		}},
 		{"stale row: an older batch, even while the newer one's outcome is unknown", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b0 := h.tbBatch(0, p, "b0", tbRows("b"), OK, 50, 60)
-			b1 := h.tbBatch(1, p, "b1", tbRows("a", "b"), Unknown, 100, 110)
+			h.TbSetup(p, "a", "b")
+			b0 := h.TbBatch(0, p, "b0", TbRows("b"), OK, 50, 60)
+			b1 := h.TbBatch(1, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			rd := h.tbPage(2, p, 200, 210, "b=b0", "a=b1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio(`row "a" shows batch "b1" (#3), which also wrote row "b", but that row shows batch "b0" (#2)`, b0, b1, rd)}}
 		}},
 		{"stale row in the final read", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			b1 := h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			f := h.tbFinal(p, "a=b1", "b=setup-p1")
+			h.TbSetup(p, "a", "b")
+			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			f := h.TbFinal(p, "a=b1", "b=setup-p1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale row in one page", b1, f)}}
 		}},
 		{"stale row in the second partition of a page holding two", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbSetup(q, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a", "b"), OK, 100, 110)
-			bq := h.tbBatch(1, q, "bq", tbRows("a", "b"), OK, 100, 110)
-			rd := h.add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
+			h.TbSetup(p, "a", "b")
+			h.TbSetup(q, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
+			bq := h.TbBatch(1, q, "bq", TbRows("a", "b"), OK, 100, 110)
+			rd := h.Add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
 				{Partition: p, Row: "a", Value: "b1"}, {Partition: p, Row: "b", Value: "b1"},
 				{Partition: q, Row: "a", Value: "bq"}, {Partition: q, Row: "b", Value: "setup-p2"}}}})
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`row "a" shows batch "bq" (#4), which also wrote row "b", but that row shows setup batch "setup-p2"`, bq, rd)}}
 		}},
 		{"one violation per pair of batches per page", func(h *hist) want {
-			h.tbSetup(p, "a", "b", "c", "d")
-			h.tbBatch(0, p, "b1", tbRows("a", "b", "c", "d"), OK, 100, 110)
+			h.TbSetup(p, "a", "b", "c", "d")
+			h.TbBatch(0, p, "b1", TbRows("a", "b", "c", "d"), OK, 100, 110)
 			rd1 := h.tbPage(1, p, 200, 210, "a=b1", "b=setup-p1", "c=setup-p1", "d=b1")
 			rd2 := h.tbPage(1, p, 300, 310, "a=setup-p1", "b=b1", "c=b1", "d=b1")
 			return want{verdict: Fail, total: 2, vios: []expectViolation{vio("stale row", rd1), vio("stale row", rd2)}}
@@ -131,9 +131,9 @@ func TestSnapshotReads(t *testing.T) {
 
 		// Missing information.
 		{"a stamp reused by two actors", func(h *hist) want {
-			h.tbSetup(p, "a", "b")
-			h.tbBatch(0, p, "b1", tbRows("a"), OK, 100, 110)
-			h.tbBatch(1, p, "b1", tbRows("b"), OK, 100, 110)
+			h.TbSetup(p, "a", "b")
+			h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
+			h.TbBatch(1, p, "b1", TbRows("b"), OK, 100, 110)
 			h.tbPage(2, p, 120, 130, "a=b1", "b=b1")
 			return want{verdict: Undecided, summary: "1 stamp reused by several batches"}
 		}},
@@ -143,9 +143,9 @@ func TestSnapshotReads(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHist()
+			h := NewHist()
 			w := tc.build(h)
-			r := h.check(t, SnapshotReadsName)
+			r := h.Check(t, SnapshotReadsName)
 			w.assert(t, r)
 			tbCheckKeys(t, r)
 		})
@@ -155,18 +155,18 @@ func TestSnapshotReads(t *testing.T) {
 // A page of a thousand entities from a hundred batches of ten rows each is
 // judged in time linear in the rows its batches wrote.
 func TestSnapshotReadsLargePage(t *testing.T) {
-	h := newHist()
+	h := NewHist()
 	var all []string
 	for i := range 1000 {
 		all = append(all, fmt.Sprintf("r%04d", i))
 	}
 	for i := 0; i < len(all); i += 100 {
-		h.tbBatch(ActorSetup, "p", "setup", all[i:i+100], OK, 1, 2)
+		h.TbBatch(ActorSetup, "p", "setup", all[i:i+100], OK, 1, 2)
 	}
 	var ents []string
 	for b := range 100 {
 		stamp := fmt.Sprintf("b%d", b)
-		h.tbBatch(b%8, "p", stamp, all[b*10:b*10+10], OK, 100, 110)
+		h.TbBatch(b%8, "p", stamp, all[b*10:b*10+10], OK, 100, 110)
 		for _, r := range all[b*10 : b*10+10] {
 			ents = append(ents, r+"="+stamp)
 		}
@@ -175,5 +175,5 @@ func TestSnapshotReadsLargePage(t *testing.T) {
 	ents[555] = all[555] + "=setup" // row 555 of batch b55 shows the setup
 	stale := h.tbPage(0, "p", 300, 310, ents...)
 	w := want{verdict: Fail, total: 1, vios: []expectViolation{vio(`but that row shows setup batch "setup"`, stale)}}
-	w.assert(t, h.check(t, SnapshotReadsName))
+	w.assert(t, h.Check(t, SnapshotReadsName))
 }

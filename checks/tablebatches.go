@@ -142,7 +142,7 @@ type tbBatch struct {
 	firstEnt    int32 // the first entity a read showed it on, -1 if none
 }
 
-func (b *tbBatch) setup() bool { return b.actor == ActorSetup }
+func (b *tbBatch) Setup() bool { return b.actor == ActorSetup }
 
 // writes reports whether the batch wrote row.
 func (b *tbBatch) writes(row int32) bool {
@@ -207,7 +207,7 @@ type tbIndex struct {
 	groups   map[tbGroup]int32
 	byStamp  map[tbPS][]int32
 	reads    []tbRead
-	ents     chunked[tbEnt]
+	ents     Chunked[tbEnt]
 	reused   int // stamps used by several logical batches
 	settled  bool
 	sigBuf   []string
@@ -244,7 +244,7 @@ func (x *tbIndex) compact(op *Op, p int32) Op {
 	if x.workload == "" {
 		x.workload = op.Workload
 	}
-	c := compactOp(op, x.workload, op.Kind, x.partIDs.names[p])
+	c := CompactOp(op, x.workload, op.Kind, x.partIDs.names[p])
 	c.Out.Entities = nil
 	return c
 }
@@ -297,7 +297,7 @@ func (x *tbIndex) observeRead(op *Op) {
 		}
 		return
 	}
-	r := tbRead{op: x.compact(op, p), from: x.ents.len(), page: op.Kind == KindTableQuery, final: final}
+	r := tbRead{op: x.compact(op, p), from: x.ents.Len(), page: op.Kind == KindTableQuery, final: final}
 	add := func(partName, row, stamp string, known bool) {
 		ep := p
 		if partName != "" && partName != op.Key {
@@ -307,7 +307,7 @@ func (x *tbIndex) observeRead(op *Op) {
 		if known {
 			e.row = x.rows.id(row)
 		}
-		x.ents.add(e)
+		x.ents.Add(e)
 		if final {
 			x.parts[ep].hasFinal = true
 			x.parts[ep].finalCall = min(x.parts[ep].finalCall, op.Call)
@@ -328,7 +328,7 @@ func (x *tbIndex) observeRead(op *Op) {
 		pt.hasFinal = true
 		pt.finalCall = min(pt.finalCall, op.Call)
 	}
-	r.to = x.ents.len()
+	r.to = x.ents.Len()
 	if op.Kind == KindTableGet && r.to == r.from {
 		return
 	}
@@ -350,7 +350,7 @@ func (x *tbIndex) settle() {
 		for _, bi := range list {
 			// Two first attempts: two logical batches with one stamp (the
 			// setup may repeat its own batch harmlessly).
-			if b := &x.batches[bi]; b.firsts > 1 && !b.setup() {
+			if b := &x.batches[bi]; b.firsts > 1 && !b.Setup() {
 				bad = true
 			}
 		}
@@ -358,7 +358,7 @@ func (x *tbIndex) settle() {
 			seen := map[int32]bool{}
 			for _, bi := range list {
 				b := &x.batches[bi]
-				if !b.setup() {
+				if !b.Setup() {
 					bad = true
 				}
 				for _, r := range b.rows {
@@ -379,7 +379,7 @@ func (x *tbIndex) settle() {
 	for ri := range x.reads {
 		rd := &x.reads[ri]
 		for ei := rd.from; ei < rd.to; ei++ {
-			e := x.ents.at(ei)
+			e := x.ents.At(ei)
 			e.state = x.resolve(e, rd.op.Return)
 			if e.state != tbEntOK {
 				continue
@@ -394,7 +394,7 @@ func (x *tbIndex) settle() {
 	for i := range x.batches {
 		b := &x.batches[i]
 		end := int64(tbInf)
-		if b.setup() && x.parts[b.part].minActorCall < tbInf {
+		if b.Setup() && x.parts[b.part].minActorCall < tbInf {
 			end = x.parts[b.part].minActorCall - 1
 		}
 		b.span.settle(end)
@@ -454,7 +454,7 @@ func (x *tbIndex) readExcerpt(ri int32, ents ...int32) *Op {
 	op.Out.Entities = nil
 	for _, ei := range ents {
 		if ei >= 0 {
-			op.Out.Entities = append(op.Out.Entities, x.entity(x.ents.at(ei)))
+			op.Out.Entities = append(op.Out.Entities, x.entity(x.ents.At(ei)))
 		}
 	}
 	return &op
@@ -481,7 +481,7 @@ func (x *tbIndex) rowName(r int32) string {
 func (x *tbIndex) describe(bi int32) string {
 	b := &x.batches[bi]
 	who := "batch"
-	if b.setup() {
+	if b.Setup() {
 		who = "setup batch"
 	}
 	if a := tbAttempt(b.attempts); a != nil {

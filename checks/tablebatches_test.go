@@ -11,46 +11,6 @@ import (
 
 // Helpers for table histories: batches stamp rows, pages show "row=stamp".
 
-// tbBatch records a table.batch of rows in partition part with stamp; call
-// and ret may be 0 for "next".
-func (h *hist) tbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
-	out := answered(KindTableBatch, o)
-	if o == OK {
-		out.Status = 202
-	}
-	return h.add(Op{Actor: actor, Kind: KindTableBatch, Key: part, Outcome: o, Call: call, Return: ret,
-		In: Input{Value: stamp, Rows: rows}, Out: out})
-}
-
-// tbFailing records a batch built to fail on row fails, answered 409.
-func (h *hist) tbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
-	s := h.tbBatch(actor, part, stamp, rows, Conflict, call, ret)
-	h.op(s).In.BatchFails = fails
-	h.op(s).Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
-	return s
-}
-
-// tbSetup writes every row of part with the setup stamp "setup-<part>".
-func (h *hist) tbSetup(part string, rows ...string) uint64 {
-	return h.tbBatch(ActorSetup, part, "setup-"+part, rows, OK, 1, 2)
-}
-
-// tbPage records one OK query page of part; ents are "row=stamp".
-func (h *hist) tbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
-	out := Output{Status: 200}
-	for _, e := range ents {
-		row, stamp, _ := strings.Cut(e, "=")
-		out.Entities = append(out.Entities, Entity{Row: row, Value: stamp, ETag: "W/" + stamp})
-	}
-	return h.add(Op{Actor: actor, Kind: KindTableQuery, Key: part, Call: call, Return: ret, Out: out})
-}
-
-func (h *hist) tbFinal(part string, ents ...string) uint64 {
-	return h.tbPage(ActorFinal, part, 10_000, 10_010, ents...)
-}
-
-func tbRows(s ...string) []string { return s }
-
 func TestTableSpan(t *testing.T) {
 	mk := func(o Outcome, call, ret int64) *Op {
 		return &Op{Outcome: o, Call: call, Return: ret, Out: answered(KindTableBatch, o)}

@@ -148,12 +148,12 @@ type vcRare struct {
 
 type vcKey struct {
 	key, workload string
-	recs          chunked[vcRec]
+	recs          Chunked[vcRec]
 	etags         map[string]int32
-	etagStr       chunked[string]
+	etagStr       Chunked[string]
 	vals          map[string]int32 // value identity -> value id
-	valStr        chunked[string]  // value id -> value for display (no padding)
-	writerOf      chunked[int32]   // value id -> the write attempt that stored it, -1, or vcDup
+	valStr        Chunked[string]  // value id -> value for display (no padding)
+	writerOf      Chunked[int32]   // value id -> the write attempt that stored it, -1, or vcDup
 	rare          []vcRare
 	final         bool // a final read answered (a value or 404)
 	versions      int  // write attempts that may be versions (applied or maybe)
@@ -236,13 +236,13 @@ func (c *VersionChain) Observe(op *Op) {
 		k.rare = append(k.rare, vcRare{ifMatch: op.In.IfMatch, ifNoneMatch: op.In.IfNoneMatch, ifModifiedSince: op.In.IfModifiedSince,
 			ifUnmodifiedSince: op.In.IfUnmodifiedSince, leaseID: op.In.LeaseID, err: op.Out.Err, reqID: op.Out.RequestID})
 	}
-	i := k.recs.add(r)
+	i := k.recs.Add(r)
 	if kind == vcWrite {
-		switch w := *k.writerOf.at(r.value); {
+		switch w := *k.writerOf.At(r.value); {
 		case w == -1:
-			*k.writerOf.at(r.value) = i
+			*k.writerOf.At(r.value) = i
 		case w >= 0:
-			*k.writerOf.at(r.value) = vcDup
+			*k.writerOf.At(r.value) = vcDup
 			k.dupValues++
 		default:
 			k.dupValues++
@@ -257,13 +257,13 @@ func (k *vcKey) etag(s string) int32 {
 	if id, ok := k.etags[s]; ok {
 		return id
 	}
-	id := k.etagStr.add(s)
+	id := k.etagStr.Add(s)
 	k.etags[s] = id
 	return id
 }
 
-func (k *vcKey) etagName(id int32) string { return *k.etagStr.at(id) }
-func (k *vcKey) valName(id int32) string  { return *k.valStr.at(id) }
+func (k *vcKey) etagName(id int32) string { return *k.etagStr.At(id) }
+func (k *vcKey) valName(id int32) string  { return *k.valStr.At(id) }
 
 func (k *vcKey) cond(s string) int32 {
 	switch {
@@ -294,8 +294,8 @@ func (c *VersionChain) valueID(k *vcKey, s string) int32 {
 	} else if v, ok := k.vals[s]; ok {
 		return v
 	}
-	v := k.valStr.add(vcDisplay(s))
-	k.writerOf.add(-1)
+	v := k.valStr.Add(vcDisplay(s))
+	k.writerOf.Add(-1)
 	k.vals[id] = v
 	return v
 }
@@ -313,8 +313,8 @@ func vcDisplay(s string) string {
 }
 
 // op rebuilds the recorded operation for an excerpt.
-func (c *VersionChain) op(k *vcKey, i int32) *Op {
-	r := k.recs.at(i)
+func (c *VersionChain) Op(k *vcKey, i int32) *Op {
+	r := k.recs.At(i)
 	o := &Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
 		Intended: r.call, Call: r.call, Return: r.ret, Outcome: r.outcome,
 		Out: Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
@@ -385,7 +385,7 @@ func (c *VersionChain) EndGroup() {
 			for kind, n := range k.unmodeled {
 				t.unmodeled[kind] += n
 			}
-			t.notJudged += int(k.recs.len())
+			t.notJudged += int(k.recs.Len())
 			continue
 		}
 		a := newVCRun(c, k, &c.v)
@@ -454,6 +454,6 @@ func (t *vcTotals) result(v *violations) Result {
 	if t.proven+t.lost+t.open > 0 {
 		r.Unknown = &UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
 	}
-	return r.decided(t.writes + t.reads + t.refusals).
+	return r.WithDecided(t.writes + t.reads + t.refusals).
 		of(t.writes + t.reads + t.refusals + t.open + t.unattributed + t.ambiguous + t.notJudged)
 }

@@ -42,9 +42,9 @@ type vcRun struct {
 }
 
 func newVCRun(c *VersionChain, k *vcKey, v *violations) *vcRun {
-	n := k.recs.len()
+	n := k.recs.Len()
 	a := &vcRun{c: c, k: k, v: v, finalVer: -1, finalRec: -1, late: map[int32]bool{},
-		verOfETag: make([]int32, k.etagStr.len()), verOfRec: make([]int32, n)}
+		verOfETag: make([]int32, k.etagStr.Len()), verOfRec: make([]int32, n)}
 	for i := range a.verOfETag {
 		a.verOfETag[i] = -1
 	}
@@ -57,13 +57,13 @@ func newVCRun(c *VersionChain, k *vcKey, v *violations) *vcRun {
 	return a
 }
 
-func (a *vcRun) rec(i int32) *vcRec { return a.k.recs.at(i) }
+func (a *vcRun) rec(i int32) *vcRec { return a.k.recs.At(i) }
 
-func (a *vcRun) op(i int32) *Op {
+func (a *vcRun) Op(i int32) *Op {
 	if i < 0 {
 		return nil
 	}
-	return a.c.op(a.k, i)
+	return a.c.Op(a.k, i)
 }
 
 // full reports whether further violations are only counted (by kind):
@@ -72,16 +72,16 @@ func (a *vcRun) full() bool { return len(a.v.list) >= MaxViolations }
 
 // add reports a violation; ops are record indexes in order of importance
 // (-1 entries are skipped).
-func (a *vcRun) add(msg string, recs ...int32) {
+func (a *vcRun) Add(msg string, recs ...int32) {
 	if a.full() {
 		a.v.count(KindOf(msg), 1)
 		return
 	}
 	ops := make([]*Op, 0, len(recs))
 	for _, i := range recs {
-		ops = append(ops, a.op(i))
+		ops = append(ops, a.Op(i))
 	}
-	a.v.add(a.k.key, msg, excerpt(ops...)...)
+	a.v.Add(a.k.key, msg, excerpt(ops...)...)
 }
 
 func (a *vcRun) run() {
@@ -94,7 +94,7 @@ func (a *vcRun) run() {
 
 // versions makes a version of every acknowledged write.
 func (a *vcRun) versions() {
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		r := a.rec(i)
 		if r.kind == vcGet {
 			continue
@@ -137,7 +137,7 @@ func (a *vcRun) newVersion(w int32, etag int32) int32 {
 func (a *vcRun) setETag(x, etag int32) {
 	if o := a.verOfETag[etag]; o >= 0 {
 		w1, w2 := a.vers[o].w, a.vers[x].w
-		a.add(fmt.Sprintf("ETag reused: #%d and #%d both installed a version with ETag %s; every change must get a new ETag",
+		a.Add(fmt.Sprintf("ETag reused: #%d and #%d both installed a version with ETag %s; every change must get a new ETag",
 			a.rec(w1).seq, a.rec(w2).seq, a.k.etagName(etag)), w1, w2)
 		return
 	}
@@ -201,7 +201,7 @@ func (a *vcRun) content(x int32) int32 {
 // attribute joins every read to the version it saw.
 func (a *vcRun) attribute() {
 	var notModified []int32
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		r := a.rec(i)
 		if r.kind != vcGet {
 			continue
@@ -220,7 +220,7 @@ func (a *vcRun) attribute() {
 			a.readValue(i, r)
 		}
 	}
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		if r := a.rec(i); r.kind != vcGet && r.outcome != OK && a.verOfRec[i] < 0 && a.mayHaveApplied(r) {
 			a.unproven++
 		}
@@ -234,14 +234,14 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 	k := a.k
 	E, V := r.etag, r.value
 	if r.ifNone >= 0 && E == r.ifNone {
-		a.add(fmt.Sprintf("conditional read: #%d sent If-None-Match %s and got 200 with that very ETag", r.seq, k.etagName(E)), ri)
+		a.Add(fmt.Sprintf("conditional read: #%d sent If-None-Match %s and got 200 with that very ETag", r.seq, k.etagName(E)), ri)
 		return
 	}
 	if r.ifMatch >= 0 && E >= 0 && E != r.ifMatch {
-		a.add(fmt.Sprintf("conditional read: #%d sent If-Match %s and got 200 with ETag %s", r.seq, k.etagName(r.ifMatch), k.etagName(E)), ri)
+		a.Add(fmt.Sprintf("conditional read: #%d sent If-Match %s and got 200 with ETag %s", r.seq, k.etagName(r.ifMatch), k.etagName(E)), ri)
 		return
 	}
-	wi := *k.writerOf.at(V)
+	wi := *k.writerOf.At(V)
 	switch {
 	case wi == vcDup:
 		return // which attempt stored it is ambiguous: the key is undecided
@@ -252,13 +252,13 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 			a.unattributed++
 			return
 		}
-		a.add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, trim(k.valName(V))), ri)
+		a.Add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, trim(k.valName(V))), ri)
 		return
 	}
 	w := a.rec(wi)
 	if !(w.outcome == OK || a.mayHaveApplied(w)) {
-		a.add(fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s",
-			r.seq, w.seq, answer(a.op(wi))), ri, wi)
+		a.Add(fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s",
+			r.seq, w.seq, answer(a.Op(wi))), ri, wi)
 		return
 	}
 	if E < 0 {
@@ -271,7 +271,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 		case c < 0:
 			a.vers[x].claim = V // a set-metadata version: its reads say what it holds
 		case c != V:
-			a.add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but that is the version of #%d, which holds %q",
+			a.Add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but that is the version of #%d, which holds %q",
 				r.seq, trim(k.valName(V)), k.etagName(E), a.rec(a.vers[x].w).seq, trim(k.valName(c))), ri, a.vers[x].w, wi)
 			return
 		}
@@ -291,7 +291,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 		a.ambiguous++ // an unknown set-metadata may have given this content a new ETag
 		return
 	}
-	a.add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but #%d installed that value as %s",
+	a.Add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but #%d installed that value as %s",
 		r.seq, trim(k.valName(V)), k.etagName(E), w.seq, k.etagName(a.vers[x].etag)), ri, wi)
 }
 
@@ -300,7 +300,7 @@ func (a *vcRun) readNotModified(ri int32, r *vcRec) {
 	k := a.k
 	E := r.ifNone
 	if r.etag >= 0 && r.etag != E {
-		a.add(fmt.Sprintf("conditional read: #%d got 304 Not Modified to If-None-Match %s, with ETag %s", r.seq, k.etagName(E), k.etagName(r.etag)), ri)
+		a.Add(fmt.Sprintf("conditional read: #%d got 304 Not Modified to If-None-Match %s, with ETag %s", r.seq, k.etagName(E), k.etagName(r.etag)), ri)
 		return
 	}
 	x := a.verOfETag[E]
@@ -312,7 +312,7 @@ func (a *vcRun) readNotModified(ri int32, r *vcRec) {
 	case a.unproven > 0:
 		a.ambiguous++ // a write of unknown outcome may have installed E
 	default:
-		a.add(fmt.Sprintf("phantom read: #%d got 304 Not Modified to If-None-Match %s, an ETag no write produced", r.seq, k.etagName(E)), ri)
+		a.Add(fmt.Sprintf("phantom read: #%d got 304 Not Modified to If-None-Match %s, an ETag no write produced", r.seq, k.etagName(E)), ri)
 	}
 }
 
@@ -346,7 +346,7 @@ func (a *vcRun) link() {
 	for x := 1; complete && x < len(a.vers); x++ {
 		complete = a.vers[x].etag >= 0
 	}
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		x := a.verOfRec[i]
 		if x < 0 {
 			continue
@@ -377,7 +377,7 @@ func (a *vcRun) link() {
 				first[g] = x
 			}
 			if base < 0 && complete {
-				a.add(fmt.Sprintf("phantom base: #%d took effect with If-Match %s, an ETag no write produced", w.seq, a.k.etagName(g)), i)
+				a.Add(fmt.Sprintf("phantom base: #%d took effect with If-Match %s, an ETag no write produced", w.seq, a.k.etagName(g)), i)
 			}
 			if base >= 0 && base != x {
 				a.vers[x].base, a.vers[base].next = base, x
@@ -393,11 +393,11 @@ func (a *vcRun) link() {
 			baseW = a.vers[base].w
 		}
 		if root {
-			a.add(fmt.Sprintf("fork: #%d and #%d both created the blob (%s and %s): one overwrote the other, a lost update",
+			a.Add(fmt.Sprintf("fork: #%d and #%d both created the blob (%s and %s): one overwrote the other, a lost update",
 				a.rec(p).seq, w.seq, a.state(p), a.state(q)), p, q, a.proof(prev), a.proof(x))
 			continue
 		}
-		a.add(fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
+		a.Add(fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
 			a.rec(p).seq, w.seq, a.k.etagName(g), a.state(p), a.state(q)), p, q, baseW, a.proof(prev), a.proof(x))
 	}
 }
@@ -414,7 +414,7 @@ func (a *vcRun) totals(t *vcTotals) {
 			t.chains++
 		}
 	}
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		r := a.rec(i)
 		if r.kind == vcGet || r.outcome == OK || !a.mayHaveApplied(r) {
 			continue

@@ -49,7 +49,7 @@ func (a *vcRun) order() {
 	for x := int32(1); x < int32(len(a.vers)); x++ {
 		X := &a.vers[x]
 		if w := a.rec(X.w); X.chain >= 0 && X.d < w.call {
-			a.add(fmt.Sprintf("read from the future: #%d read %s and returned before #%d, the write that installed it, was sent",
+			a.Add(fmt.Sprintf("read from the future: #%d read %s and returned before #%d, the write that installed it, was sent",
 				a.rec(X.dOp).seq, a.vname(x), w.seq), X.dOp, X.w)
 		}
 	}
@@ -75,7 +75,7 @@ func (a *vcRun) loops() {
 			}
 			seqs += fmt.Sprintf(" #%d", a.rec(w).seq)
 		}
-		a.add(fmt.Sprintf("version loop: the writes%s each replaced the next one's ETag (If-Match), which no order of writes allows", seqs), ws...)
+		a.Add(fmt.Sprintf("version loop: the writes%s each replaced the next one's ETag (If-Match), which no order of writes allows", seqs), ws...)
 	}
 }
 
@@ -160,7 +160,7 @@ func (a *vcRun) staleInChain(v, b int32) {
 	if n > 1 {
 		where = fmt.Sprintf("%d versions later in its If-Match chain", n)
 	}
-	a.add(fmt.Sprintf("%s: #%d %s after #%d had %s, %s", what, a.rec(late).seq, a.did(late, v), a.rec(early).seq, a.had(early, b), where),
+	a.Add(fmt.Sprintf("%s: #%d %s after #%d had %s, %s", what, a.rec(late).seq, a.did(late, v), a.rec(early).seq, a.had(early, b), where),
 		late, early, a.vers[b].w, a.vers[a.vers[v].next].w, a.vers[v].w)
 }
 
@@ -234,7 +234,7 @@ func (a *vcRun) cycle(cx, cy int32) {
 		if a.isRead(late) {
 			what = "stale read"
 		}
-		a.add(fmt.Sprintf("%s: #%d %s after #%d had %s, but %s comes first (it is the initial version or follows it by If-Match)",
+		a.Add(fmt.Sprintf("%s: #%d %s after #%d had %s, but %s comes first (it is the initial version or follows it by If-Match)",
 			what, a.rec(late).seq, a.did(late, x), a.rec(early).seq, a.had(early, y), a.vname(x)),
 			late, early, a.vers[y].w, a.vers[x].w)
 		return
@@ -260,7 +260,7 @@ func (a *vcRun) cycle(cx, cy int32) {
 				abs32(a.vers[p[0]].pos-a.vers[p[1]].pos))
 		}
 	}
-	a.add(msg, late, early, early2, late2, a.vers[x].w, a.vers[y].w)
+	a.Add(msg, late, early, early2, late2, a.vers[x].w, a.vers[y].w)
 }
 
 func abs32(v int32) int32 {
@@ -301,7 +301,7 @@ func (a *vcRun) nearest(head int32, inS, inT func(int32) bool) (s, t int32) {
 // violation only when the named version was provably current for the whole
 // request. Sound, not complete.
 func (a *vcRun) refused() {
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		r := a.rec(i)
 		if r.outcome != Conflict {
 			continue
@@ -332,11 +332,11 @@ func (a *vcRun) refused() {
 			why = fmt.Sprintf("no write that could replace it was sent before #%d returned", r.seq)
 		}
 		if x == 0 {
-			a.add(fmt.Sprintf("409 on an absent blob: #%d was refused (%s) to If-None-Match: *, yet no blob existed for the whole request: #%d had found no blob before #%d was sent, and %s",
-				r.seq, answer(a.op(i)), a.rec(X.dOp).seq, r.seq, why), i, X.dOp, ev)
+			a.Add(fmt.Sprintf("409 on an absent blob: #%d was refused (%s) to If-None-Match: *, yet no blob existed for the whole request: #%d had found no blob before #%d was sent, and %s",
+				r.seq, answer(a.Op(i)), a.rec(X.dOp).seq, r.seq, why), i, X.dOp, ev)
 			continue
 		}
-		a.add(fmt.Sprintf("412 on a current ETag: #%d was refused for If-Match %s, yet %s was current for the whole request: #%d had %s before #%d was sent, and %s",
+		a.Add(fmt.Sprintf("412 on a current ETag: #%d was refused for If-Match %s, yet %s was current for the whole request: #%d had %s before #%d was sent, and %s",
 			r.seq, a.vname(x), a.vname(x), a.rec(X.dOp).seq, a.had(X.dOp, x), r.seq, why), i, X.dOp, ev, X.w)
 	}
 }
@@ -388,7 +388,7 @@ func (a *vcRun) candidates() *vcCands {
 		top  vcTop
 	}
 	var us []u
-	for i := range a.k.recs.len() {
+	for i := range a.k.recs.Len() {
 		r := a.rec(i)
 		if r.kind == vcGet || !(r.outcome == OK || a.mayHaveApplied(r)) {
 			continue

@@ -13,39 +13,39 @@ const vc = VersionChainName
 // ("k"). Values are plain tags unless a test pads them.
 type vcb struct{ h *hist }
 
-func newVCB() *vcb { return &vcb{h: newHist()} }
+func newVCB() *vcb { return &vcb{h: NewHist()} }
 
 const vcKeyName = "k"
 
-func (b *vcb) add(op Op) uint64 {
+func (b *vcb) Add(op Op) uint64 {
 	if op.Key == "" {
 		op.Key = vcKeyName
 	}
-	return b.h.add(op)
+	return b.h.Add(op)
 }
 
-func (b *vcb) setup(val, etag string) uint64 {
-	return b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, In: Input{Value: val}, Out: Output{Status: 201, ETag: etag}})
+func (b *vcb) Setup(val, etag string) uint64 {
+	return b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, In: Input{Value: val}, Out: Output{Status: 201, ETag: etag}})
 }
 
 func (b *vcb) read(actor int, call, ret int64, val, etag string) uint64 {
-	return b.add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
+	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 // read304 is a 304 to If-None-Match inm.
 func (b *vcb) read304(actor int, call, ret int64, inm string) uint64 {
-	return b.add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, In: Input{IfNoneMatch: inm}, Out: Output{Status: 304}})
+	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, In: Input{IfNoneMatch: inm}, Out: Output{Status: 304}})
 }
 
 // condRead is a 200 to If-None-Match inm.
 func (b *vcb) condRead(actor int, call, ret int64, inm, val, etag string) uint64 {
 	s := b.read(actor, call, ret, val, etag)
-	b.h.op(s).In.IfNoneMatch = inm
+	b.h.Op(s).In.IfNoneMatch = inm
 	return s
 }
 
 func (b *vcb) read404(actor int, call, ret int64) uint64 {
-	return b.add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
 }
 
 func (b *vcb) write(actor int, kind string, call, ret int64, in Input, o Outcome, etag string) uint64 {
@@ -53,11 +53,11 @@ func (b *vcb) write(actor int, kind string, call, ret int64, in Input, o Outcome
 	if o == OK {
 		out.Status, out.ETag = 201, etag
 	}
-	return b.add(Op{Actor: actor, Kind: kind, Call: call, Return: ret, Outcome: o, In: in, Out: out})
+	return b.Add(Op{Actor: actor, Kind: kind, Call: call, Return: ret, Outcome: o, In: in, Out: out})
 }
 
 // put is a blob.put; ifMatch "" makes it unconditional.
-func (b *vcb) put(actor int, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
+func (b *vcb) Put(actor int, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
 	return b.write(actor, kindBlobPut, call, ret, Input{IfMatch: ifMatch, Value: val}, o, etag)
 }
 
@@ -70,7 +70,7 @@ func (b *vcb) create(actor int, call, ret int64, val string, o Outcome, etag str
 	return b.write(actor, kindBlobCreate, call, ret, Input{IfNoneMatch: "*", Value: val}, o, etag)
 }
 
-func (b *vcb) final(t int64, val, etag string) uint64 {
+func (b *vcb) Final(t int64, val, etag string) uint64 {
 	return b.read(ActorFinal, t, t+1, val, etag)
 }
 
@@ -81,345 +81,345 @@ func TestVersionChain(t *testing.T) {
 	}{
 		// Clean histories.
 		{"clean single-chain CAS with many 412s", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 10, 12, "init", "E0")
 			b.read(1, 11, 13, "init", "E0")
 			b.read(2, 11, 14, "init", "E0")
-			b.put(0, 15, 20, "E0", "a0-1", OK, "E1")
-			b.put(1, 16, 22, "E0", "a1-1", Conflict, "") // overlaps the write that replaced E0
+			b.Put(0, 15, 20, "E0", "a0-1", OK, "E1")
+			b.Put(1, 16, 22, "E0", "a1-1", Conflict, "") // overlaps the write that replaced E0
 			b.read(1, 23, 24, "a0-1", "E1")
-			b.put(2, 25, 27, "E0", "a2-1", Conflict, "")
-			b.put(1, 25, 30, "E1", "a1-2", OK, "E2")
+			b.Put(2, 25, 27, "E0", "a2-1", Conflict, "")
+			b.Put(1, 25, 30, "E1", "a1-2", OK, "E2")
 			b.read(2, 28, 29, "a0-1", "E1") // overlaps the write of E2: may still see E1
-			b.put(0, 31, 33, "E1", "a0-2", Conflict, "")
+			b.Put(0, 31, 33, "E1", "a0-2", Conflict, "")
 			b.read(0, 34, 35, "a1-2", "E2")
-			b.put(2, 35, 36, "E1", "a2-2", Conflict, "")
-			b.put(0, 36, 40, "E2", "a0-3", OK, "E3")
-			b.put(1, 37, 39, "E2", "a1-3", Conflict, "")
+			b.Put(2, 35, 36, "E1", "a2-2", Conflict, "")
+			b.Put(0, 36, 40, "E2", "a0-3", OK, "E3")
+			b.Put(1, 37, 39, "E2", "a1-3", Conflict, "")
 			b.read(2, 41, 42, "a0-3", "E3")
-			b.final(50, "a0-3", "E3")
+			b.Final(50, "a0-3", "E3")
 			return want{verdict: Pass, summary: "1 key, 4 writes in 1 chain, 8 reads, 5 refusals checked: linearizable"}
 		}},
 		{"clean LWW: overlapping reads see either concurrent write", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(0, 10, 40, "", "a0-1", OK, "E1")
-			b.put(1, 20, 50, "", "a1-1", OK, "E2")
+			b.Setup("init", "E0")
+			b.Put(0, 10, 40, "", "a0-1", OK, "E1")
+			b.Put(1, 20, 50, "", "a1-1", OK, "E2")
 			b.read(2, 15, 25, "init", "E0") // before either took effect
 			b.read(2, 30, 60, "a0-1", "E1") // w1 after w2 ...
 			b.read(3, 35, 45, "a1-1", "E2") // ... w2 still current here
 			b.read(4, 36, 44, "init", "E0") // and neither yet (w2 at 37, w1 at 46)
 			b.read(2, 70, 75, "a0-1", "E1")
-			b.final(80, "a0-1", "E1")
+			b.Final(80, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 key, 3 writes in 3 chains, 6 reads: linearizable"}
 		}},
 		{"an op called the instant another returned is concurrent with it", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(1, 15, 20, "init", "E0") // in the chain
-			b.put(2, 20, 25, "", "a2-1", OK, "E2")
+			b.Put(2, 20, 25, "", "a2-1", OK, "E2")
 			b.read(1, 25, 30, "a0-1", "E1") // across chains
-			b.final(40, "a2-1", "E2")
+			b.Final(40, "a2-1", "E2")
 			return want{verdict: Pass, summary: "linearizable"}
 		}},
 		{"stage and lease ops are ignored; timed-out reads dropped", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.add(Op{Actor: 0, Kind: "blob.lease.acquire", Call: 5, Return: 6, In: Input{LeaseID: "L"}, Out: Output{Status: 201, Value: "L"}})
-			b.add(Op{Actor: 0, Kind: "blob.stage", Call: 7, Return: 8, In: Input{Value: "blockid"}, Out: Output{Status: 201}})
-			b.add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 90, Outcome: Unknown, Out: Output{Err: "timeout"}})
-			b.add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
+			b.Setup("init", "E0")
+			b.Add(Op{Actor: 0, Kind: "blob.lease.acquire", Call: 5, Return: 6, In: Input{LeaseID: "L"}, Out: Output{Status: 201, Value: "L"}})
+			b.Add(Op{Actor: 0, Kind: "blob.stage", Call: 7, Return: 8, In: Input{Value: "blockid"}, Out: Output{Status: 201}})
+			b.Add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 90, Outcome: Unknown, Out: Output{Err: "timeout"}})
+			b.Add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
 			b.write(0, "blob.commit", 10, 15, Input{IfMatch: "E0", Value: "a0-1", LeaseID: "L"}, OK, "E1")
-			b.add(Op{Actor: 0, Kind: "blob.lease.release", Call: 16, Return: 17, In: Input{LeaseID: "L"}, Out: Output{Status: 200}})
-			b.add(Op{Actor: 9, Kind: "container.setmeta", Key: "c", Call: 16, Return: 17, Out: Output{Status: 200}})
-			b.final(20, "a0-1", "E1")
+			b.Add(Op{Actor: 0, Kind: "blob.lease.release", Call: 16, Return: 17, In: Input{LeaseID: "L"}, Out: Output{Status: 200}})
+			b.Add(Op{Actor: 9, Kind: "container.setmeta", Key: "c", Call: 16, Return: 17, Out: Output{Status: 200}})
+			b.Final(20, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
 		}},
 
 		// Forks, phantoms, mismatches, refused writes.
 		{"fork: two applied writes on one base", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 10, 11, "init", "E0")
 			b.read(1, 10, 12, "init", "E0")
-			p := b.put(0, 13, 15, "E0", "a0-1", OK, "E1")
-			q := b.put(1, 14, 16, "E0", "a1-1", OK, "E2")
-			b.final(20, "a1-1", "E2")
+			p := b.Put(0, 13, 15, "E0", "a0-1", OK, "E1")
+			q := b.Put(1, 14, 16, "E0", "a1-1", OK, "E2")
+			b.Final(20, "a1-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("fork: #4 and #5 both took effect with If-Match E0", p, q)}}
 		}},
 		{"phantom read", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			r := b.read(0, 10, 11, "ghost", "E7")
-			b.final(20, "init", "E0")
+			b.Final(20, "init", "E0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`phantom read: #2 read "ghost"`, r)}}
 		}},
 		{"read of a value with another version's ETag", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "a0-1", "E0")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`ETag/value mismatch: #3 read "a0-1" with ETag E0`, r, w)}}
 		}},
 		{"read of a value with an ETag no write returned", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "a0-1", "E9")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("but #2 installed that value as E1", r, w)}}
 		}},
 		{"a refused write's value is read", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", Conflict, "")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", Conflict, "")
 			r := b.read(1, 20, 25, "a0-1", "E1")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, vios: []expectViolation{vio("a refused write took effect: #3 read the value of #2, which was answered conflict 412", r, w)}}
 		}},
 		{"a write succeeds on an ETag no write produced", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E7", "a0-1", OK, "E1")
-			b.final(30, "a0-1", "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E7", "a0-1", OK, "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("phantom base: #2 took effect with If-Match E7, an ETag no write produced", w)}}
 		}},
 		{"... unless a write of unknown outcome may have produced it", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(1, 5, 100, "", "a1-1", Unknown, "")
-			b.put(0, 10, 15, "E7", "a0-1", OK, "E1")
-			b.final(200, "a0-1", "E1")
+			b.Setup("init", "E0")
+			b.Put(1, 5, 100, "", "a1-1", Unknown, "")
+			b.Put(0, 10, 15, "E7", "a0-1", OK, "E1")
+			b.Final(200, "a0-1", "E1")
 			return want{verdict: Pass, summary: "linearizable"}
 		}},
 		{"two writes each replaced the other's ETag", func(b *vcb) want {
-			b.setup("init", "E0")
-			p := b.put(0, 10, 15, "E2", "a0-1", OK, "E1")
-			q := b.put(1, 20, 25, "E1", "a1-1", OK, "E2")
-			b.final(30, "a1-1", "E2")
+			b.Setup("init", "E0")
+			p := b.Put(0, 10, 15, "E2", "a0-1", OK, "E1")
+			q := b.Put(1, 20, 25, "E1", "a1-1", OK, "E2")
+			b.Final(30, "a1-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("version loop: the writes #2 #3 each replaced", p, q)}}
 		}},
 		{"a retried setup write still comes first", func(b *vcb) want {
-			b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, Outcome: Throttled, In: Input{Value: "init-1"},
+			b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, Outcome: Throttled, In: Input{Value: "init-1"},
 				Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
-			b.add(Op{Actor: ActorSetup, Kind: kindBlobPut, Attempt: 2, Call: 3, Return: 4, In: Input{Value: "init-2"}, Out: Output{Status: 201, ETag: "E0"}})
-			b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
-			b.final(30, "a0-1", "E1")
+			b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Attempt: 2, Call: 3, Return: 4, In: Input{Value: "init-2"}, Out: Output{Status: 201, ETag: "E0"}})
+			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
 		}},
 		{"two writes return one ETag", func(b *vcb) want {
-			b.setup("init", "E0")
-			p := b.put(0, 10, 15, "", "a0-1", OK, "E1")
-			q := b.put(1, 20, 25, "", "a1-1", OK, "E1")
-			b.final(30, "a1-1", "E1")
+			b.Setup("init", "E0")
+			p := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
+			q := b.Put(1, 20, 25, "", "a1-1", OK, "E1")
+			b.Final(30, "a1-1", "E1")
 			return want{verdict: Fail, vios: []expectViolation{vio("ETag reused: #2 and #3", p, q)}}
 		}},
 		{"read from the future", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			r := b.read(1, 5, 8, "a0-1", "E1")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
-			b.final(30, "a0-1", "E1")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, vios: []expectViolation{vio("read from the future: #2 read E1 and returned before #3", r, w)}}
 		}},
 
 		// Stale reads and cycles.
 		{"stale read after a completed later write in the chain", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio("stale read: #3 read E0 after #2 had written E1, the next version in its If-Match chain", r, w)}}
 		}},
 		{"stale read two versions back: blamed on the nearest", func(b *vcb) want {
-			b.setup("init", "E0")
-			w1 := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w1 := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(2, 11, 40, "init", "E0") // overlaps both writes: fine
-			b.put(0, 20, 25, "E1", "a0-2", OK, "E2")
+			b.Put(0, 20, 25, "E1", "a0-2", OK, "E2")
 			r := b.read(1, 30, 35, "init", "E0")
-			b.final(50, "a0-2", "E2")
+			b.Final(50, "a0-2", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #5 read E0 after #2 had written E1, the next version", r, w1)}}
 		}},
 		{"stale read of the initial version after an unconditional write", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 read E0 after #2 had written E1, but E0 comes first", r, w)}}
 		}},
 		{"stale read across chains of unconditional writes", func(b *vcb) want {
-			b.setup("init", "E0")
-			w1 := b.put(0, 10, 15, "", "a0-1", OK, "E1")
-			w2 := b.put(1, 20, 25, "", "a1-1", OK, "E2")
+			b.Setup("init", "E0")
+			w1 := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
+			w2 := b.Put(1, 20, 25, "", "a1-1", OK, "E2")
 			r := b.read(2, 30, 35, "a0-1", "E1")
-			b.final(40, "a1-1", "E2")
+			b.Final(40, "a1-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio("stale read: #4 read E1 after #3 had written E2, yet E1 precedes E2: #2 had written E1 before #3 wrote E2", r, w1, w2)}}
 		}},
 		{"blob vanishes: a 404 after the setup", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			r := b.read404(1, 20, 25)
-			b.final(30, "init", "E0")
+			b.Final(30, "init", "E0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #2 found no blob after #1 had written E0", r, 1)}}
 		}},
 
 		// Conditional reads and set-metadata.
 		{"304 to a stale If-None-Match after a completed write", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read304(1, 20, 25, "E0")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 got 304 Not Modified for E0 after #2 had written E1", r, w)}}
 		}},
 		{"304 and 200 to If-None-Match that are fine", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.read304(0, 7, 8, "E0")
-			b.put(1, 9, 15, "E0", "a1-1", OK, "E1")
+			b.Put(1, 9, 15, "E0", "a1-1", OK, "E1")
 			b.read304(0, 10, 12, "E0") // overlaps the write
 			b.read304(0, 20, 25, "E1")
 			b.condRead(2, 26, 27, "E0", "a1-1", "E1")
-			b.final(30, "a1-1", "E1")
+			b.Final(30, "a1-1", "E1")
 			return want{verdict: Pass, summary: "6 reads: linearizable"}
 		}},
 		{"304 to an ETag no write produced", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			r := b.read304(1, 20, 25, "E5")
-			b.final(30, "init", "E0")
+			b.Final(30, "init", "E0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("phantom read: #2 got 304 Not Modified to If-None-Match E5", r)}}
 		}},
 		{"200 to If-None-Match with that very ETag", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			r := b.condRead(1, 20, 25, "E0", "init", "E0")
-			b.final(30, "init", "E0")
+			b.Final(30, "init", "E0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("sent If-None-Match E0 and got 200 with that very ETag", r)}}
 		}},
 		{"set-metadata: new ETag, old value", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.setmeta(0, 10, 15, "E0", OK, "E1")
 			b.read(1, 20, 25, "init", "E1")
 			b.setmeta(0, 26, 28, "", OK, "E2")
 			b.read(1, 30, 35, "init", "E2")
-			b.final(40, "init", "E2")
+			b.Final(40, "init", "E2")
 			return want{verdict: Pass, summary: "1 key, 3 writes in 2 chains, 3 reads: linearizable"}
 		}},
 		{"set-metadata: stale read of the ETag it replaced", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			w := b.setmeta(0, 10, 15, "E0", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
-			b.final(40, "init", "E1")
+			b.Final(40, "init", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 read E0 after #2 had written E1", r, w)}}
 		}},
 		{"set-metadata: its ETag with another version's value", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.setmeta(0, 20, 25, "E1", OK, "E2")
 			r := b.read(1, 30, 35, "init", "E2")
-			b.final(40, "a0-1", "E2")
+			b.Final(40, "a0-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`ETag/value mismatch: #4 read "init" with ETag E2`, r, 3)}}
 		}},
 
 		// Unknown outcomes.
 		{"unknown write later read", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
-			b.put(0, 10, 100, "E0", "a0-1", Unknown, "")
+			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
 			b.read(1, 20, 25, "a0-1", "E1")
-			b.put(1, 30, 35, "E1", "a1-1", OK, "E2")
-			b.final(200, "a1-1", "E2")
+			b.Put(1, 30, 35, "E1", "a1-1", OK, "E2")
+			b.Final(200, "a1-1", "E2")
 			return want{verdict: Pass, summary: "1 unknown write (1 read later, 0 lost the race): linearizable"}
 		}},
 		{"unknown write lands after its client gave up", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
-			b.put(0, 10, 20, "E0", "a0-1", Unknown, "")
+			b.Put(0, 10, 20, "E0", "a0-1", Unknown, "")
 			b.read(1, 25, 28, "init", "E0") // after the timeout, before it landed
 			b.read(1, 30, 35, "a0-1", "E1")
-			b.final(200, "a0-1", "E1")
+			b.Final(200, "a0-1", "E1")
 			return want{verdict: Pass, summary: "linearizable"}
 		}},
 		{"unknown write never read", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
-			b.put(0, 10, 100, "E0", "a0-1", Unknown, "")
+			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
 			b.read(1, 20, 25, "init", "E0")
-			b.put(1, 30, 35, "E0", "a1-1", OK, "E1")
-			b.add(Op{Actor: 2, Kind: kindBlobPut, Call: 40, Return: 45, Outcome: Throttled, In: Input{Value: "a2-1"},
+			b.Put(1, 30, 35, "E0", "a1-1", OK, "E1")
+			b.Add(Op{Actor: 2, Kind: kindBlobPut, Call: 40, Return: 45, Outcome: Throttled, In: Input{Value: "a2-1"},
 				Out: Output{Status: 500, ErrorCode: "OperationTimedOut"}})
-			b.final(200, "a1-1", "E1")
+			b.Final(200, "a1-1", "E1")
 			return want{verdict: Pass, summary: "2 unknown writes (0 read later, 1 lost the race): linearizable"}
 		}},
 		{"unknown write explains a 412", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(0, 10, 100, "E0", "a0-1", Unknown, "")
-			b.put(1, 20, 25, "E0", "a1-1", Conflict, "")
-			b.put(2, 30, 35, "", "a2-1", OK, "E2")
-			b.final(200, "a2-1", "E2")
+			b.Setup("init", "E0")
+			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
+			b.Put(1, 20, 25, "E0", "a1-1", Conflict, "")
+			b.Put(2, 30, 35, "", "a2-1", OK, "E2")
+			b.Final(200, "a2-1", "E2")
 			return want{verdict: Pass, summary: "linearizable"}
 		}},
 		{"... and without it the 412 is flagged", func(b *vcb) want {
-			b.setup("init", "E0")
-			q := b.put(1, 20, 25, "E0", "a1-1", Conflict, "")
-			b.put(2, 30, 35, "", "a2-1", OK, "E2")
-			b.final(200, "a2-1", "E2")
+			b.Setup("init", "E0")
+			q := b.Put(1, 20, 25, "E0", "a1-1", Conflict, "")
+			b.Put(2, 30, 35, "", "a2-1", OK, "E2")
+			b.Final(200, "a2-1", "E2")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio("412 on a current ETag: #2 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #2 was sent, and no write that could replace it was sent before #2 returned", q)}}
 		}},
 		{"unknown write cannot hide a fork", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.read(1, 5, 7, "init", "E0")
-			u := b.put(0, 10, 100, "E0", "a0-1", Unknown, "")
-			w := b.put(1, 12, 15, "E0", "a1-1", OK, "E1")
+			u := b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
+			w := b.Put(1, 12, 15, "E0", "a1-1", OK, "E1")
 			r := b.read(2, 20, 25, "a0-1", "Eu")
-			b.final(200, "a0-1", "Eu")
+			b.Final(200, "a0-1", "Eu")
 			return want{verdict: Fail, vios: []expectViolation{
 				vio("fork: #4 and #5 both took effect with If-Match E0 (unknown outcome, read later and acknowledged)", u, w, r)}}
 		}},
 		{"missing final read", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
-			b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(1, 20, 25, "a0-1", "E1")
 			b.read(1, 26, 27, "a9-9", "E9") // its write may be missing from a cut-short history
 			return want{verdict: Undecided, summary: "undecided, no final read of 1 key, 1 read of values or ETags with no recorded write"}
 		}},
 		{"missing final read does not hide a violation", func(b *vcb) want {
-			b.setup("init", "E0")
-			w := b.put(0, 10, 15, "E0", "a0-1", OK, "E1")
+			b.Setup("init", "E0")
+			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
 			return want{verdict: Fail, vios: []expectViolation{vio("stale read", r, w)}}
 		}},
 
 		// Refusals.
 		{"412 while its ETag was provably current", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
-			q := b.put(1, 10, 15, "E0", "a1-1", Conflict, "")
-			w := b.put(0, 20, 25, "E0", "a0-1", OK, "E1")
-			b.final(30, "a0-1", "E1")
+			q := b.Put(1, 10, 15, "E0", "a1-1", Conflict, "")
+			w := b.Put(0, 20, 25, "E0", "a0-1", OK, "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{
 				vio("412 on a current ETag: #3 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #3 was sent, and the write that replaced it, #4, was sent after #3 returned", q, w)}}
 		}},
 		{"412 on the version the final read still found", func(b *vcb) want {
-			b.setup("init", "E0")
-			q := b.put(1, 10, 15, "E0", "a1-1", Conflict, "")
-			f := b.final(30, "init", "E0")
+			b.Setup("init", "E0")
+			q := b.Put(1, 10, 15, "E0", "a1-1", Conflict, "")
+			f := b.Final(30, "init", "E0")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("and the final read #3 still found it", q, f)}}
 		}},
 		{"ambiguous 412: overlaps the write that replaced its ETag", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(1, 10, 30, "E0", "a1-1", Conflict, "")
-			b.put(0, 15, 20, "E0", "a0-1", OK, "E1")
-			b.final(40, "a0-1", "E1")
+			b.Setup("init", "E0")
+			b.Put(1, 10, 30, "E0", "a1-1", Conflict, "")
+			b.Put(0, 15, 20, "E0", "a0-1", OK, "E1")
+			b.Final(40, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 refusal checked: linearizable"}
 		}},
 		{"412 to an ETag not yet certainly installed", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(1, 10, 15, "E1", "a1-1", Conflict, "") // E1's write is still in flight
-			b.put(0, 12, 20, "E0", "a0-1", OK, "E1")
-			b.put(0, 25, 30, "E1", "a0-2", OK, "E2")
-			b.final(40, "a0-2", "E2")
+			b.Setup("init", "E0")
+			b.Put(1, 10, 15, "E1", "a1-1", Conflict, "") // E1's write is still in flight
+			b.Put(0, 12, 20, "E0", "a0-1", OK, "E1")
+			b.Put(0, 25, 30, "E1", "a0-2", OK, "E2")
+			b.Final(40, "a0-2", "E2")
 			return want{verdict: Pass, summary: "1 refusal checked: linearizable"}
 		}},
 		{"412 with a date condition or a lease error is not judged", func(b *vcb) want {
-			b.setup("init", "E0")
+			b.Setup("init", "E0")
 			b.write(1, kindBlobPut, 10, 15, Input{IfMatch: "E0", IfUnmodifiedSince: "Mon, 02 Jan 2006 15:04:05 GMT", Value: "a1-1"}, Conflict, "")
-			b.add(Op{Actor: 2, Kind: kindBlobPut, Call: 10, Return: 15, Outcome: Conflict, In: Input{IfMatch: "E0", LeaseID: "L", Value: "a2-1"},
+			b.Add(Op{Actor: 2, Kind: kindBlobPut, Call: 10, Return: 15, Outcome: Conflict, In: Input{IfMatch: "E0", LeaseID: "L", Value: "a2-1"},
 				Out: Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}})
-			b.final(30, "init", "E0")
+			b.Final(30, "init", "E0")
 			return want{verdict: Pass, summary: "1 key, 1 write in 1 chain, 1 read: linearizable"}
 		}},
 
@@ -429,18 +429,18 @@ func TestVersionChain(t *testing.T) {
 			b.create(0, 10, 15, "a0-1", OK, "E1")
 			b.create(1, 12, 18, "a1-1", Conflict, "")
 			b.create(2, 20, 25, "a2-1", Conflict, "")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Pass, summary: "1 key, 1 write in 1 chain, 2 reads, 2 refusals checked: linearizable"}
 		}},
 		{"create-once: 409 while no blob existed", func(b *vcb) want {
 			b.read404(2, 5, 6)
 			q := b.create(1, 10, 15, "a1-1", Conflict, "")
 			b.create(0, 20, 25, "a0-1", OK, "E1")
-			b.final(30, "a0-1", "E1")
+			b.Final(30, "a0-1", "E1")
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 on an absent blob: #2 was refused", q)}}
 		}},
 		{"no blob, an unconditional put, then a 404", func(b *vcb) want {
-			w := b.put(0, 10, 15, "", "a0-1", OK, "E1")
+			w := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			r := b.read404(1, 20, 25)
 			// No final read: only "no blob comes first" shows it.
 			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #2 found no blob after #1 had written E1, but no blob comes first", r, w)}}
@@ -448,23 +448,23 @@ func TestVersionChain(t *testing.T) {
 		{"create-once: two creators", func(b *vcb) want {
 			p := b.create(0, 10, 15, "a0-1", OK, "E1")
 			q := b.create(1, 12, 18, "a1-1", OK, "E2")
-			b.final(30, "a1-1", "E2")
+			b.Final(30, "a1-1", "E2")
 			return want{verdict: Fail, vios: []expectViolation{vio("fork: #1 and #2 both created the blob", p, q)}}
 		}},
 
 		// What the check does not model.
 		{"a delete makes the key undecided", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.add(Op{Actor: 0, Kind: "blob.delete", Call: 10, Return: 15, Out: Output{Status: 202}})
+			b.Setup("init", "E0")
+			b.Add(Op{Actor: 0, Kind: "blob.delete", Call: 10, Return: 15, Out: Output{Status: 202}})
 			b.read404(1, 20, 25)
-			b.final(30, "init", "E0")
+			b.Final(30, "init", "E0")
 			return want{verdict: Undecided, summary: "operations the check does not model (blob.delete ×1)"}
 		}},
 		{"two attempts storing one value make the key undecided", func(b *vcb) want {
-			b.setup("init", "E0")
-			b.put(0, 10, 15, "E0", "same", OK, "E1")
-			b.put(1, 20, 25, "E1", "same", OK, "E2")
-			b.final(30, "same", "E2")
+			b.Setup("init", "E0")
+			b.Put(0, 10, 15, "E0", "same", OK, "E1")
+			b.Put(1, 20, 25, "E1", "same", OK, "E2")
+			b.Final(30, "same", "E2")
 			return want{verdict: Undecided, summary: "1 write attempt reusing another's value"}
 		}},
 	}
@@ -472,7 +472,7 @@ func TestVersionChain(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newVCB()
 			w := tc.build(b)
-			w.assert(t, b.h.check(t, vc))
+			w.assert(t, b.h.Check(t, vc))
 		})
 	}
 }
@@ -482,9 +482,9 @@ func TestVersionChain(t *testing.T) {
 func TestVersionChainCycle(t *testing.T) {
 	build := func(readA, readB bool) (*vcb, uint64, uint64) {
 		b := newVCB()
-		b.setup("init", "E0")
-		b.put(0, 10, 30, "", "a0-1", OK, "E1")
-		b.put(1, 10, 30, "", "a1-1", OK, "E2")
+		b.Setup("init", "E0")
+		b.Put(0, 10, 30, "", "a0-1", OK, "E1")
+		b.Put(1, 10, 30, "", "a1-1", OK, "E2")
 		var ra, rb uint64
 		if readA {
 			ra = b.read(2, 40, 45, "a0-1", "E1")
@@ -494,37 +494,37 @@ func TestVersionChainCycle(t *testing.T) {
 		}
 		switch {
 		case readA && !readB:
-			b.final(60, "a0-1", "E1")
+			b.Final(60, "a0-1", "E1")
 		case readB && !readA:
-			b.final(60, "a1-1", "E2")
+			b.Final(60, "a1-1", "E2")
 		}
 		return b, ra, rb
 	}
 	b, _, _ := build(true, false)
-	want{verdict: Pass}.assert(t, b.h.check(t, vc))
+	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
 	b, _, _ = build(false, true)
-	want{verdict: Pass}.assert(t, b.h.check(t, vc))
+	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
 	b, ra, rb := build(true, true)
-	want{verdict: Fail, total: 1, vios: []expectViolation{vio("precedes", ra, rb, 2, 3)}}.assert(t, b.h.check(t, vc))
+	want{verdict: Fail, total: 1, vios: []expectViolation{vio("precedes", ra, rb, 2, 3)}}.assert(t, b.h.Check(t, vc))
 }
 
 // A stale read deep in a long chain is reported with the versions next to
 // it, not the chain's ends; several stale reads give several violations.
 func TestVersionChainLongChain(t *testing.T) {
 	b := newVCB()
-	b.setup("v0", "E0")
+	b.Setup("v0", "E0")
 	tm := int64(10)
 	var stale []uint64
 	for i := 1; i <= 200; i++ {
 		b.read(0, tm, tm+1, fmt.Sprintf("v%d", i-1), fmt.Sprintf("E%d", i-1))
-		b.put(0, tm+2, tm+3, fmt.Sprintf("E%d", i-1), fmt.Sprintf("v%d", i), OK, fmt.Sprintf("E%d", i))
+		b.Put(0, tm+2, tm+3, fmt.Sprintf("E%d", i-1), fmt.Sprintf("v%d", i), OK, fmt.Sprintf("E%d", i))
 		if i%50 == 0 {
 			stale = append(stale, b.read(1, tm+5, tm+6, fmt.Sprintf("v%d", i-1), fmt.Sprintf("E%d", i-1)))
 		}
 		tm += 10
 	}
-	b.final(tm, "v200", "E200")
-	r := b.h.check(t, vc)
+	b.Final(tm, "v200", "E200")
+	r := b.h.Check(t, vc)
 	var vs []expectViolation
 	for _, s := range stale {
 		vs = append(vs, vio("stale read", s, s-1))
@@ -536,31 +536,31 @@ func TestVersionChainLongChain(t *testing.T) {
 func TestVersionChainPaddedValues(t *testing.T) {
 	b := newVCB()
 	pad := func(n int64, tag string) string { return CounterValue{N: n, Tag: tag}.Format(2000) }
-	b.setup(pad(0, "setup-1"), "E0")
+	b.Setup(pad(0, "setup-1"), "E0")
 	b.read(0, 5, 6, pad(0, "setup-1"), "E0")
-	b.put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
+	b.Put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
 	b.read(1, 20, 25, pad(1, "a0-1"), "E1")
 	want{verdict: Fail}.assert(t, func() Result {
 		b2 := newVCB()
-		b2.h.ops = append([]Op(nil), b.h.ops...)
+		b2.h.Ops = append([]Op(nil), b.h.Ops...)
 		b2.h.t = b.h.t
 		// The same counter and tag with other padding is another value.
 		r := b2.read(1, 30, 35, pad(1, "a0-1")+"x", "E1")
-		b2.final(40, pad(1, "a0-1"), "E1")
-		res := b2.h.check(t, vc)
+		b2.Final(40, pad(1, "a0-1"), "E1")
+		res := b2.h.Check(t, vc)
 		if !strings.Contains(res.Violations[0].Message, "ETag/value mismatch") && !strings.Contains(res.Violations[0].Message, "phantom") {
 			t.Errorf("read #%d: %s", r, describe(res))
 		}
 		return res
 	}())
-	b.final(40, pad(1, "a0-1"), "E1")
-	want{verdict: Pass}.assert(t, b.h.check(t, vc))
+	b.Final(40, pad(1, "a0-1"), "E1")
+	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
 	q := newVCB()
-	q.setup(pad(0, "setup-1"), "E0")
-	q.put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
+	q.Setup(pad(0, "setup-1"), "E0")
+	q.Put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
 	q.read(1, 20, 25, pad(0, "setup-1"), "E0")
-	q.final(40, pad(1, "a0-1"), "E1")
-	r := q.h.check(t, vc)
+	q.Final(40, pad(1, "a0-1"), "E1")
+	r := q.h.Check(t, vc)
 	want{verdict: Fail}.assert(t, r)
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
@@ -630,12 +630,12 @@ func TestVersionChainOtherSimulators(t *testing.T) {
 		seeds = 30
 	}
 	for seed := range seeds {
-		cfg := randomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
-		ops := simulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+		cfg := RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+		ops := SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
 		if r := Run(ops, NewVersionChain())[0]; r.Verdict != Pass {
 			t.Fatalf("counter seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
 		}
-		cfg.inject = true
+		cfg.Inject = true
 		s := &counterSim{}
 		ops = simulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
 		if r := Run(ops, NewVersionChain())[0]; s.injected && r.Verdict != Fail {
@@ -644,13 +644,13 @@ func TestVersionChainOtherSimulators(t *testing.T) {
 			checkKinds(t, r)
 		}
 
-		ccfg := randomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
-		ops, _ = simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		ccfg := RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ops, _ = SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		if r := Run(ops, NewVersionChain())[0]; r.Verdict != Pass {
 			t.Fatalf("create seed %d (%v): valid history judged %s\n%s", seed, ccfg, r.Verdict, describe(r))
 		}
-		ccfg.inject = true
-		ops, injected := simulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		ccfg.Inject = true
+		ops, injected := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		if r := Run(ops, NewVersionChain())[0]; injected && r.Verdict != Fail {
 			t.Fatalf("create seed %d (%v): second creator judged %s\n%s", seed, ccfg, r.Verdict, describe(r))
 		} else {

@@ -23,7 +23,7 @@ func TestKindOf(t *testing.T) {
 	// Every violation is counted by kind, also past the listed ones.
 	var v violations
 	for i := range MaxViolations + 5 {
-		v.add("k", fmt.Sprintf("lost update: #%d", i))
+		v.Add("k", fmt.Sprintf("lost update: #%d", i))
 	}
 	v.addKind("two holders", "k", "#1 and #2 held")
 	r := v.result("c", "s")

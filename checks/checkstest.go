@@ -1,19 +1,261 @@
+// Package checkstest holds what the checkers' tests share: a small language
+// for writing histories by hand (Hist: setups, reads, writes, leases,
+// creates, final reads, each with its outcome) and the expectations a check
+// must meet on them (Want, Vio), and a simulated service and workload that
+// generate valid histories, and histories with one injected fault, for the
+// property tests and benchmarks.
+//
+// In the simulation every request goes through three steps picked in a
+// random interleaving of all actors: it is sent (Call), it takes effect on
+// the simulated blobs or not (according to its fate), and its answer comes
+// back (Return, and the record, so Seq is record order as in the runner). A
+// "late" request returns unknown while still in flight and lands at a
+// random later step, or never.
+//
+// Only tests import it.
 package checks
 
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
+	"testing"
 )
 
-// A simulated service and workload, to generate valid histories (and
-// histories with one injected fault) for the property tests and benchmarks.
-//
-// Every request goes through three steps picked in a random interleaving of
-// all actors: it is sent (Call), it takes effect on the simulated blobs or
-// not (according to its fate), and its answer comes back (Return, and the
-// record, so Seq is record order as in the runner). A "late" request returns
-// unknown while still in flight and lands at a random later step, or never.
+// hist builds hand-made histories. Every op gets the next Seq and, unless
+// the test sets them, a call/return window after the previous op's.
+type hist struct {
+	Ops []Op
+	t   int64
+}
+
+func NewHist() *hist { return &hist{} }
+
+const testPad = 64 // pad written values like payload_bytes would
+
+func cval(n int64, tag string) string { return CounterValue{N: n, Tag: tag}.Format(testPad) }
+
+// add appends op and returns its Seq.
+func (h *hist) Add(op Op) uint64 {
+	op.Seq = uint64(len(h.Ops) + 1)
+	op.Workload = "w"
+	if op.Attempt == 0 {
+		op.Attempt = 1
+	}
+	if op.Call == 0 && op.Return == 0 {
+		h.t += 10
+		op.Call = h.t
+		h.t += 5
+		op.Return = h.t
+	}
+	op.Intended = op.Call
+	h.Ops = append(h.Ops, op)
+	return op.Seq
+}
+
+// op returns the recorded op with that Seq, to adjust it.
+func (h *hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
+
+// answered fills the status a real service would have given.
+func answered(kind string, o Outcome) Output {
+	switch o {
+	case OK:
+		if kind == kindBlobCreate {
+			return Output{Status: 201}
+		}
+		return Output{Status: 200}
+	case Conflict:
+		if kind == kindBlobCreate {
+			return Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
+		}
+		return Output{Status: 412, ErrorCode: "ConditionNotMet"}
+	case Throttled:
+		return Output{Status: 503, ErrorCode: "ServerBusy"}
+	case Error:
+		return Output{Status: 400, ErrorCode: "InvalidHeaderValue"}
+	}
+	return Output{Err: "timeout"}
+}
+
+func (h *hist) Setup(key, etag string) uint64 {
+	return h.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, In: Input{Value: cval(0, "setup-1")},
+		Out: Output{Status: 201, ETag: etag}})
+}
+
+// get records a successful read of counter n written with tag.
+func (h *hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
+	return h.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Out: Output{Status: 200, ETag: etag, Value: cval(n, tag)}})
+}
+
+// failedGet records a read that did not answer with a value.
+func (h *hist) failedGet(actor int, key string, o Outcome) uint64 {
+	return h.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Outcome: o, Out: answered(kindBlobGet, o)})
+}
+
+// put records an If-Match write of counter n; etag is the new ETag if ok.
+func (h *hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
+	out := answered(kindBlobPut, o)
+	if o == OK {
+		out.Status, out.ETag = 201, etag
+	}
+	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: cval(n, tag)}, Out: out})
+}
+
+// rmw records one clean iteration: read n (tag, etag), write n+1 with If-Match.
+func (h *hist) rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
+	return h.Get(actor, key, n, readTag, readETag), h.Put(actor, key, readETag, n+1, tag, OK, newETag)
+}
+
+func (h *hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
+	out := answered(kind, o)
+	if o == OK {
+		out.Value = id
+	} else if o == Conflict {
+		out.Status, out.ErrorCode = 409, "LeaseAlreadyPresent"
+	}
+	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: Input{LeaseID: id}, Out: out})
+}
+
+func (h *hist) leaseGet(actor int, key, id string, n int64, tag string) uint64 {
+	s := h.Get(actor, key, n, tag, "")
+	h.Op(s).In.LeaseID = id
+	return s
+}
+
+func (h *hist) leasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
+	out := answered(kindBlobPut, o)
+	if o == OK {
+		out.Status = 201
+	}
+	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: cval(n, tag)}, Out: out})
+}
+
+func (h *hist) Final(key string, n int64, tag, etag string) uint64 {
+	return h.Get(ActorFinal, key, n, tag, etag)
+}
+
+func (h *hist) final404(key string) uint64 {
+	return h.Add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Outcome: Error,
+		Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+}
+
+// create records a create-once attempt; call and ret may be 0 for "next".
+func (h *hist) create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
+	return h.Add(Op{Actor: actor, Kind: kindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
+		In: Input{IfNoneMatch: "*", Value: cval(round, tag)}, Out: answered(kindBlobCreate, o)})
+}
+
+// check runs a fresh checker by name over the history.
+func (h *hist) Check(t *testing.T, name string) Result {
+	t.Helper()
+	c, err := New(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Run(h.Ops, c)[0]
+}
+
+// expectViolation is one violation a case must report: a message substring
+// and the operations (by Seq) its excerpt must hold.
+type expectViolation struct {
+	msg  string
+	seqs []uint64
+}
+
+func vio(msg string, seqs ...uint64) expectViolation { return expectViolation{msg, seqs} }
+
+// want is what a case expects of the result.
+type want struct {
+	verdict Verdict
+	summary string            // substring of the summary, if set
+	vios    []expectViolation // each must be matched by some violation
+	total   int               // if > 0, the exact number of violations
+}
+
+func (w want) assert(t *testing.T, r Result) {
+	t.Helper()
+	defer func() {
+		if t.Failed() {
+			t.Log(describe(r))
+		}
+	}()
+	if r.Verdict != w.verdict {
+		t.Errorf("verdict %s, want %s", r.Verdict, w.verdict)
+	}
+	if w.summary != "" && !strings.Contains(r.Summary, w.summary) {
+		t.Errorf("summary %q does not contain %q", r.Summary, w.summary)
+	}
+	if w.verdict != Fail && len(r.Violations) > 0 {
+		t.Errorf("%d violations on a %s verdict", len(r.Violations), w.verdict)
+	}
+	if w.total > 0 && r.Total != w.total {
+		t.Errorf("%d violations, want %d", r.Total, w.total)
+	}
+	if r.Total < len(r.Violations) || len(r.Violations) > MaxViolations {
+		t.Errorf("total %d with %d violations listed", r.Total, len(r.Violations))
+	}
+	checkKinds(t, r)
+	for _, e := range w.vios {
+		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return matches(v, e) }) {
+			t.Errorf("no violation with %q whose excerpt holds %v", e.msg, e.seqs)
+		}
+	}
+	for _, v := range r.Violations {
+		if len(v.Ops) == 0 || len(v.Ops) > maxExcerpt {
+			t.Errorf("violation %q carries %d ops", v.Message, len(v.Ops))
+		}
+		if !slices.IsSortedFunc(v.Ops, func(a, b Op) int { return int(a.Seq) - int(b.Seq) }) {
+			t.Errorf("violation %q: ops not in Seq order", v.Message)
+		}
+	}
+}
+
+func matches(v Violation, e expectViolation) bool {
+	if !strings.Contains(v.Message, e.msg) {
+		return false
+	}
+	for _, s := range e.seqs {
+		if !slices.ContainsFunc(v.Ops, func(o Op) bool { return o.Seq == s }) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkKinds: every violation is classified by a kind, and the kinds count
+// every violation, listed or not.
+func checkKinds(t *testing.T, r Result) {
+	t.Helper()
+	sum := 0
+	for k, n := range r.Kinds {
+		if k == "" || k == OtherKind || n <= 0 {
+			t.Errorf("%s: kind %q counted %d times", r.Check, k, n)
+		}
+		sum += n
+	}
+	if sum != r.Total {
+		t.Errorf("%s: kinds %v count %d violations, total %d", r.Check, r.Kinds, sum, r.Total)
+	}
+	for _, v := range r.Violations {
+		if v.Kind == "" || v.Kind == OtherKind || r.Kinds[v.Kind] == 0 {
+			t.Errorf("%s: violation %q of kind %q (kinds %v)", r.Check, v.Message, v.Kind, r.Kinds)
+		}
+	}
+}
+
+func describe(r Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", r.Verdict, r.Summary)
+	for _, v := range r.Violations {
+		fmt.Fprintf(&b, "  [%s] %s\n", v.Key, v.Message)
+		for i := range v.Ops {
+			fmt.Fprintf(&b, "      %s\n", v.Ops[i].String())
+		}
+	}
+	return b.String()
+}
 
 type simFate uint8
 
@@ -182,8 +424,6 @@ func (e *simEngine) decide(q *simReq) {
 	}
 }
 
-// --- counters: blob.etag-counter and blob.lease-mutex ---
-
 type simBlob struct {
 	key    string
 	exists bool
@@ -201,12 +441,12 @@ func (b *simBlob) bump() {
 }
 
 type counterConfig struct {
-	lease          bool
-	actors, keys   int
+	Lease          bool
+	actors, Keys   int
 	iters          int // increments each actor tries
 	pad            int
 	probs          simProbs
-	inject         bool // drop the effect of one acknowledged first-attempt put
+	Inject         bool // drop the effect of one acknowledged first-attempt put
 	injectAfter    int  // ... the first such put after this many acknowledged puts
 	injectedSeq    uint64
 	unknownRecords int
@@ -214,15 +454,15 @@ type counterConfig struct {
 
 func (c counterConfig) String() string {
 	mode := "etag"
-	if c.lease {
+	if c.Lease {
 		mode = "lease"
 	}
-	return fmt.Sprintf("%s actors=%d keys=%d iters=%d inject=%v probs=%+v", mode, c.actors, c.keys, c.iters, c.inject, c.probs)
+	return fmt.Sprintf("%s actors=%d keys=%d iters=%d inject=%v probs=%+v", mode, c.actors, c.Keys, c.iters, c.Inject, c.probs)
 }
 
-func randomCounterConfig(r *rand.Rand) counterConfig {
+func RandomCounterConfig(r *rand.Rand) counterConfig {
 	return counterConfig{
-		lease: r.IntN(2) == 0, actors: 1 + r.IntN(8), keys: 1 + r.IntN(3), iters: 5 + r.IntN(30),
+		Lease: r.IntN(2) == 0, actors: 1 + r.IntN(8), Keys: 1 + r.IntN(3), iters: 5 + r.IntN(30),
 		pad: r.IntN(80), probs: randomProbs(r), injectAfter: r.IntN(6),
 	}
 }
@@ -238,7 +478,7 @@ type counterSim struct {
 
 // simulateCounter generates one history of a counter workload against a
 // correct service (except for the injected fault, if asked).
-func simulateCounter(r *rand.Rand, cfg *counterConfig) []Op {
+func SimulateCounter(r *rand.Rand, cfg *counterConfig) []Op {
 	return simulateCounterWith(r, cfg, &counterSim{})
 }
 
@@ -246,7 +486,7 @@ func simulateCounter(r *rand.Rand, cfg *counterConfig) []Op {
 // afterwards (injected) or bound (stopAt: stop issuing after that many ops).
 func simulateCounterWith(r *rand.Rand, cfg *counterConfig, s *counterSim) []Op {
 	s.e, s.cfg = &simEngine{r: r, stopAt: s.stopAt}, cfg
-	for i := range cfg.keys {
+	for i := range cfg.Keys {
 		b := &simBlob{key: "k" + strconv.Itoa(i), exists: true}
 		b.value = CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.pad)
 		b.bump()
@@ -305,7 +545,7 @@ func (s *counterSim) putReq(actor int, key string, in Input, attempt int) *simRe
 			}
 			if acked {
 				s.okPuts++
-				if s.cfg.inject && !s.injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
+				if s.cfg.Inject && !s.injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
 					// The fault: acknowledge with a fresh ETag, store nothing.
 					s.injected = true
 					op.Outcome, op.Out = OK, Output{Status: 201, ETag: "0xlost-" + b.key}
@@ -376,7 +616,7 @@ func (a *counterActor) next() *simReq {
 			return s.getReq(a.id, a.key, a.leaseID)
 		}
 		a.key = s.blobs[s.e.r.IntN(len(s.blobs))].key
-		if s.cfg.lease {
+		if s.cfg.Lease {
 			a.leases++
 			a.leaseID = "L" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.leases)
 			return s.leaseReq(a.id, "blob.lease.acquire", a.key, a.leaseID)
@@ -395,7 +635,7 @@ func (a *counterActor) next() *simReq {
 func (a *counterActor) done() {
 	a.left--
 	a.state, a.leaseID = 0, ""
-	if !a.s.cfg.lease {
+	if !a.s.cfg.Lease {
 		a.state = 1
 	}
 }
@@ -412,14 +652,14 @@ func (a *counterActor) result(op *Op) {
 		}
 	case kindBlobGet:
 		if op.Outcome != OK {
-			if a.s.cfg.lease {
+			if a.s.cfg.Lease {
 				a.state = 3 // the runner releases when the read fails
 			}
 			return
 		}
 		v, _ := ParseCounterValue(op.Out.Value)
 		a.base = Input{IfMatch: op.Out.ETag, LeaseID: a.leaseID, Value: CounterValue{N: v.N + 1, Tag: "x"}.Format(0)}
-		if a.s.cfg.lease {
+		if a.s.cfg.Lease {
 			a.base.IfMatch = ""
 		}
 		a.state, a.attempt = 2, 1
@@ -428,7 +668,7 @@ func (a *counterActor) result(op *Op) {
 			a.attempt++
 			return
 		}
-		if a.s.cfg.lease {
+		if a.s.cfg.Lease {
 			a.state = 3
 		} else {
 			a.done()
@@ -436,21 +676,19 @@ func (a *counterActor) result(op *Op) {
 	}
 }
 
-// --- blob.create-once ---
-
 type createConfig struct {
 	actors, rounds int
 	pad            int
 	probs          simProbs
-	inject         bool // one 409 becomes a second 201 that overwrites an acknowledged creation
+	Inject         bool // one 409 becomes a second 201 that overwrites an acknowledged creation
 	injectAfter    int
 }
 
 func (c createConfig) String() string {
-	return fmt.Sprintf("actors=%d rounds=%d inject=%v probs=%+v", c.actors, c.rounds, c.inject, c.probs)
+	return fmt.Sprintf("actors=%d rounds=%d inject=%v probs=%+v", c.actors, c.rounds, c.Inject, c.probs)
 }
 
-func randomCreateConfig(r *rand.Rand) createConfig {
+func RandomCreateConfig(r *rand.Rand) createConfig {
 	return createConfig{actors: 1 + r.IntN(8), rounds: 1 + r.IntN(20), pad: r.IntN(80), probs: randomProbs(r), injectAfter: r.IntN(4)}
 }
 
@@ -462,7 +700,7 @@ type createSim struct {
 	injected bool
 }
 
-func simulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected bool) {
+func SimulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected bool) {
 	s := &createSim{e: &simEngine{r: r}, cfg: cfg, blobs: map[string]*simBlob{}}
 	actors := make([]simActor, cfg.actors)
 	for i := range actors {
@@ -516,7 +754,7 @@ func (a *createActor) next() *simReq {
 			if b.exists {
 				if acked && b.acked {
 					s.conflict++
-					if s.cfg.inject && !s.injected && s.conflict > s.cfg.injectAfter {
+					if s.cfg.Inject && !s.injected && s.conflict > s.cfg.injectAfter {
 						s.injected = true // the fault: a second 201 that overwrites
 						b.value = value
 						b.bump()
@@ -541,3 +779,68 @@ func (a *createActor) result(op *Op) {
 	}
 	a.attempt = 0
 }
+
+// mrWrite records an entity write of props, all set to tag.
+func (h *hist) mrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
+	out := answered(kind, o)
+	if o == OK {
+		out.Status = 204
+	}
+	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, Call: call, Return: ret,
+		In: Input{Value: tag, Props: props}, Out: out})
+}
+
+// mrGet records an OK point read; props are "name=value".
+func (h *hist) mrGet(actor int, key string, call, ret int64, props ...string) uint64 {
+	m := map[string]string{}
+	for _, p := range props {
+		k, v, _ := strings.Cut(p, "=")
+		m[k] = v
+	}
+	return h.Add(Op{Actor: actor, Kind: KindTableGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, Props: m}})
+}
+
+// mrSetup writes p0, p1, p2 with tag "s" by a replace.
+func (h *hist) mrSetup(key string) uint64 {
+	return h.mrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
+}
+
+// tbBatch records a table.batch of rows in partition part with stamp; call
+// and ret may be 0 for "next".
+func (h *hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
+	out := answered(KindTableBatch, o)
+	if o == OK {
+		out.Status = 202
+	}
+	return h.Add(Op{Actor: actor, Kind: KindTableBatch, Key: part, Outcome: o, Call: call, Return: ret,
+		In: Input{Value: stamp, Rows: rows}, Out: out})
+}
+
+// tbFailing records a batch built to fail on row fails, answered 409.
+func (h *hist) tbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
+	s := h.TbBatch(actor, part, stamp, rows, Conflict, call, ret)
+	h.Op(s).In.BatchFails = fails
+	h.Op(s).Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
+	return s
+}
+
+// tbSetup writes every row of part with the setup stamp "setup-<part>".
+func (h *hist) TbSetup(part string, rows ...string) uint64 {
+	return h.TbBatch(ActorSetup, part, "setup-"+part, rows, OK, 1, 2)
+}
+
+// tbPage records one OK query page of part; ents are "row=stamp".
+func (h *hist) tbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
+	out := Output{Status: 200}
+	for _, e := range ents {
+		row, stamp, _ := strings.Cut(e, "=")
+		out.Entities = append(out.Entities, Entity{Row: row, Value: stamp, ETag: "W/" + stamp})
+	}
+	return h.Add(Op{Actor: actor, Kind: KindTableQuery, Key: part, Call: call, Return: ret, Out: out})
+}
+
+func (h *hist) TbFinal(part string, ents ...string) uint64 {
+	return h.tbPage(ActorFinal, part, 10_000, 10_010, ents...)
+}
+
+func TbRows(s ...string) []string { return s }
