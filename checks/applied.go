@@ -9,7 +9,7 @@ import (
 
 // Operation kinds the blob checkers read.
 const (
-	kindBlobGet    = "blob.get"
+	KindBlobGet    = "blob.get"
 	kindBlobPut    = "blob.put"
 	kindBlobCreate = "blob.create"
 )
@@ -22,7 +22,7 @@ const maxExcerpt = 6
 // runner files 500 OperationTimedOut under Throttled, but the service
 // documents it as "the operation may or may not have succeeded on the server
 // side", so a checker must treat it as unknown, never as refused.
-func mayHaveApplied(op *Op) bool {
+func MayHaveApplied(op *Op) bool {
 	switch op.Outcome {
 	case Unknown:
 		return true
@@ -34,7 +34,7 @@ func mayHaveApplied(op *Op) bool {
 
 // refused reports whether a write attempt certainly did not take effect: a
 // documented conflict, a throttle (503) or an error that was not a 500.
-func refused(op *Op) bool { return op.Outcome != OK && !mayHaveApplied(op) }
+func refused(op *Op) bool { return op.Outcome != OK && !MayHaveApplied(op) }
 
 // isNotFound reports whether a read found no blob (404 BlobNotFound).
 func isNotFound(op *Op) bool {
@@ -79,7 +79,7 @@ func CompactOp(op *Op, workload, kind, key string) Op {
 // excerpt builds a violation's operations: nil entries and repeats are
 // dropped, at most maxExcerpt are kept (the first ones given, which callers
 // order by importance), and the result is in Seq order.
-func excerpt(ops ...*Op) []Op {
+func Excerpt(ops ...*Op) []Op {
 	out := make([]Op, 0, min(len(ops), maxExcerpt))
 	seen := make(map[uint64]bool, len(ops))
 	for _, o := range ops {
@@ -94,7 +94,7 @@ func excerpt(ops ...*Op) []Op {
 }
 
 // plural renders "1 key", "2 keys".
-func plural(n int, one, many string) string {
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}

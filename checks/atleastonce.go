@@ -81,7 +81,7 @@ type aloQueue struct {
 func (c *AtLeastOnce) queue(op *Op) *aloQueue {
 	q := c.queues[op.Key]
 	if q == nil {
-		q = &aloQueue{key: op.Key, workload: op.Workload, puts: map[string]*aloPut{}, msgs: map[string]*aloMsg{}, unknownHide: lsNegInf}
+		q = &aloQueue{key: op.Key, workload: op.Workload, puts: map[string]*aloPut{}, msgs: map[string]*aloMsg{}, unknownHide: LsNegInf}
 		c.queues[op.Key] = q
 		c.order = append(c.order, q)
 	}
@@ -109,7 +109,7 @@ func (q *aloQueue) show(r *qRec) *Op {
 func (q *aloQueue) msg(id string) *aloMsg {
 	m := q.msgs[id]
 	if m == nil {
-		m = &aloMsg{hideUntil: lsNegInf}
+		m = &aloMsg{hideUntil: LsNegInf}
 		q.msgs[id] = m
 		q.msgOrder = append(q.msgOrder, m)
 	}
@@ -131,7 +131,7 @@ func (c *AtLeastOnce) Observe(op *Op) {
 func (q *aloQueue) observePut(op *Op) {
 	p := q.puts[op.In.Value]
 	if p == nil {
-		p = &aloPut{hideUntil: lsNegInf}
+		p = &aloPut{hideUntil: LsNegInf}
 		q.puts[op.In.Value] = p
 		q.putOrder = append(q.putOrder, p)
 	}
@@ -155,7 +155,7 @@ func (q *aloQueue) observePut(op *Op) {
 		} else if p.delivered {
 			p.rec = nil
 		}
-	case mayHaveApplied(op):
+	case MayHaveApplied(op):
 		p.maybe = true
 		if op.In.Visibility != nil && *op.In.Visibility > 0 {
 			p.hideUntil = max(p.hideUntil, qPossibleEnd(qLatestEffect(op), *op.In.Visibility))
@@ -174,7 +174,7 @@ func (q *aloQueue) observeGet(op *Op) {
 	if op.Actor == ActorFinal {
 		q.final = q.Keep(op, -1)
 	}
-	if mayHaveApplied(op) {
+	if MayHaveApplied(op) {
 		v := queueDefaultVisibility
 		if op.In.Visibility != nil {
 			v = *op.In.Visibility
@@ -228,7 +228,7 @@ type aloTotals struct {
 
 // Finish implements Checker.
 func (c *AtLeastOnce) Finish() Result {
-	var v violations
+	var v Violations
 	var t aloTotals
 	for _, q := range c.order {
 		q.finish(&v, &t)
@@ -237,10 +237,10 @@ func (c *AtLeastOnce) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %d unknown, %s", plural(t.queues, "queue", "queues"),
-			plural(t.acked, "acknowledged put", "acknowledged puts"), t.maybe, plural(t.deliveries, "delivery", "deliveries"))
+		fmt.Fprintf(&b, "%s, %s, %d unknown, %s", Plural(t.queues, "queue", "queues"),
+			Plural(t.acked, "acknowledged put", "acknowledged puts"), t.maybe, Plural(t.deliveries, "delivery", "deliveries"))
 		if t.redeliveries > 0 {
-			fmt.Fprintf(&b, " (%s delivered more than once, %d extra)", plural(t.redelivered, "message", "messages"), t.redeliveries)
+			fmt.Fprintf(&b, " (%s delivered more than once, %d extra)", Plural(t.redelivered, "message", "messages"), t.redeliveries)
 		}
 	}
 	var undecided []string
@@ -249,16 +249,16 @@ func (c *AtLeastOnce) Finish() Result {
 	}
 	if len(t.noDrain) > 0 {
 		undecided = append(undecided, fmt.Sprintf("the final drain did not end with an empty get on %s (%s; %s not delivered yet)",
-			plural(len(t.noDrain), "queue", "queues"), strings.Join(aloFirstN(t.noDrain, 3), ", "),
-			plural(t.undrained, "acknowledged message", "acknowledged messages")))
+			Plural(len(t.noDrain), "queue", "queues"), strings.Join(aloFirstN(t.noDrain, 3), ", "),
+			Plural(t.undrained, "acknowledged message", "acknowledged messages")))
 	}
 	if t.hidden > 0 {
-		undecided = append(undecided, plural(t.hidden, "acknowledged message", "acknowledged messages")+
+		undecided = append(undecided, Plural(t.hidden, "acknowledged message", "acknowledged messages")+
 			" never delivered but possibly still invisible at the final empty get")
 	}
 	switch {
-	case v.total > 0:
-		fmt.Fprintf(&b, ": %s (%d lost, %d unexpected)", plural(v.total, "violation", "violations"), t.lost, t.unexpected)
+	case v.Total > 0:
+		fmt.Fprintf(&b, ": %s (%d lost, %d unexpected)", Plural(v.Total, "violation", "violations"), t.lost, t.unexpected)
 		if len(undecided) > 0 {
 			b.WriteString("; also undecided: " + strings.Join(undecided, ", "))
 		}
@@ -271,9 +271,9 @@ func (c *AtLeastOnce) Finish() Result {
 		fmt.Fprintf(&b, "; unknown puts: %d delivered, %d maybe-enqueued, not found", t.maybeFound, t.maybeNotFound)
 	}
 	if t.removed > 0 {
-		fmt.Fprintf(&b, "; %s removed by a delete before any delivery", plural(t.removed, "message", "messages"))
+		fmt.Fprintf(&b, "; %s removed by a delete before any delivery", Plural(t.removed, "message", "messages"))
 	}
-	r := v.result(AtLeastOnceName, b.String())
+	r := v.Result(AtLeastOnceName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
@@ -285,7 +285,7 @@ func (c *AtLeastOnce) Finish() Result {
 	if t.maybe > 0 {
 		r.Unknown = &UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
 	}
-	return r.WithDecided(decided).of(t.acked + t.deliveries + t.maybe)
+	return r.WithDecided(decided).Of(t.acked + t.deliveries + t.maybe)
 }
 
 func aloFirstN(s []string, n int) []string {
@@ -295,7 +295,7 @@ func aloFirstN(s []string, n int) []string {
 	return append(append([]string(nil), s[:n]...), "...")
 }
 
-func (q *aloQueue) finish(v *violations, t *aloTotals) {
+func (q *aloQueue) finish(v *Violations, t *aloTotals) {
 	t.queues++
 	t.deliveries += q.deliveries
 
@@ -313,11 +313,11 @@ func (q *aloQueue) finish(v *violations, t *aloTotals) {
 		case p == nil:
 			t.unexpected++
 			v.Add(q.key, fmt.Sprintf("unexpected message: %s (text %q) was delivered but no put returned its id or sent its text",
-				m.first.msgs[0].ID, qShortText(m.text)), excerpt(q.show(m.first))...)
+				m.first.msgs[0].ID, qShortText(m.text)), Excerpt(q.show(m.first))...)
 		case !p.acked && !p.maybe:
 			t.unexpected++
 			v.Add(q.key, fmt.Sprintf("a refused put was delivered: %s (text %q) was delivered but every put of its text was refused (%s)",
-				m.first.msgs[0].ID, qShortText(m.text), answer(q.show(p.rec))), excerpt(q.show(p.rec), q.show(m.first))...)
+				m.first.msgs[0].ID, qShortText(m.text), Answer(q.show(p.rec))), Excerpt(q.show(p.rec), q.show(m.first))...)
 		default:
 			p.found = true
 		}
@@ -389,7 +389,7 @@ func (q *aloQueue) finish(v *violations, t *aloTotals) {
 				id = fmt.Sprintf("the message of %q", p.rec.value)
 			}
 			v.Add(q.key, fmt.Sprintf("lost message: %s was acknowledged by #%d but never delivered, and the final drain ended empty (#%d)",
-				id, p.rec.seq, q.final.seq), excerpt(q.show(p.rec), q.show(q.final))...)
+				id, p.rec.seq, q.final.seq), Excerpt(q.show(p.rec), q.show(q.final))...)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func TestAtLeastOnce(t *testing.T) {
 		{"queue operations only: other kinds are ignored", func(h *qhist) qwant {
 			h.Put(0, q1, "w0-1", OK, "m1", "r0", 0, 10)
 			h.Add(Op{Kind: KindQueuePeek, Key: q1, Out: Output{Messages: []Message{qm("zz", "", 0, "nobody")}}}, 11, 12)
-			h.Add(Op{Kind: kindBlobGet, Key: q1, Out: Output{Value: "x"}}, 11, 12)
+			h.Add(Op{Kind: KindBlobGet, Key: q1, Out: Output{Value: "x"}}, 11, 12)
 			h.Get(1, q1, 30, 20, 30, qm("m1", "r1", 1, "w0-1"))
 			h.drained(q1, 1000)
 			return qwant{verdict: Pass}

@@ -6,223 +6,223 @@ func TestBatchAtomicity(t *testing.T) {
 	const p, q = "p1", "p2"
 	cases := []struct {
 		name  string
-		build func(h *hist) want
+		build func(h *Hist) Want
 	}{
 		// Clean histories.
-		{"setup, overlapping committed batches, pages and a final read", func(h *hist) want {
+		{"setup, overlapping committed batches, pages and a final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 105, 120)
 			h.tbPage(2, p, 130, 140, "a=b1", "b=b2", "c=b2")
 			h.TbFinal(p, "a=b1", "b=b2", "c=b2")
-			return want{verdict: Pass, summary: "1 partition, 2 batches (2 committed, 0 unknown, 0 refused), 2 reads: every batch all or nothing"}
+			return Want{Verdict: Pass, Summary: "1 partition, 2 batches (2 committed, 0 unknown, 0 refused), 2 reads: every batch all or nothing"}
 		}},
-		{"overlapping batches applied in the other order", func(h *hist) want {
+		{"overlapping batches applied in the other order", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 130)
 			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 105, 120)
 			h.TbFinal(p, "a=b1", "b=b1", "c=b2")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"final read in two pages, together one state", func(h *hist) want {
+		{"final read in two pages, together one state", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c", "d")
 			h.TbBatch(0, p, "b1", TbRows("a", "d"), OK, 100, 110)
 			h.tbPage(ActorFinal, p, 10_000, 10_010, "a=b1", "b=setup-p1")
 			h.tbPage(ActorFinal, p, 10_020, 10_030, "c=setup-p1", "d=b1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"a refused batch built to fail is read nowhere", func(h *hist) want {
+		{"a refused batch built to fail is read nowhere", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
 			h.TbBatch(1, p, "b2", TbRows("a"), Throttled, 100, 110)
 			h.tbPage(2, p, 120, 130, "a=setup-p1", "b=setup-p1")
 			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
-			return want{verdict: Pass, summary: "2 batches (0 committed, 0 unknown, 2 refused)"}
+			return Want{Verdict: Pass, Summary: "2 batches (0 committed, 0 unknown, 2 refused)"}
 		}},
-		{"two partitions judged apart, the same row names in both", func(h *hist) want {
+		{"two partitions judged apart, the same row names in both", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbSetup(q, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.TbBatch(1, q, "b2", TbRows("a"), OK, 100, 110)
 			h.TbFinal(p, "a=b1", "b=b1")
 			h.TbFinal(q, "a=b2", "b=setup-p2")
-			return want{verdict: Pass, summary: "2 partitions"}
+			return Want{Verdict: Pass, Summary: "2 partitions"}
 		}},
-		{"a point read of a committed stamp", func(h *hist) want {
+		{"a point read of a committed stamp", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.Add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130, Out: Output{Status: 200, Props: map[string]string{"stamp": "b1"}}})
 			h.TbFinal(p, "a=b1", "b=b1")
-			return want{verdict: Pass, summary: "2 reads"}
+			return Want{Verdict: Pass, Summary: "2 reads"}
 		}},
 
 		// Unknown outcomes: quiet.
-		{"an unknown batch visible nowhere", func(h *hist) want {
+		{"an unknown batch visible nowhere", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 200, 210, "a=setup-p1", "b=setup-p1")
 			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
-			return want{verdict: Pass, summary: "1 batch (0 committed, 1 unknown, 0 refused)"}
+			return Want{Verdict: Pass, Summary: "1 batch (0 committed, 1 unknown, 0 refused)"}
 		}},
-		{"an unknown batch fully visible", func(h *hist) want {
+		{"an unknown batch fully visible", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 200, 210, "a=b1", "b=b1", "c=setup-p1")
 			h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
-			return want{verdict: Pass, summary: "(1 batch of unknown outcome seen applied)"}
+			return Want{Verdict: Pass, Summary: "(1 batch of unknown outcome seen applied)"}
 		}},
-		{"an unknown batch applied after it timed out, over a later batch", func(h *hist) want {
+		{"an unknown batch applied after it timed out, over a later batch", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 130)
 			h.TbBatch(1, p, "b0", TbRows("a", "c"), OK, 200, 210) // returned after b1 gave up; b1 landed later still
 			h.TbFinal(p, "a=b1", "b=b1", "c=b0")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown batch retried: the first attempt may land after the acknowledged retry", func(h *hist) want {
+		{"an unknown batch retried: the first attempt may land after the acknowledged retry", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			s := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 120, 130)
 			h.Op(s).Attempt = 2
 			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
 			h.TbFinal(p, "a=b1", "b=b1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown batch read mid-run, later overwritten on every row", func(h *hist) want {
+		{"an unknown batch read mid-run, later overwritten on every row", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
 			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
 			h.TbBatch(2, p, "b3", TbRows("b"), OK, 140, 150)
 			h.TbFinal(p, "a=b2", "b=b3")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
 
 		// Violations.
-		{"half a batch visible in the final read", func(h *hist) want {
+		{"half a batch visible in the final read", func(h *Hist) Want {
 			s := h.TbSetup(p, "a", "b")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			f := h.TbFinal(p, "a=b1", "b=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`half a batch visible in the final read: row "a" shows batch "b1" (#2) but the final read shows the older setup batch "setup-p1" (#1) on row "b" (1 of 2 rows)`, s, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`half a batch visible in the final read: row "a" shows batch "b1" (#2) but the final read shows the older setup batch "setup-p1" (#1) on row "b" (1 of 2 rows)`, s, b, f)}}
 		}},
-		{"a batch built to fail acknowledged", func(h *hist) want {
+		{"a batch built to fail acknowledged", func(h *Hist) Want {
 			s := h.TbSetup(p, "a", "b")
 			b := h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
 			h.Op(b).Outcome, h.Op(b).Out = OK, Output{Status: 202}
 			h.TbFinal(p, "a=b1", "b=setup-p1")
-			return want{verdict: Fail, vios: []expectViolation{
-				vio(`batch built to fail acknowledged: batch "b1" (#2) inserts row "b", which setup batch "setup-p1" (#1) had written before it was sent, and was answered ok 202; the whole transaction must be refused`, s, b)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{
+				Vio(`batch built to fail acknowledged: batch "b1" (#2) inserts row "b", which setup batch "setup-p1" (#1) had written before it was sent, and was answered ok 202; the whole transaction must be refused`, s, b)}}
 		}},
-		{"a batch built to fail, acknowledged, but its row not certainly there yet: quiet on that rule", func(h *hist) want {
+		{"a batch built to fail, acknowledged, but its row not certainly there yet: quiet on that rule", func(h *Hist) Want {
 			h.TbSetup(p, "a")
 			h.TbBatch(1, p, "b0", TbRows("b"), OK, 100, 130) // writes b, acknowledged only after b1 was sent
 			b := h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 110, 120)
 			h.Op(b).Outcome, h.Op(b).Out = OK, Output{Status: 202}
 			h.TbFinal(p, "a=b1", "b=b0")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"half of an unknown batch visible in the final read", func(h *hist) want {
+		{"half of an unknown batch visible in the final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b", "c"), Unknown, 100, 110)
 			f := h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`half a batch visible in the final read`, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`half a batch visible in the final read`, b, f)}}
 		}},
-		{"half a batch visible: an older batch's row in the final read", func(h *hist) want {
+		{"half a batch visible: an older batch's row in the final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			old := h.TbBatch(0, p, "b0", TbRows("b"), OK, 50, 60)
 			b := h.TbBatch(1, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			f := h.TbFinal(p, "a=b1", "b=b0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`shows the older batch "b0" (#2) on row "b"`, old, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`shows the older batch "b0" (#2) on row "b"`, old, b, f)}}
 		}},
-		{"committed write lost: the final read shows the setup on every row", func(h *hist) want {
+		{"committed write lost: the final read shows the setup on every row", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			f := h.TbFinal(p, "a=setup-p1", "b=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`committed write lost: batch "b1" (#2) was acknowledged but the final read shows the older setup batch "setup-p1" (#1) on row "a" (2 of 2 rows)`, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`committed write lost: batch "b1" (#2) was acknowledged but the final read shows the older setup batch "setup-p1" (#1) on row "a" (2 of 2 rows)`, b, f)}}
 		}},
-		{"committed write lost: a row missing from the final read", func(h *hist) want {
+		{"committed write lost: a row missing from the final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			f := h.TbFinal(p, "a=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`committed write lost: row "b" is missing from the final read, although batch "b1" (#2) wrote it (and 1 other batch)`, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`committed write lost: row "b" is missing from the final read, although batch "b1" (#2) wrote it (and 1 other batch)`, b, f)}}
 		}},
-		{"half a batch visible: an unknown batch read mid-run, lost on one row", func(h *hist) want {
+		{"half a batch visible: an unknown batch read mid-run, lost on one row", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
 			h.TbBatch(1, p, "b2", TbRows("a"), OK, 140, 150)
 			f := h.TbFinal(p, "a=b2", "b=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`half a batch visible: batch "b1" (#2) (unknown) was read on row "a" but the final read shows the older setup batch`, b, rd, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`half a batch visible: batch "b1" (#2) (unknown) was read on row "a" but the final read shows the older setup batch`, b, rd, f)}}
 		}},
-		{"refused batch visible", func(h *hist) want {
+		{"refused batch visible", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			b := h.tbFailing(0, p, "b1", TbRows("a", "c"), "c", 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=setup-p1", "c=setup-p1")
 			h.TbFinal(p, "a=setup-p1", "b=setup-p1", "c=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered conflict 409 EntityAlreadyExists, built to fail on row "c"`, b, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered conflict 409 EntityAlreadyExists, built to fail on row "c"`, b, rd)}}
 		}},
-		{"refused batch visible on a point read and in the final read", func(h *hist) want {
+		{"refused batch visible on a point read and in the final read", func(h *Hist) Want {
 			h.TbSetup(p, "a")
 			b := h.TbBatch(0, p, "b1", TbRows("a"), Throttled, 100, 110)
 			g := h.Add(Op{Actor: 1, Kind: KindTableGet, Key: p, Call: 120, Return: 130,
 				Out: Output{Status: 200, Entities: []Entity{{Row: "a", Value: "b1"}}}})
 			h.TbFinal(p, "a=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered throttled 503 ServerBusy (2 entities read show it)`, b, g)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`refused batch visible: row "a" shows the stamp of batch "b1" (#2), which was answered throttled 503 ServerBusy (2 entities read show it)`, b, g)}}
 		}},
-		{"a stamp nobody wrote", func(h *hist) want {
+		{"a stamp nobody wrote", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			rd := h.tbPage(1, p, 120, 130, "a=ghost", "b=setup-p1")
 			h.TbFinal(p, "a=setup-p1", "b=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`stamp nobody wrote: row "a" shows stamp "ghost"`, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`stamp nobody wrote: row "a" shows stamp "ghost"`, rd)}}
 		}},
-		{"a batch's stamp on a row it did not write", func(h *hist) want {
+		{"a batch's stamp on a row it did not write", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			b := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1", "b=b1", "c=b1")
 			h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`row "c" shows the stamp of batch "b1" (#2), which did not write that row`, b, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`row "c" shows the stamp of batch "b1" (#2), which did not write that row`, b, rd)}}
 		}},
-		{"a stamp read before its batch was sent", func(h *hist) want {
+		{"a stamp read before its batch was sent", func(h *Hist) Want {
 			h.TbSetup(p, "a")
 			rd := h.tbPage(1, p, 50, 60, "a=b1")
 			b := h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
 			h.TbFinal(p, "a=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`stamp read before its batch was sent: row "a"`, rd, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`stamp read before its batch was sent: row "a"`, rd, b)}}
 		}},
 
 		// Missing information: never a pass.
-		{"no final read", func(h *hist) want {
+		{"no final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1")
 			h.Add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Unknown, Call: 10_000, Return: 10_100, Out: Output{Err: "timeout"}})
-			return want{verdict: Undecided, summary: "undecided, no final read of 1 partition"}
+			return Want{Verdict: Undecided, Summary: "undecided, no final read of 1 partition"}
 		}},
-		{"no final read, but a refused batch visible is still a violation", func(h *hist) want {
+		{"no final read, but a refused batch visible is still a violation", func(h *Hist) Want {
 			h.TbSetup(p, "a")
 			b := h.TbBatch(0, p, "b1", TbRows("a"), Error, 100, 110)
 			rd := h.tbPage(1, p, 120, 130, "a=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("refused batch visible", b, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("refused batch visible", b, rd)}}
 		}},
-		{"a row absent from a final read with a failed page", func(h *hist) want {
+		{"a row absent from a final read with a failed page", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.TbFinal(p, "a=b1")
 			h.Add(Op{Actor: ActorFinal, Kind: KindTableQuery, Key: p, Outcome: Throttled, Call: 10_100, Return: 10_110, Out: Output{Status: 503}})
-			return want{verdict: Undecided, summary: "undecided, 1 row absent from an incomplete final read"}
+			return Want{Verdict: Undecided, Summary: "undecided, 1 row absent from an incomplete final read"}
 		}},
-		{"a stamp reused by two actors", func(h *hist) want {
+		{"a stamp reused by two actors", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
 			h.TbBatch(1, p, "b1", TbRows("b"), OK, 100, 110)
 			h.TbFinal(p, "a=b1", "b=setup-p1")
-			return want{verdict: Undecided, summary: "1 stamp reused by several batches"}
+			return Want{Verdict: Undecided, Summary: "1 stamp reused by several batches"}
 		}},
-		{"empty history", func(h *hist) want {
-			return want{verdict: Undecided, summary: "nothing to check"}
+		{"empty history", func(h *Hist) Want {
+			return Want{Verdict: Undecided, Summary: "nothing to check"}
 		}},
 	}
 	for _, tc := range cases {
@@ -230,7 +230,7 @@ func TestBatchAtomicity(t *testing.T) {
 			h := NewHist()
 			w := tc.build(h)
 			r := h.Check(t, BatchAtomicityName)
-			w.assert(t, r)
+			w.Assert(t, r)
 			tbCheckKeys(t, r)
 		})
 	}
@@ -244,7 +244,7 @@ func TestBatchAtomicityExcerptTrimsPages(t *testing.T) {
 	f := h.TbFinal("p", "a=b1", "b=setup-p", "c=setup-p", "d=setup-p")
 	r := h.Check(t, BatchAtomicityName)
 	if r.Verdict != Fail || len(r.Violations) != 1 {
-		t.Fatalf("%s", describe(r))
+		t.Fatalf("%s", Describe(r))
 	}
 	for _, op := range r.Violations[0].Ops {
 		if op.Seq != f {
@@ -255,5 +255,5 @@ func TestBatchAtomicityExcerptTrimsPages(t *testing.T) {
 		}
 		return
 	}
-	t.Fatalf("the final page is not in the excerpt\n%s", describe(r))
+	t.Fatalf("the final page is not in the excerpt\n%s", Describe(r))
 }

@@ -132,18 +132,18 @@ func Names() []string {
 
 // violations collects violations up to MaxViolations and counts them all,
 // by kind.
-type violations struct {
+type Violations struct {
 	list  []Violation
-	total int
+	Total int
 	kinds map[string]int
 }
 
 // add records a violation whose message begins with its kind ("KIND: ...",
 // see KindOf).
-func (v *violations) Add(key, msg string, ops ...Op) { v.addKind(KindOf(msg), key, msg, ops...) }
+func (v *Violations) Add(key, msg string, ops ...Op) { v.AddKind(KindOf(msg), key, msg, ops...) }
 
 // addKind records a violation of kind.
-func (v *violations) addKind(kind, key, msg string, ops ...Op) {
+func (v *Violations) AddKind(kind, key, msg string, ops ...Op) {
 	v.count(kind, 1)
 	if len(v.list) < MaxViolations {
 		sort.Slice(ops, func(i, j int) bool { return ops[i].Seq < ops[j].Seq })
@@ -152,14 +152,14 @@ func (v *violations) addKind(kind, key, msg string, ops ...Op) {
 }
 
 // count counts n violations of kind without listing them.
-func (v *violations) count(kind string, n int) {
+func (v *Violations) count(kind string, n int) {
 	if n <= 0 {
 		return
 	}
 	if v.kinds == nil {
 		v.kinds = map[string]int{}
 	}
-	v.total += n
+	v.Total += n
 	v.kinds[kind] += n
 }
 
@@ -189,17 +189,17 @@ func KindOf(msg string) string {
 // check could not decide (undecided), else passText; then suffix. The
 // result fails on a violation, is undecided when there are reasons and no
 // violation, and passes otherwise.
-func (v *violations) conclude(name string, b *strings.Builder, undecided []string, passText, suffix string) Result {
+func (v *Violations) conclude(name string, b *strings.Builder, undecided []string, passText, suffix string) Result {
 	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	default:
 		b.WriteString(": " + passText)
 	}
 	b.WriteString(suffix)
-	r := v.result(name, b.String())
+	r := v.Result(name, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
@@ -222,7 +222,7 @@ func (r Result) WithDecided(n int) Result {
 
 // of records how many operations the check could have judged (see
 // Judgeable); never fewer than it decided.
-func (r Result) of(n int) Result {
+func (r Result) Of(n int) Result {
 	r.Judgeable = max(n, r.Decided)
 	return r
 }
@@ -236,9 +236,9 @@ func (r Result) Share() float64 {
 	return float64(r.Decided) / float64(r.Judgeable)
 }
 
-func (v *violations) result(name, summary string) Result {
-	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.total, Kinds: v.kinds}
-	if v.total > 0 {
+func (v *Violations) Result(name, summary string) Result {
+	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.Total, Kinds: v.kinds}
+	if v.Total > 0 {
 		r.Verdict = Fail
 	}
 	return r

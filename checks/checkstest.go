@@ -26,19 +26,19 @@ import (
 
 // hist builds hand-made histories. Every op gets the next Seq and, unless
 // the test sets them, a call/return window after the previous op's.
-type hist struct {
+type Hist struct {
 	Ops []Op
 	t   int64
 }
 
-func NewHist() *hist { return &hist{} }
+func NewHist() *Hist { return &Hist{} }
 
 const testPad = 64 // pad written values like payload_bytes would
 
-func cval(n int64, tag string) string { return CounterValue{N: n, Tag: tag}.Format(testPad) }
+func Cval(n int64, tag string) string { return CounterValue{N: n, Tag: tag}.Format(testPad) }
 
 // add appends op and returns its Seq.
-func (h *hist) Add(op Op) uint64 {
+func (h *Hist) Add(op Op) uint64 {
 	op.Seq = uint64(len(h.Ops) + 1)
 	op.Workload = "w"
 	if op.Attempt == 0 {
@@ -56,7 +56,7 @@ func (h *hist) Add(op Op) uint64 {
 }
 
 // op returns the recorded op with that Seq, to adjust it.
-func (h *hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
+func (h *Hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
 
 // answered fills the status a real service would have given.
 func answered(kind string, o Outcome) Output {
@@ -79,36 +79,36 @@ func answered(kind string, o Outcome) Output {
 	return Output{Err: "timeout"}
 }
 
-func (h *hist) Setup(key, etag string) uint64 {
-	return h.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, In: Input{Value: cval(0, "setup-1")},
+func (h *Hist) Setup(key, etag string) uint64 {
+	return h.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, In: Input{Value: Cval(0, "setup-1")},
 		Out: Output{Status: 201, ETag: etag}})
 }
 
 // get records a successful read of counter n written with tag.
-func (h *hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
-	return h.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Out: Output{Status: 200, ETag: etag, Value: cval(n, tag)}})
+func (h *Hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
+	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Out: Output{Status: 200, ETag: etag, Value: Cval(n, tag)}})
 }
 
 // failedGet records a read that did not answer with a value.
-func (h *hist) failedGet(actor int, key string, o Outcome) uint64 {
-	return h.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Outcome: o, Out: answered(kindBlobGet, o)})
+func (h *Hist) failedGet(actor int, key string, o Outcome) uint64 {
+	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Outcome: o, Out: answered(KindBlobGet, o)})
 }
 
 // put records an If-Match write of counter n; etag is the new ETag if ok.
-func (h *hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
+func (h *Hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
 	out := answered(kindBlobPut, o)
 	if o == OK {
 		out.Status, out.ETag = 201, etag
 	}
-	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: cval(n, tag)}, Out: out})
+	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: Cval(n, tag)}, Out: out})
 }
 
 // rmw records one clean iteration: read n (tag, etag), write n+1 with If-Match.
-func (h *hist) rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
+func (h *Hist) rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
 	return h.Get(actor, key, n, readTag, readETag), h.Put(actor, key, readETag, n+1, tag, OK, newETag)
 }
 
-func (h *hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
+func (h *Hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
 	out := answered(kind, o)
 	if o == OK {
 		out.Value = id
@@ -118,37 +118,37 @@ func (h *hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
 	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: Input{LeaseID: id}, Out: out})
 }
 
-func (h *hist) leaseGet(actor int, key, id string, n int64, tag string) uint64 {
+func (h *Hist) leaseGet(actor int, key, id string, n int64, tag string) uint64 {
 	s := h.Get(actor, key, n, tag, "")
 	h.Op(s).In.LeaseID = id
 	return s
 }
 
-func (h *hist) leasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
+func (h *Hist) leasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
 	out := answered(kindBlobPut, o)
 	if o == OK {
 		out.Status = 201
 	}
-	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: cval(n, tag)}, Out: out})
+	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: Cval(n, tag)}, Out: out})
 }
 
-func (h *hist) Final(key string, n int64, tag, etag string) uint64 {
+func (h *Hist) Final(key string, n int64, tag, etag string) uint64 {
 	return h.Get(ActorFinal, key, n, tag, etag)
 }
 
-func (h *hist) final404(key string) uint64 {
-	return h.Add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Outcome: Error,
+func (h *Hist) final404(key string) uint64 {
+	return h.Add(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Outcome: Error,
 		Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
 }
 
 // create records a create-once attempt; call and ret may be 0 for "next".
-func (h *hist) create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
+func (h *Hist) create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
 	return h.Add(Op{Actor: actor, Kind: kindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{IfNoneMatch: "*", Value: cval(round, tag)}, Out: answered(kindBlobCreate, o)})
+		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: answered(kindBlobCreate, o)})
 }
 
 // check runs a fresh checker by name over the history.
-func (h *hist) Check(t *testing.T, name string) Result {
+func (h *Hist) Check(t *testing.T, name string) Result {
 	t.Helper()
 	c, err := New(name)
 	if err != nil {
@@ -159,45 +159,45 @@ func (h *hist) Check(t *testing.T, name string) Result {
 
 // expectViolation is one violation a case must report: a message substring
 // and the operations (by Seq) its excerpt must hold.
-type expectViolation struct {
+type ExpectViolation struct {
 	msg  string
 	seqs []uint64
 }
 
-func vio(msg string, seqs ...uint64) expectViolation { return expectViolation{msg, seqs} }
+func Vio(msg string, seqs ...uint64) ExpectViolation { return ExpectViolation{msg, seqs} }
 
 // want is what a case expects of the result.
-type want struct {
-	verdict Verdict
-	summary string            // substring of the summary, if set
-	vios    []expectViolation // each must be matched by some violation
-	total   int               // if > 0, the exact number of violations
+type Want struct {
+	Verdict Verdict
+	Summary string            // substring of the summary, if set
+	Vios    []ExpectViolation // each must be matched by some violation
+	Total   int               // if > 0, the exact number of violations
 }
 
-func (w want) assert(t *testing.T, r Result) {
+func (w Want) Assert(t *testing.T, r Result) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
-			t.Log(describe(r))
+			t.Log(Describe(r))
 		}
 	}()
-	if r.Verdict != w.verdict {
-		t.Errorf("verdict %s, want %s", r.Verdict, w.verdict)
+	if r.Verdict != w.Verdict {
+		t.Errorf("verdict %s, want %s", r.Verdict, w.Verdict)
 	}
-	if w.summary != "" && !strings.Contains(r.Summary, w.summary) {
-		t.Errorf("summary %q does not contain %q", r.Summary, w.summary)
+	if w.Summary != "" && !strings.Contains(r.Summary, w.Summary) {
+		t.Errorf("summary %q does not contain %q", r.Summary, w.Summary)
 	}
-	if w.verdict != Fail && len(r.Violations) > 0 {
-		t.Errorf("%d violations on a %s verdict", len(r.Violations), w.verdict)
+	if w.Verdict != Fail && len(r.Violations) > 0 {
+		t.Errorf("%d violations on a %s verdict", len(r.Violations), w.Verdict)
 	}
-	if w.total > 0 && r.Total != w.total {
-		t.Errorf("%d violations, want %d", r.Total, w.total)
+	if w.Total > 0 && r.Total != w.Total {
+		t.Errorf("%d violations, want %d", r.Total, w.Total)
 	}
 	if r.Total < len(r.Violations) || len(r.Violations) > MaxViolations {
 		t.Errorf("total %d with %d violations listed", r.Total, len(r.Violations))
 	}
-	checkKinds(t, r)
-	for _, e := range w.vios {
+	CheckKinds(t, r)
+	for _, e := range w.Vios {
 		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return matches(v, e) }) {
 			t.Errorf("no violation with %q whose excerpt holds %v", e.msg, e.seqs)
 		}
@@ -212,7 +212,7 @@ func (w want) assert(t *testing.T, r Result) {
 	}
 }
 
-func matches(v Violation, e expectViolation) bool {
+func matches(v Violation, e ExpectViolation) bool {
 	if !strings.Contains(v.Message, e.msg) {
 		return false
 	}
@@ -226,7 +226,7 @@ func matches(v Violation, e expectViolation) bool {
 
 // checkKinds: every violation is classified by a kind, and the kinds count
 // every violation, listed or not.
-func checkKinds(t *testing.T, r Result) {
+func CheckKinds(t *testing.T, r Result) {
 	t.Helper()
 	sum := 0
 	for k, n := range r.Kinds {
@@ -245,7 +245,7 @@ func checkKinds(t *testing.T, r Result) {
 	}
 }
 
-func describe(r Result) string {
+func Describe(r Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.Verdict, r.Summary)
 	for _, v := range r.Violations {
@@ -318,7 +318,7 @@ type simReq struct {
 
 type simActor interface {
 	next() *simReq // the next request, or nil when the actor is done
-	result(op *Op) // the recorded answer
+	Result(op *Op) // the recorded answer
 }
 
 type simEngine struct {
@@ -390,7 +390,7 @@ func (e *simEngine) run(actors []simActor) {
 					e.orphans = append(e.orphans, s.cur)
 				}
 				s.cur = nil
-				s.a.result(op)
+				s.a.Result(op)
 			}
 		}
 	}
@@ -499,7 +499,7 @@ func simulateCounterWith(r *rand.Rand, cfg *counterConfig, s *counterSim) []Op {
 	}
 	s.e.run(actors)
 	for _, b := range s.blobs {
-		s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: b.key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+		s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: b.key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
 	}
 	for i := range s.e.ops {
 		if s.e.ops[i].Outcome == Unknown {
@@ -521,7 +521,7 @@ func (s *counterSim) blob(key string) *simBlob {
 func (s *counterSim) getReq(actor int, key, lease string) *simReq {
 	b := s.blob(key)
 	return &simReq{
-		op:   Op{Actor: actor, Kind: kindBlobGet, Key: key, In: Input{LeaseID: lease}},
+		op:   Op{Actor: actor, Kind: KindBlobGet, Key: key, In: Input{LeaseID: lease}},
 		fate: s.cfg.probs.readFate(s.e.r),
 		effect: func(op *Op, _ bool) {
 			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.etag, Value: b.value}
@@ -640,7 +640,7 @@ func (a *counterActor) done() {
 	}
 }
 
-func (a *counterActor) result(op *Op) {
+func (a *counterActor) Result(op *Op) {
 	switch op.Kind {
 	case "blob.lease.acquire":
 		if op.Outcome == OK {
@@ -650,7 +650,7 @@ func (a *counterActor) result(op *Op) {
 		if op.Outcome == OK {
 			a.done()
 		}
-	case kindBlobGet:
+	case KindBlobGet:
 		if op.Outcome != OK {
 			if a.s.cfg.Lease {
 				a.state = 3 // the runner releases when the read fails
@@ -711,10 +711,10 @@ func SimulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected boo
 		key := "c-r" + strconv.Itoa(round)
 		b := s.blobs[key]
 		if b == nil || !b.exists {
-			s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+			s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
 			continue
 		}
-		s.e.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+		s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
 	}
 	return s.e.ops, s.injected
 }
@@ -772,7 +772,7 @@ func (a *createActor) next() *simReq {
 	}
 }
 
-func (a *createActor) result(op *Op) {
+func (a *createActor) Result(op *Op) {
 	if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.retry {
 		a.attempt++
 		return
@@ -781,7 +781,7 @@ func (a *createActor) result(op *Op) {
 }
 
 // mrWrite records an entity write of props, all set to tag.
-func (h *hist) mrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
+func (h *Hist) mrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
 	out := answered(kind, o)
 	if o == OK {
 		out.Status = 204
@@ -791,7 +791,7 @@ func (h *hist) mrWrite(actor int, kind, key, tag string, props []string, o Outco
 }
 
 // mrGet records an OK point read; props are "name=value".
-func (h *hist) mrGet(actor int, key string, call, ret int64, props ...string) uint64 {
+func (h *Hist) mrGet(actor int, key string, call, ret int64, props ...string) uint64 {
 	m := map[string]string{}
 	for _, p := range props {
 		k, v, _ := strings.Cut(p, "=")
@@ -801,13 +801,13 @@ func (h *hist) mrGet(actor int, key string, call, ret int64, props ...string) ui
 }
 
 // mrSetup writes p0, p1, p2 with tag "s" by a replace.
-func (h *hist) mrSetup(key string) uint64 {
+func (h *Hist) mrSetup(key string) uint64 {
 	return h.mrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
 }
 
 // tbBatch records a table.batch of rows in partition part with stamp; call
 // and ret may be 0 for "next".
-func (h *hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
+func (h *Hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
 	out := answered(KindTableBatch, o)
 	if o == OK {
 		out.Status = 202
@@ -817,7 +817,7 @@ func (h *hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, 
 }
 
 // tbFailing records a batch built to fail on row fails, answered 409.
-func (h *hist) tbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
+func (h *Hist) tbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
 	s := h.TbBatch(actor, part, stamp, rows, Conflict, call, ret)
 	h.Op(s).In.BatchFails = fails
 	h.Op(s).Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
@@ -825,12 +825,12 @@ func (h *hist) tbFailing(actor int, part, stamp string, rows []string, fails str
 }
 
 // tbSetup writes every row of part with the setup stamp "setup-<part>".
-func (h *hist) TbSetup(part string, rows ...string) uint64 {
+func (h *Hist) TbSetup(part string, rows ...string) uint64 {
 	return h.TbBatch(ActorSetup, part, "setup-"+part, rows, OK, 1, 2)
 }
 
 // tbPage records one OK query page of part; ents are "row=stamp".
-func (h *hist) tbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
+func (h *Hist) tbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
 	out := Output{Status: 200}
 	for _, e := range ents {
 		row, stamp, _ := strings.Cut(e, "=")
@@ -839,7 +839,7 @@ func (h *hist) tbPage(actor int, part string, call, ret int64, ents ...string) u
 	return h.Add(Op{Actor: actor, Kind: KindTableQuery, Key: part, Call: call, Return: ret, Out: out})
 }
 
-func (h *hist) TbFinal(part string, ents ...string) uint64 {
+func (h *Hist) TbFinal(part string, ents ...string) uint64 {
 	return h.tbPage(ActorFinal, part, 10_000, 10_010, ents...)
 }
 

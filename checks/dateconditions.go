@@ -28,7 +28,7 @@ import (
 type dateConditions struct {
 	keys map[string]*dcKey
 	n    int
-	v    violations
+	v    Violations
 }
 
 type dcWrite struct {
@@ -108,10 +108,10 @@ func (d *dateConditions) Finish() Result {
 	for _, name := range names {
 		d.judgeKey(name, d.keys[name])
 	}
-	if d.n == 0 && d.v.total == 0 {
-		return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), 0 date-conditioned requests: undecided, nothing to check", len(d.keys))).WithDecided(0)
+	if d.n == 0 && d.v.Total == 0 {
+		return d.v.Result(d.Name(), fmt.Sprintf("%d resource(s), 0 date-conditioned requests: undecided, nothing to check", len(d.keys))).WithDecided(0)
 	}
-	return d.v.result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.total))).WithDecided(d.n).of(d.n)
+	return d.v.Result(d.Name(), fmt.Sprintf("%d resource(s), %d date-conditioned requests: %s", len(d.keys), d.n, verdictWords(d.v.Total))).WithDecided(d.n).Of(d.n)
 }
 
 func verdictWords(n int) string {
@@ -156,20 +156,20 @@ func (d *dateConditions) judgeKey(name string, k *dcKey) {
 		if t, err := http.ParseTime(op.In.IfUnmodifiedSince); err == nil {
 			switch {
 			case ok && floor.After(t):
-				d.v.addKind("If-Unmodified-Since not enforced", name, fmt.Sprintf("If-Unmodified-Since %s succeeded although a write had already set Last-Modified to %s",
+				d.v.AddKind("If-Unmodified-Since not enforced", name, fmt.Sprintf("If-Unmodified-Since %s succeeded although a write had already set Last-Modified to %s",
 					op.In.IfUnmodifiedSince, last.op.Out.LastModified), last.op, *op)
 			case !ok && exact && !floor.After(t):
-				d.v.addKind("If-Unmodified-Since refused in vain", name, fmt.Sprintf("If-Unmodified-Since %s was refused although Last-Modified was %s for the whole request",
+				d.v.AddKind("If-Unmodified-Since refused in vain", name, fmt.Sprintf("If-Unmodified-Since %s was refused although Last-Modified was %s for the whole request",
 					op.In.IfUnmodifiedSince, last.op.Out.LastModified), last.op, *op)
 			}
 		}
 		if t, err := http.ParseTime(op.In.IfModifiedSince); err == nil {
 			switch {
 			case !ok && floor.After(t):
-				d.v.addKind("If-Modified-Since refused in vain", name, fmt.Sprintf("If-Modified-Since %s was refused although a write had already set Last-Modified to %s",
+				d.v.AddKind("If-Modified-Since refused in vain", name, fmt.Sprintf("If-Modified-Since %s was refused although a write had already set Last-Modified to %s",
 					op.In.IfModifiedSince, last.op.Out.LastModified), last.op, *op)
 			case ok && exact && !floor.After(t):
-				d.v.addKind("If-Modified-Since not enforced", name, fmt.Sprintf("If-Modified-Since %s succeeded although Last-Modified was %s for the whole request",
+				d.v.AddKind("If-Modified-Since not enforced", name, fmt.Sprintf("If-Modified-Since %s succeeded although Last-Modified was %s for the whole request",
 					op.In.IfModifiedSince, last.op.Out.LastModified), last.op, *op)
 			}
 		}

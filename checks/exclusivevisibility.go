@@ -61,7 +61,7 @@ type evTotals struct {
 
 // Finish implements Checker.
 func (c *ExclusiveVisibility) Finish() Result {
-	var v violations
+	var v Violations
 	var t evTotals
 	for _, q := range c.qs.order {
 		t.queues++
@@ -73,16 +73,16 @@ func (c *ExclusiveVisibility) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", plural(t.queues, "queue", "queues"), plural(t.msgs, "message", "messages"),
-			plural(t.deliveries, "delivery", "deliveries"), plural(t.windows, "invisibility window", "invisibility windows"),
-			plural(t.redeliveries, "redelivery", "redeliveries"))
+		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", Plural(t.queues, "queue", "queues"), Plural(t.msgs, "message", "messages"),
+			Plural(t.deliveries, "delivery", "deliveries"), Plural(t.windows, "invisibility window", "invisibility windows"),
+			Plural(t.redeliveries, "redelivery", "redeliveries"))
 	}
 	if t.noVisibility > 0 {
-		fmt.Fprintf(&b, " (%s without a visibility timeout)", plural(t.noVisibility, "delivery or update", "deliveries and updates"))
+		fmt.Fprintf(&b, " (%s without a visibility timeout)", Plural(t.noVisibility, "delivery or update", "deliveries and updates"))
 	}
 	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
 	case t.windows == 0:
 		b.WriteString(": undecided, nothing to check")
 	default:
@@ -91,11 +91,11 @@ func (c *ExclusiveVisibility) Finish() Result {
 			fmt.Fprintf(&b, " (%d inside one explained by an update)", t.excused)
 		}
 	}
-	r := v.result(ExclusiveVisibilityName, b.String())
+	r := v.Result(ExclusiveVisibilityName, b.String())
 	if t.windows == 0 { // nothing checked: decided(0) makes a Pass Undecided
-		return r.WithDecided(0).of(t.deliveries)
+		return r.WithDecided(0).Of(t.deliveries)
 	}
-	return r.WithDecided(t.deliveries).of(t.deliveries)
+	return r.WithDecided(t.deliveries).Of(t.deliveries)
 }
 
 // evWindow is a span over which a message is certainly invisible.
@@ -105,7 +105,7 @@ type evWindow struct {
 	v          int
 }
 
-func (q *qQueue) checkVisibility(m *qMsg, v *violations, t *evTotals) {
+func (q *qQueue) checkVisibility(m *qMsg, v *Violations, t *evTotals) {
 	var dels, ups []*qEv
 	var wins []evWindow
 	for i := range m.evs {
@@ -165,9 +165,9 @@ func (q *qQueue) checkVisibility(m *qMsg, v *violations, t *evTotals) {
 			case qPut:
 				opener = "put by"
 			}
-			v.addKind("delivered again while invisible", q.key, fmt.Sprintf("message %s was delivered again by #%d inside its invisibility window: %s #%d with visibility %ds, certainly invisible over %s..%s, and no update made it visible in between",
+			v.AddKind("delivered again while invisible", q.key, fmt.Sprintf("message %s was delivered again by #%d inside its invisibility window: %s #%d with visibility %ds, certainly invisible over %s..%s, and no update made it visible in between",
 				m.id, q.seq(d), opener, q.seq(w.by), w.v, qSecs(w.start), qSecs(w.end)),
-				excerpt(q.show(w.by), q.show(d))...)
+				Excerpt(q.show(w.by), q.show(d))...)
 		}
 	}
 }

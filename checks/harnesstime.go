@@ -10,34 +10,34 @@ import (
 )
 
 const (
-	lsInf    = math.MaxInt64
-	lsNegInf = math.MinInt64
-	lsSecond = int64(time.Second)
+	LsInf    = math.MaxInt64
+	LsNegInf = math.MinInt64
+	LsSecond = int64(time.Second)
 )
 
 // addBound adds a duration to a time, saturating at the infinities.
-func addBound(t, d int64) int64 {
+func AddBound(t, d int64) int64 {
 	switch {
-	case t == lsInf || d == lsInf:
-		return lsInf
-	case t == lsNegInf || d == lsNegInf:
-		return lsNegInf
+	case t == LsInf || d == LsInf:
+		return LsInf
+	case t == LsNegInf || d == LsNegInf:
+		return LsNegInf
 	}
 	if s := t + d; (d > 0 && s < t) || (d < 0 && s > t) {
 		if d > 0 {
-			return lsInf
+			return LsInf
 		}
-		return lsNegInf
+		return LsNegInf
 	}
 	return t + d
 }
 
 // fmtHarnessTime renders a harness time for messages.
-func fmtHarnessTime(t int64) string {
+func FmtHarnessTime(t int64) string {
 	switch t {
-	case lsInf:
+	case LsInf:
 		return "forever"
-	case lsNegInf:
+	case LsNegInf:
 		return "never"
 	}
 	return fmt.Sprintf("%.3fs", float64(t)/1e9)

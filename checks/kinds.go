@@ -39,7 +39,7 @@ const (
 // If-Match, created by insert. Merges equal replaces here because the
 // register workloads write the same single property every time.
 var register = map[string]string{
-	KindTableGet:         kindBlobGet,
+	KindTableGet:         KindBlobGet,
 	KindTableInsert:      kindBlobCreate,
 	KindTableUpdate:      kindBlobPut,
 	KindTableMerge:       kindBlobPut,

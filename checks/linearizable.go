@@ -145,7 +145,7 @@ func (c *Linearizable) Groups(n int) { c.groups = n }
 // Finish implements Checker.
 func (c *Linearizable) Finish() Result {
 	c.EndGroup()
-	return c.result(c.outs)
+	return c.Result(c.outs)
 }
 
 // EndGroup implements KeyLocal: it judges the keys seen so far, within
@@ -306,8 +306,8 @@ func linRound(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-func (c *Linearizable) result(outs []*linOutcome) Result {
-	var v violations
+func (c *Linearizable) Result(outs []*linOutcome) Result {
+	var v Violations
 	artifacts := map[string][]byte{}
 	var st linStats
 	var failed, undecided []string
@@ -332,7 +332,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 			if o.vc != nil {
 				listed := map[string]int{}
 				for _, x := range o.vc.Violations {
-					v.addKind(x.Kind, o.k.key, "decided by version-chain (too large for porcupine): "+x.Message, x.Ops...)
+					v.AddKind(x.Kind, o.k.key, "decided by version-chain (too large for porcupine): "+x.Message, x.Ops...)
 					listed[x.Kind]++
 				}
 				for k, n := range o.vc.Kinds {
@@ -345,7 +345,7 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 				artifacts[o.name] = o.html
 			}
 		default:
-			why := fmt.Sprintf("%s (%s: %s, %s)", o.k.key, o.why, plural(o.k.n, "op", "ops"), plural(len(o.k.actors), "actor", "actors"))
+			why := fmt.Sprintf("%s (%s: %s, %s)", o.k.key, o.why, Plural(o.k.n, "op", "ops"), Plural(len(o.k.actors), "actor", "actors"))
 			undecided = append(undecided, why)
 		}
 	}
@@ -353,10 +353,10 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 	if len(outs) == 0 {
 		b.WriteString("no blob reads or writes in the history: undecided, nothing to check")
 	} else {
-		fmt.Fprintf(&b, "%s, %s", plural(len(outs), "key", "keys"), plural(st.ops, "op", "ops"))
+		fmt.Fprintf(&b, "%s, %s", Plural(len(outs), "key", "keys"), Plural(st.ops, "op", "ops"))
 		fmt.Fprintf(&b, " (pre-pass: %s verified and stripped, %s resolved by a read, %s dropped as immaterial, %s left to search)",
-			plural(st.stripped, "refusal", "refusals"), plural(st.resolved, "unknown write", "unknown writes"),
-			plural(st.unknownDropped, "unknown write", "unknown writes"), plural(st.unknownKept, "unknown", "unknowns"))
+			Plural(st.stripped, "refusal", "refusals"), Plural(st.resolved, "unknown write", "unknown writes"),
+			Plural(st.unknownDropped, "unknown write", "unknown writes"), Plural(st.unknownKept, "unknown", "unknowns"))
 		fmt.Fprintf(&b, ": %d linearizable", passed)
 		if byVC > 0 {
 			fmt.Fprintf(&b, " (%d of them too large for porcupine, decided by version-chain)", byVC)
@@ -368,14 +368,14 @@ func (c *Linearizable) result(outs []*linOutcome) Result {
 			fmt.Fprintf(&b, ", undecided: %s", strings.Join(firstKeys(undecided), "; "))
 		}
 	}
-	r := v.result(LinearizableName, b.String())
+	r := v.Result(LinearizableName, b.String())
 	if r.Verdict == Pass && (len(undecided) > 0 || len(outs) == 0) {
 		r.Verdict = Undecided
 	}
 	if len(artifacts) > 0 {
 		r.Artifacts = artifacts
 	}
-	return r.WithDecided(decided).of(st.ops)
+	return r.WithDecided(decided).Of(st.ops)
 }
 
 // namedKeys is how many keys a summary names in one list: a run of many

@@ -164,13 +164,13 @@ func linGenerate(r *rand.Rand, cfg linGenConfig) ([]Op, bool) {
 			if q.fate == gLate {
 				g.orphans = append(g.orphans, q)
 			}
-			g.result(a, op)
+			g.Result(a, op)
 			a.req, a.phase = nil, 0
 		}
 	}
 	for _, b := range g.blobs {
 		g.clock++
-		g.record(&Op{Actor: ActorFinal, Kind: kindBlobGet, Key: b.key, Call: g.clock, Out: Output{Status: 200, ETag: b.etag, Value: b.val}})
+		g.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: b.key, Call: g.clock, Out: Output{Status: 200, ETag: b.etag, Value: b.val}})
 	}
 	return g.ops, g.injected
 }
@@ -196,7 +196,7 @@ func (g *linGen) next(a *linGenActor) *linGenReq {
 	q := &linGenReq{b: b, op: Op{Actor: a.id, Key: b.key}}
 	x := g.r.Float64()
 	if !have || a.needRead[b.key] || x < g.cfg.readFrac {
-		q.op.Kind = kindBlobGet
+		q.op.Kind = KindBlobGet
 		if have && g.r.Float64() < g.cfg.cond304 {
 			q.op.In.IfNoneMatch = c[1]
 		}
@@ -247,7 +247,7 @@ func (g *linGen) decide(q *linGenReq) {
 func (g *linGen) effect(q *linGenReq, op *Op, acked bool) {
 	b := q.b
 	may := acked && !g.injected && len(g.ops) >= g.cfg.faultAfter
-	if op.Kind == kindBlobGet {
+	if op.Kind == KindBlobGet {
 		if may && g.cfg.fault == linStaleRead && b.prevTag != "" && b.writerRet >= 0 && b.writerRet < op.Call {
 			g.injected = true
 			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.prevTag, Value: b.prevVal}
@@ -294,12 +294,12 @@ func (g *linGen) effect(q *linGenReq, op *Op, acked bool) {
 	op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
 }
 
-func (g *linGen) result(a *linGenActor, op *Op) {
+func (g *linGen) Result(a *linGenActor, op *Op) {
 	switch {
-	case op.Kind == kindBlobGet && op.Outcome == OK && op.Out.Status == 200:
+	case op.Kind == KindBlobGet && op.Outcome == OK && op.Out.Status == 200:
 		a.cache[op.Key] = [2]string{op.Out.Value, op.Out.ETag}
 		a.needRead[op.Key] = false
-	case op.Kind == kindBlobGet:
+	case op.Kind == KindBlobGet:
 	case op.Outcome == OK:
 		c := a.cache[op.Key]
 		if op.Kind != kindBlobSetMeta {

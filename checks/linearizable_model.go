@@ -29,7 +29,7 @@ const (
 // linRelevant reports whether the linearizable checker reads op's kind.
 func linRelevant(kind string) bool {
 	switch canon(kind) {
-	case kindBlobGet, kindBlobPut, kindBlobCreate, kindBlobCommit, kindBlobSetMeta:
+	case KindBlobGet, kindBlobPut, kindBlobCreate, kindBlobCommit, kindBlobSetMeta:
 		return true
 	}
 	return false
@@ -548,7 +548,7 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 		op := &recorded[i]
 		o := &linOp{op: op, client: client[op.Actor], val: -1, etag: -1, ifMatch: linNone, ifNoneMatch: linNone,
 			call: op.Call, ret: op.Return}
-		if canon(op.Kind) == kindBlobGet {
+		if canon(op.Kind) == KindBlobGet {
 			switch {
 			case op.Outcome != OK:
 				h.stats.dropped++
@@ -587,7 +587,7 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 			}
 		case op.Outcome == Conflict && etagRefusal(op):
 			o.res = lRefused
-		case mayHaveApplied(op):
+		case MayHaveApplied(op):
 			o.res, o.ret = lUnknown, linInf
 		default:
 			h.stats.dropped++

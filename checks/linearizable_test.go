@@ -31,15 +31,15 @@ func (b *linBuilder) Setup(key, val, etag string) uint64 {
 }
 
 func (b *linBuilder) read(actor int, key string, call, ret int64, val, etag string) uint64 {
-	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
+	return b.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 func (b *linBuilder) read304(actor int, key string, call, ret int64, etag string) uint64 {
-	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Key: key, Call: call, Return: ret, In: Input{IfNoneMatch: etag}, Out: Output{Status: 304, ETag: etag}})
+	return b.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Call: call, Return: ret, In: Input{IfNoneMatch: etag}, Out: Output{Status: 304, ETag: etag}})
 }
 
 func (b *linBuilder) Final(key string, t int64, val, etag string) uint64 {
-	return b.Add(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: key, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: etag, Value: val}})
+	return b.Add(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 // write records a put (or kind) with If-Match ifMatch ("" for none); etag
@@ -85,11 +85,11 @@ type linWant struct {
 	seqs    []uint64 // operations the violation's excerpt must hold
 }
 
-func (w linWant) assert(t *testing.T, r Result) {
+func (w linWant) Assert(t *testing.T, r Result) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
-			t.Log(describe(r))
+			t.Log(Describe(r))
 		}
 	}()
 	if r.Verdict != w.verdict {
@@ -437,8 +437,8 @@ func TestLinearizable(t *testing.T) {
 			b.Setup(k, "v0", "E0")
 			b.Add(Op{Actor: 0, Kind: "blob.lease.acquire", Key: k, Call: 5, Return: 6, Out: Output{Status: 201, Value: "L"}})
 			b.Add(Op{Actor: 0, Kind: "blob.stage", Key: k, Call: 7, Return: 8, In: Input{Value: "block"}})
-			b.Add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Unknown, Out: Output{Err: "timeout"}})
-			b.Add(Op{Actor: 1, Kind: kindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503}})
+			b.Add(Op{Actor: 1, Kind: KindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Unknown, Out: Output{Err: "timeout"}})
+			b.Add(Op{Actor: 1, Kind: KindBlobGet, Key: k, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503}})
 			// refused by the lease, not by an ETag condition
 			b.Add(Op{Actor: 1, Kind: kindBlobPut, Key: k, Call: 11, Return: 12, Outcome: Conflict, In: Input{Value: "x"},
 				Out: Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}})
@@ -478,7 +478,7 @@ func TestLinearizable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := &linBuilder{}
 			w := tc.build(b)
-			w.assert(t, linCheck(b.ops, 5*time.Second))
+			w.Assert(t, linCheck(b.ops, 5*time.Second))
 		})
 	}
 }
@@ -495,7 +495,7 @@ func TestLinearizablePicture(t *testing.T) {
 	b.Final("blob/one", 100, "a1-1", "E2")
 	r := linCheck(b.ops, 5*time.Second)
 	if r.Verdict != Fail {
-		t.Fatal(describe(r))
+		t.Fatal(Describe(r))
 	}
 	html := r.Artifacts["linearizable-blob_one.html"]
 	for _, s := range []string{`put if-match=E0 \"a1-1\" -\u003e ok etag=E2`, `\"v0\" etag=E0`, "actor 1 blob.put blob/one"} {
@@ -533,7 +533,7 @@ func TestLinearizableWindow(t *testing.T) {
 	}
 	b.Final(k, tm+5000, "late-2", "L2")
 	r := linCheck(b.ops, 10*time.Second)
-	linWant{verdict: Fail, msg: []string{"a window of", "a lost update"}, seqs: []uint64{w1, w2}}.assert(t, r)
+	linWant{verdict: Fail, msg: []string{"a window of", "a lost update"}, seqs: []uint64{w1, w2}}.Assert(t, r)
 	_ = r1
 }
 
@@ -555,7 +555,7 @@ func TestLinearizableBudget(t *testing.T) {
 			c := NewLinearizable()
 			c.Budget, c.MaxActors = budget, 100
 			res := Run(b.ops, c)[0]
-			linWant{verdict: Undecided, summary: []string{"undecided: k0 (", "28 ops, 26 actors"}}.assert(t, res)
+			linWant{verdict: Undecided, summary: []string{"undecided: k0 (", "28 ops, 26 actors"}}.Assert(t, res)
 			if strings.Contains(res.Summary, "too large") {
 				t.Error("undecided as too large, not by the budget")
 			}
@@ -579,7 +579,7 @@ func TestLinearizableTooLarge(t *testing.T) {
 	c := NewLinearizable()
 	c.MaxOps = 60
 	res := Run(clean, c)[0]
-	linWant{verdict: Pass, summary: []string{"2 linearizable (2 of them too large for porcupine, decided by version-chain)"}}.assert(t, res)
+	linWant{verdict: Pass, summary: []string{"2 linearizable (2 of them too large for porcupine, decided by version-chain)"}}.Assert(t, res)
 
 	forked, _ := linGenerate(r, linGenConfig{keys: 2, actors: 3, ops: 100, readFrac: 0.5, fault: linFork})
 	for _, c := range []*Linearizable{{MaxOps: 60, MaxActors: 16}, {MaxOps: 20000, MaxActors: 2}} {
@@ -603,7 +603,7 @@ func TestLinearizableTooLarge(t *testing.T) {
 	c = NewLinearizable()
 	c.MaxOps = 60
 	res = Run(cut, c)[0]
-	linWant{verdict: Undecided, summary: []string{"too large for porcupine, and version-chain could not decide it", "no final read", "3 actors"}}.assert(t, res)
+	linWant{verdict: Undecided, summary: []string{"too large for porcupine, and version-chain could not decide it", "no final read", "3 actors"}}.Assert(t, res)
 }
 
 // rawLinearizable checks without the pre-pass: unknown writes all stay
@@ -661,7 +661,7 @@ func TestLinearizablePrePassAgrees(t *testing.T) {
 			continue
 		}
 		if want := map[porcupine.CheckResult]Verdict{porcupine.Ok: Pass, porcupine.Illegal: Fail}[raw]; got.Verdict != want {
-			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, describe(got), linDump(ops))
+			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, Describe(got), linDump(ops))
 		}
 	}
 	t.Logf("%v", counts)
@@ -710,7 +710,7 @@ func TestLinearizablePrefix(t *testing.T) {
 		t.Fatal("no stale read injected")
 	}
 	res := linCheck(ops, 10*time.Second)
-	linWant{verdict: Fail, msg: []string{"operations answered by", "a stale read"}}.assert(t, res)
+	linWant{verdict: Fail, msg: []string{"operations answered by", "a stale read"}}.Assert(t, res)
 }
 
 func linDump(ops []Op) string {
@@ -762,7 +762,7 @@ func TestLinearizableVersionChainCrossCheck(t *testing.T) {
 			}
 			if lin.Verdict == Pass && vc.Verdict == Fail {
 				t.Errorf("%s history %d (%s): version-chain rejects what porcupine accepts\nversion-chain: %s\n%s",
-					src, i, what, describe(vc), linDump(ops))
+					src, i, what, Describe(vc), linDump(ops))
 			}
 		}
 		agree := counts["porcupine=pass/version-chain=pass"] + counts["porcupine=fail/version-chain=fail"]
@@ -784,11 +784,11 @@ func TestLinearizableGenerator(t *testing.T) {
 		res := linCheck(ops, 2*time.Second)
 		switch {
 		case cfg.fault == linNoFault && res.Verdict != Pass:
-			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, describe(res), linDump(ops))
+			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, Describe(res), linDump(ops))
 		case injected && res.Verdict != Fail:
-			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, describe(res), linDump(ops))
+			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, Describe(res), linDump(ops))
 		case injected:
-			checkKinds(t, res)
+			CheckKinds(t, res)
 			forks++
 		}
 	}
@@ -805,7 +805,7 @@ func TestLinearizableManyUndecidedKeys(t *testing.T) {
 	c := NewLinearizable()
 	c.Budget = time.Nanosecond
 	res := Run(ops, c)[0]
-	linWant{verdict: Undecided, summary: []string{"14 keys", "; and 4 more keys"}}.assert(t, res)
+	linWant{verdict: Undecided, summary: []string{"14 keys", "; and 4 more keys"}}.Assert(t, res)
 	if n := strings.Count(res.Summary, "porcupine"); n > 11 {
 		t.Errorf("summary names %d keys' reasons: %s", n, res.Summary)
 	}
@@ -833,7 +833,7 @@ func TestLinearizableManyFailedKeys(t *testing.T) {
 	}
 	slices.SortFunc(all, func(a, b Op) int { return cmp.Compare(a.Seq, b.Seq) })
 	res := Run(all, NewLinearizable())[0]
-	linWant{verdict: Fail, summary: []string{"14 keys", "NOT linearizable: f00, f01,", "f09, and 4 more keys"}}.assert(t, res)
+	linWant{verdict: Fail, summary: []string{"14 keys", "NOT linearizable: f00, f01,", "f09, and 4 more keys"}}.Assert(t, res)
 	named := map[string]bool{}
 	for _, v := range res.Violations {
 		named[v.Key] = true

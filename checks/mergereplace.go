@@ -170,26 +170,26 @@ type mrTotals struct {
 
 // Finish implements Checker.
 func (c *MergeReplace) Finish() Result {
-	var v violations
+	var v Violations
 	var t mrTotals
 	for _, k := range c.order {
 		k.finish(&v, &t)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s (%d replaces, %d merges, %d unknown), %s", plural(t.keys, "entity", "entities"),
-		plural(t.writes, "write", "writes"), t.replaces, t.merges, t.unknown, plural(t.reads, "read", "reads"))
+	fmt.Fprintf(&b, "%s, %s (%d replaces, %d merges, %d unknown), %s", Plural(t.keys, "entity", "entities"),
+		Plural(t.writes, "write", "writes"), t.replaces, t.merges, t.unknown, Plural(t.reads, "read", "reads"))
 	var undecided []string
 	if t.reads == 0 {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.badTags > 0 {
-		undecided = append(undecided, plural(t.badTags, "tag", "tags")+" reused by several writes")
+		undecided = append(undecided, Plural(t.badTags, "tag", "tags")+" reused by several writes")
 	}
 	if t.noTag > 0 {
-		undecided = append(undecided, plural(t.noTag, "write attempt", "write attempts")+" without a tag")
+		undecided = append(undecided, Plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
 	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
-		WithDecided(t.reads).of(t.reads)
+		WithDecided(t.reads).Of(t.reads)
 }
 
 // mrShown is one property a read showed.
@@ -238,7 +238,7 @@ type mrProp struct {
 	erasers *mrBest // replaces without p that might have applied: lo -> largest hi
 }
 
-func (k *mrKey) finish(v *violations, t *mrTotals) {
+func (k *mrKey) finish(v *Violations, t *mrTotals) {
 	t.keys++
 	t.reads += len(k.reads)
 	t.noTag += k.noTag
@@ -350,11 +350,11 @@ func mrMore(n int) string {
 	if n <= 1 {
 		return ""
 	}
-	return fmt.Sprintf(" (and %s)", plural(n-1, "more property", "more properties"))
+	return fmt.Sprintf(" (and %s)", Plural(n-1, "more property", "more properties"))
 }
 
 // unexplained: rule 1, one violation per read.
-func (k *mrKey) unexplained(v *violations, rd *Op, shown []mrShown) {
+func (k *mrKey) unexplained(v *Violations, rd *Op, shown []mrShown) {
 	var first *mrShown
 	n := 0
 	for i := range shown {
@@ -379,15 +379,15 @@ func (k *mrKey) unexplained(v *violations, rd *Op, shown []mrShown) {
 	case tbEntRow:
 		msg = fmt.Sprintf("value on a property its write did not set: property %q reads the tag of %s, which wrote only %v", first.prop, first.w, first.w.props)
 	case tbEntRefused:
-		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, answer(w))
+		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, Answer(w))
 	case tbEntEarly:
 		msg = fmt.Sprintf("value read before it was written: property %q reads the tag of %s, which was sent after the read returned", first.prop, first.w)
 	}
-	v.Add(k.key, msg+mrMore(n), excerpt(rd, w)...)
+	v.Add(k.key, msg+mrMore(n), Excerpt(rd, w)...)
 }
 
 // replaces: rule 2, one violation per read.
-func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
+func (k *mrKey) replaces(v *Violations, rd *Op, shown []mrShown) {
 	var r *mrShown
 	for i := range shown {
 		s := &shown[i]
@@ -400,7 +400,7 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 		}
 		if s.w != r.w {
 			v.Add(k.key, fmt.Sprintf("two replaces visible: property %q shows %s and property %q shows %s, but the later of them erased the other's values",
-				r.prop, r.w, s.prop, s.w), excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
+				r.prop, r.w, s.prop, s.w), Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 			return
 		}
 	}
@@ -410,7 +410,7 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 	for _, p := range r.w.props {
 		if _, ok := rd.Out.Props[p]; !ok {
 			v.Add(k.key, fmt.Sprintf("property of a visible replace missing: property %q shows %s, which also wrote %q, but %q is missing (only a later replace could erase it, and that would have erased %q too)",
-				r.prop, r.w, p, p, r.prop), excerpt(rd, tbAttempt(r.w.attempts))...)
+				r.prop, r.w, p, p, r.prop), Excerpt(rd, tbAttempt(r.w.attempts))...)
 			return
 		}
 	}
@@ -420,13 +420,13 @@ func (k *mrKey) replaces(v *violations, rd *Op, shown []mrShown) {
 			continue
 		}
 		v.Add(k.key, fmt.Sprintf("a property that neither the last replace nor a later merge wrote: property %q shows %s, which took effect before %s (visible on %q) was sent",
-			s.prop, s.w, r.w, r.prop), excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
+			s.prop, s.w, r.w, r.prop), Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 		return
 	}
 }
 
 // stale: rule 3, one violation per read.
-func (k *mrKey) stale(v *violations, rd *Op, shown []mrShown, props map[string]*mrProp) {
+func (k *mrKey) stale(v *Violations, rd *Op, shown []mrShown, props map[string]*mrProp) {
 	for i := range shown {
 		s := &shown[i]
 		pp := props[s.prop]
@@ -442,13 +442,13 @@ func (k *mrKey) stale(v *violations, rd *Op, shown []mrShown, props map[string]*
 			how = "which erased it"
 		}
 		v.Add(k.key, fmt.Sprintf("stale read: property %q shows %s, but %s, %s, was sent after it returned and took effect before the read was sent",
-			s.prop, s.w, w2, how), excerpt(rd, tbAttempt(s.w.attempts), tbAttempt(w2.attempts))...)
+			s.prop, s.w, w2, how), Excerpt(rd, tbAttempt(s.w.attempts), tbAttempt(w2.attempts))...)
 		return
 	}
 }
 
 // missing: rule 4, one violation per read.
-func (k *mrKey) missing(v *violations, rd *Op, names []string, props map[string]*mrProp) {
+func (k *mrKey) missing(v *Violations, rd *Op, names []string, props map[string]*mrProp) {
 	for _, p := range names {
 		if _, ok := rd.Out.Props[p]; ok {
 			continue
@@ -462,7 +462,7 @@ func (k *mrKey) missing(v *violations, rd *Op, names []string, props map[string]
 			continue // a replace without p may have applied after w
 		}
 		v.Add(k.key, fmt.Sprintf("missing property: the read lacks %q, but %s wrote it and took effect before the read was sent, and no replace without %q could have applied after it",
-			p, w, p), excerpt(rd, tbAttempt(w.attempts))...)
+			p, w, p), Excerpt(rd, tbAttempt(w.attempts))...)
 		return
 	}
 }

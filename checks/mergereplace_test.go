@@ -14,10 +14,10 @@ func TestMergeReplace(t *testing.T) {
 	const k = "pk/rk"
 	cases := []struct {
 		name  string
-		build func(h *hist) want
+		build func(h *Hist) Want
 	}{
 		// Clean histories.
-		{"replace, merges, and reads that follow them", func(h *hist) want {
+		{"replace, merges, and reads that follow them", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0"), OK, 100, 110)
 			h.mrGet(1, k, 120, 130, "p0=r1")
@@ -25,176 +25,176 @@ func TestMergeReplace(t *testing.T) {
 			h.mrGet(1, k, 160, 170, "p0=r1", "p1=m1")
 			h.mrWrite(0, KindTableUpsertMerge, k, "m2", mrProps("p0", "p2"), OK, 180, 190)
 			h.mrGet(ActorFinal, k, 200, 210, "p0=m2", "p1=m1", "p2=m2")
-			return want{verdict: Pass, summary: "1 entity, 4 writes (2 replaces, 2 merges, 0 unknown), 3 reads: every read explained by the last replace and the merges after it"}
+			return Want{Verdict: Pass, Summary: "1 entity, 4 writes (2 replaces, 2 merges, 0 unknown), 3 reads: every read explained by the last replace and the merges after it"}
 		}},
-		{"a replace and a merge overlap: either order", func(h *hist) want {
+		{"a replace and a merge overlap: either order", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpsert, k, "r1", mrProps("p0"), OK, 100, 200)
 			h.mrWrite(1, KindTableMerge, k, "m1", mrProps("p1"), OK, 150, 250)
 			h.mrGet(2, k, 300, 310, "p0=r1")          // m1 first, erased by r1
 			h.mrGet(3, k, 300, 310, "p0=r1", "p1=m1") // r1 first
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"a read overlapping a merge need not see it", func(h *hist) want {
+		{"a read overlapping a merge need not see it", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 200)
 			h.mrGet(1, k, 150, 160, "p0=s", "p1=s", "p2=s")
 			h.mrGet(1, k, 170, 180, "p0=s", "p1=m1", "p2=s")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"refused writes leave no trace", func(h *hist) want {
+		{"refused writes leave no trace", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0"), Conflict, 100, 110)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), Throttled, 120, 130)
 			h.mrGet(1, k, 140, 150, "p0=s", "p1=s", "p2=s")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
 
 		// Unknown outcomes: quiet.
-		{"an unknown replace, applied after it timed out, explains a missing property", func(h *hist) want {
+		{"an unknown replace, applied after it timed out, explains a missing property", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpsert, k, "r1", mrProps("p0"), Unknown, 90, 95)
 			h.mrWrite(1, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			h.mrGet(2, k, 200, 210, "p0=r1")
-			return want{verdict: Pass, summary: "1 unknown"}
+			return Want{Verdict: Pass, Summary: "1 unknown"}
 		}},
-		{"an unknown delete explains missing properties without being visible", func(h *hist) want {
+		{"an unknown delete explains missing properties without being visible", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.Add(Op{Actor: 0, Kind: KindTableDelete, Key: k, Outcome: Unknown, Call: 100, Return: 110, Out: Output{Err: "timeout"}})
 			h.mrWrite(1, KindTableUpsertMerge, k, "m1", mrProps("p0"), OK, 200, 210)
 			h.mrGet(2, k, 300, 310, "p0=m1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown replace never applied", func(h *hist) want {
+		{"an unknown replace never applied", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0"), Unknown, 100, 110)
 			h.mrGet(1, k, 200, 210, "p0=s", "p1=s", "p2=s")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown merge never read", func(h *hist) want {
+		{"an unknown merge never read", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			h.mrWrite(0, KindTableMerge, k, "m2", mrProps("p1"), Unknown, 120, 130)
 			h.mrGet(1, k, 200, 210, "p0=s", "p1=m1", "p2=s")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"a retried merge: the unknown first attempt may land after the acknowledged retry", func(h *hist) want {
+		{"a retried merge: the unknown first attempt may land after the acknowledged retry", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), Unknown, 100, 110)
 			s := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 120, 130)
 			h.Op(s).Attempt = 2
 			h.mrWrite(1, KindTableMerge, k, "m2", mrProps("p1"), OK, 140, 150)
 			h.mrGet(2, k, 200, 210, "p0=s", "p1=m1", "p2=s")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
 
 		// Rule 1.
-		{"a value nobody wrote", func(h *hist) want {
+		{"a value nobody wrote", func(h *Hist) Want {
 			h.mrSetup(k)
 			rd := h.mrGet(1, k, 100, 110, "p0=s", "p1=ghost", "p2=s")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`value nobody wrote: property "p1" reads "ghost"`, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`value nobody wrote: property "p1" reads "ghost"`, rd)}}
 		}},
-		{"a refused write visible", func(h *hist) want {
+		{"a refused write visible", func(h *Hist) Want {
 			h.mrSetup(k)
 			m := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), Conflict, 100, 110)
 			rd := h.mrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=s")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`refused write visible: property "p1" reads the tag of merge "m1" (#2), which was answered conflict 412 ConditionNotMet`, m, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`refused write visible: property "p1" reads the tag of merge "m1" (#2), which was answered conflict 412 ConditionNotMet`, m, rd)}}
 		}},
-		{"a tag on a property its write did not set", func(h *hist) want {
+		{"a tag on a property its write did not set", func(h *Hist) Want {
 			h.mrSetup(k)
 			m := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			rd := h.mrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=m1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`property "p2" reads the tag of merge "m1" (#2), which wrote only [p1]`, m, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`property "p2" reads the tag of merge "m1" (#2), which wrote only [p1]`, m, rd)}}
 		}},
-		{"a value read before its write was sent", func(h *hist) want {
+		{"a value read before its write was sent", func(h *Hist) Want {
 			h.mrSetup(k)
 			rd := h.mrGet(1, k, 50, 60, "p0=s", "p1=m1", "p2=s")
 			m := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`value read before it was written: property "p1"`, m, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`value read before it was written: property "p1"`, m, rd)}}
 		}},
 
 		// Rule 2.
-		{"two replaces visible", func(h *hist) want {
+		{"two replaces visible", func(h *Hist) Want {
 			h.mrSetup(k)
 			r1 := h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0"), OK, 100, 110)
 			r2 := h.mrWrite(1, KindTableUpsert, k, "r2", mrProps("p1"), OK, 100, 110)
 			rd := h.mrGet(2, k, 120, 130, "p0=r1", "p1=r2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`two replaces visible: property "p0" shows replace "r1" (#2) and property "p1" shows replace "r2" (#3)`, r1, r2, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`two replaces visible: property "p0" shows replace "r1" (#2) and property "p1" shows replace "r2" (#3)`, r1, r2, rd)}}
 		}},
-		{"a property of the visible replace missing", func(h *hist) want {
+		{"a property of the visible replace missing", func(h *Hist) Want {
 			h.mrSetup(k)
 			r1 := h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0", "p1"), OK, 100, 110)
 			rd := h.mrGet(2, k, 120, 130, "p0=r1")
-			return want{verdict: Fail, total: 2, vios: []expectViolation{
-				vio(`property of a visible replace missing: property "p0" shows replace "r1" (#2), which also wrote "p1", but "p1" is missing`, r1, rd),
-				vio(`missing property: the read lacks "p1"`, r1, rd)}}
+			return Want{Verdict: Fail, Total: 2, Vios: []ExpectViolation{
+				Vio(`property of a visible replace missing: property "p0" shows replace "r1" (#2), which also wrote "p1", but "p1" is missing`, r1, rd),
+				Vio(`missing property: the read lacks "p1"`, r1, rd)}}
 		}},
-		{"a merge certainly earlier than the visible replace", func(h *hist) want {
+		{"a merge certainly earlier than the visible replace", func(h *Hist) Want {
 			h.mrSetup(k)
 			m := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			r := h.mrWrite(1, KindTableUpdate, k, "r1", mrProps("p0"), Unknown, 120, 130)
 			rd := h.mrGet(2, k, 140, 150, "p0=r1", "p1=m1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`a property that neither the last replace nor a later merge wrote: property "p1" shows merge "m1" (#2), which took effect before replace "r1" (#3) (visible on "p0") was sent`, m, r, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`a property that neither the last replace nor a later merge wrote: property "p1" shows merge "m1" (#2), which took effect before replace "r1" (#3) (visible on "p0") was sent`, m, r, rd)}}
 		}},
 
 		// Rule 3.
-		{"stale read: a later acknowledged merge overwrote it", func(h *hist) want {
+		{"stale read: a later acknowledged merge overwrote it", func(h *Hist) Want {
 			h.mrSetup(k)
 			m1 := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			m2 := h.mrWrite(1, KindTableUpsertMerge, k, "m2", mrProps("p1", "p2"), OK, 120, 130)
 			rd := h.mrGet(2, k, 140, 150, "p0=s", "p1=m1", "p2=m2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`stale read: property "p1" shows merge "m1" (#2), but merge "m2" (#3), which also wrote it, was sent after it returned`, m1, m2, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`stale read: property "p1" shows merge "m1" (#2), but merge "m2" (#3), which also wrote it, was sent after it returned`, m1, m2, rd)}}
 		}},
-		{"stale read: a later acknowledged replace erased it", func(h *hist) want {
+		{"stale read: a later acknowledged replace erased it", func(h *Hist) Want {
 			h.mrSetup(k)
 			m1 := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			r1 := h.mrWrite(1, KindTableUpdate, k, "r1", mrProps("p0"), OK, 120, 130)
 			rd := h.mrGet(2, k, 140, 150, "p0=r1", "p1=m1")
-			return want{verdict: Fail, total: 2, vios: []expectViolation{
-				vio(`stale read: property "p1" shows merge "m1" (#2), but replace "r1" (#3), which erased it`, m1, r1, rd),
-				vio(`a property that neither the last replace nor a later merge wrote`, m1, r1, rd)}}
+			return Want{Verdict: Fail, Total: 2, Vios: []ExpectViolation{
+				Vio(`stale read: property "p1" shows merge "m1" (#2), but replace "r1" (#3), which erased it`, m1, r1, rd),
+				Vio(`a property that neither the last replace nor a later merge wrote`, m1, r1, rd)}}
 		}},
-		{"stale read of the setup value, the overwrite proven by an earlier read", func(h *hist) want {
+		{"stale read of the setup value, the overwrite proven by an earlier read", func(h *Hist) Want {
 			s := h.mrSetup(k)
 			m1 := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), Unknown, 100, 110)
 			h.mrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=s")
 			rd := h.mrGet(2, k, 140, 150, "p0=s", "p1=s", "p2=s")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`stale read: property "p1" shows setup replace "s" (#1)`, s, m1, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`stale read: property "p1" shows setup replace "s" (#1)`, s, m1, rd)}}
 		}},
 
 		// Rule 4.
-		{"missing property an acknowledged merge wrote", func(h *hist) want {
+		{"missing property an acknowledged merge wrote", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m0", mrProps("p0", "p2"), OK, 80, 90)
 			m1 := h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			rd := h.mrGet(1, k, 140, 150, "p0=m0", "p2=m0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`missing property: the read lacks "p1", but merge "m1" (#3) wrote it and took effect before the read was sent, and no replace without "p1" could have applied after it`, m1, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`missing property: the read lacks "p1", but merge "m1" (#3) wrote it and took effect before the read was sent, and no replace without "p1" could have applied after it`, m1, rd)}}
 		}},
-		{"missing property: the only replace without it is certainly earlier", func(h *hist) want {
+		{"missing property: the only replace without it is certainly earlier", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableUpdate, k, "r1", mrProps("p0"), OK, 50, 60)
 			m1 := h.mrWrite(1, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			h.mrWrite(2, KindTableUpdate, k, "r2", mrProps("p0"), OK, 400, 410) // sent after the read returned
 			rd := h.mrGet(3, k, 140, 150, "p0=r1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`missing property: the read lacks "p1"`, m1, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`missing property: the read lacks "p1"`, m1, rd)}}
 		}},
 
 		// Missing information.
-		{"no reads", func(h *hist) want {
+		{"no reads", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
-			return want{verdict: Undecided, summary: "undecided, nothing to check"}
+			return Want{Verdict: Undecided, Summary: "undecided, nothing to check"}
 		}},
-		{"a tag reused by two writes", func(h *hist) want {
+		{"a tag reused by two writes", func(h *Hist) Want {
 			h.mrSetup(k)
 			h.mrWrite(0, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			h.mrWrite(1, KindTableMerge, k, "m1", mrProps("p1"), OK, 100, 110)
 			h.mrGet(2, k, 120, 130, "p0=s", "p1=m1", "p2=s")
-			return want{verdict: Undecided, summary: "1 tag reused by several writes"}
+			return Want{Verdict: Undecided, Summary: "1 tag reused by several writes"}
 		}},
 	}
 	for _, tc := range cases {
@@ -202,7 +202,7 @@ func TestMergeReplace(t *testing.T) {
 			h := NewHist()
 			w := tc.build(h)
 			r := h.Check(t, MergeReplaceName)
-			w.assert(t, r)
+			w.Assert(t, r)
 			tbCheckKeys(t, r)
 		})
 	}
@@ -349,7 +349,7 @@ func TestMergeReplaceSimulation(t *testing.T) {
 		unknown, refused := r.Float64()*0.25, r.Float64()*0.15
 		ops, writes := simulateMergeReplace(r, actors, n, unknown, refused)
 		if res := Run(ops, NewMergeReplace())[0]; res.Verdict != Pass {
-			t.Fatalf("seed %d (%d actors x %d ops, unknown %.2f): valid history judged %s\n%s", seed, actors, n, unknown, res.Verdict, describe(res))
+			t.Fatalf("seed %d (%d actors x %d ops, unknown %.2f): valid history judged %s\n%s", seed, actors, n, unknown, res.Verdict, Describe(res))
 		}
 		// Mutation: in the final read, property p shows W2 (acknowledged);
 		// show instead an older write W of p (or the setup) that returned
@@ -376,9 +376,9 @@ func TestMergeReplaceSimulation(t *testing.T) {
 			mut[len(mut)-1].Out.Props[p] = old
 			injected++
 			if res := Run(mut, NewMergeReplace())[0]; res.Verdict != Fail {
-				t.Fatalf("seed %d: final %s %s -> %s judged %s\n%s", seed, p, w2.tag, old, res.Verdict, describe(res))
+				t.Fatalf("seed %d: final %s %s -> %s judged %s\n%s", seed, p, w2.tag, old, res.Verdict, Describe(res))
 			} else {
-				checkKinds(t, res)
+				CheckKinds(t, res)
 			}
 			break
 		}

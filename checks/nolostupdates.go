@@ -36,7 +36,7 @@ func init() {
 type NoLostUpdates struct {
 	keys   map[string]*nluKey
 	order  []*nluKey
-	v      violations // of the keys judged so far (EndGroup)
+	v      Violations // of the keys judged so far (EndGroup)
 	t      nluTotals
 	shared StrTable // kinds, workloads, error codes, dates
 }
@@ -135,7 +135,7 @@ func (c *NoLostUpdates) key(op *Op) *nluKey {
 // Observe implements Checker.
 func (c *NoLostUpdates) Observe(op *Op) {
 	switch canon(op.Kind) {
-	case kindBlobGet:
+	case KindBlobGet:
 		c.key(op).observeGet(op)
 	case kindBlobPut:
 		c.key(op).observePut(op)
@@ -250,7 +250,7 @@ func (k *nluKey) observePut(op *Op) {
 			k.logicals++
 		}
 		a.lastLogical, a.lastN = w.logical, v.N
-		if (op.Outcome == OK || mayHaveApplied(op)) && a.hasGet &&
+		if (op.Outcome == OK || MayHaveApplied(op)) && a.hasGet &&
 			(op.In.IfMatch == "" || op.In.IfMatch == a.lastGet.Out.ETag) {
 			if a.getStored < 0 {
 				a.getStored = k.gets.Add(k.compact(&a.lastGet))
@@ -298,7 +298,7 @@ func (c *NoLostUpdates) EndGroup() {
 // Finish implements Checker.
 func (c *NoLostUpdates) Finish() Result {
 	c.EndGroup()
-	return c.t.result(&c.v)
+	return c.t.Result(&c.v)
 }
 
 func (k *nluKey) Get(i int32) *Op {
@@ -308,7 +308,7 @@ func (k *nluKey) Get(i int32) *Op {
 	return k.full(k.gets.At(i))
 }
 
-func (k *nluKey) finish(v *violations, t *nluTotals) {
+func (k *nluKey) finish(v *Violations, t *nluTotals) {
 	if k.hasFinal {
 		k.final = k.full(&k.finalOp)
 	}
@@ -334,23 +334,23 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 				t.unattributed++
 				continue
 			}
-			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), excerpt(k.full(&r.op))...)
+			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), Excerpt(k.full(&r.op))...)
 			continue
 		}
 		w := k.writes.At(wi)
 		switch {
 		case w.n != r.n:
 			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.seq, w.n),
-				excerpt(k.full(&r.op), k.full(&w.op))...)
+				Excerpt(k.full(&r.op), k.full(&w.op))...)
 		case w.op.outcome != OK && !w.op.mayHaveApplied(k.shared): // refused
-			v.Add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, answer(k.full(&w.op))),
-				excerpt(k.full(&r.op), k.full(&w.op), k.Get(w.baseGet))...)
+			v.Add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, Answer(k.full(&w.op))),
+				Excerpt(k.full(&r.op), k.full(&w.op), k.Get(w.baseGet))...)
 		case w.read < 0:
 			w.read = ri
 		}
 	}
 	for _, b := range k.badReads {
-		v.Add(k.key, "read a value nobody wrote: "+b.why, excerpt(k.full(&b.op))...)
+		v.Add(k.key, "read a value nobody wrote: "+b.why, Excerpt(k.full(&b.op))...)
 	}
 	v.count("read a value nobody wrote", k.badReadTotal-len(k.badReads))
 
@@ -389,7 +389,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		}
 		v.Add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
 			first.op.seq, w.op.seq, k.str(w.op.ifMatch), first.state.word(), w.state.word()),
-			excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
+			Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
 	for i := range k.writes.Len() {
 		w := k.writes.At(i)
@@ -464,7 +464,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		}
 		v.Add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
 			first.op.seq, w.op.seq, w.n, first.state.word(), w.state.word()),
-			excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
+			Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
 
 	// The count, against the final quiet read.
@@ -478,7 +478,7 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 		if evidence[0] != nil {
 			ops = append(ops, k.full(&evidence[0].op), k.full(&evidence[1].op))
 		}
-		return excerpt(ops...)
+		return Excerpt(ops...)
 	}
 	if isNotFound(k.final) {
 		if acked+proven > 0 || k.setupOK {
@@ -523,8 +523,8 @@ func (k *nluKey) finish(v *violations, t *nluTotals) {
 			ev(k.final, writer, k.full(&top.op))...)
 	}
 	if upper := lower + maybe; f > upper {
-		v.addKind("more increments than writes", k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
-			f, initial, acked, proven, maybe), excerpt(k.final, writer)...)
+		v.AddKind("more increments than writes", k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
+			f, initial, acked, proven, maybe), Excerpt(k.final, writer)...)
 	}
 }
 
@@ -544,7 +544,7 @@ func (s wstate) word() string {
 }
 
 // answer renders an outcome with its status and code: "conflict 412 ConditionNotMet".
-func answer(op *Op) string {
+func Answer(op *Op) string {
 	s := op.Outcome.String()
 	if op.Out.Status != 0 {
 		s += fmt.Sprintf(" %d", op.Out.Status)
@@ -555,12 +555,12 @@ func answer(op *Op) string {
 	return s
 }
 
-func (t *nluTotals) result(v *violations) Result {
+func (t *nluTotals) Result(v *Violations) Result {
 	var b strings.Builder
 	if t.keys == 0 {
 		b.WriteString("no counter reads or writes in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %d acknowledged increments, %d unknown (%d resolved)", plural(t.keys, "key", "keys"), t.acked, t.unknown, t.resolved)
+		fmt.Fprintf(&b, "%s, %d acknowledged increments, %d unknown (%d resolved)", Plural(t.keys, "key", "keys"), t.acked, t.unknown, t.resolved)
 		switch {
 		case t.withFinal == 0:
 		case t.keys == 1:
@@ -574,29 +574,29 @@ func (t *nluTotals) result(v *violations) Result {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, fmt.Sprintf("no final read of %s", plural(t.noFinal, "key", "keys")))
+		undecided = append(undecided, fmt.Sprintf("no final read of %s", Plural(t.noFinal, "key", "keys")))
 	}
 	if t.unattributed > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s of values with no recorded write (history cut short?)", plural(t.unattributed, "read", "reads")))
+		undecided = append(undecided, fmt.Sprintf("%s of values with no recorded write (history cut short?)", Plural(t.unattributed, "read", "reads")))
 	}
 	if t.malformed > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s with no counter value", plural(t.malformed, "put", "puts")))
+		undecided = append(undecided, fmt.Sprintf("%s with no counter value", Plural(t.malformed, "put", "puts")))
 	}
 	if t.dupTags > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s reusing a tag", plural(t.dupTags, "write attempt", "write attempts")))
+		undecided = append(undecided, fmt.Sprintf("%s reusing a tag", Plural(t.dupTags, "write attempt", "write attempts")))
 	}
 	switch {
-	case v.total > 0:
-		fmt.Fprintf(&b, ": %s", plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		fmt.Fprintf(&b, ": %s", Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	default:
 		b.WriteString(": no update lost")
 	}
 	if t.noSetup > 0 {
-		fmt.Fprintf(&b, " (no setup write for %s: initial 0 assumed)", plural(t.noSetup, "key", "keys"))
+		fmt.Fprintf(&b, " (no setup write for %s: initial 0 assumed)", Plural(t.noSetup, "key", "keys"))
 	}
-	r := v.result(NoLostUpdatesName, b.String())
+	r := v.Result(NoLostUpdatesName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
@@ -605,7 +605,7 @@ func (t *nluTotals) result(v *violations) Result {
 	}
 	if t.withFinal == 0 {
 		// Without a final read no increment can be counted.
-		return r.WithDecided(0).of(t.acked + t.unknown + t.keys)
+		return r.WithDecided(0).Of(t.acked + t.unknown + t.keys)
 	}
-	return r.WithDecided(t.acked + t.resolved + t.withFinal).of(t.acked + t.unknown + t.keys)
+	return r.WithDecided(t.acked + t.resolved + t.withFinal).Of(t.acked + t.unknown + t.keys)
 }

@@ -56,7 +56,7 @@ type prTotals struct {
 
 // Finish implements Checker.
 func (c *PopReceipt) Finish() Result {
-	var v violations
+	var v Violations
 	var t prTotals
 	for _, q := range c.qs.order {
 		t.queues++
@@ -68,27 +68,27 @@ func (c *PopReceipt) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %s, %s and %s accepted", plural(t.queues, "queue", "queues"), plural(t.msgs, "message", "messages"),
-			plural(t.receipts, "receipt", "receipts"), plural(t.updates, "update", "updates"), plural(t.deletes, "delete", "deletes"))
+		fmt.Fprintf(&b, "%s, %s, %s, %s and %s accepted", Plural(t.queues, "queue", "queues"), Plural(t.msgs, "message", "messages"),
+			Plural(t.receipts, "receipt", "receipts"), Plural(t.updates, "update", "updates"), Plural(t.deletes, "delete", "deletes"))
 	}
 	if t.unknownReceipts > 0 {
 		fmt.Fprintf(&b, " (%d with a receipt no recorded call returned)", t.unknownReceipts)
 	}
 	if t.noCount > 0 {
-		fmt.Fprintf(&b, ", %s without a dequeue count", plural(t.noCount, "delivery", "deliveries"))
+		fmt.Fprintf(&b, ", %s without a dequeue count", Plural(t.noCount, "delivery", "deliveries"))
 	}
 	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
 	case t.msgs == 0:
 		b.WriteString(": undecided, nothing to check")
 	default:
 		b.WriteString(": no superseded receipt accepted, no deleted message reappeared, dequeue counts rose")
 	}
-	r := v.result(PopReceiptName, b.String())
+	r := v.Result(PopReceiptName, b.String())
 	// No message (t.msgs == 0) means no receipt, update or delete either:
 	// decided(0) makes a Pass Undecided.
-	return r.WithDecided(t.receipts + t.updates + t.deletes).of(t.receipts + t.updates + t.deletes)
+	return r.WithDecided(t.receipts + t.updates + t.deletes).Of(t.receipts + t.updates + t.deletes)
 }
 
 // prIssue is a call that issued a receipt for a message.
@@ -107,7 +107,7 @@ func (q *qQueue) issued(e *qEv) string {
 	return ""
 }
 
-func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
+func (q *qQueue) checkReceipts(m *qMsg, v *Violations, t *prTotals) {
 	t.msgs++
 	var issues []prIssue
 	var uses, gets, deletes []*qEv
@@ -164,7 +164,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 				what = "update"
 			}
 			v.Add(q.key, fmt.Sprintf("stale pop receipt accepted: the %s #%d of message %s was answered OK with the receipt issued by #%d, although #%d had issued a newer one and returned before it was sent",
-				what, q.seq(u), m.id, q.seq(is.e), q.seq(x)), excerpt(q.show(u), q.show(is.e), q.show(x))...)
+				what, q.seq(u), m.id, q.seq(is.e), q.seq(x)), Excerpt(q.show(u), q.show(is.e), q.show(x))...)
 			break
 		}
 	}
@@ -193,7 +193,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 		if first != nil {
 			how := map[qKind]string{qDeliver: "delivered by", qUpdate: "updated (OK) by", qDelete: "deleted again (OK) by"}[first.kind]
 			v.Add(q.key, fmt.Sprintf("deleted message reappeared: %s was deleted by #%d, then %s #%d, sent after the delete returned (%s on it after its delete)",
-				m.id, q.seq(del), how, q.seq(first), plural(after, "call", "calls")), excerpt(q.show(del), q.show(first))...)
+				m.id, q.seq(del), how, q.seq(first), Plural(after, "call", "calls")), Excerpt(q.show(del), q.show(first))...)
 		}
 	}
 
@@ -227,7 +227,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 		case top != nil && c <= topCount:
 			flagged[d] = true
 			v.Add(q.key, fmt.Sprintf("dequeue count did not rise: #%d returned message %s with dequeue count %d, sent after #%d had returned it with %d",
-				q.seq(d), m.id, c, q.seq(top), topCount), excerpt(q.show(top), q.show(d))...)
+				q.seq(d), m.id, c, q.seq(top), topCount), Excerpt(q.show(top), q.show(d))...)
 		case c < int64(n)+1:
 			flagged[d] = true
 			ops := []*Op{q.show(d), q.show(top)}
@@ -235,7 +235,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *violations, t *prTotals) {
 				ops = append(ops, q.show(getsByRet[i]))
 			}
 			v.Add(q.key, fmt.Sprintf("dequeue count too low: #%d returned message %s with dequeue count %d, but %s had returned it before it was sent",
-				q.seq(d), m.id, c, plural(n, "other get", "other gets")), excerpt(ops...)...)
+				q.seq(d), m.id, c, Plural(n, "other get", "other gets")), Excerpt(ops...)...)
 		}
 	}
 }

@@ -132,18 +132,18 @@ type qwant struct {
 	total   int    // if > 0, the exact number of violations
 }
 
-func (w qwant) assert(t *testing.T, r Result) {
+func (w qwant) Assert(t *testing.T, r Result) {
 	t.Helper()
-	want{verdict: w.verdict, summary: w.summary, total: w.total}.assert(t, r)
+	Want{Verdict: w.verdict, Summary: w.summary, Total: w.total}.Assert(t, r)
 	for _, e := range w.vios {
 		if !slices.ContainsFunc(r.Violations, func(v Violation) bool {
-			return v.Key == e.key && matches(v, expectViolation{e.msg, e.seqs})
+			return v.Key == e.key && matches(v, ExpectViolation{e.msg, e.seqs})
 		}) {
-			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, describe(r))
+			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, Describe(r))
 		}
 	}
 	if w.verdict == Fail && w.total == 0 && r.Total != len(w.vios) {
-		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), describe(r))
+		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), Describe(r))
 	}
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
@@ -166,8 +166,8 @@ func runQueueCases(t *testing.T, check string, cases []qcase) {
 			h := &qhist{}
 			w := tc.build(h)
 			r := h.Check(t, check)
-			t.Log(describe(r))
-			w.assert(t, r)
+			t.Log(Describe(r))
+			w.Assert(t, r)
 		})
 	}
 }
@@ -214,7 +214,7 @@ func TestQueueExcerptOps(t *testing.T) {
 	d := h.del(1, "q1", "m1", "r1", OK, 6100, 6110)
 	r := h.Check(t, PopReceiptName)
 	if len(r.Violations) != 1 {
-		t.Fatalf("want one violation\n%s", describe(r))
+		t.Fatalf("want one violation\n%s", Describe(r))
 	}
 	for _, o := range r.Violations[0].Ops {
 		in := h.Op(o.Seq)

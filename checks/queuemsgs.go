@@ -52,14 +52,14 @@ const queueDefaultVisibility = 30
 // seconds, sent at call, is certainly still invisible.
 func qCertainEnd(call int64, v int) int64 {
 	d := int64(float64(v) * float64(time.Second) * (1 - QueueClockRho))
-	return addBound(addBound(call, d), -int64(QueueVisibilitySlack))
+	return AddBound(AddBound(call, d), -int64(QueueVisibilitySlack))
 }
 
 // qPossibleEnd is the last instant a message that a call made invisible for
 // v seconds, taking effect at the latest at eff, may still be invisible.
 func qPossibleEnd(eff int64, v int) int64 {
 	d := int64(math.Ceil(float64(v) * float64(time.Second) * (1 + QueueClockRho)))
-	return addBound(addBound(eff, d), int64(QueueVisibilitySlack))
+	return AddBound(AddBound(eff, d), int64(QueueVisibilitySlack))
 }
 
 // qLatestEffect is the latest instant op may have taken effect: its Return
@@ -70,7 +70,7 @@ func qLatest(o Outcome, ret int64) int64 {
 	if o == OK {
 		return ret
 	}
-	return addBound(ret, int64(QueueUnknownHorizon))
+	return AddBound(ret, int64(QueueUnknownHorizon))
 }
 
 // origText is the text a message was put with: its text up to the first '#'.
@@ -322,4 +322,4 @@ func qByRet(evs []*qEv) {
 }
 
 // qSecs renders a harness time for messages.
-func qSecs(t int64) string { return fmtHarnessTime(t) }
+func qSecs(t int64) string { return FmtHarnessTime(t) }

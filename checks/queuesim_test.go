@@ -525,7 +525,7 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		}
 		for _, r := range Run(ops, qsimCheckers()...) {
 			if r.Verdict != Pass {
-				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, describe(r))
+				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, Describe(r))
 			}
 			if r.Check == AtLeastOnceName && strings.Contains(r.Summary, "more than once") {
 				redelivered++
@@ -536,31 +536,31 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		if m, id, ok := qsimDropDelivery(ops, rng); ok {
 			dropped++
 			r := Run(m, NewAtLeastOnce())[0]
-			checkKinds(t, r)
+			CheckKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
 				return strings.Contains(v.Message, "lost message: "+id+" ")
 			}) {
-				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, describe(r))
+				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, Describe(r))
 			}
 		}
 		if m, seq, ok := qsimReuseStaleReceipt(ops); ok {
 			stale++
 			r := Run(m, NewPopReceipt())[0]
-			checkKinds(t, r)
+			CheckKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
-				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && matches(v, expectViolation{"", []uint64{seq}})
+				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && matches(v, ExpectViolation{"", []uint64{seq}})
 			}) {
-				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, describe(r))
+				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, Describe(r))
 			}
 		}
 		if m, seq, ok := qsimDeliverInsideWindow(ops, rng); ok {
 			inside++
 			r := Run(m, NewExclusiveVisibility())[0]
-			checkKinds(t, r)
+			CheckKinds(t, r)
 			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
 				return strings.Contains(v.Message, fmt.Sprintf("delivered again by #%d ", seq))
 			}) {
-				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, describe(r))
+				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, Describe(r))
 			}
 		}
 	}

@@ -28,7 +28,7 @@ func init() {
 type SingleWinner struct {
 	rounds map[string]*swRound
 	order  []*swRound
-	v      violations // of the rounds judged so far (EndGroup)
+	v      Violations // of the rounds judged so far (EndGroup)
 	t      swTotals
 }
 
@@ -49,7 +49,7 @@ type swRound struct {
 // Observe implements Checker.
 func (c *SingleWinner) Observe(op *Op) {
 	isCreate := canon(op.Kind) == kindBlobCreate
-	isFinal := canon(op.Kind) == kindBlobGet && op.Actor == ActorFinal
+	isFinal := canon(op.Kind) == KindBlobGet && op.Actor == ActorFinal
 	if !isCreate && !isFinal {
 		return
 	}
@@ -63,7 +63,7 @@ func (c *SingleWinner) Observe(op *Op) {
 	case isCreate:
 		r.attempts = append(r.attempts, CompactOp(op, r.workload, kindBlobCreate, r.key))
 	case op.Outcome == OK || isNotFound(op):
-		f := CompactOp(op, r.workload, kindBlobGet, r.key)
+		f := CompactOp(op, r.workload, KindBlobGet, r.key)
 		r.final = &f
 	}
 }
@@ -88,20 +88,20 @@ func (c *SingleWinner) Finish() Result {
 	c.EndGroup()
 	v, t := &c.v, &c.t
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s, %d unknown", plural(t.rounds, "round", "rounds"), plural(t.attempts, "attempt", "attempts"), t.unknown)
+	fmt.Fprintf(&b, "%s, %s, %d unknown", Plural(t.rounds, "round", "rounds"), Plural(t.attempts, "attempt", "attempts"), t.unknown)
 	var undecided []string
 	if t.rounds == 0 {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, "no final read of "+plural(t.noFinal, "round", "rounds"))
+		undecided = append(undecided, "no final read of "+Plural(t.noFinal, "round", "rounds"))
 	}
 	if t.malformed > 0 {
-		undecided = append(undecided, plural(t.malformed, "attempt", "attempts")+" with no counter value or a reused tag")
+		undecided = append(undecided, Plural(t.malformed, "attempt", "attempts")+" with no counter value or a reused tag")
 	}
 	switch {
-	case v.total > 0:
-		b.WriteString(": " + plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	case t.created == t.rounds:
@@ -109,20 +109,20 @@ func (c *SingleWinner) Finish() Result {
 	default:
 		fmt.Fprintf(&b, ": at most one creator per round (%d never created)", t.rounds-t.created)
 	}
-	r := v.result(SingleWinnerName, b.String())
+	r := v.Result(SingleWinnerName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
 	if t.rounds == t.noFinal {
-		return r.WithDecided(0).of(t.attempts + t.rounds)
+		return r.WithDecided(0).Of(t.attempts + t.rounds)
 	}
-	return r.WithDecided(t.attempts + t.rounds - t.noFinal).of(t.attempts + t.rounds)
+	return r.WithDecided(t.attempts + t.rounds - t.noFinal).Of(t.attempts + t.rounds)
 }
 
-func (r *swRound) finish(v *violations, t *swTotals) {
+func (r *swRound) finish(v *Violations, t *swTotals) {
 	t.rounds++
 	t.attempts += len(r.attempts)
-	before := v.total
+	before := v.Total
 
 	var oks, maybes, conflicts []*Op
 	type written struct {
@@ -141,7 +141,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 		switch {
 		case a.Outcome == OK:
 			oks = append(oks, a)
-		case mayHaveApplied(a):
+		case MayHaveApplied(a):
 			maybes = append(maybes, a)
 		case a.Outcome == Conflict:
 			conflicts = append(conflicts, a)
@@ -150,8 +150,8 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 	t.unknown += len(maybes)
 
 	if len(oks) > 1 {
-		v.addKind("two creates succeeded", r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
-			excerpt(oks...)...)
+		v.AddKind("two creates succeeded", r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
+			Excerpt(oks...)...)
 	}
 
 	// The attempt whose value the blob holds.
@@ -164,18 +164,18 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 		w, found := byTag[fv.Tag]
 		switch {
 		case err != nil || !found || w.n != fv.N:
-			v.Add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), excerpt(r.final)...)
+			v.Add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), Excerpt(r.final)...)
 			creator = nil
 		default:
 			a := &r.attempts[w.i]
 			switch {
 			case len(oks) == 1 && a != oks[0]:
-				v.addKind("the blob holds another attempt's value", r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, answer(a), oks[0].Seq),
-					excerpt(oks[0], a, r.final)...)
+				v.AddKind("the blob holds another attempt's value", r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, Answer(a), oks[0].Seq),
+					Excerpt(oks[0], a, r.final)...)
 				creator = nil
 			case len(oks) == 0 && refused(a):
-				v.Add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, answer(a)),
-					excerpt(a, r.final)...)
+				v.Add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, Answer(a)),
+					Excerpt(a, r.final)...)
 				creator = nil
 			case len(oks) <= 1:
 				creator = a
@@ -186,22 +186,22 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 	first := func(ops []*Op, n int) []*Op { return ops[:min(n, len(ops))] }
 	if len(oks) == 0 && len(conflicts) > 0 && len(maybes) == 0 {
 		v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: no 201 and no attempt with an unknown outcome among %d", len(r.attempts)),
-			excerpt(append(first(conflicts, 2), r.final)...)...)
+			Excerpt(append(first(conflicts, 2), r.final)...)...)
 	}
-	if r.final != nil && isNotFound(r.final) && v.total == before {
+	if r.final != nil && isNotFound(r.final) && v.Total == before {
 		switch {
 		case len(oks) > 0:
 			v.Add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
-				excerpt(oks[0], r.final)...)
+				Excerpt(oks[0], r.final)...)
 		case len(conflicts) > 0:
-			v.addKind("409 BlobAlreadyExists but no blob", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
-				excerpt(conflicts[0], r.final)...)
+			v.AddKind("409 BlobAlreadyExists but no blob", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
+				Excerpt(conflicts[0], r.final)...)
 		}
 	}
 
 	// Real time: the blob existed when a 409 was answered, so its creator
 	// must have been sent before that 409 returned.
-	if len(conflicts) > 0 && v.total == before {
+	if len(conflicts) > 0 && v.Total == before {
 		c0 := conflicts[0]
 		for _, c := range conflicts[1:] {
 			if c.Return < c0.Return {
@@ -211,8 +211,8 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 		switch {
 		case creator != nil:
 			if c0.Return < creator.Call {
-				v.addKind("409 BlobAlreadyExists before the create", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
-					excerpt(c0, creator)...)
+				v.AddKind("409 BlobAlreadyExists before the create", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
+					Excerpt(c0, creator)...)
 			}
 		case len(oks) == 0:
 			m0 := maybes[0]
@@ -223,7 +223,7 @@ func (r *swRound) finish(v *violations, t *swTotals) {
 			}
 			if c0.Return < m0.Call {
 				v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: #%d returned before any attempt that could have created the blob was sent (first: #%d)", c0.Seq, m0.Seq),
-					excerpt(c0, m0)...)
+					Excerpt(c0, m0)...)
 			}
 		}
 	}

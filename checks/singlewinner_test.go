@@ -11,10 +11,10 @@ func TestSingleWinner(t *testing.T) {
 	const r1, r2 = "c-r1", "c-r2"
 	cases := []struct {
 		name  string
-		build func(h *hist) want
+		build func(h *Hist) Want
 	}{
 		// Clean histories.
-		{"one 201 per round, the rest 409", func(h *hist) want {
+		{"one 201 per round, the rest 409", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.create(2, r2, 2, "a2-1", OK, 0, 0)
@@ -23,189 +23,189 @@ func TestSingleWinner(t *testing.T) {
 			h.create(1, r2, 2, "a1-2", Conflict, 0, 0)
 			h.Get(ActorFinal, r1, 1, "a0-1", "E1")
 			h.Get(ActorFinal, r2, 2, "a2-1", "E2")
-			return want{verdict: Pass, summary: "2 rounds, 6 attempts, 0 unknown: exactly one creator per round"}
+			return Want{Verdict: Pass, Summary: "2 rounds, 6 attempts, 0 unknown: exactly one creator per round"}
 		}},
-		{"overlapping attempts: the 409 returns after the winner was sent", func(h *hist) want {
+		{"overlapping attempts: the 409 returns after the winner was sent", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 100, 400)
 			h.create(1, r1, 1, "a1-1", Conflict, 50, 150) // sent first, answered 409 after the winner was sent
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass, summary: "exactly one creator per round"}
+			return Want{Verdict: Pass, Summary: "exactly one creator per round"}
 		}},
-		{"unknown create that won, the others 409", func(h *hist) want {
+		{"unknown create that won, the others 409", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Unknown, 10, 500)
 			h.create(1, r1, 1, "a1-1", Conflict, 20, 30)
 			h.create(2, r1, 1, "a2-1", Conflict, 40, 50)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 round, 3 attempts, 1 unknown: exactly one creator per round"}
+			return Want{Verdict: Pass, Summary: "1 round, 3 attempts, 1 unknown: exactly one creator per round"}
 		}},
-		{"unknown create that lost to a 201", func(h *hist) want {
+		{"unknown create that lost to a 201", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			h.create(1, r1, 1, "a1-1", OK, 0, 0)
 			h.create(2, r1, 1, "a2-1", Conflict, 0, 0)
 			h.Final(r1, 1, "a1-1", "E1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"unknown create, its own retry gets 409", func(h *hist) want {
+		{"unknown create, its own retry gets 409", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			s := h.create(0, r1, 1, "a0-2", Conflict, 0, 0)
 			h.Op(s).Attempt = 2
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"500 OperationTimedOut create that won", func(h *hist) want {
+		{"500 OperationTimedOut create that won", func(h *Hist) Want {
 			s := h.create(0, r1, 1, "a0-1", Throttled, 0, 0)
 			h.Op(s).Out = Output{Status: 500, ErrorCode: "OperationTimedOut"}
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 unknown: exactly one creator per round"}
+			return Want{Verdict: Pass, Summary: "1 unknown: exactly one creator per round"}
 		}},
-		{"nobody created it: throttled, errors, an unknown that never landed", func(h *hist) want {
+		{"nobody created it: throttled, errors, an unknown that never landed", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Throttled, 0, 0)
 			h.create(1, r1, 1, "a1-1", Error, 0, 0)
 			h.create(2, r1, 1, "a2-1", Unknown, 0, 0)
 			h.final404(r1)
 			h.create(0, r2, 2, "a0-2", OK, 0, 0)
 			h.Final(r2, 2, "a0-2", "E2")
-			return want{verdict: Pass, summary: "at most one creator per round (1 never created)"}
+			return Want{Verdict: Pass, Summary: "at most one creator per round (1 never created)"}
 		}},
-		{"lease and counter kinds are ignored", func(h *hist) want {
+		{"lease and counter kinds are ignored", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.Put(1, r1, "E1", 7, "a1-1", OK, "E2")
 			h.Get(1, r1, 7, "ghost", "E2")
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
 
 		// Violations.
-		{"two 201s", func(h *hist) want {
+		{"two 201s", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", OK, 0, 0)
 			h.create(2, r1, 1, "a2-1", Conflict, 0, 0)
 			h.Final(r1, 1, "a1-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("2 creates of one blob succeeded (201)", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("2 creates of one blob succeeded (201)", a, b)}}
 		}},
-		{"the blob holds a 409 attempt's value while another got 201", func(h *hist) want {
+		{"the blob holds a 409 attempt's value while another got 201", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			f := h.Final(r1, 1, "a1-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the blob holds the value of #2 (conflict 409 BlobAlreadyExists), but #1 was told it created it", a, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("the blob holds the value of #2 (conflict 409 BlobAlreadyExists), but #1 was told it created it", a, b, f)}}
 		}},
-		{"the blob holds an unknown attempt's value while another got 201", func(h *hist) want {
+		{"the blob holds an unknown attempt's value while another got 201", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Unknown, 0, 0)
 			f := h.Final(r1, 1, "a1-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("the blob holds the value of #2", a, b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("the blob holds the value of #2", a, b, f)}}
 		}},
-		{"409 but no attempt created it", func(h *hist) want {
+		{"409 but no attempt created it", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", Conflict, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.create(2, r1, 1, "a2-1", Throttled, 0, 0)
 			h.final404(r1)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists but no attempt created it", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists but no attempt created it", a, b)}}
 		}},
-		{"409 and a refused attempt's value", func(h *hist) want {
+		{"409 and a refused attempt's value", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			f := h.Final(r1, 1, "a1-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("a refused create took effect: the blob holds the value of #2", b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("a refused create took effect: the blob holds the value of #2", b, f)}}
 		}},
-		{"a throttled (503) attempt's value", func(h *hist) want {
+		{"a throttled (503) attempt's value", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", Throttled, 0, 0)
 			f := h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("a refused create took effect", a, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("a refused create took effect", a, f)}}
 		}},
-		{"final value belongs to no attempt of the round", func(h *hist) want {
+		{"final value belongs to no attempt of the round", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r2, 2, "a1-1", OK, 0, 0)
 			f := h.Final(r1, 2, "a1-1", "E1") // round 2's value in round 1's blob
 			h.Final(r2, 2, "a1-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("final value belongs to no create attempt of this round", f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("final value belongs to no create attempt of this round", f)}}
 		}},
-		{"a created blob vanished", func(h *hist) want {
+		{"a created blob vanished", func(h *Hist) Want {
 			a := h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			f := h.final404(r1)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("a created blob vanished", a, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("a created blob vanished", a, f)}}
 		}},
-		{"409, an unknown attempt, and no blob at the end", func(h *hist) want {
+		{"409, an unknown attempt, and no blob at the end", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", Unknown, 0, 0)
 			b := h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			f := h.final404(r1)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#2) but the final read found no blob", b, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists (#2) but the final read found no blob", b, f)}}
 		}},
-		{"409 returned before the only 201 was sent", func(h *hist) want {
+		{"409 returned before the only 201 was sent", func(h *Hist) Want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#1) returned before the creating attempt #2 was sent", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists (#1) returned before the creating attempt #2 was sent", a, b)}}
 		}},
-		{"409 returned before the unknown creator was sent", func(h *hist) want {
+		{"409 returned before the unknown creator was sent", func(h *Hist) Want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("returned before the creating attempt #2 was sent", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("returned before the creating attempt #2 was sent", a, b)}}
 		}},
-		{"409 returned before any unknown attempt was sent, no final read", func(h *hist) want {
+		{"409 returned before any unknown attempt was sent, no final read", func(h *Hist) Want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
 			h.create(2, r1, 1, "a2-1", Unknown, 35, 45)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists but no attempt created it: #1 returned before", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists but no attempt created it: #1 returned before", a, b)}}
 		}},
 
-		{"the earliest-returning 409 is judged, not the first recorded", func(h *hist) want {
+		{"the earliest-returning 409 is judged, not the first recorded", func(h *Hist) Want {
 			h.create(1, r1, 1, "a1-1", Conflict, 10, 50)
 			b := h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#2) returned before the creating attempt #3 was sent", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists (#2) returned before the creating attempt #3 was sent", a, b)}}
 		}},
-		{"of two 409s returning at once, the first recorded is named", func(h *hist) want {
+		{"of two 409s returning at once, the first recorded is named", func(h *Hist) Want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			h.create(2, r1, 1, "a2-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", OK, 30, 40)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 BlobAlreadyExists (#1) returned before the creating attempt #3 was sent", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 BlobAlreadyExists (#1) returned before the creating attempt #3 was sent", a, b)}}
 		}},
-		{"of two unknown attempts sent at once after the 409 returned, the first recorded is named", func(h *hist) want {
+		{"of two unknown attempts sent at once after the 409 returned, the first recorded is named", func(h *Hist) Want {
 			b := h.create(1, r1, 1, "a1-1", Conflict, 10, 20)
 			a := h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
 			h.create(2, r1, 1, "a2-1", Unknown, 30, 45)
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("returned before any attempt that could have created the blob was sent (first: #2)", a, b)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("returned before any attempt that could have created the blob was sent (first: #2)", a, b)}}
 		}},
-		{"a 409 returning the instant the creator was sent is not early", func(h *hist) want {
+		{"a 409 returning the instant the creator was sent is not early", func(h *Hist) Want {
 			h.create(1, r1, 1, "a1-1", Conflict, 10, 30)
 			h.create(0, r1, 1, "a0-1", OK, 30, 40)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Pass, summary: "exactly one creator per round"}
+			return Want{Verdict: Pass, Summary: "exactly one creator per round"}
 		}},
-		{"a 409 returning the instant the unknown attempt was sent is not early", func(h *hist) want {
+		{"a 409 returning the instant the unknown attempt was sent is not early", func(h *Hist) Want {
 			h.create(1, r1, 1, "a1-1", Conflict, 10, 30)
 			h.create(0, r1, 1, "a0-1", Unknown, 30, 40)
-			return want{verdict: Undecided, summary: "no final read of 1 round"}
+			return Want{Verdict: Undecided, Summary: "no final read of 1 round"}
 		}},
 
 		// Missing information: never a pass.
-		{"no final read", func(h *hist) want {
+		{"no final read", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.failedGet(ActorFinal, r1, Unknown)
-			return want{verdict: Undecided, summary: "undecided, no final read of 1 round"}
+			return Want{Verdict: Undecided, Summary: "undecided, no final read of 1 round"}
 		}},
-		{"attempts reusing a tag", func(h *hist) want {
+		{"attempts reusing a tag", func(h *Hist) Want {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a0-1", Conflict, 0, 0)
 			h.Final(r1, 1, "a0-1", "E1")
-			return want{verdict: Undecided, summary: "1 attempt with no counter value or a reused tag"}
+			return Want{Verdict: Undecided, Summary: "1 attempt with no counter value or a reused tag"}
 		}},
-		{"empty history", func(h *hist) want {
-			return want{verdict: Undecided, summary: "nothing to check"}
+		{"empty history", func(h *Hist) Want {
+			return Want{Verdict: Undecided, Summary: "nothing to check"}
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := NewHist()
 			w := tc.build(h)
-			w.assert(t, h.Check(t, sw))
+			w.Assert(t, h.Check(t, sw))
 		})
 	}
 }
@@ -232,7 +232,7 @@ func TestSingleWinnerProperty(t *testing.T) {
 		cfg := RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
 		ops, _ := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
 		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Pass {
-			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, Describe(r))
 		}
 		cfg.Inject = true
 		ops, ok := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &cfg)
@@ -241,9 +241,9 @@ func TestSingleWinnerProperty(t *testing.T) {
 		}
 		injected++
 		if r := Run(ops, NewSingleWinner())[0]; r.Verdict != Fail {
-			t.Fatalf("seed %d (%v): history with two creators judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+			t.Fatalf("seed %d (%v): history with two creators judged %s\n%s", seed, cfg, r.Verdict, Describe(r))
 		} else {
-			checkKinds(t, r)
+			CheckKinds(t, r)
 		}
 	}
 	if injected < int(seeds)/2 {
@@ -258,16 +258,16 @@ func TestSingleWinnerDecidedCounts(t *testing.T) {
 	const r1, r2 = "c-r1", "c-r2"
 	for _, tc := range []struct {
 		name            string
-		build           func(h *hist)
+		build           func(h *Hist)
 		decided, ofJudg int
 	}{
-		{"no round has a final read", func(h *hist) {
+		{"no round has a final read", func(h *Hist) {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.create(0, r2, 2, "a0-2", OK, 0, 0)
 			h.failedGet(ActorFinal, r1, Unknown)
 		}, 0, 5},
-		{"one of two rounds has a final read", func(h *hist) {
+		{"one of two rounds has a final read", func(h *Hist) {
 			h.create(0, r1, 1, "a0-1", OK, 0, 0)
 			h.create(1, r1, 1, "a1-1", Conflict, 0, 0)
 			h.Final(r1, 1, "a0-1", "E1")

@@ -9,10 +9,10 @@ func TestSnapshotReads(t *testing.T) {
 	const p, q = "p1", "p2"
 	cases := []struct {
 		name  string
-		build func(h *hist) want
+		build func(h *Hist) Want
 	}{
 		// Clean histories.
-		{"consistent pages while batches overlap", func(h *hist) want {
+		{"consistent pages while batches overlap", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 200)
 			h.TbBatch(1, p, "b2", TbRows("b", "c"), OK, 150, 250)
@@ -22,96 +22,96 @@ func TestSnapshotReads(t *testing.T) {
 			h.tbPage(2, p, 260, 270, "a=b1", "b=b2", "c=b2")       // b1 then b2
 			h.tbPage(3, p, 260, 270, "a=b1", "b=b1", "c=b2")       // b2 then b1
 			h.TbFinal(p, "a=b1", "b=b1", "c=b2")
-			return want{verdict: Pass, summary: "6 pages with 18 entities in 1 partition, 5 pairs of batches compared: every page a consistent snapshot"}
+			return Want{Verdict: Pass, Summary: "6 pages with 18 entities in 1 partition, 5 pairs of batches compared: every page a consistent snapshot"}
 		}},
-		{"a page holding part of the partition", func(h *hist) want {
+		{"a page holding part of the partition", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c", "d")
 			h.TbBatch(0, p, "b1", TbRows("a", "d"), OK, 100, 110)
 			h.tbPage(1, p, 120, 130, "b=setup-p1", "c=setup-p1", "d=b1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"a query across two pages is two snapshots", func(h *hist) want {
+		{"a query across two pages is two snapshots", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.tbPage(1, p, 50, 60, "a=setup-p1")
 			h.tbPage(1, p, 120, 130, "b=b1")
-			return want{verdict: Undecided, summary: "nothing to check (no query page with two entities)"}
+			return Want{Verdict: Undecided, Summary: "nothing to check (no query page with two entities)"}
 		}},
-		{"rows of two partitions on one page are judged apart", func(h *hist) want {
+		{"rows of two partitions on one page are judged apart", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbSetup(q, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			h.Add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
 				{Partition: p, Row: "a", Value: "b1"}, {Partition: p, Row: "b", Value: "b1"},
 				{Partition: q, Row: "a", Value: "setup-p2"}, {Partition: q, Row: "b", Value: "setup-p2"}}}})
-			return want{verdict: Pass, summary: "in 2 partitions"}
+			return Want{Verdict: Pass, Summary: "in 2 partitions"}
 		}},
 
 		// Unknown outcomes: quiet.
-		{"an unknown batch visible nowhere", func(h *hist) want {
+		{"an unknown batch visible nowhere", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=setup-p1", "b=setup-p1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown batch fully visible", func(h *hist) want {
+		{"an unknown batch fully visible", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=b1", "c=setup-p1")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"an unknown batch applied after it timed out, after a later batch", func(h *hist) want {
+		{"an unknown batch applied after it timed out, after a later batch", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), Unknown, 100, 130)
 			h.TbBatch(1, p, "b0", TbRows("a", "c"), OK, 200, 210)
 			h.tbPage(2, p, 300, 310, "a=b1", "b=b1", "c=b0")
-			return want{verdict: Pass}
+			return Want{Verdict: Pass}
 		}},
-		{"entities of a refused batch are left to batch-atomicity", func(h *hist) want {
+		{"entities of a refused batch are left to batch-atomicity", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.tbFailing(0, p, "b1", TbRows("a", "b"), "b", 100, 110)
 			h.tbPage(1, p, 120, 130, "a=b1", "b=setup-p1")
-			return want{verdict: Pass, summary: "(1 entity with a stamp batch-atomicity rejects or a repeated row not judged)"}
+			return Want{Verdict: Pass, Summary: "(1 entity with a stamp batch-atomicity rejects or a repeated row not judged)"}
 		}},
 
 		// Violations.
-		{"torn read: each row shows a batch the other overwrote", func(h *hist) want {
+		{"torn read: each row shows a batch the other overwrote", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 200)
 			b2 := h.TbBatch(1, p, "b2", TbRows("a", "b"), OK, 150, 250)
 			rd := h.tbPage(2, p, 260, 270, "a=b1", "b=b2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`torn read: one page shows batch "b1" (#2) on row "a" and batch "b2" (#3) on row "b"`, rd, b1, b2)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`torn read: one page shows batch "b1" (#2) on row "a" and batch "b2" (#3) on row "b"`, rd, b1, b2)}}
 		}},
-		{"torn read of two unknown batches", func(h *hist) want {
+		{"torn read of two unknown batches", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c")
 			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b", "c"), Unknown, 100, 110)
 			b2 := h.TbBatch(1, p, "b2", TbRows("b", "c"), Unknown, 100, 110)
 			rd := h.tbPage(2, p, 260, 270, "a=b1", "b=b2", "c=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`torn read`, rd, b1, b2)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`torn read`, rd, b1, b2)}}
 		}},
-		{"stale row: the setup on a row the page shows a batch wrote", func(h *hist) want {
+		{"stale row: the setup on a row the page shows a batch wrote", func(h *Hist) Want {
 			s := h.TbSetup(p, "a", "b", "c")
 			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			rd := h.tbPage(1, p, 200, 210, "a=b1", "b=setup-p1", "c=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`stale row in one page: row "a" shows batch "b1" (#2), which also wrote row "b", but that row shows setup batch "setup-p1" (#1), which took effect before "b1" was sent`, s, b1, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`stale row in one page: row "a" shows batch "b1" (#2), which also wrote row "b", but that row shows setup batch "setup-p1" (#1), which took effect before "b1" was sent`, s, b1, rd)}}
 		}},
-		{"stale row: an older batch, even while the newer one's outcome is unknown", func(h *hist) want {
+		{"stale row: an older batch, even while the newer one's outcome is unknown", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b0 := h.TbBatch(0, p, "b0", TbRows("b"), OK, 50, 60)
 			b1 := h.TbBatch(1, p, "b1", TbRows("a", "b"), Unknown, 100, 110)
 			rd := h.tbPage(2, p, 200, 210, "b=b0", "a=b1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio(`row "a" shows batch "b1" (#3), which also wrote row "b", but that row shows batch "b0" (#2)`, b0, b1, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio(`row "a" shows batch "b1" (#3), which also wrote row "b", but that row shows batch "b0" (#2)`, b0, b1, rd)}}
 		}},
-		{"stale row in the final read", func(h *hist) want {
+		{"stale row in the final read", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			b1 := h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
 			f := h.TbFinal(p, "a=b1", "b=setup-p1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale row in one page", b1, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale row in one page", b1, f)}}
 		}},
-		{"stale row in the second partition of a page holding two", func(h *hist) want {
+		{"stale row in the second partition of a page holding two", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbSetup(q, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a", "b"), OK, 100, 110)
@@ -119,26 +119,26 @@ func TestSnapshotReads(t *testing.T) {
 			rd := h.Add(Op{Actor: 1, Kind: KindTableQuery, Key: "*", Call: 120, Return: 130, Out: Output{Status: 200, Entities: []Entity{
 				{Partition: p, Row: "a", Value: "b1"}, {Partition: p, Row: "b", Value: "b1"},
 				{Partition: q, Row: "a", Value: "bq"}, {Partition: q, Row: "b", Value: "setup-p2"}}}})
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`row "a" shows batch "bq" (#4), which also wrote row "b", but that row shows setup batch "setup-p2"`, bq, rd)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`row "a" shows batch "bq" (#4), which also wrote row "b", but that row shows setup batch "setup-p2"`, bq, rd)}}
 		}},
-		{"one violation per pair of batches per page", func(h *hist) want {
+		{"one violation per pair of batches per page", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b", "c", "d")
 			h.TbBatch(0, p, "b1", TbRows("a", "b", "c", "d"), OK, 100, 110)
 			rd1 := h.tbPage(1, p, 200, 210, "a=b1", "b=setup-p1", "c=setup-p1", "d=b1")
 			rd2 := h.tbPage(1, p, 300, 310, "a=setup-p1", "b=b1", "c=b1", "d=b1")
-			return want{verdict: Fail, total: 2, vios: []expectViolation{vio("stale row", rd1), vio("stale row", rd2)}}
+			return Want{Verdict: Fail, Total: 2, Vios: []ExpectViolation{Vio("stale row", rd1), Vio("stale row", rd2)}}
 		}},
 
 		// Missing information.
-		{"a stamp reused by two actors", func(h *hist) want {
+		{"a stamp reused by two actors", func(h *Hist) Want {
 			h.TbSetup(p, "a", "b")
 			h.TbBatch(0, p, "b1", TbRows("a"), OK, 100, 110)
 			h.TbBatch(1, p, "b1", TbRows("b"), OK, 100, 110)
 			h.tbPage(2, p, 120, 130, "a=b1", "b=b1")
-			return want{verdict: Undecided, summary: "1 stamp reused by several batches"}
+			return Want{Verdict: Undecided, Summary: "1 stamp reused by several batches"}
 		}},
-		{"empty history", func(h *hist) want {
-			return want{verdict: Undecided, summary: "nothing to check"}
+		{"empty history", func(h *Hist) Want {
+			return Want{Verdict: Undecided, Summary: "nothing to check"}
 		}},
 	}
 	for _, tc := range cases {
@@ -146,7 +146,7 @@ func TestSnapshotReads(t *testing.T) {
 			h := NewHist()
 			w := tc.build(h)
 			r := h.Check(t, SnapshotReadsName)
-			w.assert(t, r)
+			w.Assert(t, r)
 			tbCheckKeys(t, r)
 		})
 	}
@@ -174,6 +174,6 @@ func TestSnapshotReadsLargePage(t *testing.T) {
 	h.tbPage(0, "p", 200, 210, ents...)
 	ents[555] = all[555] + "=setup" // row 555 of batch b55 shows the setup
 	stale := h.tbPage(0, "p", 300, 310, ents...)
-	w := want{verdict: Fail, total: 1, vios: []expectViolation{vio(`but that row shows setup batch "setup"`, stale)}}
-	w.assert(t, h.Check(t, SnapshotReadsName))
+	w := Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`but that row shows setup batch "setup"`, stale)}}
+	w.Assert(t, h.Check(t, SnapshotReadsName))
 }

@@ -357,24 +357,24 @@ func TestTableBatchSimulation(t *testing.T) {
 		sim := simulateTableBatches(rand.New(rand.NewPCG(seed, 12)), cfg)
 		for _, r := range Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
 			if r.Verdict != Pass {
-				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, describe(r))
+				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, Describe(r))
 			}
 		}
 		mr := rand.New(rand.NewPCG(seed, 13))
 		if ops, what, ok := sim.staleInPage(mr); ok {
 			stale++
 			if r := Run(ops, NewSnapshotReads())[0]; r.Verdict != Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, describe(r))
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, Describe(r))
 			} else {
-				checkKinds(t, r)
+				CheckKinds(t, r)
 			}
 		}
 		if ops, what, ok := sim.dropInFinal(mr); ok {
 			dropped++
 			if r := Run(ops, NewBatchAtomicity())[0]; r.Verdict != Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, describe(r))
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, Describe(r))
 			} else {
-				checkKinds(t, r)
+				CheckKinds(t, r)
 			}
 		}
 	}

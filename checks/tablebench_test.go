@@ -19,7 +19,7 @@ func BenchmarkTableBatchCheckers(b *testing.B) {
 	for range b.N {
 		for _, r := range Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
 			if r.Verdict != Pass {
-				b.Fatal(describe(r))
+				b.Fatal(Describe(r))
 			}
 		}
 	}

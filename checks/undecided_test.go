@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/lease"
 )
 
 // TestNothingJudgedIsUndecided feeds every registered check a history it
@@ -105,7 +106,7 @@ func TestShareDecided(t *testing.T) {
 	leases := checks.NewHist()
 	leases.Lease(0, "blob.lease.acquire", "k", "id-a", checks.OK)
 	leases.Lease(1, "blob.lease.acquire", "k", "id-b", checks.Unknown)
-	for _, name := range []string{checks.LeaseExclusionName, checks.LeaseProtocolName} {
+	for _, name := range []string{lease.LeaseExclusionName, lease.LeaseProtocolName} {
 		r := run(name, leases.Ops)
 		if r.Judgeable <= r.Decided {
 			t.Errorf("%s with an acquire of unknown outcome: %d of %d decided (%q), want it judgeable, not decided", name, r.Decided, r.Judgeable, r.Summary)

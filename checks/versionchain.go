@@ -60,7 +60,7 @@ type VersionChain struct {
 	strs  map[string]int32 // shared small strings: kinds, error codes, dates
 	strv  []string
 	buf   []byte
-	v     violations // of the keys judged so far (EndGroup)
+	v     Violations // of the keys judged so far (EndGroup)
 	t     vcTotals
 }
 
@@ -104,7 +104,7 @@ const (
 func vcKindOf(s string) (k vcKind, keep bool) {
 	s = canon(s)
 	switch {
-	case s == kindBlobGet:
+	case s == KindBlobGet:
 		return vcGet, true
 	case s == kindBlobPut, s == kindBlobCreate, s == "blob.commit":
 		return vcWrite, true
@@ -192,7 +192,7 @@ func (c *VersionChain) Observe(op *Op) {
 	k := c.key(op)
 	switch kind {
 	case vcUnmodeled:
-		if op.Outcome == OK || mayHaveApplied(op) {
+		if op.Outcome == OK || MayHaveApplied(op) {
 			if k.unmodeled == nil {
 				k.unmodeled = map[string]int{}
 			}
@@ -210,7 +210,7 @@ func (c *VersionChain) Observe(op *Op) {
 			return
 		}
 	default:
-		if op.Outcome == OK || mayHaveApplied(op) {
+		if op.Outcome == OK || MayHaveApplied(op) {
 			k.versions++
 			if op.Actor == ActorSetup {
 				k.setups++
@@ -398,21 +398,21 @@ func (c *VersionChain) EndGroup() {
 // Finish implements Checker.
 func (c *VersionChain) Finish() Result {
 	c.EndGroup()
-	return c.t.result(&c.v)
+	return c.t.Result(&c.v)
 }
 
-func (t *vcTotals) result(v *violations) Result {
+func (t *vcTotals) Result(v *Violations) Result {
 	var b strings.Builder
 	if t.keys == 0 {
 		b.WriteString("no blob reads or writes in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s in %s, %s", plural(t.keys, "key", "keys"), plural(t.writes, "write", "writes"),
-			plural(t.chains, "chain", "chains"), plural(t.reads, "read", "reads"))
+		fmt.Fprintf(&b, "%s, %s in %s, %s", Plural(t.keys, "key", "keys"), Plural(t.writes, "write", "writes"),
+			Plural(t.chains, "chain", "chains"), Plural(t.reads, "read", "reads"))
 		if t.refusals > 0 {
-			fmt.Fprintf(&b, ", %s checked", plural(t.refusals, "refusal", "refusals"))
+			fmt.Fprintf(&b, ", %s checked", Plural(t.refusals, "refusal", "refusals"))
 		}
 		if t.unknown > 0 {
-			fmt.Fprintf(&b, ", %s (%d read later, %d lost the race)", plural(t.unknown, "unknown write", "unknown writes"), t.proven, t.lost)
+			fmt.Fprintf(&b, ", %s (%d read later, %d lost the race)", Plural(t.unknown, "unknown write", "unknown writes"), t.proven, t.lost)
 		}
 	}
 	var undecided []string
@@ -420,13 +420,13 @@ func (t *vcTotals) result(v *violations) Result {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, "no final read of "+plural(t.noFinal, "key", "keys"))
+		undecided = append(undecided, "no final read of "+Plural(t.noFinal, "key", "keys"))
 	}
 	if t.unattributed > 0 {
-		undecided = append(undecided, plural(t.unattributed, "read", "reads")+" of values or ETags with no recorded write (history cut short?)")
+		undecided = append(undecided, Plural(t.unattributed, "read", "reads")+" of values or ETags with no recorded write (history cut short?)")
 	}
 	if t.dupValues > 0 {
-		undecided = append(undecided, plural(t.dupValues, "write attempt", "write attempts")+" reusing another's value")
+		undecided = append(undecided, Plural(t.dupValues, "write attempt", "write attempts")+" reusing another's value")
 	}
 	if len(t.unmodeled) > 0 {
 		kinds := make([]string, 0, len(t.unmodeled))
@@ -437,17 +437,17 @@ func (t *vcTotals) result(v *violations) Result {
 		undecided = append(undecided, "operations the check does not model ("+strings.Join(kinds, ", ")+"): their keys were not judged")
 	}
 	switch {
-	case v.total > 0:
-		fmt.Fprintf(&b, ": %s", plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		fmt.Fprintf(&b, ": %s", Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	default:
 		b.WriteString(": linearizable")
 	}
 	if t.ambiguous > 0 {
-		fmt.Fprintf(&b, " (%s not attributed: an unknown set-metadata may explain them)", plural(t.ambiguous, "read", "reads"))
+		fmt.Fprintf(&b, " (%s not attributed: an unknown set-metadata may explain them)", Plural(t.ambiguous, "read", "reads"))
 	}
-	r := v.result(VersionChainName, b.String())
+	r := v.Result(VersionChainName, b.String())
 	if r.Verdict == Pass && len(undecided) > 0 {
 		r.Verdict = Undecided
 	}
@@ -455,5 +455,5 @@ func (t *vcTotals) result(v *violations) Result {
 		r.Unknown = &UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
 	}
 	return r.WithDecided(t.writes + t.reads + t.refusals).
-		of(t.writes + t.reads + t.refusals + t.open + t.unattributed + t.ambiguous + t.notJudged)
+		Of(t.writes + t.reads + t.refusals + t.open + t.unattributed + t.ambiguous + t.notJudged)
 }

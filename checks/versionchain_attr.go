@@ -26,7 +26,7 @@ type vcVer struct {
 type vcRun struct {
 	c         *VersionChain
 	k         *vcKey
-	v         *violations
+	v         *Violations
 	vers      []vcVer
 	verOfETag []int32 // ETag id -> version, -1
 	verOfRec  []int32 // write record -> its version, -1
@@ -41,7 +41,7 @@ type vcRun struct {
 	unattributed, ambiguous       int
 }
 
-func newVCRun(c *VersionChain, k *vcKey, v *violations) *vcRun {
+func newVCRun(c *VersionChain, k *vcKey, v *Violations) *vcRun {
 	n := k.recs.Len()
 	a := &vcRun{c: c, k: k, v: v, finalVer: -1, finalRec: -1, late: map[int32]bool{},
 		verOfETag: make([]int32, k.etagStr.Len()), verOfRec: make([]int32, n)}
@@ -81,7 +81,7 @@ func (a *vcRun) Add(msg string, recs ...int32) {
 	for _, i := range recs {
 		ops = append(ops, a.Op(i))
 	}
-	a.v.Add(a.k.key, msg, excerpt(ops...)...)
+	a.v.Add(a.k.key, msg, Excerpt(ops...)...)
 }
 
 func (a *vcRun) run() {
@@ -113,7 +113,7 @@ func (a *vcRun) versions() {
 
 func (a *vcRun) mayHaveApplied(r *vcRec) bool {
 	o := Op{Outcome: r.outcome, Out: Output{Status: int(r.status), ErrorCode: a.c.strv[r.errCode]}}
-	return mayHaveApplied(&o)
+	return MayHaveApplied(&o)
 }
 
 func (a *vcRun) newVersion(w int32, etag int32) int32 {
@@ -258,7 +258,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 	w := a.rec(wi)
 	if !(w.outcome == OK || a.mayHaveApplied(w)) {
 		a.Add(fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s",
-			r.seq, w.seq, answer(a.Op(wi))), ri, wi)
+			r.seq, w.seq, Answer(a.Op(wi))), ri, wi)
 		return
 	}
 	if E < 0 {

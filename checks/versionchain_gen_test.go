@@ -129,14 +129,14 @@ func genRegisterHistory(r *rand.Rand, actors, ops int, mix registerMix, unknownR
 		g.answer(e.p, e.t)
 	}
 	for i := range g.ops {
-		if o := &g.ops[i]; o.Outcome == Unknown && o.Kind != kindBlobGet {
+		if o := &g.ops[i]; o.Outcome == Unknown && o.Kind != KindBlobGet {
 			o.Return = g.end + 1 // concurrent with everything after its call
 		}
 	}
 	t := g.end + 2
 	if violation && !g.injected {
 		// Too few writes met the fault's condition: append one fork.
-		g.record(Op{Actor: 0, Kind: kindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
+		g.record(Op{Actor: 0, Kind: KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
 		base := g.etag
 		for i := range 2 {
 			v := fmt.Sprintf("a%d-fork%d", i%max(actors, 1), i)
@@ -147,7 +147,7 @@ func genRegisterHistory(r *rand.Rand, actors, ops int, mix registerMix, unknownR
 		}
 		t += 6
 	}
-	g.record(Op{Actor: ActorFinal, Kind: kindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
+	g.record(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
 	return g.ops
 }
 
@@ -184,7 +184,7 @@ func (g *regGen) issue(a *regActor, call int64) {
 	x := g.r.Float64() * (m.Read + m.IfMatch + m.Uncond)
 	switch {
 	case x < m.Read || x < m.Read+m.IfMatch && a.etag == "":
-		op.Kind = kindBlobGet
+		op.Kind = KindBlobGet
 		if a.etag != "" && g.r.Float64() < m.CondRead {
 			op.In.IfNoneMatch = a.etag
 		}
@@ -208,7 +208,7 @@ func (g *regGen) issue(a *regActor, call int64) {
 	}
 	p.op = op
 	apply := call + g.r.Int64N(d+1)
-	if p.unknown && op.Kind != kindBlobGet {
+	if p.unknown && op.Kind != KindBlobGet {
 		apply = call + g.r.Int64N(3*d+1) // may land after the client gave up
 	}
 	g.n++
@@ -219,7 +219,7 @@ func (g *regGen) issue(a *regActor, call int64) {
 // applyOp is the service: the op takes effect at this instant.
 func (g *regGen) applyOp(p *regPending) {
 	op := &p.op
-	if op.Kind == kindBlobGet {
+	if op.Kind == KindBlobGet {
 		if p.unknown {
 			return
 		}
@@ -268,7 +268,7 @@ func (g *regGen) answer(p *regPending, t int64) {
 	g.record(*op)
 	switch {
 	case op.Outcome != OK:
-		if op.Kind != kindBlobGet {
+		if op.Kind != KindBlobGet {
 			a.etag = "" // read before writing again (CHECKERS.md, unknown outcomes, rule 6)
 		}
 	case op.Out.ETag != "":

@@ -22,7 +22,7 @@ type regState struct {
 func regStep(s regState, op *Op) (regState, bool) {
 	matches := func(cond string) bool { return cond == "*" && s.exists || s.exists && s.etag == cond }
 	switch op.Kind {
-	case kindBlobGet:
+	case KindBlobGet:
 		switch {
 		case op.Outcome == Conflict: // 412 to If-Match
 			return s, !matches(op.In.IfMatch)
@@ -71,7 +71,7 @@ func bruteLinearizable(ops []Op) bool {
 	for i := range ops {
 		if ops[i].Outcome == Unknown {
 			optional |= 1 << i
-		} else if ops[i].Kind != kindBlobGet && ops[i].Outcome == OK {
+		} else if ops[i].Kind != KindBlobGet && ops[i].Outcome == OK {
 			acked[ops[i].Out.ETag] = true
 		}
 	}
@@ -112,7 +112,7 @@ func bruteLinearizable(ops []Op) bool {
 				}
 				continue
 			}
-			if ops[i].Kind == kindBlobGet {
+			if ops[i].Kind == KindBlobGet {
 				continue
 			}
 			for _, e := range etags { // it takes effect, with some ETag
@@ -143,7 +143,7 @@ func perturb(r *rand.Rand, ops []Op) []Op {
 		o := &out[r.IntN(len(out))]
 		switch r.IntN(4) {
 		case 0: // a read sees another version
-			if o.Kind == kindBlobGet && o.Out.Status == 200 && len(pairs) > 0 {
+			if o.Kind == KindBlobGet && o.Out.Status == 200 && len(pairs) > 0 {
 				p := pairs[r.IntN(len(pairs))]
 				o.Out.Value, o.Out.ETag = p.value, p.etag
 				changes++
@@ -155,13 +155,13 @@ func perturb(r *rand.Rand, ops []Op) []Op {
 				changes++
 			}
 		case 2: // a refused write succeeds
-			if o.Kind != kindBlobGet && o.Outcome == Conflict {
+			if o.Kind != KindBlobGet && o.Outcome == Conflict {
 				fresh++
 				o.Outcome, o.Out = OK, Output{Status: 201, ETag: fmt.Sprintf("0xf%d", fresh)}
 				changes++
 			}
 		case 3: // an applied write is refused
-			if o.Kind != kindBlobGet && o.Outcome == OK && o.Actor >= 0 {
+			if o.Kind != KindBlobGet && o.Outcome == OK && o.Actor >= 0 {
 				o.Outcome, o.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
 				changes++
 			}
@@ -193,7 +193,7 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 		if ok {
 			lin++
 			if res.Verdict == Fail {
-				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, describe(res), dumpOps(h))
+				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, Describe(res), dumpOps(h))
 			}
 			continue
 		}
@@ -210,7 +210,7 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 		if claimsExact {
 			exact++
 			if res.Verdict != Fail {
-				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, describe(res), dumpOps(h))
+				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, Describe(res), dumpOps(h))
 			}
 		}
 	}

@@ -333,7 +333,7 @@ func (a *vcRun) refused() {
 		}
 		if x == 0 {
 			a.Add(fmt.Sprintf("409 on an absent blob: #%d was refused (%s) to If-None-Match: *, yet no blob existed for the whole request: #%d had found no blob before #%d was sent, and %s",
-				r.seq, answer(a.Op(i)), a.rec(X.dOp).seq, r.seq, why), i, X.dOp, ev)
+				r.seq, Answer(a.Op(i)), a.rec(X.dOp).seq, r.seq, why), i, X.dOp, ev)
 			continue
 		}
 		a.Add(fmt.Sprintf("412 on a current ETag: #%d was refused for If-Match %s, yet %s was current for the whole request: #%d had %s before #%d was sent, and %s",

@@ -11,7 +11,7 @@ const vc = VersionChainName
 
 // vcb builds register histories with explicit call/return times on one key
 // ("k"). Values are plain tags unless a test pads them.
-type vcb struct{ h *hist }
+type vcb struct{ h *Hist }
 
 func newVCB() *vcb { return &vcb{h: NewHist()} }
 
@@ -29,12 +29,12 @@ func (b *vcb) Setup(val, etag string) uint64 {
 }
 
 func (b *vcb) read(actor int, call, ret int64, val, etag string) uint64 {
-	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
+	return b.Add(Op{Actor: actor, Kind: KindBlobGet, Call: call, Return: ret, Out: Output{Status: 200, ETag: etag, Value: val}})
 }
 
 // read304 is a 304 to If-None-Match inm.
 func (b *vcb) read304(actor int, call, ret int64, inm string) uint64 {
-	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, In: Input{IfNoneMatch: inm}, Out: Output{Status: 304}})
+	return b.Add(Op{Actor: actor, Kind: KindBlobGet, Call: call, Return: ret, In: Input{IfNoneMatch: inm}, Out: Output{Status: 304}})
 }
 
 // condRead is a 200 to If-None-Match inm.
@@ -45,7 +45,7 @@ func (b *vcb) condRead(actor int, call, ret int64, inm, val, etag string) uint64
 }
 
 func (b *vcb) read404(actor int, call, ret int64) uint64 {
-	return b.Add(Op{Actor: actor, Kind: kindBlobGet, Call: call, Return: ret, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+	return b.Add(Op{Actor: actor, Kind: KindBlobGet, Call: call, Return: ret, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
 }
 
 func (b *vcb) write(actor int, kind string, call, ret int64, in Input, o Outcome, etag string) uint64 {
@@ -77,10 +77,10 @@ func (b *vcb) Final(t int64, val, etag string) uint64 {
 func TestVersionChain(t *testing.T) {
 	cases := []struct {
 		name  string
-		build func(b *vcb) want
+		build func(b *vcb) Want
 	}{
 		// Clean histories.
-		{"clean single-chain CAS with many 412s", func(b *vcb) want {
+		{"clean single-chain CAS with many 412s", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 10, 12, "init", "E0")
 			b.read(1, 11, 13, "init", "E0")
@@ -98,9 +98,9 @@ func TestVersionChain(t *testing.T) {
 			b.Put(1, 37, 39, "E2", "a1-3", Conflict, "")
 			b.read(2, 41, 42, "a0-3", "E3")
 			b.Final(50, "a0-3", "E3")
-			return want{verdict: Pass, summary: "1 key, 4 writes in 1 chain, 8 reads, 5 refusals checked: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 4 writes in 1 chain, 8 reads, 5 refusals checked: linearizable"}
 		}},
-		{"clean LWW: overlapping reads see either concurrent write", func(b *vcb) want {
+		{"clean LWW: overlapping reads see either concurrent write", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(0, 10, 40, "", "a0-1", OK, "E1")
 			b.Put(1, 20, 50, "", "a1-1", OK, "E2")
@@ -110,160 +110,160 @@ func TestVersionChain(t *testing.T) {
 			b.read(4, 36, 44, "init", "E0") // and neither yet (w2 at 37, w1 at 46)
 			b.read(2, 70, 75, "a0-1", "E1")
 			b.Final(80, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 key, 3 writes in 3 chains, 6 reads: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 3 writes in 3 chains, 6 reads: linearizable"}
 		}},
-		{"an op called the instant another returned is concurrent with it", func(b *vcb) want {
+		{"an op called the instant another returned is concurrent with it", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(1, 15, 20, "init", "E0") // in the chain
 			b.Put(2, 20, 25, "", "a2-1", OK, "E2")
 			b.read(1, 25, 30, "a0-1", "E1") // across chains
 			b.Final(40, "a2-1", "E2")
-			return want{verdict: Pass, summary: "linearizable"}
+			return Want{Verdict: Pass, Summary: "linearizable"}
 		}},
-		{"stage and lease ops are ignored; timed-out reads dropped", func(b *vcb) want {
+		{"stage and lease ops are ignored; timed-out reads dropped", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Add(Op{Actor: 0, Kind: "blob.lease.acquire", Call: 5, Return: 6, In: Input{LeaseID: "L"}, Out: Output{Status: 201, Value: "L"}})
 			b.Add(Op{Actor: 0, Kind: "blob.stage", Call: 7, Return: 8, In: Input{Value: "blockid"}, Out: Output{Status: 201}})
-			b.Add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 90, Outcome: Unknown, Out: Output{Err: "timeout"}})
-			b.Add(Op{Actor: 1, Kind: kindBlobGet, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
+			b.Add(Op{Actor: 1, Kind: KindBlobGet, Call: 9, Return: 90, Outcome: Unknown, Out: Output{Err: "timeout"}})
+			b.Add(Op{Actor: 1, Kind: KindBlobGet, Call: 9, Return: 10, Outcome: Throttled, Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
 			b.write(0, "blob.commit", 10, 15, Input{IfMatch: "E0", Value: "a0-1", LeaseID: "L"}, OK, "E1")
 			b.Add(Op{Actor: 0, Kind: "blob.lease.release", Call: 16, Return: 17, In: Input{LeaseID: "L"}, Out: Output{Status: 200}})
 			b.Add(Op{Actor: 9, Kind: "container.setmeta", Key: "c", Call: 16, Return: 17, Out: Output{Status: 200}})
 			b.Final(20, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
 		}},
 
 		// Forks, phantoms, mismatches, refused writes.
-		{"fork: two applied writes on one base", func(b *vcb) want {
+		{"fork: two applied writes on one base", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 10, 11, "init", "E0")
 			b.read(1, 10, 12, "init", "E0")
 			p := b.Put(0, 13, 15, "E0", "a0-1", OK, "E1")
 			q := b.Put(1, 14, 16, "E0", "a1-1", OK, "E2")
 			b.Final(20, "a1-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("fork: #4 and #5 both took effect with If-Match E0", p, q)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("fork: #4 and #5 both took effect with If-Match E0", p, q)}}
 		}},
-		{"phantom read", func(b *vcb) want {
+		{"phantom read", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			r := b.read(0, 10, 11, "ghost", "E7")
 			b.Final(20, "init", "E0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`phantom read: #2 read "ghost"`, r)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`phantom read: #2 read "ghost"`, r)}}
 		}},
-		{"read of a value with another version's ETag", func(b *vcb) want {
+		{"read of a value with another version's ETag", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "a0-1", "E0")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`ETag/value mismatch: #3 read "a0-1" with ETag E0`, r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`ETag/value mismatch: #3 read "a0-1" with ETag E0`, r, w)}}
 		}},
-		{"read of a value with an ETag no write returned", func(b *vcb) want {
+		{"read of a value with an ETag no write returned", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "a0-1", "E9")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("but #2 installed that value as E1", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("but #2 installed that value as E1", r, w)}}
 		}},
-		{"a refused write's value is read", func(b *vcb) want {
+		{"a refused write's value is read", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", Conflict, "")
 			r := b.read(1, 20, 25, "a0-1", "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, vios: []expectViolation{vio("a refused write took effect: #3 read the value of #2, which was answered conflict 412", r, w)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{Vio("a refused write took effect: #3 read the value of #2, which was answered conflict 412", r, w)}}
 		}},
-		{"a write succeeds on an ETag no write produced", func(b *vcb) want {
+		{"a write succeeds on an ETag no write produced", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E7", "a0-1", OK, "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("phantom base: #2 took effect with If-Match E7, an ETag no write produced", w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("phantom base: #2 took effect with If-Match E7, an ETag no write produced", w)}}
 		}},
-		{"... unless a write of unknown outcome may have produced it", func(b *vcb) want {
+		{"... unless a write of unknown outcome may have produced it", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(1, 5, 100, "", "a1-1", Unknown, "")
 			b.Put(0, 10, 15, "E7", "a0-1", OK, "E1")
 			b.Final(200, "a0-1", "E1")
-			return want{verdict: Pass, summary: "linearizable"}
+			return Want{Verdict: Pass, Summary: "linearizable"}
 		}},
-		{"two writes each replaced the other's ETag", func(b *vcb) want {
+		{"two writes each replaced the other's ETag", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			p := b.Put(0, 10, 15, "E2", "a0-1", OK, "E1")
 			q := b.Put(1, 20, 25, "E1", "a1-1", OK, "E2")
 			b.Final(30, "a1-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("version loop: the writes #2 #3 each replaced", p, q)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("version loop: the writes #2 #3 each replaced", p, q)}}
 		}},
-		{"a retried setup write still comes first", func(b *vcb) want {
+		{"a retried setup write still comes first", func(b *vcb) Want {
 			b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Call: 1, Return: 2, Outcome: Throttled, In: Input{Value: "init-1"},
 				Out: Output{Status: 503, ErrorCode: "ServerBusy"}})
 			b.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Attempt: 2, Call: 3, Return: 4, In: Input{Value: "init-2"}, Out: Output{Status: 201, ETag: "E0"}})
 			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 2 writes in 1 chain, 1 read: linearizable"}
 		}},
-		{"two writes return one ETag", func(b *vcb) want {
+		{"two writes return one ETag", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			p := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			q := b.Put(1, 20, 25, "", "a1-1", OK, "E1")
 			b.Final(30, "a1-1", "E1")
-			return want{verdict: Fail, vios: []expectViolation{vio("ETag reused: #2 and #3", p, q)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{Vio("ETag reused: #2 and #3", p, q)}}
 		}},
-		{"read from the future", func(b *vcb) want {
+		{"read from the future", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			r := b.read(1, 5, 8, "a0-1", "E1")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, vios: []expectViolation{vio("read from the future: #2 read E1 and returned before #3", r, w)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{Vio("read from the future: #2 read E1 and returned before #3", r, w)}}
 		}},
 
 		// Stale reads and cycles.
-		{"stale read after a completed later write in the chain", func(b *vcb) want {
+		{"stale read after a completed later write in the chain", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio("stale read: #3 read E0 after #2 had written E1, the next version in its If-Match chain", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio("stale read: #3 read E0 after #2 had written E1, the next version in its If-Match chain", r, w)}}
 		}},
-		{"stale read two versions back: blamed on the nearest", func(b *vcb) want {
+		{"stale read two versions back: blamed on the nearest", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w1 := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(2, 11, 40, "init", "E0") // overlaps both writes: fine
 			b.Put(0, 20, 25, "E1", "a0-2", OK, "E2")
 			r := b.read(1, 30, 35, "init", "E0")
 			b.Final(50, "a0-2", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #5 read E0 after #2 had written E1, the next version", r, w1)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #5 read E0 after #2 had written E1, the next version", r, w1)}}
 		}},
-		{"stale read of the initial version after an unconditional write", func(b *vcb) want {
+		{"stale read of the initial version after an unconditional write", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 read E0 after #2 had written E1, but E0 comes first", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #3 read E0 after #2 had written E1, but E0 comes first", r, w)}}
 		}},
-		{"stale read across chains of unconditional writes", func(b *vcb) want {
+		{"stale read across chains of unconditional writes", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w1 := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			w2 := b.Put(1, 20, 25, "", "a1-1", OK, "E2")
 			r := b.read(2, 30, 35, "a0-1", "E1")
 			b.Final(40, "a1-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio("stale read: #4 read E1 after #3 had written E2, yet E1 precedes E2: #2 had written E1 before #3 wrote E2", r, w1, w2)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio("stale read: #4 read E1 after #3 had written E2, yet E1 precedes E2: #2 had written E1 before #3 wrote E2", r, w1, w2)}}
 		}},
-		{"blob vanishes: a 404 after the setup", func(b *vcb) want {
+		{"blob vanishes: a 404 after the setup", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			r := b.read404(1, 20, 25)
 			b.Final(30, "init", "E0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #2 found no blob after #1 had written E0", r, 1)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #2 found no blob after #1 had written E0", r, 1)}}
 		}},
 
 		// Conditional reads and set-metadata.
-		{"304 to a stale If-None-Match after a completed write", func(b *vcb) want {
+		{"304 to a stale If-None-Match after a completed write", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read304(1, 20, 25, "E0")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 got 304 Not Modified for E0 after #2 had written E1", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #3 got 304 Not Modified for E0 after #2 had written E1", r, w)}}
 		}},
-		{"304 and 200 to If-None-Match that are fine", func(b *vcb) want {
+		{"304 and 200 to If-None-Match that are fine", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.read304(0, 7, 8, "E0")
@@ -272,65 +272,65 @@ func TestVersionChain(t *testing.T) {
 			b.read304(0, 20, 25, "E1")
 			b.condRead(2, 26, 27, "E0", "a1-1", "E1")
 			b.Final(30, "a1-1", "E1")
-			return want{verdict: Pass, summary: "6 reads: linearizable"}
+			return Want{Verdict: Pass, Summary: "6 reads: linearizable"}
 		}},
-		{"304 to an ETag no write produced", func(b *vcb) want {
+		{"304 to an ETag no write produced", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			r := b.read304(1, 20, 25, "E5")
 			b.Final(30, "init", "E0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("phantom read: #2 got 304 Not Modified to If-None-Match E5", r)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("phantom read: #2 got 304 Not Modified to If-None-Match E5", r)}}
 		}},
-		{"200 to If-None-Match with that very ETag", func(b *vcb) want {
+		{"200 to If-None-Match with that very ETag", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			r := b.condRead(1, 20, 25, "E0", "init", "E0")
 			b.Final(30, "init", "E0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("sent If-None-Match E0 and got 200 with that very ETag", r)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("sent If-None-Match E0 and got 200 with that very ETag", r)}}
 		}},
-		{"set-metadata: new ETag, old value", func(b *vcb) want {
+		{"set-metadata: new ETag, old value", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.setmeta(0, 10, 15, "E0", OK, "E1")
 			b.read(1, 20, 25, "init", "E1")
 			b.setmeta(0, 26, 28, "", OK, "E2")
 			b.read(1, 30, 35, "init", "E2")
 			b.Final(40, "init", "E2")
-			return want{verdict: Pass, summary: "1 key, 3 writes in 2 chains, 3 reads: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 3 writes in 2 chains, 3 reads: linearizable"}
 		}},
-		{"set-metadata: stale read of the ETag it replaced", func(b *vcb) want {
+		{"set-metadata: stale read of the ETag it replaced", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.setmeta(0, 10, 15, "E0", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
 			b.Final(40, "init", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #3 read E0 after #2 had written E1", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #3 read E0 after #2 had written E1", r, w)}}
 		}},
-		{"set-metadata: its ETag with another version's value", func(b *vcb) want {
+		{"set-metadata: its ETag with another version's value", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.setmeta(0, 20, 25, "E1", OK, "E2")
 			r := b.read(1, 30, 35, "init", "E2")
 			b.Final(40, "a0-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio(`ETag/value mismatch: #4 read "init" with ETag E2`, r, 3)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio(`ETag/value mismatch: #4 read "init" with ETag E2`, r, 3)}}
 		}},
 
 		// Unknown outcomes.
-		{"unknown write later read", func(b *vcb) want {
+		{"unknown write later read", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
 			b.read(1, 20, 25, "a0-1", "E1")
 			b.Put(1, 30, 35, "E1", "a1-1", OK, "E2")
 			b.Final(200, "a1-1", "E2")
-			return want{verdict: Pass, summary: "1 unknown write (1 read later, 0 lost the race): linearizable"}
+			return Want{Verdict: Pass, Summary: "1 unknown write (1 read later, 0 lost the race): linearizable"}
 		}},
-		{"unknown write lands after its client gave up", func(b *vcb) want {
+		{"unknown write lands after its client gave up", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.Put(0, 10, 20, "E0", "a0-1", Unknown, "")
 			b.read(1, 25, 28, "init", "E0") // after the timeout, before it landed
 			b.read(1, 30, 35, "a0-1", "E1")
 			b.Final(200, "a0-1", "E1")
-			return want{verdict: Pass, summary: "linearizable"}
+			return Want{Verdict: Pass, Summary: "linearizable"}
 		}},
-		{"unknown write never read", func(b *vcb) want {
+		{"unknown write never read", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
@@ -339,25 +339,25 @@ func TestVersionChain(t *testing.T) {
 			b.Add(Op{Actor: 2, Kind: kindBlobPut, Call: 40, Return: 45, Outcome: Throttled, In: Input{Value: "a2-1"},
 				Out: Output{Status: 500, ErrorCode: "OperationTimedOut"}})
 			b.Final(200, "a1-1", "E1")
-			return want{verdict: Pass, summary: "2 unknown writes (0 read later, 1 lost the race): linearizable"}
+			return Want{Verdict: Pass, Summary: "2 unknown writes (0 read later, 1 lost the race): linearizable"}
 		}},
-		{"unknown write explains a 412", func(b *vcb) want {
+		{"unknown write explains a 412", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(0, 10, 100, "E0", "a0-1", Unknown, "")
 			b.Put(1, 20, 25, "E0", "a1-1", Conflict, "")
 			b.Put(2, 30, 35, "", "a2-1", OK, "E2")
 			b.Final(200, "a2-1", "E2")
-			return want{verdict: Pass, summary: "linearizable"}
+			return Want{Verdict: Pass, Summary: "linearizable"}
 		}},
-		{"... and without it the 412 is flagged", func(b *vcb) want {
+		{"... and without it the 412 is flagged", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			q := b.Put(1, 20, 25, "E0", "a1-1", Conflict, "")
 			b.Put(2, 30, 35, "", "a2-1", OK, "E2")
 			b.Final(200, "a2-1", "E2")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio("412 on a current ETag: #2 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #2 was sent, and no write that could replace it was sent before #2 returned", q)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio("412 on a current ETag: #2 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #2 was sent, and no write that could replace it was sent before #2 returned", q)}}
 		}},
-		{"unknown write cannot hide a fork", func(b *vcb) want {
+		{"unknown write cannot hide a fork", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.read(1, 5, 7, "init", "E0")
@@ -365,114 +365,114 @@ func TestVersionChain(t *testing.T) {
 			w := b.Put(1, 12, 15, "E0", "a1-1", OK, "E1")
 			r := b.read(2, 20, 25, "a0-1", "Eu")
 			b.Final(200, "a0-1", "Eu")
-			return want{verdict: Fail, vios: []expectViolation{
-				vio("fork: #4 and #5 both took effect with If-Match E0 (unknown outcome, read later and acknowledged)", u, w, r)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{
+				Vio("fork: #4 and #5 both took effect with If-Match E0 (unknown outcome, read later and acknowledged)", u, w, r)}}
 		}},
-		{"missing final read", func(b *vcb) want {
+		{"missing final read", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			b.read(1, 20, 25, "a0-1", "E1")
 			b.read(1, 26, 27, "a9-9", "E9") // its write may be missing from a cut-short history
-			return want{verdict: Undecided, summary: "undecided, no final read of 1 key, 1 read of values or ETags with no recorded write"}
+			return Want{Verdict: Undecided, Summary: "undecided, no final read of 1 key, 1 read of values or ETags with no recorded write"}
 		}},
-		{"missing final read does not hide a violation", func(b *vcb) want {
+		{"missing final read does not hide a violation", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			w := b.Put(0, 10, 15, "E0", "a0-1", OK, "E1")
 			r := b.read(1, 20, 25, "init", "E0")
-			return want{verdict: Fail, vios: []expectViolation{vio("stale read", r, w)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{Vio("stale read", r, w)}}
 		}},
 
 		// Refusals.
-		{"412 while its ETag was provably current", func(b *vcb) want {
+		{"412 while its ETag was provably current", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.read(0, 5, 6, "init", "E0")
 			q := b.Put(1, 10, 15, "E0", "a1-1", Conflict, "")
 			w := b.Put(0, 20, 25, "E0", "a0-1", OK, "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{
-				vio("412 on a current ETag: #3 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #3 was sent, and the write that replaced it, #4, was sent after #3 returned", q, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{
+				Vio("412 on a current ETag: #3 was refused for If-Match E0, yet E0 was current for the whole request: #1 had written E0 before #3 was sent, and the write that replaced it, #4, was sent after #3 returned", q, w)}}
 		}},
-		{"412 on the version the final read still found", func(b *vcb) want {
+		{"412 on the version the final read still found", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			q := b.Put(1, 10, 15, "E0", "a1-1", Conflict, "")
 			f := b.Final(30, "init", "E0")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("and the final read #3 still found it", q, f)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("and the final read #3 still found it", q, f)}}
 		}},
-		{"ambiguous 412: overlaps the write that replaced its ETag", func(b *vcb) want {
+		{"ambiguous 412: overlaps the write that replaced its ETag", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(1, 10, 30, "E0", "a1-1", Conflict, "")
 			b.Put(0, 15, 20, "E0", "a0-1", OK, "E1")
 			b.Final(40, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 refusal checked: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 refusal checked: linearizable"}
 		}},
-		{"412 to an ETag not yet certainly installed", func(b *vcb) want {
+		{"412 to an ETag not yet certainly installed", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(1, 10, 15, "E1", "a1-1", Conflict, "") // E1's write is still in flight
 			b.Put(0, 12, 20, "E0", "a0-1", OK, "E1")
 			b.Put(0, 25, 30, "E1", "a0-2", OK, "E2")
 			b.Final(40, "a0-2", "E2")
-			return want{verdict: Pass, summary: "1 refusal checked: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 refusal checked: linearizable"}
 		}},
-		{"412 with a date condition or a lease error is not judged", func(b *vcb) want {
+		{"412 with a date condition or a lease error is not judged", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.write(1, kindBlobPut, 10, 15, Input{IfMatch: "E0", IfUnmodifiedSince: "Mon, 02 Jan 2006 15:04:05 GMT", Value: "a1-1"}, Conflict, "")
 			b.Add(Op{Actor: 2, Kind: kindBlobPut, Call: 10, Return: 15, Outcome: Conflict, In: Input{IfMatch: "E0", LeaseID: "L", Value: "a2-1"},
 				Out: Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}})
 			b.Final(30, "init", "E0")
-			return want{verdict: Pass, summary: "1 key, 1 write in 1 chain, 1 read: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 1 write in 1 chain, 1 read: linearizable"}
 		}},
 
 		// Create-once: the initial version is "no blob".
-		{"create-once, clean", func(b *vcb) want {
+		{"create-once, clean", func(b *vcb) Want {
 			b.read404(2, 5, 6)
 			b.create(0, 10, 15, "a0-1", OK, "E1")
 			b.create(1, 12, 18, "a1-1", Conflict, "")
 			b.create(2, 20, 25, "a2-1", Conflict, "")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Pass, summary: "1 key, 1 write in 1 chain, 2 reads, 2 refusals checked: linearizable"}
+			return Want{Verdict: Pass, Summary: "1 key, 1 write in 1 chain, 2 reads, 2 refusals checked: linearizable"}
 		}},
-		{"create-once: 409 while no blob existed", func(b *vcb) want {
+		{"create-once: 409 while no blob existed", func(b *vcb) Want {
 			b.read404(2, 5, 6)
 			q := b.create(1, 10, 15, "a1-1", Conflict, "")
 			b.create(0, 20, 25, "a0-1", OK, "E1")
 			b.Final(30, "a0-1", "E1")
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("409 on an absent blob: #2 was refused", q)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("409 on an absent blob: #2 was refused", q)}}
 		}},
-		{"no blob, an unconditional put, then a 404", func(b *vcb) want {
+		{"no blob, an unconditional put, then a 404", func(b *vcb) Want {
 			w := b.Put(0, 10, 15, "", "a0-1", OK, "E1")
 			r := b.read404(1, 20, 25)
 			// No final read: only "no blob comes first" shows it.
-			return want{verdict: Fail, total: 1, vios: []expectViolation{vio("stale read: #2 found no blob after #1 had written E1, but no blob comes first", r, w)}}
+			return Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("stale read: #2 found no blob after #1 had written E1, but no blob comes first", r, w)}}
 		}},
-		{"create-once: two creators", func(b *vcb) want {
+		{"create-once: two creators", func(b *vcb) Want {
 			p := b.create(0, 10, 15, "a0-1", OK, "E1")
 			q := b.create(1, 12, 18, "a1-1", OK, "E2")
 			b.Final(30, "a1-1", "E2")
-			return want{verdict: Fail, vios: []expectViolation{vio("fork: #1 and #2 both created the blob", p, q)}}
+			return Want{Verdict: Fail, Vios: []ExpectViolation{Vio("fork: #1 and #2 both created the blob", p, q)}}
 		}},
 
 		// What the check does not model.
-		{"a delete makes the key undecided", func(b *vcb) want {
+		{"a delete makes the key undecided", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Add(Op{Actor: 0, Kind: "blob.delete", Call: 10, Return: 15, Out: Output{Status: 202}})
 			b.read404(1, 20, 25)
 			b.Final(30, "init", "E0")
-			return want{verdict: Undecided, summary: "operations the check does not model (blob.delete ×1)"}
+			return Want{Verdict: Undecided, Summary: "operations the check does not model (blob.delete ×1)"}
 		}},
-		{"two attempts storing one value make the key undecided", func(b *vcb) want {
+		{"two attempts storing one value make the key undecided", func(b *vcb) Want {
 			b.Setup("init", "E0")
 			b.Put(0, 10, 15, "E0", "same", OK, "E1")
 			b.Put(1, 20, 25, "E1", "same", OK, "E2")
 			b.Final(30, "same", "E2")
-			return want{verdict: Undecided, summary: "1 write attempt reusing another's value"}
+			return Want{Verdict: Undecided, Summary: "1 write attempt reusing another's value"}
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newVCB()
 			w := tc.build(b)
-			w.assert(t, b.h.Check(t, vc))
+			w.Assert(t, b.h.Check(t, vc))
 		})
 	}
 }
@@ -501,11 +501,11 @@ func TestVersionChainCycle(t *testing.T) {
 		return b, ra, rb
 	}
 	b, _, _ := build(true, false)
-	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
+	Want{Verdict: Pass}.Assert(t, b.h.Check(t, vc))
 	b, _, _ = build(false, true)
-	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
+	Want{Verdict: Pass}.Assert(t, b.h.Check(t, vc))
 	b, ra, rb := build(true, true)
-	want{verdict: Fail, total: 1, vios: []expectViolation{vio("precedes", ra, rb, 2, 3)}}.assert(t, b.h.Check(t, vc))
+	Want{Verdict: Fail, Total: 1, Vios: []ExpectViolation{Vio("precedes", ra, rb, 2, 3)}}.Assert(t, b.h.Check(t, vc))
 }
 
 // A stale read deep in a long chain is reported with the versions next to
@@ -525,11 +525,11 @@ func TestVersionChainLongChain(t *testing.T) {
 	}
 	b.Final(tm, "v200", "E200")
 	r := b.h.Check(t, vc)
-	var vs []expectViolation
+	var vs []ExpectViolation
 	for _, s := range stale {
-		vs = append(vs, vio("stale read", s, s-1))
+		vs = append(vs, Vio("stale read", s, s-1))
 	}
-	want{verdict: Fail, total: len(stale), vios: vs, summary: "201 writes in 1 chain"}.assert(t, r)
+	Want{Verdict: Fail, Total: len(stale), Vios: vs, Summary: "201 writes in 1 chain"}.Assert(t, r)
 }
 
 // Padded counter values are identified exactly, shown without padding.
@@ -540,7 +540,7 @@ func TestVersionChainPaddedValues(t *testing.T) {
 	b.read(0, 5, 6, pad(0, "setup-1"), "E0")
 	b.Put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
 	b.read(1, 20, 25, pad(1, "a0-1"), "E1")
-	want{verdict: Fail}.assert(t, func() Result {
+	Want{Verdict: Fail}.Assert(t, func() Result {
 		b2 := newVCB()
 		b2.h.Ops = append([]Op(nil), b.h.Ops...)
 		b2.h.t = b.h.t
@@ -549,19 +549,19 @@ func TestVersionChainPaddedValues(t *testing.T) {
 		b2.Final(40, pad(1, "a0-1"), "E1")
 		res := b2.h.Check(t, vc)
 		if !strings.Contains(res.Violations[0].Message, "ETag/value mismatch") && !strings.Contains(res.Violations[0].Message, "phantom") {
-			t.Errorf("read #%d: %s", r, describe(res))
+			t.Errorf("read #%d: %s", r, Describe(res))
 		}
 		return res
 	}())
 	b.Final(40, pad(1, "a0-1"), "E1")
-	want{verdict: Pass}.assert(t, b.h.Check(t, vc))
+	Want{Verdict: Pass}.Assert(t, b.h.Check(t, vc))
 	q := newVCB()
 	q.Setup(pad(0, "setup-1"), "E0")
 	q.Put(0, 10, 15, "E0", pad(1, "a0-1"), OK, "E1")
 	q.read(1, 20, 25, pad(0, "setup-1"), "E0")
 	q.Final(40, pad(1, "a0-1"), "E1")
 	r := q.h.Check(t, vc)
-	want{verdict: Fail}.assert(t, r)
+	Want{Verdict: Fail}.Assert(t, r)
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
 			if len(o.In.Value) > 48 || len(o.Out.Value) > 48 {
@@ -608,10 +608,10 @@ func TestVersionChainProperty(t *testing.T) {
 			}
 			res := Run(h, NewVersionChain())[0]
 			if !bad && res.Verdict != Pass {
-				t.Fatalf("seed %d (actors %d, ops %d, mix %+v, unknown %.2f): valid history judged %s\n%s", seed, actors, n, mix, rate, res.Verdict, describe(res))
+				t.Fatalf("seed %d (actors %d, ops %d, mix %+v, unknown %.2f): valid history judged %s\n%s", seed, actors, n, mix, rate, res.Verdict, Describe(res))
 			}
 			if bad && res.Verdict != Fail {
-				t.Fatalf("seed %d (actors %d, ops %d, mix %+v, unknown %.2f): history with a lost update judged %s\n%s", seed, actors, n, mix, rate, res.Verdict, describe(res))
+				t.Fatalf("seed %d (actors %d, ops %d, mix %+v, unknown %.2f): history with a lost update judged %s\n%s", seed, actors, n, mix, rate, res.Verdict, Describe(res))
 			}
 		}
 	}
@@ -633,28 +633,28 @@ func TestVersionChainOtherSimulators(t *testing.T) {
 		cfg := RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
 		ops := SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
 		if r := Run(ops, NewVersionChain())[0]; r.Verdict != Pass {
-			t.Fatalf("counter seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+			t.Fatalf("counter seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, Describe(r))
 		}
 		cfg.Inject = true
 		s := &counterSim{}
 		ops = simulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
 		if r := Run(ops, NewVersionChain())[0]; s.injected && r.Verdict != Fail {
-			t.Fatalf("counter seed %d (%v): acknowledged write that stored nothing judged %s\n%s", seed, cfg, r.Verdict, describe(r))
+			t.Fatalf("counter seed %d (%v): acknowledged write that stored nothing judged %s\n%s", seed, cfg, r.Verdict, Describe(r))
 		} else {
-			checkKinds(t, r)
+			CheckKinds(t, r)
 		}
 
 		ccfg := RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
 		ops, _ = SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		if r := Run(ops, NewVersionChain())[0]; r.Verdict != Pass {
-			t.Fatalf("create seed %d (%v): valid history judged %s\n%s", seed, ccfg, r.Verdict, describe(r))
+			t.Fatalf("create seed %d (%v): valid history judged %s\n%s", seed, ccfg, r.Verdict, Describe(r))
 		}
 		ccfg.Inject = true
 		ops, injected := SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		if r := Run(ops, NewVersionChain())[0]; injected && r.Verdict != Fail {
-			t.Fatalf("create seed %d (%v): second creator judged %s\n%s", seed, ccfg, r.Verdict, describe(r))
+			t.Fatalf("create seed %d (%v): second creator judged %s\n%s", seed, ccfg, r.Verdict, Describe(r))
 		} else {
-			checkKinds(t, r)
+			CheckKinds(t, r)
 		}
 	}
 }

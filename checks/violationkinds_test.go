@@ -21,12 +21,12 @@ func TestKindOf(t *testing.T) {
 		}
 	}
 	// Every violation is counted by kind, also past the listed ones.
-	var v violations
+	var v Violations
 	for i := range MaxViolations + 5 {
 		v.Add("k", fmt.Sprintf("lost update: #%d", i))
 	}
-	v.addKind("two holders", "k", "#1 and #2 held")
-	r := v.result("c", "s")
+	v.AddKind("two holders", "k", "#1 and #2 held")
+	r := v.Result("c", "s")
 	if r.Total != MaxViolations+6 || len(r.Violations) != MaxViolations || r.Kinds["lost update"] != MaxViolations+5 || r.Kinds["two holders"] != 1 {
 		t.Errorf("total %d, %d listed, kinds %v", r.Total, len(r.Violations), r.Kinds)
 	}

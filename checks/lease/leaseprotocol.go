@@ -1,16 +1,18 @@
-package checks
+package lease
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // LeaseProtocolName is the name scenarios use for the lease-protocol check.
 const LeaseProtocolName = "lease-protocol"
 
 func init() {
-	Register(LeaseProtocolName, func() Checker { return NewLeaseProtocol() })
+	checks.Register(LeaseProtocolName, func() checks.Checker { return NewLeaseProtocol() })
 }
 
 // LeaseProtocol checks that every blob lease call, and every blob operation
@@ -49,11 +51,11 @@ func NewLeaseProtocol() *LeaseProtocol {
 func (c *LeaseProtocol) Name() string { return LeaseProtocolName }
 
 // Observe implements Checker.
-func (c *LeaseProtocol) Observe(op *Op) { c.keys.observe(op) }
+func (c *LeaseProtocol) Observe(op *checks.Op) { c.keys.observe(op) }
 
 // Finish implements Checker.
-func (c *LeaseProtocol) Finish() Result {
-	var v violations
+func (c *LeaseProtocol) Finish() checks.Result {
+	var v checks.Violations
 	var t leaseProtoTotals
 	for _, m := range c.keys.models() {
 		if m.leaseCalls > 0 {
@@ -63,7 +65,7 @@ func (c *LeaseProtocol) Finish() Result {
 		m.checkETags(&t)
 		m.flush(&v)
 	}
-	return t.result(LeaseProtocolName, blobLeaseSpace, &v, "every answer matches the lease state machine")
+	return t.Result(LeaseProtocolName, blobLeaseSpace, &v, "every answer matches the lease state machine")
 }
 
 // leaseProtoTotals counts what the protocol checks judged.
@@ -105,39 +107,39 @@ func (t *leaseProtoTotals) open(why string) {
 	t.why[why]++
 }
 
-func (t *leaseProtoTotals) result(name string, sp *leaseSpace, v *violations, clean string) Result {
+func (t *leaseProtoTotals) Result(name string, sp *leaseSpace, v *checks.Violations, clean string) checks.Result {
 	var b strings.Builder
 	if t.keys == 0 {
-		fmt.Fprintf(&b, "no %s lease calls in the history, %s judged", sp.noun, plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"))
+		fmt.Fprintf(&b, "no %s lease calls in the history, %s judged", sp.noun, checks.Plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"))
 	} else {
-		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged%s)", plural(t.keys, sp.noun, sp.nouns),
-			plural(t.leaseJudged, "lease call", "lease calls"), plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous, t.mostWhy())
+		fmt.Fprintf(&b, "%s, %s and %s judged (%d ambiguous, not judged%s)", checks.Plural(t.keys, sp.noun, sp.nouns),
+			checks.Plural(t.leaseJudged, "lease call", "lease calls"), checks.Plural(t.dataJudged, sp.noun+" call", sp.noun+" calls"), t.ambiguous, t.mostWhy())
 		if t.settled > 0 {
-			fmt.Fprintf(&b, ", %s of unknown outcome settled by later calls", plural(t.settled, "lease call", "lease calls"))
+			fmt.Fprintf(&b, ", %s of unknown outcome settled by later calls", checks.Plural(t.settled, "lease call", "lease calls"))
 		}
 		if t.whileLeased > 0 {
 			fmt.Fprintf(&b, ", %d while certainly leased", t.whileLeased)
 		}
 		if sp.etag {
-			fmt.Fprintf(&b, ", %s across lease calls", plural(t.etagPairs, "ETag comparison", "ETag comparisons"))
+			fmt.Fprintf(&b, ", %s across lease calls", checks.Plural(t.etagPairs, "ETag comparison", "ETag comparisons"))
 		}
 	}
 	switch {
-	case v.total > 0:
-		fmt.Fprintf(&b, ": %s", plural(v.total, "violation", "violations"))
+	case v.Total > 0:
+		fmt.Fprintf(&b, ": %s", checks.Plural(v.Total, "violation", "violations"))
 	case t.keys == 0 || t.leaseJudged+t.dataJudged == 0:
 		b.WriteString(": undecided")
 	default:
 		b.WriteString(": " + clean)
 	}
-	r := v.result(name, b.String())
-	if r.Verdict == Pass && (t.keys == 0 || t.leaseJudged+t.dataJudged == 0) {
-		r.Verdict = Undecided
+	r := v.Result(name, b.String())
+	if r.Verdict == checks.Pass && (t.keys == 0 || t.leaseJudged+t.dataJudged == 0) {
+		r.Verdict = checks.Undecided
 	}
 	if t.keys == 0 {
-		return r.WithDecided(0).of(t.judgeable())
+		return r.WithDecided(0).Of(t.judgeable())
 	}
-	return r.WithDecided(t.WithDecided()).of(t.judgeable())
+	return r.WithDecided(t.WithDecided()).Of(t.judgeable())
 }
 
 // decided counts the calls judged and the lease calls of unknown outcome settled.
@@ -163,7 +165,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 	op := m.Op(i)
 	ans := leaseAnswer(op)
 	if ans == "" {
-		if !mayHaveApplied(op) {
+		if !checks.MayHaveApplied(op) {
 			return
 		}
 		if s, ok := m.settled[i]; ok && s.applied != appliedMaybe {
@@ -212,7 +214,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 		how = "was"
 	}
 	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answer(op), how, c, describeAllowed(allowed, act, 409)),
+		name, checks.Answer(op), how, c, describeAllowed(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
 }
 
@@ -271,7 +273,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 	}
 	ans := dataAnswer(op)
 	if ans == "" {
-		if mayHaveApplied(op) && cl.modifies {
+		if checks.MayHaveApplied(op) && cl.modifies {
 			t.unanswered++ // (a read without an answer says nothing, and did nothing)
 		}
 		return
@@ -291,7 +293,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 			if m.sp == containerLeaseSpace {
 				what = "only Delete Container needs the lease"
 			}
-			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, answer(op), what),
+			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, checks.Answer(op), what),
 				m.evidenceOps(i))
 		}
 		return
@@ -305,7 +307,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 		how = "was"
 	}
 	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, answer(op), how, c, describeAllowed(allowed, laNone, 412)),
+		name, checks.Answer(op), how, c, describeAllowed(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
 
@@ -326,7 +328,7 @@ func (m *leaseModel) checkETags(t *leaseProtoTotals) {
 			leases = append(leases, i)
 		}
 		c := m.sp.class(op.Kind)
-		if op.Outcome == OK && op.Out.ETag != "" && (act != laNone || c.observes) {
+		if op.Outcome == checks.OK && op.Out.ETag != "" && (act != laNone || c.observes) {
 			obs = append(obs, i)
 		}
 		if act == laNone && c.modifies && appliedOf(op) != appliedNo {

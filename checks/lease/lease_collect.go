@@ -1,7 +1,9 @@
-package checks
+package lease
 
 import (
 	"sort"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Reading one resource's operations into grants (acquire, renew, change), ends (release, change, delete) and breaks.
@@ -99,7 +101,7 @@ func (m *leaseModel) indexBreaks() {
 	for v := range 2 {
 		x.sufLo[v], x.sufLoB[v] = make([]int64, n+1), make([]int, n+1)
 		x.sufHi[v], x.sufHiB[v] = make([]int64, n+1), make([]int, n+1)
-		x.sufLo[v][n], x.sufLoB[v][n], x.sufHi[v][n], x.sufHiB[v][n] = lsInf, -1, lsInf, -1
+		x.sufLo[v][n], x.sufLoB[v][n], x.sufHi[v][n], x.sufHiB[v][n] = checks.LsInf, -1, checks.LsInf, -1
 	}
 	for bi := range m.breaks {
 		b := &m.breaks[bi]
@@ -114,12 +116,12 @@ func (m *leaseModel) indexBreaks() {
 		b := &m.breaks[bi]
 		for v := range 2 {
 			x.sufLo[v][bi], x.sufLoB[v][bi] = x.sufLo[v][bi+1], x.sufLoB[v][bi+1]
-			if lo := addBound(b.call, m.retLo(b, v == 1)); lo < x.sufLo[v][bi] {
+			if lo := checks.AddBound(b.call, m.retLo(b, v == 1)); lo < x.sufLo[v][bi] {
 				x.sufLo[v][bi], x.sufLoB[v][bi] = lo, b.i
 			}
 			x.sufHi[v][bi], x.sufHiB[v][bi] = x.sufHi[v][bi+1], x.sufHiB[v][bi+1]
 			if b.ok {
-				if hi := addBound(b.ret, m.retHi(bi, v == 1)); hi < x.sufHi[v][bi] {
+				if hi := checks.AddBound(b.ret, m.retHi(bi, v == 1)); hi < x.sufHi[v][bi] {
 					x.sufHi[v][bi], x.sufHiB[v][bi] = hi, b.i
 				}
 			}

@@ -1,10 +1,12 @@
-package checks
+package lease
 
 import (
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // lh builds hand-made lease histories on a timeline in seconds. Every call
@@ -12,11 +14,11 @@ import (
 // (an explicit status), "409 LeaseAlreadyPresent", "412 LeaseIdMissing",
 // "412" (no code), "404 BlobNotFound", "unknown", "503" or "500".
 type lh struct {
-	*hist
+	*checks.Hist
 	space string // "blob." or "container."
 }
 
-func newLH(space string) lh { return lh{hist: NewHist(), space: space} }
+func newLH(space string) lh { return lh{Hist: checks.NewHist(), space: space} }
 
 func sec(s float64) int64 { return int64(math.Round(s * 1e9)) }
 
@@ -29,7 +31,7 @@ var lhOKStatus = map[string]int{
 	"container.delete": 202,
 }
 
-func lhAnswer(kind, spec string) (Outcome, Output) {
+func lhAnswer(kind, spec string) (checks.Outcome, checks.Output) {
 	f := strings.Fields(spec)
 	switch f[0] {
 	case "ok":
@@ -42,54 +44,54 @@ func lhAnswer(kind, spec string) (Outcome, Output) {
 		if len(f) > 1 {
 			st, _ = strconv.Atoi(f[1])
 		}
-		return OK, Output{Status: st}
+		return checks.OK, checks.Output{Status: st}
 	case "unknown":
-		return Unknown, Output{Err: "timeout"}
+		return checks.Unknown, checks.Output{Err: "timeout"}
 	case "503":
-		return Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+		return checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 	case "500":
-		return Throttled, Output{Status: 500, ErrorCode: "OperationTimedOut"}
+		return checks.Throttled, checks.Output{Status: 500, ErrorCode: "OperationTimedOut"}
 	}
 	st, err := strconv.Atoi(f[0])
 	if err != nil {
 		panic("bad answer " + spec)
 	}
-	out := Output{Status: st}
+	out := checks.Output{Status: st}
 	if len(f) > 1 {
 		out.ErrorCode = f[1]
 	}
-	o := Conflict
+	o := checks.Conflict
 	if st == 404 || st == 400 {
-		o = Error
+		o = checks.Error
 	}
 	return o, out
 }
 
 // call records one operation.
-func (h lh) call(actor int, kind, key string, in Input, t0, t1 float64, ans string) uint64 {
+func (h lh) call(actor int, kind, key string, in checks.Input, t0, t1 float64, ans string) uint64 {
 	o, out := lhAnswer(kind, ans)
-	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: in, Out: out, Call: sec(t0), Return: sec(t1)})
+	return h.Add(checks.Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: in, Out: out, Call: sec(t0), Return: sec(t1)})
 }
 
 func (h lh) acq(actor int, key, id string, d int, t0, t1 float64, ans string) uint64 {
-	s := h.call(actor, h.space+"lease.acquire", key, Input{LeaseID: id, LeaseDuration: d}, t0, t1, ans)
-	if h.Op(s).Outcome == OK {
+	s := h.call(actor, h.space+"lease.acquire", key, checks.Input{LeaseID: id, LeaseDuration: d}, t0, t1, ans)
+	if h.Op(s).Outcome == checks.OK {
 		h.Op(s).Out.Value = id
 	}
 	return s
 }
 
 func (h lh) renew(actor int, key, id string, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, h.space+"lease.renew", key, Input{LeaseID: id}, t0, t1, ans)
+	return h.call(actor, h.space+"lease.renew", key, checks.Input{LeaseID: id}, t0, t1, ans)
 }
 
 func (h lh) release(actor int, key, id string, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, h.space+"lease.release", key, Input{LeaseID: id}, t0, t1, ans)
+	return h.call(actor, h.space+"lease.release", key, checks.Input{LeaseID: id}, t0, t1, ans)
 }
 
 func (h lh) change(actor int, key, from, to string, t0, t1 float64, ans string) uint64 {
-	s := h.call(actor, h.space+"lease.change", key, Input{LeaseID: from, ProposedLeaseID: to}, t0, t1, ans)
-	if h.Op(s).Outcome == OK {
+	s := h.call(actor, h.space+"lease.change", key, checks.Input{LeaseID: from, ProposedLeaseID: to}, t0, t1, ans)
+	if h.Op(s).Outcome == checks.OK {
 		h.Op(s).Out.Value = to
 	}
 	return s
@@ -97,27 +99,27 @@ func (h lh) change(actor int, key, from, to string, t0, t1 float64, ans string) 
 
 // brk records a break; period nil: no break period sent.
 func (h lh) brk(actor int, key string, period *int, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, h.space+"lease.break", key, Input{BreakPeriod: period}, t0, t1, ans)
+	return h.call(actor, h.space+"lease.break", key, checks.Input{BreakPeriod: period}, t0, t1, ans)
 }
 
 // data records a non-lease operation sent with lease id id ("" for none).
 func (h lh) data(actor int, kind, key, id string, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, kind, key, Input{LeaseID: id, Value: cval(1, "w"+strconv.Itoa(len(h.Ops)))}, t0, t1, ans)
+	return h.call(actor, kind, key, checks.Input{LeaseID: id, Value: checks.Cval(1, "w"+strconv.Itoa(len(h.Ops)))}, t0, t1, ans)
 }
 
 // read records a blob.get sent with lease id id; etag is what it returned.
 func (h lh) read(actor int, key, id, etag string, t0, t1 float64, ans string) uint64 {
-	s := h.call(actor, kindBlobGet, key, Input{LeaseID: id}, t0, t1, ans)
-	if h.Op(s).Outcome == OK {
+	s := h.call(actor, checks.KindBlobGet, key, checks.Input{LeaseID: id}, t0, t1, ans)
+	if h.Op(s).Outcome == checks.OK {
 		h.Op(s).Out.ETag = etag
-		h.Op(s).Out.Value = cval(1, "r")
+		h.Op(s).Out.Value = checks.Cval(1, "r")
 	}
 	return s
 }
 
 type leaseCase struct {
 	name  string
-	build func(h lh) want
+	build func(h lh) checks.Want
 }
 
 func runLeaseCases(t *testing.T, check, space string, cases []leaseCase) {
@@ -126,7 +128,7 @@ func runLeaseCases(t *testing.T, check, space string, cases []leaseCase) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newLH(space)
 			w := tc.build(h)
-			w.assert(t, h.Check(t, check))
+			w.Assert(t, h.Check(t, check))
 		})
 	}
 }
@@ -149,7 +151,7 @@ func TestLeaseIDNormalization(t *testing.T) {
 
 func TestLeaseCheckersRegistered(t *testing.T) {
 	for _, n := range []string{LeaseExclusionName, LeaseProtocolName, ContainerLeaseName} {
-		c, err := New(n)
+		c, err := checks.New(n)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package checks
+package lease
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // A simulated lease service that follows the documented state machine, to
@@ -34,7 +36,7 @@ type lsimKey struct {
 }
 
 type lsimOp struct {
-	op      Op
+	op      checks.Op
 	lin     int64
 	applies bool // takes effect (at lin)
 	hidden  bool // its answer is not recorded (unknown)
@@ -81,8 +83,8 @@ func (s *leaseSim) pick(opts ...string) string { return opts[s.r.IntN(len(opts))
 
 // toHarness converts a service duration to harness time.
 func (s *leaseSim) toHarness(d int64) int64 {
-	if d == lsInf {
-		return lsInf
+	if d == checks.LsInf {
+		return checks.LsInf
 	}
 	return int64(float64(d) / s.rate)
 }
@@ -95,22 +97,22 @@ func (s *leaseSim) key(k string) *lsimKey {
 }
 
 // apply runs one call at harness time t and fills its answer.
-func (s *leaseSim) apply(op *Op, t int64) {
+func (s *leaseSim) apply(op *checks.Op, t int64) {
 	k := s.key(op.Key)
 	l := &k.lease
 	st := l.state(t)
 	x := normLeaseID(op.In.LeaseID)
-	conflict := func(code string) { op.Outcome, op.Out = Conflict, Output{Status: 409, ErrorCode: code} }
-	refuse := func(code string) { op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: code} }
+	conflict := func(code string) { op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 409, ErrorCode: code} }
+	refuse := func(code string) { op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: code} }
 	ok := func(status int) {
-		op.Outcome = OK
+		op.Outcome = checks.OK
 		op.Out.Status = status
 		op.Out.ETag = "0x" + op.Key + "-" + strconv.Itoa(k.etag)
 	}
 	grant := func(id string, dur int64) {
 		h := s.toHarness(dur)
-		*l = lsimLease{id: id, dur: dur, expiry: addBound(t, h)}
-		l.graceUntil = addBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
+		*l = lsimLease{id: id, dur: dur, expiry: checks.AddBound(t, h)}
+		l.graceUntil = checks.AddBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
 	}
 	sp := blobLeaseSpace
 	if s.cfg.space == "container." {
@@ -118,9 +120,9 @@ func (s *leaseSim) apply(op *Op, t int64) {
 	}
 	switch act := sp.action(op.Kind); act {
 	case laAcquire:
-		d := int64(op.In.LeaseDuration) * lsSecond
+		d := int64(op.In.LeaseDuration) * checks.LsSecond
 		if op.In.LeaseDuration == -1 {
-			d = lsInf
+			d = checks.LsInf
 		}
 		p := x
 		if p == "" {
@@ -154,9 +156,9 @@ func (s *leaseSim) apply(op *Op, t int64) {
 	case laRenew:
 		switch {
 		case st == lsLeased && x == l.id, st == lsExpired && x == l.id:
-			if l.dur != lsInf {
-				l.expiry = addBound(t, s.toHarness(l.dur))
-				l.graceUntil = addBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
+			if l.dur != checks.LsInf {
+				l.expiry = checks.AddBound(t, s.toHarness(l.dur))
+				l.graceUntil = checks.AddBound(l.expiry, int64(s.r.Float64()*0.95*float64(LeaseReacquireGrace)))
 			}
 			ok(200)
 		case (st == lsBreaking || st == lsBroken) && x == l.id:
@@ -193,7 +195,7 @@ func (s *leaseSim) apply(op *Op, t int64) {
 	case laBreak:
 		var p int64 = -1
 		if op.In.BreakPeriod != nil {
-			p = s.toHarness(int64(*op.In.BreakPeriod) * lsSecond)
+			p = s.toHarness(int64(*op.In.BreakPeriod) * checks.LsSecond)
 		}
 		switch st {
 		case lsAvailable:
@@ -202,16 +204,16 @@ func (s *leaseSim) apply(op *Op, t int64) {
 		case lsLeased:
 			l.breaking = true
 			switch {
-			case l.expiry == lsInf && p < 0:
+			case l.expiry == checks.LsInf && p < 0:
 				l.breakEnd = t
 			case p < 0:
 				l.breakEnd = l.expiry
 			default:
-				l.breakEnd = min(addBound(t, p), l.expiry)
+				l.breakEnd = min(checks.AddBound(t, p), l.expiry)
 			}
 		case lsBreaking:
 			if p >= 0 {
-				l.breakEnd = min(l.breakEnd, addBound(t, p))
+				l.breakEnd = min(l.breakEnd, checks.AddBound(t, p))
 			}
 		case lsBroken, lsExpired:
 			l.breaking, l.breakEnd = true, t
@@ -266,7 +268,7 @@ func (s *leaseSim) apply(op *Op, t int64) {
 }
 
 // randomCall makes one random call of an actor (answers are filled later).
-func (s *leaseSim) randomCall(actor int) Op {
+func (s *leaseSim) randomCall(actor int) checks.Op {
 	key := "k" + strconv.Itoa(s.r.IntN(s.cfg.keys))
 	id := s.ids[s.r.IntN(len(s.ids))]
 	lease := s.cfg.space + "lease."
@@ -276,19 +278,19 @@ func (s *leaseSim) randomCall(actor int) Op {
 		if s.r.IntN(10) == 0 {
 			id = ""
 		}
-		return Op{Kind: lease + "acquire", Key: key, In: Input{LeaseID: id, LeaseDuration: dur}}
+		return checks.Op{Kind: lease + "acquire", Key: key, In: checks.Input{LeaseID: id, LeaseDuration: dur}}
 	case x < 7:
-		return Op{Kind: lease + "renew", Key: key, In: Input{LeaseID: id}}
+		return checks.Op{Kind: lease + "renew", Key: key, In: checks.Input{LeaseID: id}}
 	case x < 8:
-		return Op{Kind: lease + "change", Key: key, In: Input{LeaseID: id, ProposedLeaseID: s.ids[s.r.IntN(len(s.ids))]}}
+		return checks.Op{Kind: lease + "change", Key: key, In: checks.Input{LeaseID: id, ProposedLeaseID: s.ids[s.r.IntN(len(s.ids))]}}
 	case x < 10:
-		return Op{Kind: lease + "release", Key: key, In: Input{LeaseID: id}}
+		return checks.Op{Kind: lease + "release", Key: key, In: checks.Input{LeaseID: id}}
 	case x < 11:
 		var p *int
 		if s.r.IntN(3) > 0 {
 			p = pint([]int{0, 1, 5, 10, 30, 60}[s.r.IntN(6)])
 		}
-		return Op{Kind: lease + "break", Key: key, In: Input{BreakPeriod: p}}
+		return checks.Op{Kind: lease + "break", Key: key, In: checks.Input{BreakPeriod: p}}
 	}
 	if s.r.IntN(3) == 0 {
 		id = ""
@@ -299,11 +301,11 @@ func (s *leaseSim) randomCall(actor int) Op {
 	} else {
 		kinds = []string{"blob.put", "blob.get", "blob.setmeta", "blob.stage", "blob.commit", "blob.get"}
 	}
-	return Op{Kind: kinds[s.r.IntN(len(kinds))], Key: key, In: Input{LeaseID: id, Value: cval(1, "a"+strconv.Itoa(actor))}}
+	return checks.Op{Kind: kinds[s.r.IntN(len(kinds))], Key: key, In: checks.Input{LeaseID: id, Value: checks.Cval(1, "a"+strconv.Itoa(actor))}}
 }
 
 // simulateLeases generates one history.
-func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]Op, *leaseSim) {
+func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]checks.Op, *leaseSim) {
 	s := &leaseSim{r: r, cfg: cfg, keys: map[string]*lsimKey{}}
 	// The service's clock rate, within 0.9 rho of the harness's.
 	s.rate = 1 / (1 + (2*r.Float64()-1)*0.9*LeaseClockRho)
@@ -312,13 +314,13 @@ func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]Op, *leaseSim) {
 	}
 	var all []*lsimOp
 	for a := range cfg.actors {
-		t := lsSecond + int64(r.IntN(3000))*int64(1e6)
+		t := checks.LsSecond + int64(r.IntN(3000))*int64(1e6)
 		for range cfg.opsPerActor {
 			op := s.randomCall(a)
 			op.Actor = a
 			think := int64(r.ExpFloat64() * 2e9)
 			if r.IntN(10) == 0 {
-				think += int64(r.IntN(40)) * lsSecond // long pauses let leases expire
+				think += int64(r.IntN(40)) * checks.LsSecond // long pauses let leases expire
 			}
 			lat := int64(1e6) + r.Int64N(int64(1.5e9))
 			op.Call = t + think
@@ -330,7 +332,7 @@ func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]Op, *leaseSim) {
 				case 0:
 					q.applies = false
 				case 1:
-					q.lin = op.Return + r.Int64N(20*lsSecond) // lands after the client gave up
+					q.lin = op.Return + r.Int64N(20*checks.LsSecond) // lands after the client gave up
 				}
 			}
 			all = append(all, q)
@@ -347,14 +349,14 @@ func simulateLeases(r *rand.Rand, cfg lsimConfig) ([]Op, *leaseSim) {
 	}
 	// The runner records calls as they return.
 	sort.SliceStable(all, func(i, j int) bool { return all[i].op.Return < all[j].op.Return })
-	ops := make([]Op, 0, len(all))
+	ops := make([]checks.Op, 0, len(all))
 	for i, q := range all {
 		op := q.op
 		op.Seq, op.Workload, op.Attempt, op.Intended = uint64(i+1), "sim", 1, op.Call
 		if q.hidden {
-			op.Outcome, op.Out = Unknown, Output{Err: "timeout"}
+			op.Outcome, op.Out = checks.Unknown, checks.Output{Err: "timeout"}
 			if r.IntN(4) == 0 {
-				op.Outcome, op.Out = Throttled, Output{Status: 500, ErrorCode: "OperationTimedOut"}
+				op.Outcome, op.Out = checks.Throttled, checks.Output{Status: 500, ErrorCode: "OperationTimedOut"}
 			}
 			// A target that ended the call itself (Output.Done) was done
 			// with it by Return: only a call that landed by then, or never.
@@ -389,12 +391,12 @@ func TestLeaseCheckersPassCorrectService(t *testing.T) {
 				names = []string{ContainerLeaseName}
 			}
 			for _, n := range names {
-				c, _ := New(n)
-				res := Run(ops, c)[0]
-				if res.Verdict == Fail {
-					t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, describe(res))
+				c, _ := checks.New(n)
+				res := checks.Run(ops, c)[0]
+				if res.Verdict == checks.Fail {
+					t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checks.Describe(res))
 				}
-				if res.Verdict == Pass {
+				if res.Verdict == checks.Pass {
 					judged[n]++
 				}
 			}
@@ -440,9 +442,9 @@ func TestLeaseCheckersCatchFaults(t *testing.T) {
 				}
 				faulty++
 				for _, n := range f.checks {
-					c, _ := New(n)
-					if r := Run(ops, c)[0]; r.Verdict == Fail {
-						checkKinds(t, r)
+					c, _ := checks.New(n)
+					if r := checks.Run(ops, c)[0]; r.Verdict == checks.Fail {
+						checks.CheckKinds(t, r)
 						caught++
 						break
 					}
@@ -456,7 +458,7 @@ func TestLeaseCheckersCatchFaults(t *testing.T) {
 	}
 }
 
-func benchLeaseHistory(b *testing.B, space string, actors, perActor int, unknown float64) []Op {
+func benchLeaseHistory(b *testing.B, space string, actors, perActor int, unknown float64) []checks.Op {
 	b.Helper()
 	r := rand.New(rand.NewPCG(1, 2))
 	ops, _ := simulateLeases(r, lsimConfig{space: space, actors: actors, keys: 1, opsPerActor: perActor, unknown: unknown})
@@ -477,8 +479,8 @@ func BenchmarkLeaseCheckers(b *testing.B) {
 		for _, n := range []string{LeaseExclusionName, LeaseProtocolName} {
 			b.Run(c.name+"/"+n, func(b *testing.B) {
 				for b.Loop() {
-					ch, _ := New(n)
-					Run(ops, ch)
+					ch, _ := checks.New(n)
+					checks.Run(ops, ch)
 				}
 			})
 		}
@@ -490,13 +492,13 @@ func BenchmarkLeaseCheckers(b *testing.B) {
 func TestLeaseCheckersPassCounterSim(t *testing.T) {
 	for seed := range 60 {
 		r := rand.New(rand.NewPCG(uint64(seed), 3))
-		cfg := RandomCounterConfig(r)
+		cfg := checks.RandomCounterConfig(r)
 		cfg.Lease = true
-		ops := SimulateCounter(r, &cfg)
+		ops := checks.SimulateCounter(r, &cfg)
 		for _, n := range []string{LeaseExclusionName, LeaseProtocolName} {
-			c, _ := New(n)
-			if res := Run(ops, c)[0]; res.Verdict == Fail {
-				t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, describe(res))
+			c, _ := checks.New(n)
+			if res := checks.Run(ops, c)[0]; res.Verdict == checks.Fail {
+				t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checks.Describe(res))
 			}
 		}
 	}

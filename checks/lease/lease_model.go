@@ -1,8 +1,10 @@
-package checks
+package lease
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // The model of one resource: grants, ends and breaks of leases, and its construction from the recorded operations.
@@ -17,11 +19,11 @@ const (
 	appliedSure
 )
 
-func appliedOf(op *Op) effectApplied {
+func appliedOf(op *checks.Op) effectApplied {
 	switch {
-	case op.Outcome == OK:
+	case op.Outcome == checks.OK:
 		return appliedSure
-	case mayHaveApplied(op):
+	case checks.MayHaveApplied(op):
 		return appliedMaybe
 	}
 	return appliedNo
@@ -30,14 +32,14 @@ func appliedOf(op *Op) effectApplied {
 // effectEnd is the latest time an operation may take effect: its Return if
 // it certainly did or the target ended it (Output.Done), else (unknown)
 // unbounded or LeaseUnknownHorizon later.
-func effectEnd(op *Op, a effectApplied) int64 {
+func effectEnd(op *checks.Op, a effectApplied) int64 {
 	if a == appliedSure || op.Out.Done {
 		return op.Return
 	}
 	if LeaseUnknownHorizon > 0 {
-		return addBound(op.Return, int64(LeaseUnknownHorizon))
+		return checks.AddBound(op.Return, int64(LeaseUnknownHorizon))
 	}
-	return lsInf
+	return checks.LsInf
 }
 
 // leaseGrant is a call that may have granted (or renewed) a lease id.
@@ -87,7 +89,7 @@ func newLeaseEndIndex(list []leaseEnd) *leaseEndIndex {
 			x.prefRet[j] = max(x.prefRet[j], x.prefRet[j-1])
 		}
 	}
-	x.sufOKRet[len(list)], x.sufOKBy[len(list)] = lsInf, -1
+	x.sufOKRet[len(list)], x.sufOKBy[len(list)] = checks.LsInf, -1
 	for j := len(list) - 1; j >= 0; j-- {
 		x.sufOKRet[j], x.sufOKBy[j] = x.sufOKRet[j+1], x.sufOKBy[j+1]
 		if e := list[j]; e.ok && e.ret < x.sufOKRet[j] {
@@ -110,9 +112,9 @@ func (x *leaseEndIndex) from(t int64) int {
 // end sent before c may have taken effect after it.
 func (x *leaseEndIndex) certainCut(c int64, skip int) (int64, int) {
 	if x == nil {
-		return lsInf, -1
+		return checks.LsInf, -1
 	}
-	t, by := int64(lsInf), -1
+	t, by := int64(checks.LsInf), -1
 	j := x.from(c)
 	for k := j; k < len(x.list); k++ {
 		if x.list[k].i != skip {
@@ -134,7 +136,7 @@ func (x *leaseEndIndex) certainCut(c int64, skip int) (int64, int) {
 // window: at the earliest Return among them.
 func (x *leaseEndIndex) possibleCut(r int64) (int64, int) {
 	if x == nil {
-		return lsInf, -1
+		return checks.LsInf, -1
 	}
 	j := x.from(r)
 	return x.sufOKRet[j], x.sufOKBy[j]
@@ -178,7 +180,7 @@ type lockWindow struct {
 type leaseModel struct {
 	sp         *leaseSpace
 	key        string
-	ops        *Chunked[Op]
+	ops        *checks.Chunked[checks.Op]
 	leaseCalls int
 
 	grants  []leaseGrant // in Call order
@@ -261,10 +263,10 @@ type acquireCall struct {
 type pendingViolation struct {
 	seq       uint64
 	kind, msg string
-	ops       []Op
+	ops       []checks.Op
 }
 
-func newLeaseModel(sp *leaseSpace, key string, ops *Chunked[Op]) *leaseModel {
+func newLeaseModel(sp *leaseSpace, key string, ops *checks.Chunked[checks.Op]) *leaseModel {
 	m := &leaseModel{sp: sp, key: key, ops: ops, byID: map[string][]int{}, ends: map[string][]leaseEnd{},
 		dur: map[string]leaseDur{}, grantOf: map[int]int{}, flagged: map[uint64]bool{},
 		endIdx: map[string]*leaseEndIndex{}, idMaybe: map[string][]int{}, breakOf: map[int]int{},
@@ -278,7 +280,7 @@ func newLeaseModel(sp *leaseSpace, key string, ops *Chunked[Op]) *leaseModel {
 	return m
 }
 
-func (m *leaseModel) Op(i int) *Op { return m.ops.At(int32(i)) }
+func (m *leaseModel) Op(i int) *checks.Op { return m.ops.At(int32(i)) }
 
 // sure reports whether op i certainly took effect: it succeeded, or the
 // history settles that it did.
@@ -286,7 +288,7 @@ func (m *leaseModel) sure(i int) bool {
 	if s, ok := m.settled[i]; ok {
 		return s.applied == appliedSure
 	}
-	return m.Op(i).Outcome == OK
+	return m.Op(i).Outcome == checks.OK
 }
 
 func (m *leaseModel) nops() int { return int(m.ops.Len()) }
@@ -294,8 +296,8 @@ func (m *leaseModel) nops() int { return int(m.ops.Len()) }
 // leaseGrantID is the lease id an acquire or change grants: the id the service
 // returned, else the one proposed; an acquire that proposed none and got no
 // answer grants an id nobody can name.
-func leaseGrantID(op *Op, act leaseAction) string {
-	if op.Outcome == OK {
+func leaseGrantID(op *checks.Op, act leaseAction) string {
+	if op.Outcome == checks.OK {
 		if v := normLeaseID(op.Out.Value); v != "" {
 			return v
 		}

@@ -1,9 +1,11 @@
-package checks
+package lease
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // What each state allows: the answers (status and code) the service may give to a lease call or a data call in that state.
@@ -164,8 +166,8 @@ func (sp *leaseSpace) dataAllowed(s leaseState, c leaseDataClass, x string) []st
 
 // leaseAnswer is how a lease call was answered, for judging: "ok", a 409's
 // code, or "" (not a lease answer: 400, 404, 503, unknown).
-func leaseAnswer(op *Op) string {
-	if op.Outcome == OK {
+func leaseAnswer(op *checks.Op) string {
+	if op.Outcome == checks.OK {
 		return lsOK
 	}
 	if op.Out.Status == http.StatusConflict {
@@ -183,9 +185,9 @@ func leaseAnswer(op *Op) string {
 // dataAnswer is how another operation was answered, for judging: "ok", a
 // lease code, "412" for a precondition failure the call's own conditions
 // cannot explain, or "" (not judged).
-func dataAnswer(op *Op) string {
+func dataAnswer(op *checks.Op) string {
 	switch {
-	case op.Outcome == OK:
+	case op.Outcome == checks.OK:
 		return lsOK
 	case isLeaseDataCode(op.Out.ErrorCode):
 		return op.Out.ErrorCode

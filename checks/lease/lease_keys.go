@@ -1,7 +1,9 @@
-package checks
+package lease
 
 import (
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Collecting the history: one lease model per resource, fed the operations in Seq order.
@@ -10,7 +12,7 @@ import (
 
 type leaseKey struct {
 	key        string
-	ops        Chunked[Op] // never moved: a long history is not copied as it grows
+	ops        checks.Chunked[checks.Op] // never moved: a long history is not copied as it grows
 	leaseCalls int
 }
 
@@ -25,7 +27,7 @@ func newLeaseKeys(sp *leaseSpace) leaseKeys {
 	return leaseKeys{sp: sp, keys: map[string]*leaseKey{}}
 }
 
-func (ks *leaseKeys) observe(op *Op) {
+func (ks *leaseKeys) observe(op *checks.Op) {
 	if !strings.HasPrefix(op.Kind, ks.sp.prefix) {
 		return
 	}
@@ -38,7 +40,7 @@ func (ks *leaseKeys) observe(op *Op) {
 	if ks.sp.action(op.Kind) != laNone {
 		k.leaseCalls++
 	}
-	k.ops.Add(CompactOp(op, op.Workload, op.Kind, k.key))
+	k.ops.Add(checks.CompactOp(op, op.Workload, op.Kind, k.key))
 }
 
 // models builds the model of every key: a key without lease calls is

@@ -1,7 +1,9 @@
-package checks
+package lease
 
 import (
 	"sort"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Settling grants of unknown outcome (an acquire, change or renew whose
@@ -187,15 +189,15 @@ func (m *leaseModel) settle() {
 			continue
 		}
 		end := effectEnd(op, appliedMaybe)
-		d := int64(lsInf) // how long a grant at t certainly holds
+		d := int64(checks.LsInf) // how long a grant at t certainly holds
 		if act == laAcquire {
-			d = 15 * lsSecond
+			d = 15 * checks.LsSecond
 			if v, ok := validDuration(op.In.LeaseDuration); ok {
 				d = v
 			}
 			d = shortestOnHarness(d)
 		} else if act == laRenew {
-			d = shortestOnHarness(15 * lsSecond) // a renew keeps the lease's duration, at least 15 s
+			d = shortestOnHarness(15 * checks.LsSecond) // a renew keeps the lease's duration, at least 15 s
 		}
 		var idCuts []leaseCutter
 		for _, c := range cutters[id] {
@@ -273,11 +275,11 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 			return false
 		}
 		o := m.Op(g)
-		d := shortestOnHarness(15 * lsSecond)
+		d := shortestOnHarness(15 * checks.LsSecond)
 		if v, ok := validDuration(o.In.LeaseDuration); ok && m.sp.action(o.Kind) == laAcquire {
 			d = shortestOnHarness(v)
 		}
-		if addBound(o.Call, d) <= to {
+		if checks.AddBound(o.Call, d) <= to {
 			return false
 		}
 		for _, l := range [][]leaseCutter{cutters[id], shared} {
@@ -298,7 +300,7 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 			continue
 		}
 		if m.sp.action(op.Kind) == laRenew {
-			if end < lsInf && certain(x, op.Call, end, i) {
+			if end < checks.LsInf && certain(x, op.Call, end, i) {
 				m.settled[i] = settlement{applied: appliedSure, from: op.Call, to: end}
 			}
 			continue
@@ -318,7 +320,7 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 				break
 			}
 		}
-		if _, done := m.settled[i]; done || end == lsInf {
+		if _, done := m.settled[i]; done || end == checks.LsInf {
 			continue
 		}
 		for _, w := range own[x] {
@@ -336,7 +338,7 @@ func (m *leaseModel) settleEnds(ends []int, granted map[string][]int, shows map[
 // certainly held.
 func (m *leaseModel) earliestGrant(t, d int64, id string, sc *cutIndex, idCuts []leaseCutter, others []leaseWitness, own []leaseWitness) int64 {
 	for range settleBudget {
-		e := addBound(t, d-1)
+		e := checks.AddBound(t, d-1)
 		e = min(e, sc.next(t))
 		for _, c := range idCuts {
 			if c.end >= t {
@@ -346,7 +348,7 @@ func (m *leaseModel) earliestGrant(t, d int64, id string, sc *cutIndex, idCuts [
 		if e <= t {
 			return t
 		}
-		best := int64(lsNegInf)
+		best := int64(checks.LsNegInf)
 		for li, l := range [][]leaseWitness{others, own} {
 			k := sort.Search(len(l), func(k int) bool { return l[k].call >= e })
 			for k--; k >= 0 && l[k].call > t; k-- {
@@ -374,7 +376,7 @@ type cutIndex struct {
 func newCutIndex(cs []leaseCutter) *cutIndex {
 	sort.SliceStable(cs, func(a, b int) bool { return cs[a].end < cs[b].end })
 	x := &cutIndex{ends: make([]int64, len(cs)), sufCall: make([]int64, len(cs)+1)}
-	x.sufCall[len(cs)] = lsInf
+	x.sufCall[len(cs)] = checks.LsInf
 	for j := len(cs) - 1; j >= 0; j-- {
 		x.ends[j] = cs[j].end
 		x.sufCall[j] = min(x.sufCall[j+1], cs[j].call)

@@ -1,4 +1,6 @@
-package checks
+package lease
+
+import "github.com/stormcheck/stormcheck/checks"
 
 // Lease durations and expiries: how long each grant lasts on the harness's clock, and when a break lets go.
 
@@ -25,7 +27,7 @@ func (m *leaseModel) durations() {
 		}
 		s, ok := m.dur[g.src]
 		if !ok {
-			s = leaseDur{min: 15 * lsSecond, max: lsInf}
+			s = leaseDur{min: 15 * checks.LsSecond, max: checks.LsInf}
 		}
 		r, ok := m.dur[g.id]
 		if !ok {
@@ -42,9 +44,9 @@ func (m *leaseModel) durations() {
 func validDuration(d int) (int64, bool) {
 	switch {
 	case d == -1:
-		return lsInf, true
+		return checks.LsInf, true
 	case d >= 15 && d <= 60:
-		return int64(d) * lsSecond, true
+		return int64(d) * checks.LsSecond, true
 	}
 	return 0, false
 }
@@ -89,7 +91,7 @@ func (m *leaseModel) durOf(id string) leaseDur {
 	if r, ok := m.dur[id]; ok && r.known {
 		return r
 	}
-	return leaseDur{min: 15 * lsSecond, max: lsInf}
+	return leaseDur{min: 15 * checks.LsSecond, max: checks.LsInf}
 }
 
 // expiries computes each grant's expiry bounds. A change keeps the lease's
@@ -104,14 +106,14 @@ func (m *leaseModel) expiries() {
 	for gi := range m.grants {
 		g := &m.grants[gi]
 		if !g.ok {
-			g.cExp, g.pExp = lsNegInf, lsInf
+			g.cExp, g.pExp = checks.LsNegInf, checks.LsInf
 			continue
 		}
 		if g.act != laChange {
 			d := m.grantDur(gi)
-			g.cExp, g.pExp = addBound(g.call, shortestOnHarness(d.min)), addBound(g.ret, longestOnHarness(d.max))
+			g.cExp, g.pExp = checks.AddBound(g.call, shortestOnHarness(d.min)), checks.AddBound(g.ret, longestOnHarness(d.max))
 		} else {
-			g.cExp, g.pExp = lsNegInf, lsInf // until computed below, in Call order
+			g.cExp, g.pExp = checks.LsNegInf, checks.LsInf // until computed below, in Call order
 		}
 	}
 	for gi := range m.grants {
@@ -119,7 +121,7 @@ func (m *leaseModel) expiries() {
 		if !g.ok || g.act != laChange {
 			continue
 		}
-		g.pExp, g.cExp = lsNegInf, lsNegInf
+		g.pExp, g.cExp = checks.LsNegInf, checks.LsNegInf
 		for _, hi := range append(append([]int(nil), m.byID[g.src]...), m.byID[g.id]...) {
 			h := &m.grants[hi]
 			if hi == gi || h.call >= g.ret {
@@ -127,8 +129,8 @@ func (m *leaseModel) expiries() {
 			}
 			g.pExp = max(g.pExp, h.pExp) // a later-sent change still counts as forever
 		}
-		if g.pExp == lsNegInf {
-			g.pExp = lsInf
+		if g.pExp == checks.LsNegInf {
+			g.pExp = checks.LsInf
 		}
 		ambiguous := false
 		if g.src != g.id {
@@ -156,21 +158,21 @@ func (m *leaseModel) expiries() {
 // the lease may be infinite.
 func (m *leaseModel) retLo(b *leaseBreak, mayInf bool) int64 {
 	if b.period != nil {
-		return shortestOnHarness(int64(max(*b.period, 0)) * lsSecond)
+		return shortestOnHarness(int64(max(*b.period, 0)) * checks.LsSecond)
 	}
 	if mayInf {
 		return 0
 	}
-	return lsInf
+	return checks.LsInf
 }
 
 // mayInf reports whether a lease id may be infinite; certInf whether it
 // certainly is (every acquire of it recorded -1).
-func (m *leaseModel) mayInf(id string) bool { return m.durOf(id).max == lsInf }
+func (m *leaseModel) mayInf(id string) bool { return m.durOf(id).max == checks.LsInf }
 
 func (m *leaseModel) certInf(id string) bool {
 	d, ok := m.dur[id]
-	return ok && d.known && d.min == lsInf
+	return ok && d.known && d.min == checks.LsInf
 }
 
 // retHi is how long a lease may stay locked after a break's Return: at most
@@ -180,12 +182,12 @@ func (m *leaseModel) certInf(id string) bool {
 // break without a period does not shorten a break in progress).
 func (m *leaseModel) retHi(bi int, certInf bool) int64 {
 	b := &m.breaks[bi]
-	r := int64(lsInf)
+	r := int64(checks.LsInf)
 	if b.period != nil {
-		r = longestOnHarness(int64(max(*b.period, 0)) * lsSecond)
+		r = longestOnHarness(int64(max(*b.period, 0)) * checks.LsSecond)
 	}
 	if b.ok && b.leaseTime != nil {
-		return min(r, longestOnHarness(int64(max(*b.leaseTime, 0)+1)*lsSecond))
+		return min(r, longestOnHarness(int64(max(*b.leaseTime, 0)+1)*checks.LsSecond))
 	}
 	if b.period == nil && certInf {
 		earlier := bi > 0 || (bi+1 < len(m.breaks) && m.breaks[bi+1].call < b.ret)

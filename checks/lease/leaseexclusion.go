@@ -1,16 +1,18 @@
-package checks
+package lease
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // LeaseExclusionName is the name scenarios use for the lease-exclusion check.
 const LeaseExclusionName = "lease-exclusion"
 
 func init() {
-	Register(LeaseExclusionName, func() Checker { return NewLeaseExclusion() })
+	checks.Register(LeaseExclusionName, func() checks.Checker { return NewLeaseExclusion() })
 }
 
 // LeaseExclusion checks that a blob lease excludes: per blob, from the
@@ -43,25 +45,25 @@ func NewLeaseExclusion() *LeaseExclusion {
 func (c *LeaseExclusion) Name() string { return LeaseExclusionName }
 
 // Observe implements Checker.
-func (c *LeaseExclusion) Observe(op *Op) { c.keys.observe(op) }
+func (c *LeaseExclusion) Observe(op *checks.Op) { c.keys.observe(op) }
 
 // Finish implements Checker.
-func (c *LeaseExclusion) Finish() Result {
-	var v violations
+func (c *LeaseExclusion) Finish() checks.Result {
+	var v checks.Violations
 	var t leaseExclTotals
 	for _, m := range c.keys.models() {
 		m.checkExclusion(&t)
 		m.flush(&v)
 	}
-	r := v.result(LeaseExclusionName, t.summary(blobLeaseSpace, v.total, "no two holders"))
-	if r.Verdict == Pass && t.acquired == 0 {
-		r.Verdict = Undecided
+	r := v.Result(LeaseExclusionName, t.summary(blobLeaseSpace, v.Total, "no two holders"))
+	if r.Verdict == checks.Pass && t.acquired == 0 {
+		r.Verdict = checks.Undecided
 	}
 	decided := t.acquired + t.refuted + t.breaks + t.expiries + t.writes
 	if t.acquired == 0 {
-		return r.WithDecided(0).of(decided + t.open)
+		return r.WithDecided(0).Of(decided + t.open)
 	}
-	return r.WithDecided(decided).of(decided + t.open)
+	return r.WithDecided(decided).Of(decided + t.open)
 }
 
 // The kinds of lease violations (Violation.Kind).
@@ -88,15 +90,15 @@ type leaseExclTotals struct {
 func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) string {
 	var b strings.Builder
 	if t.keys == 0 {
-		fmt.Fprintf(&b, "no %s lease calls in the history, %s", sp.noun, plural(t.writes, "write", "writes"))
+		fmt.Fprintf(&b, "no %s lease calls in the history, %s", sp.noun, checks.Plural(t.writes, "write", "writes"))
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", plural(t.keys, sp.noun, sp.nouns),
-			plural(t.acquired, "acquisition", "acquisitions"), plural(t.breaks, "break", "breaks"),
-			plural(t.expiries, "expiry", "expiries"), plural(t.writes, "write", "writes"))
+		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", checks.Plural(t.keys, sp.noun, sp.nouns),
+			checks.Plural(t.acquired, "acquisition", "acquisitions"), checks.Plural(t.breaks, "break", "breaks"),
+			checks.Plural(t.expiries, "expiry", "expiries"), checks.Plural(t.writes, "write", "writes"))
 	}
 	switch {
 	case nviol > 0:
-		fmt.Fprintf(&b, ": %s", plural(nviol, "violation", "violations"))
+		fmt.Fprintf(&b, ": %s", checks.Plural(nviol, "violation", "violations"))
 	case t.keys == 0:
 		b.WriteString(": undecided")
 	case t.acquired == 0:
@@ -106,10 +108,10 @@ func (t *leaseExclTotals) summary(sp *leaseSpace, nviol int, clean string) strin
 	}
 	if t.settled > 0 {
 		fmt.Fprintf(&b, " (%s of unknown outcome settled by later calls: %d granted, %d not)",
-			plural(t.settled, "acquisition", "acquisitions"), t.settled-t.refuted, t.refuted)
+			checks.Plural(t.settled, "acquisition", "acquisitions"), t.settled-t.refuted, t.refuted)
 	}
 	if t.noDuration > 0 {
-		fmt.Fprintf(&b, " (no duration recorded for %s: 15 s to infinite assumed)", plural(t.noDuration, "acquisition", "acquisitions"))
+		fmt.Fprintf(&b, " (no duration recorded for %s: 15 s to infinite assumed)", checks.Plural(t.noDuration, "acquisition", "acquisitions"))
 	}
 	return b.String()
 }
@@ -122,7 +124,7 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	if m.leaseCalls > 0 {
 		t.keys++
 	}
-	lastCall := int64(lsNegInf)
+	lastCall := int64(checks.LsNegInf)
 	for i := range m.nops() {
 		lastCall = max(lastCall, m.Op(i).Call)
 	}
@@ -177,8 +179,8 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 	for i := range m.nops() {
 		op := m.Op(i)
 		c := m.sp.class(op.Kind)
-		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != OK {
-			if m.sp.action(op.Kind) == laNone && c.known && c.enforced && mayHaveApplied(op) {
+		if m.sp.action(op.Kind) != laNone || !c.known || op.Outcome != checks.OK {
+			if m.sp.action(op.Kind) == laNone && c.known && c.enforced && checks.MayHaveApplied(op) {
 				t.open++
 			}
 			continue
@@ -226,11 +228,11 @@ func (m *leaseModel) checkExclusion(t *leaseExclTotals) {
 		op := m.Op(q.i)
 		if q.g >= 0 {
 			m.flag(q.i, kindTwoHolders, fmt.Sprintf("two holders: #%d (%s) was granted lease %s while lease %s, granted by #%d, was certainly held until %s",
-				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.Op(h.i).Seq, fmtHarnessTime(hit.end)),
+				op.Seq, op.Kind, leaseShortID(q.id), leaseShortID(hit.id), m.Op(h.i).Seq, checks.FmtHarnessTime(hit.end)),
 				m.evidenceOps(q.i, h.i))
 		} else {
 			m.flag(q.i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(hit.id), m.Op(h.i).Seq, fmtHarnessTime(hit.end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(hit.id), m.Op(h.i).Seq, checks.FmtHarnessTime(hit.end), lcIDMissing),
 				m.evidenceOps(q.i, h.i))
 		}
 	}
@@ -247,7 +249,7 @@ func (m *leaseModel) unheldDelete(i int) {
 		}
 		if end, _ := m.certainEnd(gi, i); end >= op.Return {
 			m.flag(i, kindNoHolder, fmt.Sprintf("no holder: #%d (%s) without a lease id was accepted while lease %s, granted by #%d, was certainly held until %s; it must be refused with 412 %s",
-				op.Seq, op.Kind, leaseShortID(g.id), m.Op(g.i).Seq, fmtHarnessTime(end), lcIDMissing),
+				op.Seq, op.Kind, leaseShortID(g.id), m.Op(g.i).Seq, checks.FmtHarnessTime(end), lcIDMissing),
 				m.evidenceOps(i, g.i))
 			return
 		}
@@ -277,7 +279,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		return
 	}
 	g := &m.grants[last]
-	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.Op(g.i).Seq, fmtHarnessTime(g.pEnd))
+	why := fmt.Sprintf("after it certainly expired (granted by #%d, possibly held until %s)", m.Op(g.i).Seq, checks.FmtHarnessTime(g.pEnd))
 	if g.pBy >= 0 {
 		by := m.Op(g.pBy)
 		switch act := m.sp.action(by.Kind); {
@@ -286,7 +288,7 @@ func (m *leaseModel) staleHolder(i int, id string) {
 		case act == laChange && normLeaseID(by.In.LeaseID) == id:
 			why = fmt.Sprintf("after #%d changed it to %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
 		case act == laBreak:
-			why = fmt.Sprintf("after #%d broke it (possibly held until %s)", by.Seq, fmtHarnessTime(g.pEnd))
+			why = fmt.Sprintf("after #%d broke it (possibly held until %s)", by.Seq, checks.FmtHarnessTime(g.pEnd))
 		case act == laAcquire || act == laRenew || act == laChange:
 			why = fmt.Sprintf("after #%d was granted lease %s", by.Seq, leaseShortID(leaseGrantID(by, act)))
 		default:
@@ -320,7 +322,7 @@ func (m *leaseModel) pLast(id string) []int {
 // have expired, while the history went on past that.
 func (m *leaseModel) expired(gi int, lastCall int64) bool {
 	g := &m.grants[gi]
-	if g.pExp == lsInf || lastCall <= g.pExp {
+	if g.pExp == checks.LsInf || lastCall <= g.pExp {
 		return false
 	}
 	ids := m.byID[g.id]

@@ -1,4 +1,4 @@
-package checks
+package lease
 
 import (
 	"net/http"

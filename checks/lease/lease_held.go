@@ -1,7 +1,9 @@
-package checks
+package lease
 
 import (
 	"sort"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // When a lease is certainly held and when possibly held: cutting grants short at ends and breaks, and the indexes that answer "who holds it over [a, b]".
@@ -29,12 +31,12 @@ func (m *leaseModel) truncate() {
 		g := &m.grants[gi]
 		g.cBy, g.pBy = -1, -1
 		if !g.ok {
-			g.cEnd, g.pEnd = lsNegInf, lsInf
+			g.cEnd, g.pEnd = checks.LsNegInf, checks.LsInf
 			continue
 		}
 		g.cEnd, g.cBy = m.certainEnd(gi, -1)
 		// Possibly held: cut at what certainly ended it after the grant.
-		p := int64(lsInf)
+		p := int64(checks.LsInf)
 		for _, x := range []*leaseEndIndex{m.endIdx[g.id], m.endIdx["*"]} {
 			if v, b := x.possibleCut(g.ret); v < p {
 				p, g.pBy = v, b
@@ -77,7 +79,7 @@ func (m *leaseModel) certainEnd(gi, skip int) (end int64, by int) {
 	if _, isBreak := m.breakOf[skip]; isBreak {
 		for bi := range m.breaks {
 			if b := &m.breaks[bi]; b.i != skip && b.ret > g.call {
-				cut(addBound(max(b.call, g.call), m.retLo(b, mayInf)), b.i)
+				cut(checks.AddBound(max(b.call, g.call), m.retLo(b, mayInf)), b.i)
 			}
 		}
 	} else {
@@ -90,12 +92,12 @@ func (m *leaseModel) certainEnd(gi, skip int) (end int64, by int) {
 		// breaks sent before the grant that may have taken effect after it
 		for k := j - 1; k >= 0 && x.calls[k] >= g.call-x.okLat; k-- {
 			if b := &m.breaks[k]; b.ok && b.ret > g.call {
-				cut(addBound(g.call, m.retLo(b, mayInf)), b.i)
+				cut(checks.AddBound(g.call, m.retLo(b, mayInf)), b.i)
 			}
 		}
 		for _, k := range x.maybes {
 			if b := &m.breaks[k]; b.call < g.call && b.ret > g.call {
-				cut(addBound(g.call, m.retLo(b, mayInf)), b.i)
+				cut(checks.AddBound(g.call, m.retLo(b, mayInf)), b.i)
 			}
 		}
 	}
@@ -105,7 +107,7 @@ func (m *leaseModel) certainEnd(gi, skip int) (end int64, by int) {
 	// one can cut shorter.)
 	sameID := func(hi int) {
 		if h := &m.grants[hi]; hi != gi && h.act != laChange && h.ret > g.call {
-			cut(addBound(max(h.call, g.call), shortestOnHarness(h.dMin)), h.i)
+			cut(checks.AddBound(max(h.call, g.call), shortestOnHarness(h.dMin)), h.i)
 		}
 	}
 	lo := g.call - m.gMaxLat
@@ -118,7 +120,7 @@ func (m *leaseModel) certainEnd(gi, skip int) (end int64, by int) {
 	ids := m.byID[g.id]
 	for k := sort.Search(len(ids), func(k int) bool { return m.grants[ids[k]].call >= lo }); k < len(ids); k++ {
 		h := &m.grants[ids[k]]
-		if h.call >= g.call && addBound(h.call, shortestOnHarness(15*lsSecond)) >= min(t, g.cExp) {
+		if h.call >= g.call && checks.AddBound(h.call, shortestOnHarness(15*checks.LsSecond)) >= min(t, g.cExp) {
 			break
 		}
 		sameID(ids[k])
@@ -143,9 +145,9 @@ func (m *leaseModel) index() {
 		m.pCall = append(m.pCall, g.call)
 		grace := g.pEnd
 		if g.pBy < 0 {
-			grace = addBound(grace, longestOnHarness(int64(LeaseReacquireGrace)))
+			grace = checks.AddBound(grace, longestOnHarness(int64(LeaseReacquireGrace)))
 		}
-		pm, pg := largestTwoByGrant{v1: lsNegInf, v2: lsNegInf, g1: -1}, largestTwoByGrant{v1: lsNegInf, v2: lsNegInf, g1: -1}
+		pm, pg := largestTwoByGrant{v1: checks.LsNegInf, v2: checks.LsNegInf, g1: -1}, largestTwoByGrant{v1: checks.LsNegInf, v2: checks.LsNegInf, g1: -1}
 		if gi > 0 {
 			pm, pg = m.pMax[gi-1], m.pGrace[gi-1]
 		}

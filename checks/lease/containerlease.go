@@ -1,12 +1,16 @@
-package checks
+package lease
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
 
 // ContainerLeaseName is the name scenarios use for the container-lease check.
 const ContainerLeaseName = "container-lease"
 
 func init() {
-	Register(ContainerLeaseName, func() Checker { return NewContainerLease() })
+	checks.Register(ContainerLeaseName, func() checks.Checker { return NewContainerLease() })
 }
 
 // ContainerLease checks container leases. On a container only Delete
@@ -38,11 +42,11 @@ func NewContainerLease() *ContainerLease {
 func (c *ContainerLease) Name() string { return ContainerLeaseName }
 
 // Observe implements Checker.
-func (c *ContainerLease) Observe(op *Op) { c.keys.observe(op) }
+func (c *ContainerLease) Observe(op *checks.Op) { c.keys.observe(op) }
 
 // Finish implements Checker.
-func (c *ContainerLease) Finish() Result {
-	var v violations
+func (c *ContainerLease) Finish() checks.Result {
+	var v checks.Violations
 	var et leaseExclTotals
 	var pt leaseProtoTotals
 	for _, m := range c.keys.models() {
@@ -52,21 +56,21 @@ func (c *ContainerLease) Finish() Result {
 	}
 	// "1 container, 4 acquisitions, 0 breaks, 0 expiries, 2 deletes, 4 lease
 	// calls and 9 container calls judged (3 calls while certainly leased): ..."
-	summary := et.summary(containerLeaseSpace, v.total, "only Delete Container enforced the lease")
+	summary := et.summary(containerLeaseSpace, v.Total, "only Delete Container enforced the lease")
 	head, tail, _ := strings.Cut(summary, ": ")
-	head = strings.Replace(head, plural(et.writes, "write", "writes"), plural(et.writes, "delete", "deletes"), 1)
-	summary = head + ", " + plural(pt.leaseJudged, "lease call", "lease calls") + " and " +
-		plural(pt.dataJudged, "container call", "container calls") + " judged"
+	head = strings.Replace(head, checks.Plural(et.writes, "write", "writes"), checks.Plural(et.writes, "delete", "deletes"), 1)
+	summary = head + ", " + checks.Plural(pt.leaseJudged, "lease call", "lease calls") + " and " +
+		checks.Plural(pt.dataJudged, "container call", "container calls") + " judged"
 	if pt.whileLeased > 0 {
-		summary += " (" + plural(pt.whileLeased, "call", "calls") + " while certainly leased)"
+		summary += " (" + checks.Plural(pt.whileLeased, "call", "calls") + " while certainly leased)"
 	}
 	if pt.settled > 0 {
-		summary += ", " + plural(pt.settled, "lease call", "lease calls") + " of unknown outcome settled by later calls"
+		summary += ", " + checks.Plural(pt.settled, "lease call", "lease calls") + " of unknown outcome settled by later calls"
 	}
 	summary += ": " + tail
-	r := v.result(ContainerLeaseName, summary)
-	if r.Verdict == Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
-		r.Verdict = Undecided
+	r := v.Result(ContainerLeaseName, summary)
+	if r.Verdict == checks.Pass && (et.acquired == 0 || pt.leaseJudged+pt.dataJudged == 0) {
+		r.Verdict = checks.Undecided
 	}
-	return r.WithDecided(pt.WithDecided()).of(pt.judgeable())
+	return r.WithDecided(pt.WithDecided()).Of(pt.judgeable())
 }

@@ -1,9 +1,11 @@
-package checks
+package lease
 
 import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // The lease model shared by lease-exclusion, lease-protocol and
@@ -68,15 +70,15 @@ var LeaseReacquireGrace = time.Minute
 var LeaseUnknownHorizon time.Duration
 
 func shortestOnHarness(d int64) int64 {
-	if d == lsInf {
-		return lsInf
+	if d == checks.LsInf {
+		return checks.LsInf
 	}
 	return int64(float64(d) * (1 - LeaseClockRho))
 }
 
 func longestOnHarness(d int64) int64 {
-	if d == lsInf {
-		return lsInf
+	if d == checks.LsInf {
+		return checks.LsInf
 	}
 	return int64(math.Ceil(float64(d) * (1 + LeaseClockRho)))
 }
@@ -150,6 +152,6 @@ func isLeaseDataCode(code string) bool {
 
 // lsConditional reports whether the call sent a condition that could itself
 // fail with 412.
-func lsConditional(op *Op) bool {
+func lsConditional(op *checks.Op) bool {
 	return op.In.IfMatch != "" || op.In.IfNoneMatch != "" || op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != ""
 }

@@ -1,8 +1,10 @@
-package checks
+package lease
 
 import (
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Candidate states: the lease states the resource may have been in when a call took effect.
@@ -169,7 +171,7 @@ func (m *leaseModel) fromAnchors(a, b int64, self int, narrow bool) candidateSta
 	// Anchors certainly followed by another one before a cannot be the
 	// latest: keep those returned after the latest Call among the anchors
 	// returned by a.
-	floor := int64(lsNegInf)
+	floor := int64(checks.LsNegInf)
 	if j := sort.Search(len(m.ancByRet), func(j int) bool { return m.anc[m.ancByRet[j]].ret > a }); j > 0 {
 		floor = m.ancMaxCall[j-1]
 	}
@@ -188,17 +190,17 @@ func (m *leaseModel) fromAnchors(a, b int64, self int, narrow bool) candidateSta
 			}
 		}
 	}
-	if floor == lsNegInf {
+	if floor == checks.LsNegInf {
 		// No anchor certainly before the call: it may have taken effect
 		// before any, on the initial state, unless an unknown grant may
 		// have acted first.
-		if why := m.unknownGrantBetween(lsNegInf, b, "", self, narrow); why != "" {
+		if why := m.unknownGrantBetween(checks.LsNegInf, b, "", self, narrow); why != "" {
 			return unknownBecause(why)
 		}
 		merge(candidateStates{states: []leaseState{{kind: lsAvailable}}})
 	}
 	branches := 0
-	lo := sort.Search(len(m.anc), func(j int) bool { return m.anc[j].call >= addBound(floor, -m.ancMaxLat) })
+	lo := sort.Search(len(m.anc), func(j int) bool { return m.anc[j].call >= checks.AddBound(floor, -m.ancMaxLat) })
 	for j := lo; j < len(m.anc) && m.anc[j].call < b; j++ {
 		an := &m.anc[j]
 		if an.ret <= floor || an.i == self {
@@ -328,7 +330,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 	if give {
 		return unknownBecause(why)
 	}
-	pExpMax, cExpMax := int64(lsNegInf), int64(lsNegInf)
+	pExpMax, cExpMax := int64(checks.LsNegInf), int64(checks.LsNegInf)
 	for _, hi := range xGrants {
 		h := &m.grants[hi]
 		pExpMax = max(pExpMax, h.pExp)
@@ -342,7 +344,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 	}
 	leased := a < pExpMax
 	expired := b > cExpMax
-	grace := a < addBound(pExpMax, longestOnHarness(int64(LeaseReacquireGrace)))
+	grace := a < checks.AddBound(pExpMax, longestOnHarness(int64(LeaseReacquireGrace)))
 	c := candidateStates{evidence: []int{g.i}}
 	has := map[leaseStateKind]bool{lsLeased: leased, lsExpired: expired}
 	if len(brks) > 0 {
@@ -351,7 +353,7 @@ func (m *leaseModel) fromAnchor(gi int, a, b int64, self int, narrow bool) candi
 		for _, i := range brks {
 			bi := m.breakOf[i]
 			br := &m.breaks[bi]
-			if !br.ok || a < addBound(br.ret, m.retHi(bi, m.certInf(x))) {
+			if !br.ok || a < checks.AddBound(br.ret, m.retHi(bi, m.certInf(x))) {
 				has[lsBreaking] = true
 			}
 			if br.ok && br.call >= g.ret && br.ret <= a {
