@@ -15,7 +15,7 @@ const (
 )
 
 // maxExcerpt bounds the operations one violation carries.
-const maxExcerpt = 6
+const MaxExcerpt = 6
 
 // mayHaveApplied reports whether a write attempt that was not acknowledged
 // may still have taken effect: an unknown outcome, or a 500 answer. The
@@ -34,7 +34,7 @@ func MayHaveApplied(op *Op) bool {
 
 // refused reports whether a write attempt certainly did not take effect: a
 // documented conflict, a throttle (503) or an error that was not a 500.
-func refused(op *Op) bool { return op.Outcome != OK && !MayHaveApplied(op) }
+func Refused(op *Op) bool { return op.Outcome != OK && !MayHaveApplied(op) }
 
 // isNotFound reports whether a read found no blob (404 BlobNotFound).
 func isNotFound(op *Op) bool {
@@ -80,10 +80,10 @@ func CompactOp(op *Op, workload, kind, key string) Op {
 // dropped, at most maxExcerpt are kept (the first ones given, which callers
 // order by importance), and the result is in Seq order.
 func Excerpt(ops ...*Op) []Op {
-	out := make([]Op, 0, min(len(ops), maxExcerpt))
+	out := make([]Op, 0, min(len(ops), MaxExcerpt))
 	seen := make(map[uint64]bool, len(ops))
 	for _, o := range ops {
-		if o == nil || seen[o.Seq] || len(out) == maxExcerpt {
+		if o == nil || seen[o.Seq] || len(out) == MaxExcerpt {
 			continue
 		}
 		seen[o.Seq] = true

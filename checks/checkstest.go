@@ -160,8 +160,8 @@ func (h *Hist) Check(t *testing.T, name string) Result {
 // expectViolation is one violation a case must report: a message substring
 // and the operations (by Seq) its excerpt must hold.
 type ExpectViolation struct {
-	msg  string
-	seqs []uint64
+	Msg  string
+	Seqs []uint64
 }
 
 func Vio(msg string, seqs ...uint64) ExpectViolation { return ExpectViolation{msg, seqs} }
@@ -198,12 +198,12 @@ func (w Want) Assert(t *testing.T, r Result) {
 	}
 	CheckKinds(t, r)
 	for _, e := range w.Vios {
-		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return matches(v, e) }) {
-			t.Errorf("no violation with %q whose excerpt holds %v", e.msg, e.seqs)
+		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return Matches(v, e) }) {
+			t.Errorf("no violation with %q whose excerpt holds %v", e.Msg, e.Seqs)
 		}
 	}
 	for _, v := range r.Violations {
-		if len(v.Ops) == 0 || len(v.Ops) > maxExcerpt {
+		if len(v.Ops) == 0 || len(v.Ops) > MaxExcerpt {
 			t.Errorf("violation %q carries %d ops", v.Message, len(v.Ops))
 		}
 		if !slices.IsSortedFunc(v.Ops, func(a, b Op) int { return int(a.Seq) - int(b.Seq) }) {
@@ -212,11 +212,11 @@ func (w Want) Assert(t *testing.T, r Result) {
 	}
 }
 
-func matches(v Violation, e ExpectViolation) bool {
-	if !strings.Contains(v.Message, e.msg) {
+func Matches(v Violation, e ExpectViolation) bool {
+	if !strings.Contains(v.Message, e.Msg) {
 		return false
 	}
-	for _, s := range e.seqs {
+	for _, s := range e.Seqs {
 		if !slices.ContainsFunc(v.Ops, func(o Op) bool { return o.Seq == s }) {
 			return false
 		}

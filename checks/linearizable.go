@@ -86,7 +86,7 @@ type linKey struct {
 
 // Observe implements Checker.
 func (c *Linearizable) Observe(op *Op) {
-	deleted := canon(op.Kind) == kindBlobDelete && op.Outcome != Conflict && !refused(op)
+	deleted := canon(op.Kind) == kindBlobDelete && op.Outcome != Conflict && !Refused(op)
 	if !linRelevant(op.Kind) && !deleted {
 		return
 	}

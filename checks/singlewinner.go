@@ -173,7 +173,7 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 				v.AddKind("the blob holds another attempt's value", r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, Answer(a), oks[0].Seq),
 					Excerpt(oks[0], a, r.final)...)
 				creator = nil
-			case len(oks) == 0 && refused(a):
+			case len(oks) == 0 && Refused(a):
 				v.Add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, Answer(a)),
 					Excerpt(a, r.final)...)
 				creator = nil

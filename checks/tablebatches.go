@@ -43,7 +43,7 @@ func newTBSpan() tbSpan {
 
 // attempt records one attempt of the write.
 func (s *tbSpan) attempt(op *Op) {
-	if refused(op) {
+	if Refused(op) {
 		return
 	}
 	s.maybe++
@@ -97,7 +97,7 @@ func tbAttempt(attempts []Op) *Op {
 		}
 	}
 	for i := range attempts {
-		if !refused(&attempts[i]) {
+		if !Refused(&attempts[i]) {
 			return &attempts[i]
 		}
 	}

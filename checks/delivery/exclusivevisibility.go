@@ -1,9 +1,11 @@
-package checks
+package delivery
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // ExclusiveVisibilityName is the name scenarios use for the
@@ -11,7 +13,7 @@ import (
 const ExclusiveVisibilityName = "exclusive-visibility"
 
 func init() {
-	Register(ExclusiveVisibilityName, func() Checker { return NewExclusiveVisibility() })
+	checks.Register(ExclusiveVisibilityName, func() checks.Checker { return NewExclusiveVisibility() })
 }
 
 // ExclusiveVisibility checks that a dequeued message stays hidden for its
@@ -38,12 +40,12 @@ type ExclusiveVisibility struct {
 
 // NewExclusiveVisibility returns a fresh checker.
 func NewExclusiveVisibility() *ExclusiveVisibility {
-	return &ExclusiveVisibility{qs: newQQueues(func(k qKind, op *Op) bool {
+	return &ExclusiveVisibility{qs: newQQueues(func(k qKind, op *checks.Op) bool {
 		switch k {
 		case qPut:
 			return op.In.Visibility != nil && *op.In.Visibility > 0
 		case qUpdate:
-			return !refused(op)
+			return !checks.Refused(op)
 		}
 		return k == qDeliver
 	})}
@@ -53,15 +55,15 @@ func NewExclusiveVisibility() *ExclusiveVisibility {
 func (c *ExclusiveVisibility) Name() string { return ExclusiveVisibilityName }
 
 // Observe implements Checker.
-func (c *ExclusiveVisibility) Observe(op *Op) { c.qs.observe(op) }
+func (c *ExclusiveVisibility) Observe(op *checks.Op) { c.qs.observe(op) }
 
 type evTotals struct {
 	queues, msgs, deliveries, windows, redeliveries, noVisibility, excused int
 }
 
 // Finish implements Checker.
-func (c *ExclusiveVisibility) Finish() Result {
-	var v Violations
+func (c *ExclusiveVisibility) Finish() checks.Result {
+	var v checks.Violations
 	var t evTotals
 	for _, q := range c.qs.order {
 		t.queues++
@@ -73,16 +75,16 @@ func (c *ExclusiveVisibility) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", Plural(t.queues, "queue", "queues"), Plural(t.msgs, "message", "messages"),
-			Plural(t.deliveries, "delivery", "deliveries"), Plural(t.windows, "invisibility window", "invisibility windows"),
-			Plural(t.redeliveries, "redelivery", "redeliveries"))
+		fmt.Fprintf(&b, "%s, %s, %s, %s, %s", checks.Plural(t.queues, "queue", "queues"), checks.Plural(t.msgs, "message", "messages"),
+			checks.Plural(t.deliveries, "delivery", "deliveries"), checks.Plural(t.windows, "invisibility window", "invisibility windows"),
+			checks.Plural(t.redeliveries, "redelivery", "redeliveries"))
 	}
 	if t.noVisibility > 0 {
-		fmt.Fprintf(&b, " (%s without a visibility timeout)", Plural(t.noVisibility, "delivery or update", "deliveries and updates"))
+		fmt.Fprintf(&b, " (%s without a visibility timeout)", checks.Plural(t.noVisibility, "delivery or update", "deliveries and updates"))
 	}
 	switch {
 	case v.Total > 0:
-		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
+		b.WriteString(": " + checks.Plural(v.Total, "violation", "violations"))
 	case t.windows == 0:
 		b.WriteString(": undecided, nothing to check")
 	default:
@@ -105,7 +107,7 @@ type evWindow struct {
 	v          int
 }
 
-func (q *qQueue) checkVisibility(m *qMsg, v *Violations, t *evTotals) {
+func (q *qQueue) checkVisibility(m *qMsg, v *checks.Violations, t *evTotals) {
 	var dels, ups []*qEv
 	var wins []evWindow
 	for i := range m.evs {
@@ -116,7 +118,7 @@ func (q *qQueue) checkVisibility(m *qMsg, v *Violations, t *evTotals) {
 			dels = append(dels, e)
 		case qUpdate:
 			ups = append(ups, e)
-			if r.outcome != OK {
+			if r.outcome != checks.OK {
 				continue
 			}
 		}
@@ -167,7 +169,7 @@ func (q *qQueue) checkVisibility(m *qMsg, v *Violations, t *evTotals) {
 			}
 			v.AddKind("delivered again while invisible", q.key, fmt.Sprintf("message %s was delivered again by #%d inside its invisibility window: %s #%d with visibility %ds, certainly invisible over %s..%s, and no update made it visible in between",
 				m.id, q.seq(d), opener, q.seq(w.by), w.v, qSecs(w.start), qSecs(w.end)),
-				Excerpt(q.show(w.by), q.show(d))...)
+				checks.Excerpt(q.show(w.by), q.show(d))...)
 		}
 	}
 }

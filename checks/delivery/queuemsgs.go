@@ -1,10 +1,12 @@
-package checks
+package delivery
 
 import (
 	"math"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // The queue model shared by at-least-once, exclusive-visibility and
@@ -52,25 +54,25 @@ const queueDefaultVisibility = 30
 // seconds, sent at call, is certainly still invisible.
 func qCertainEnd(call int64, v int) int64 {
 	d := int64(float64(v) * float64(time.Second) * (1 - QueueClockRho))
-	return AddBound(AddBound(call, d), -int64(QueueVisibilitySlack))
+	return checks.AddBound(checks.AddBound(call, d), -int64(QueueVisibilitySlack))
 }
 
 // qPossibleEnd is the last instant a message that a call made invisible for
 // v seconds, taking effect at the latest at eff, may still be invisible.
 func qPossibleEnd(eff int64, v int) int64 {
 	d := int64(math.Ceil(float64(v) * float64(time.Second) * (1 + QueueClockRho)))
-	return AddBound(AddBound(eff, d), int64(QueueVisibilitySlack))
+	return checks.AddBound(checks.AddBound(eff, d), int64(QueueVisibilitySlack))
 }
 
 // qLatestEffect is the latest instant op may have taken effect: its Return
 // if the service answered, QueueUnknownHorizon later if not.
-func qLatestEffect(op *Op) int64 { return qLatest(op.Outcome, op.Return) }
+func qLatestEffect(op *checks.Op) int64 { return qLatest(op.Outcome, op.Return) }
 
-func qLatest(o Outcome, ret int64) int64 {
-	if o == OK {
+func qLatest(o checks.Outcome, ret int64) int64 {
+	if o == checks.OK {
 		return ret
 	}
-	return AddBound(ret, int64(QueueUnknownHorizon))
+	return checks.AddBound(ret, int64(QueueUnknownHorizon))
 }
 
 // origText is the text a message was put with: its text up to the first '#'.
@@ -85,7 +87,7 @@ func origText(s string) string {
 // checkers read.
 func isQueueKind(kind string) bool {
 	switch kind {
-	case KindQueuePut, KindQueueGet, KindQueueUpdate, KindQueueDelete:
+	case checks.KindQueuePut, checks.KindQueueGet, checks.KindQueueUpdate, checks.KindQueueDelete:
 		return true
 	}
 	return false
@@ -111,17 +113,17 @@ type qRec struct {
 	numMessages          int32
 	visibility           int32 // -1: none sent
 	status               int32
-	outcome              Outcome
+	outcome              checks.Outcome
 	kind                 string
 	msgID, receipt       string // In.MessageID, In.PopReceipt
 	value                string // In.Value, cut
 	outMsgID, outReceipt string // Out.MessageID, Out.PopReceipt
 	errCode, requestID   string
 	err                  string
-	msgs                 []Message
+	msgs                 []checks.Message
 }
 
-func newQRec(op *Op) qRec {
+func newQRec(op *checks.Op) qRec {
 	r := qRec{
 		seq: op.Seq, intended: op.Intended, call: op.Call, ret: op.Return,
 		actor: int32(op.Actor), attempt: int32(op.Attempt), numMessages: int32(op.In.NumMessages),
@@ -131,20 +133,20 @@ func newQRec(op *Op) qRec {
 		errCode: op.Out.ErrorCode, requestID: op.Out.RequestID, err: qShortText(op.Out.Err),
 	}
 	switch op.Kind { // share the constant instead of keeping the decoded string
-	case KindQueuePut:
-		r.kind = KindQueuePut
-	case KindQueueGet:
-		r.kind = KindQueueGet
-	case KindQueueUpdate:
-		r.kind = KindQueueUpdate
-	case KindQueueDelete:
-		r.kind = KindQueueDelete
+	case checks.KindQueuePut:
+		r.kind = checks.KindQueuePut
+	case checks.KindQueueGet:
+		r.kind = checks.KindQueueGet
+	case checks.KindQueueUpdate:
+		r.kind = checks.KindQueueUpdate
+	case checks.KindQueueDelete:
+		r.kind = checks.KindQueueDelete
 	}
 	if op.In.Visibility != nil {
 		r.visibility = int32(*op.In.Visibility)
 	}
 	if len(op.Out.Messages) > 0 {
-		r.msgs = make([]Message, len(op.Out.Messages))
+		r.msgs = make([]checks.Message, len(op.Out.Messages))
 		for i, m := range op.Out.Messages {
 			m.Text = qShortText(m.Text)
 			r.msgs[i] = m
@@ -161,19 +163,19 @@ func (r *qRec) latestEffect() int64 { return qLatest(r.outcome, r.ret) }
 
 // op rebuilds the operation for an excerpt, narrowed to message msg of a get
 // (all of them when msg < 0).
-func (r *qRec) Op(workload, key string, msg int) *Op {
-	o := &Op{
+func (r *qRec) Op(workload, key string, msg int) *checks.Op {
+	o := &checks.Op{
 		Seq: r.seq, Actor: int(r.actor), Workload: workload, Kind: r.kind, Key: key, Attempt: int(r.attempt),
 		Intended: r.intended, Call: r.call, Return: r.ret, Outcome: r.outcome,
-		In: Input{MessageID: r.msgID, PopReceipt: r.receipt, Value: r.value, NumMessages: int(r.numMessages)},
-		Out: Output{Status: int(r.status), ErrorCode: r.errCode, RequestID: r.requestID, Err: r.err,
+		In: checks.Input{MessageID: r.msgID, PopReceipt: r.receipt, Value: r.value, NumMessages: int(r.numMessages)},
+		Out: checks.Output{Status: int(r.status), ErrorCode: r.errCode, RequestID: r.requestID, Err: r.err,
 			MessageID: r.outMsgID, PopReceipt: r.outReceipt, Messages: r.msgs},
 	}
 	if v, ok := r.vis(); ok {
 		o.In.Visibility = &v
 	}
 	if msg >= 0 && msg < len(r.msgs) {
-		o.Out.Messages = []Message{r.msgs[msg]}
+		o.Out.Messages = []checks.Message{r.msgs[msg]}
 	}
 	return o
 }
@@ -206,7 +208,7 @@ type qMsg struct {
 // qQueue groups one queue's kept operations by message.
 type qQueue struct {
 	key, workload string
-	recs          Chunked[qRec]
+	recs          checks.Chunked[qRec]
 	msgs          map[string]*qMsg
 	order         []*qMsg
 }
@@ -216,14 +218,14 @@ type qQueue struct {
 type qQueues struct {
 	byKey map[string]*qQueue
 	order []*qQueue
-	keep  func(k qKind, op *Op) bool
+	keep  func(k qKind, op *checks.Op) bool
 }
 
-func newQQueues(keep func(k qKind, op *Op) bool) qQueues {
+func newQQueues(keep func(k qKind, op *checks.Op) bool) qQueues {
 	return qQueues{byKey: map[string]*qQueue{}, keep: keep}
 }
 
-func (qs *qQueues) queue(op *Op) *qQueue {
+func (qs *qQueues) queue(op *checks.Op) *qQueue {
 	q := qs.byKey[op.Key]
 	if q == nil {
 		q = &qQueue{key: op.Key, workload: op.Workload, msgs: map[string]*qMsg{}}
@@ -245,7 +247,7 @@ func (q *qQueue) msg(id string) *qMsg {
 
 // observe files op under the messages it is about, if keep wants it, and
 // returns its queue (nil for an op that is not a queue op).
-func (qs *qQueues) observe(op *Op) *qQueue {
+func (qs *qQueues) observe(op *checks.Op) *qQueue {
 	if !isQueueKind(op.Kind) {
 		return nil
 	}
@@ -262,12 +264,12 @@ func (qs *qQueues) observe(op *Op) *qQueue {
 		m.evs = append(m.evs, qEv{call: op.Call, ret: op.Return, rec: stored(), msg: int16(msg), kind: k})
 	}
 	switch op.Kind {
-	case KindQueuePut:
-		if op.Outcome == OK && op.Out.MessageID != "" && qs.keep(qPut, op) {
+	case checks.KindQueuePut:
+		if op.Outcome == checks.OK && op.Out.MessageID != "" && qs.keep(qPut, op) {
 			add(op.Out.MessageID, qPut, -1)
 		}
-	case KindQueueGet:
-		if op.Outcome == OK && qs.keep(qDeliver, op) {
+	case checks.KindQueueGet:
+		if op.Outcome == checks.OK && qs.keep(qDeliver, op) {
 			for i := range op.Out.Messages {
 				if i > math.MaxInt16 {
 					break
@@ -277,11 +279,11 @@ func (qs *qQueues) observe(op *Op) *qQueue {
 				}
 			}
 		}
-	case KindQueueUpdate:
+	case checks.KindQueueUpdate:
 		if op.In.MessageID != "" && qs.keep(qUpdate, op) {
 			add(op.In.MessageID, qUpdate, -1)
 		}
-	case KindQueueDelete:
+	case checks.KindQueueDelete:
 		if op.In.MessageID != "" && qs.keep(qDelete, op) {
 			add(op.In.MessageID, qDelete, -1)
 		}
@@ -293,7 +295,7 @@ func (qs *qQueues) observe(op *Op) *qQueue {
 func (q *qQueue) rec(e *qEv) *qRec { return q.recs.At(e.rec) }
 
 // message returns the delivered message of a delivery event.
-func (q *qQueue) message(e *qEv) *Message {
+func (q *qQueue) message(e *qEv) *checks.Message {
 	if e.kind != qDeliver {
 		return nil
 	}
@@ -301,7 +303,7 @@ func (q *qQueue) message(e *qEv) *Message {
 }
 
 // show returns an event's op for an excerpt (a get narrowed to the message).
-func (q *qQueue) show(e *qEv) *Op {
+func (q *qQueue) show(e *qEv) *checks.Op {
 	if e == nil {
 		return nil
 	}
@@ -322,4 +324,4 @@ func qByRet(evs []*qEv) {
 }
 
 // qSecs renders a harness time for messages.
-func qSecs(t int64) string { return FmtHarnessTime(t) }
+func qSecs(t int64) string { return checks.FmtHarnessTime(t) }

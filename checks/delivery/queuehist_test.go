@@ -1,21 +1,23 @@
-package checks
+package delivery
 
 import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // qhist builds hand-made queue histories. Times are given in milliseconds
 // since the run started; every op gets the next Seq, so the order of the
 // builder calls is the record order.
 type qhist struct {
-	ops []Op
+	ops []checks.Op
 }
 
 const qms = int64(time.Millisecond)
 
-func (h *qhist) Add(op Op, call, ret int64) uint64 {
+func (h *qhist) Add(op checks.Op, call, ret int64) uint64 {
 	op.Seq = uint64(len(h.ops) + 1)
 	op.Workload = "w"
 	if op.Attempt == 0 {
@@ -28,91 +30,91 @@ func (h *qhist) Add(op Op, call, ret int64) uint64 {
 }
 
 // op returns the recorded op with that Seq, to adjust it.
-func (h *qhist) Op(seq uint64) *Op { return &h.ops[seq-1] }
+func (h *qhist) Op(seq uint64) *checks.Op { return &h.ops[seq-1] }
 
 func qVis(v int) *int { return &v }
 
 // qanswer fills the status the Queue service gives for an outcome.
-func qanswer(kind string, o Outcome) Output {
+func qanswer(kind string, o checks.Outcome) checks.Output {
 	switch o {
-	case OK:
+	case checks.OK:
 		switch kind {
-		case KindQueuePut:
-			return Output{Status: 201}
-		case KindQueueUpdate, KindQueueDelete:
-			return Output{Status: 204}
+		case checks.KindQueuePut:
+			return checks.Output{Status: 201}
+		case checks.KindQueueUpdate, checks.KindQueueDelete:
+			return checks.Output{Status: 204}
 		}
-		return Output{Status: 200}
-	case Conflict:
-		return Output{Status: 404, ErrorCode: "MessageNotFound"}
-	case Throttled:
-		return Output{Status: 503, ErrorCode: "ServerBusy"}
-	case Error:
-		return Output{Status: 400, ErrorCode: "InvalidQueryParameterValue"}
+		return checks.Output{Status: 200}
+	case checks.Conflict:
+		return checks.Output{Status: 404, ErrorCode: "MessageNotFound"}
+	case checks.Throttled:
+		return checks.Output{Status: 503, ErrorCode: "ServerBusy"}
+	case checks.Error:
+		return checks.Output{Status: 400, ErrorCode: "InvalidQueryParameterValue"}
 	}
-	return Output{Err: "context deadline exceeded"}
+	return checks.Output{Err: "context deadline exceeded"}
 }
 
 // qm is one delivered message.
-func qm(id, receipt string, count int64, text string) Message {
-	return Message{ID: id, PopReceipt: receipt, DequeueCount: count, Text: text}
+func qm(id, receipt string, count int64, text string) checks.Message {
+	return checks.Message{ID: id, PopReceipt: receipt, DequeueCount: count, Text: text}
 }
 
 // put records a Put Message attempt; id and receipt are what an OK answer returned.
-func (h *qhist) Put(actor int, q, text string, o Outcome, id, receipt string, call, ret int64) uint64 {
-	out := qanswer(KindQueuePut, o)
-	if o == OK {
+func (h *qhist) Put(actor int, q, text string, o checks.Outcome, id, receipt string, call, ret int64) uint64 {
+	out := qanswer(checks.KindQueuePut, o)
+	if o == checks.OK {
 		out.MessageID, out.PopReceipt = id, receipt
 	}
-	return h.Add(Op{Actor: actor, Kind: KindQueuePut, Key: q, Outcome: o, In: Input{Value: text}, Out: out}, call, ret)
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindQueuePut, Key: q, Outcome: o, In: checks.Input{Value: text}, Out: out}, call, ret)
 }
 
 // get records a Get Messages answered OK with msgs (visibility v seconds; v < 0 sends none).
-func (h *qhist) Get(actor int, q string, v int, call, ret int64, msgs ...Message) uint64 {
-	in := Input{NumMessages: 32}
+func (h *qhist) Get(actor int, q string, v int, call, ret int64, msgs ...checks.Message) uint64 {
+	in := checks.Input{NumMessages: 32}
 	if v >= 0 {
 		in.Visibility = qVis(v)
 	}
-	out := qanswer(KindQueueGet, OK)
+	out := qanswer(checks.KindQueueGet, checks.OK)
 	out.Messages = msgs
-	return h.Add(Op{Actor: actor, Kind: KindQueueGet, Key: q, In: in, Out: out}, call, ret)
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindQueueGet, Key: q, In: in, Out: out}, call, ret)
 }
 
 // failedGet records a Get Messages that was not answered OK.
-func (h *qhist) failedGet(actor int, q string, v int, o Outcome, call, ret int64) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindQueueGet, Key: q, Outcome: o, In: Input{NumMessages: 32, Visibility: qVis(v)},
-		Out: qanswer(KindQueueGet, o)}, call, ret)
+func (h *qhist) failedGet(actor int, q string, v int, o checks.Outcome, call, ret int64) uint64 {
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindQueueGet, Key: q, Outcome: o, In: checks.Input{NumMessages: 32, Visibility: qVis(v)},
+		Out: qanswer(checks.KindQueueGet, o)}, call, ret)
 }
 
 // update records an Update Message with receipt; newReceipt is what an OK answer returned.
-func (h *qhist) update(actor int, q, id, receipt string, v int, text string, o Outcome, newReceipt string, call, ret int64) uint64 {
-	out := qanswer(KindQueueUpdate, o)
-	if o == OK {
+func (h *qhist) update(actor int, q, id, receipt string, v int, text string, o checks.Outcome, newReceipt string, call, ret int64) uint64 {
+	out := qanswer(checks.KindQueueUpdate, o)
+	if o == checks.OK {
 		out.PopReceipt = newReceipt
 	}
-	return h.Add(Op{Actor: actor, Kind: KindQueueUpdate, Key: q, Outcome: o,
-		In: Input{MessageID: id, PopReceipt: receipt, Visibility: qVis(v), Value: text}, Out: out}, call, ret)
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindQueueUpdate, Key: q, Outcome: o,
+		In: checks.Input{MessageID: id, PopReceipt: receipt, Visibility: qVis(v), Value: text}, Out: out}, call, ret)
 }
 
 // del records a Delete Message with receipt.
-func (h *qhist) del(actor int, q, id, receipt string, o Outcome, call, ret int64) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindQueueDelete, Key: q, Outcome: o, In: Input{MessageID: id, PopReceipt: receipt},
-		Out: qanswer(KindQueueDelete, o)}, call, ret)
+func (h *qhist) del(actor int, q, id, receipt string, o checks.Outcome, call, ret int64) uint64 {
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindQueueDelete, Key: q, Outcome: o, In: checks.Input{MessageID: id, PopReceipt: receipt},
+		Out: qanswer(checks.KindQueueDelete, o)}, call, ret)
 }
 
 // drained records the final drain's empty get.
 func (h *qhist) drained(q string, call int64) uint64 {
-	return h.Get(ActorFinal, q, 30, call, call+5)
+	return h.Get(checks.ActorFinal, q, 30, call, call+5)
 }
 
 // check runs a fresh checker by name over the history.
-func (h *qhist) Check(t *testing.T, name string) Result {
+func (h *qhist) Check(t *testing.T, name string) checks.Result {
 	t.Helper()
-	c, err := New(name)
+	c, err := checks.New(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run(h.ops, c)[0]
+	return checks.Run(h.ops, c)[0]
 }
 
 // qexp is one violation a case must report: its queue, a message substring
@@ -126,28 +128,28 @@ func qvio(key, msg string, seqs ...uint64) qexp { return qexp{key, msg, seqs} }
 
 // qwant is what a queue case expects of the result.
 type qwant struct {
-	verdict Verdict
+	verdict checks.Verdict
 	summary string // substring of the summary, if set
 	vios    []qexp // each must be matched by some violation
 	total   int    // if > 0, the exact number of violations
 }
 
-func (w qwant) Assert(t *testing.T, r Result) {
+func (w qwant) Assert(t *testing.T, r checks.Result) {
 	t.Helper()
-	Want{Verdict: w.verdict, Summary: w.summary, Total: w.total}.Assert(t, r)
+	checks.Want{Verdict: w.verdict, Summary: w.summary, Total: w.total}.Assert(t, r)
 	for _, e := range w.vios {
-		if !slices.ContainsFunc(r.Violations, func(v Violation) bool {
-			return v.Key == e.key && matches(v, ExpectViolation{e.msg, e.seqs})
+		if !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
+			return v.Key == e.key && checks.Matches(v, checks.ExpectViolation{Msg: e.msg, Seqs: e.seqs})
 		}) {
-			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, Describe(r))
+			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, checks.Describe(r))
 		}
 	}
-	if w.verdict == Fail && w.total == 0 && r.Total != len(w.vios) {
-		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), Describe(r))
+	if w.verdict == checks.Fail && w.total == 0 && r.Total != len(w.vios) {
+		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), checks.Describe(r))
 	}
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
-			if o.Kind == KindQueueGet && len(o.Out.Messages) > 1 {
+			if o.Kind == checks.KindQueueGet && len(o.Out.Messages) > 1 {
 				t.Errorf("violation %q: excerpt get #%d not narrowed to its message", v.Message, o.Seq)
 			}
 		}
@@ -166,7 +168,7 @@ func runQueueCases(t *testing.T, check string, cases []qcase) {
 			h := &qhist{}
 			w := tc.build(h)
 			r := h.Check(t, check)
-			t.Log(Describe(r))
+			t.Log(checks.Describe(r))
 			w.Assert(t, r)
 		})
 	}
@@ -174,7 +176,7 @@ func runQueueCases(t *testing.T, check string, cases []qcase) {
 
 func TestQueueCheckersRegistered(t *testing.T) {
 	for _, n := range []string{AtLeastOnceName, ExclusiveVisibilityName, PopReceiptName} {
-		c, err := New(n)
+		c, err := checks.New(n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,14 +209,14 @@ func TestQueueWindows(t *testing.T) {
 // Excerpts rebuild the kept operations with the fields a reader needs.
 func TestQueueExcerptOps(t *testing.T) {
 	h := &qhist{}
-	h.Put(0, "q1", "w0-1", OK, "m1", "r0", 0, 10)
+	h.Put(0, "q1", "w0-1", checks.OK, "m1", "r0", 0, 10)
 	g := h.Get(1, "q1", 5, 20, 30, qm("m0", "x", 1, "w9-9"), qm("m1", "r1", 1, "w0-1"))
 	h.Op(g).Out.RequestID = "req-1"
 	h.Get(2, "q1", 5, 6000, 6010, qm("m1", "r2", 2, "w0-1"))
-	d := h.del(1, "q1", "m1", "r1", OK, 6100, 6110)
+	d := h.del(1, "q1", "m1", "r1", checks.OK, 6100, 6110)
 	r := h.Check(t, PopReceiptName)
 	if len(r.Violations) != 1 {
-		t.Fatalf("want one violation\n%s", Describe(r))
+		t.Fatalf("want one violation\n%s", checks.Describe(r))
 	}
 	for _, o := range r.Violations[0].Ops {
 		in := h.Op(o.Seq)

@@ -1,8 +1,10 @@
-package checks
+package delivery
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // A long simulated queue.work history: 2 queues, 4 producers, 8 consumers
@@ -14,8 +16,8 @@ func BenchmarkQueueCheckers(b *testing.B) {
 	b.Logf("%d ops", len(ops))
 	b.ResetTimer()
 	for range b.N {
-		for _, r := range Run(ops, NewAtLeastOnce(), NewExclusiveVisibility(), NewPopReceipt()) {
-			if r.Verdict != Pass {
+		for _, r := range checks.Run(ops, NewAtLeastOnce(), NewExclusiveVisibility(), NewPopReceipt()) {
+			if r.Verdict != checks.Pass {
 				b.Fatal(r.Summary)
 			}
 		}

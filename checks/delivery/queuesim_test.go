@@ -1,4 +1,4 @@
-package checks
+package delivery
 
 import (
 	"container/heap"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // A simulated queue service and workload, to generate valid queue histories
@@ -83,7 +85,7 @@ type qsim struct {
 	n      uint64
 	queues map[string]*qsimQueue
 	names  []string
-	ops    []Op
+	ops    []checks.Op
 	ids    int
 	recs   int
 	now    int64
@@ -96,7 +98,7 @@ func (s *qsim) At(t int64, fn func(int64)) {
 	heap.Push(&s.events, &qsimEvent{t, s.n, fn})
 }
 
-func (s *qsim) record(op *Op, t int64) *Op {
+func (s *qsim) record(op *checks.Op, t int64) *checks.Op {
 	op.Return = t
 	op.Seq = uint64(len(s.ops) + 1)
 	op.Workload = "sim"
@@ -112,7 +114,7 @@ func (s *qsim) pick(vs ...int) int { return vs[s.r.IntN(len(vs))] }
 
 // call sends op at t; apply makes its effect on the service and fills the
 // answer; done gets the recorded op.
-func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op *Op)) {
+func (s *qsim) call(t int64, op checks.Op, apply func(op *checks.Op, now int64), done func(op *checks.Op)) {
 	op.Call, op.Intended = t, t
 	if op.Attempt == 0 {
 		op.Attempt = 1
@@ -123,7 +125,7 @@ func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op 
 	case x < s.cfg.throttle:
 		ret := t + s.lat() + s.lat()
 		s.At(ret, func(now int64) {
-			p.Outcome, p.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+			p.Outcome, p.Out = checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 			done(s.record(p, now))
 		})
 	case x < s.cfg.throttle+s.cfg.unknown:
@@ -138,7 +140,7 @@ func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op 
 			s.At(t+1+s.r.Int64N(ret-t-1), func(now int64) { apply(&scratch, now) })
 		}
 		s.At(ret, func(now int64) {
-			p.Outcome, p.Out = Unknown, Output{Err: "context deadline exceeded"}
+			p.Outcome, p.Out = checks.Unknown, checks.Output{Err: "context deadline exceeded"}
 			done(s.record(p, now))
 		})
 	default:
@@ -148,7 +150,7 @@ func (s *qsim) call(t int64, op Op, apply func(op *Op, now int64), done func(op 
 	}
 }
 
-func (s *qsim) applyPut(op *Op, now int64) {
+func (s *qsim) applyPut(op *checks.Op, now int64) {
 	q := s.queues[op.Key]
 	s.ids++
 	m := &qsimMsg{id: fmt.Sprintf("m%d", s.ids), text: op.In.Value, receipt: s.receipt(), visibleAt: now}
@@ -157,16 +159,16 @@ func (s *qsim) applyPut(op *Op, now int64) {
 	}
 	q.msgs = append(q.msgs, m)
 	q.byID[m.id] = m
-	op.Outcome, op.Out = OK, Output{Status: 201, MessageID: m.id, PopReceipt: m.receipt}
+	op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, MessageID: m.id, PopReceipt: m.receipt}
 }
 
-func (s *qsim) applyGet(op *Op, now int64) {
+func (s *qsim) applyGet(op *checks.Op, now int64) {
 	q := s.queues[op.Key]
 	v := queueDefaultVisibility
 	if op.In.Visibility != nil {
 		v = *op.In.Visibility
 	}
-	op.Outcome, op.Out = OK, Output{Status: 200}
+	op.Outcome, op.Out = checks.OK, checks.Output{Status: 200}
 	for _, m := range q.msgs {
 		if len(op.Out.Messages) == op.In.NumMessages {
 			break
@@ -177,37 +179,37 @@ func (s *qsim) applyGet(op *Op, now int64) {
 		m.count++
 		m.receipt = s.receipt()
 		m.visibleAt = now + int64(v)*int64(time.Second)
-		op.Out.Messages = append(op.Out.Messages, Message{ID: m.id, PopReceipt: m.receipt, DequeueCount: m.count, Text: m.text})
+		op.Out.Messages = append(op.Out.Messages, checks.Message{ID: m.id, PopReceipt: m.receipt, DequeueCount: m.count, Text: m.text})
 	}
 }
 
 // target finds the message an update or delete addresses, or answers the refusal.
-func (s *qsim) target(op *Op) *qsimMsg {
+func (s *qsim) target(op *checks.Op) *qsimMsg {
 	m := s.queues[op.Key].byID[op.In.MessageID]
 	switch {
 	case m == nil || m.deleted:
-		op.Outcome, op.Out = Conflict, Output{Status: 404, ErrorCode: "MessageNotFound"}
+		op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 404, ErrorCode: "MessageNotFound"}
 		return nil
 	case m.receipt != op.In.PopReceipt:
-		op.Outcome, op.Out = Conflict, Output{Status: 400, ErrorCode: "PopReceiptMismatch"}
+		op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 400, ErrorCode: "PopReceiptMismatch"}
 		return nil
 	}
 	return m
 }
 
-func (s *qsim) applyUpdate(op *Op, now int64) {
+func (s *qsim) applyUpdate(op *checks.Op, now int64) {
 	if m := s.target(op); m != nil {
 		m.receipt = s.receipt()
 		m.visibleAt = now + int64(*op.In.Visibility)*int64(time.Second)
 		m.text = op.In.Value
-		op.Outcome, op.Out = OK, Output{Status: 204, PopReceipt: m.receipt}
+		op.Outcome, op.Out = checks.OK, checks.Output{Status: 204, PopReceipt: m.receipt}
 	}
 }
 
-func (s *qsim) applyDelete(op *Op, now int64) {
+func (s *qsim) applyDelete(op *checks.Op, now int64) {
 	if m := s.target(op); m != nil {
 		m.deleted = true
-		op.Outcome, op.Out = OK, Output{Status: 204}
+		op.Outcome, op.Out = checks.OK, checks.Output{Status: 204}
 	}
 }
 
@@ -229,9 +231,9 @@ func (s *qsim) producer(a int) {
 		attempt := 1
 		var try func(t int64)
 		try = func(t int64) {
-			op := Op{Actor: a, Kind: KindQueuePut, Key: q, Attempt: attempt, In: Input{Value: text, Visibility: vis}}
-			s.call(t, op, s.applyPut, func(op *Op) {
-				if op.Outcome != OK && attempt < 3 && s.r.IntN(4) > 0 {
+			op := checks.Op{Actor: a, Kind: checks.KindQueuePut, Key: q, Attempt: attempt, In: checks.Input{Value: text, Visibility: vis}}
+			s.call(t, op, s.applyPut, func(op *checks.Op) {
+				if op.Outcome != checks.OK && attempt < 3 && s.r.IntN(4) > 0 {
 					attempt++
 					s.At(op.Return+s.think(), try)
 					return
@@ -254,9 +256,9 @@ func (s *qsim) consumer(a int) {
 		}
 		gets++
 		q := s.names[s.r.IntN(len(s.names))]
-		op := Op{Actor: a, Kind: KindQueueGet, Key: q, In: Input{NumMessages: 1 + s.r.IntN(4), Visibility: qVis(s.pick(3, 5, 8))}}
-		s.call(t, op, s.applyGet, func(op *Op) {
-			if op.Outcome != OK || len(op.Out.Messages) == 0 {
+		op := checks.Op{Actor: a, Kind: checks.KindQueueGet, Key: q, In: checks.Input{NumMessages: 1 + s.r.IntN(4), Visibility: qVis(s.pick(3, 5, 8))}}
+		s.call(t, op, s.applyGet, func(op *checks.Op) {
+			if op.Outcome != checks.OK || len(op.Out.Messages) == 0 {
 				s.At(op.Return+100*qsimMs+s.think(), idle)
 				return
 			}
@@ -267,7 +269,7 @@ func (s *qsim) consumer(a int) {
 }
 
 // process works through the messages one get delivered, then calls then.
-func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64)) {
+func (s *qsim) process(a int, q string, msgs []checks.Message, t int64, then func(int64)) {
 	if len(msgs) == 0 {
 		s.At(t+s.think(), then)
 		return
@@ -287,9 +289,9 @@ func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64
 	}
 	var del func(t int64, attempt int)
 	del = func(t int64, attempt int) {
-		op := Op{Actor: a, Kind: KindQueueDelete, Key: q, Attempt: attempt, In: Input{MessageID: m.ID, PopReceipt: receipt}}
-		s.call(t, op, s.applyDelete, func(op *Op) {
-			if op.Outcome != OK && op.Outcome != Conflict && attempt == 1 {
+		op := checks.Op{Actor: a, Kind: checks.KindQueueDelete, Key: q, Attempt: attempt, In: checks.Input{MessageID: m.ID, PopReceipt: receipt}}
+		s.call(t, op, s.applyDelete, func(op *checks.Op) {
+			if op.Outcome != checks.OK && op.Outcome != checks.Conflict && attempt == 1 {
 				s.At(op.Return+s.think(), func(t int64) { del(t, 2) })
 				return
 			}
@@ -300,11 +302,11 @@ func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64
 		s.At(t+work(), func(t int64) { del(t, 1) })
 		return
 	}
-	op := Op{Actor: a, Kind: KindQueueUpdate, Key: q,
-		In: Input{MessageID: m.ID, PopReceipt: receipt, Visibility: qVis(s.pick(0, 2, 6)), Value: origText(m.Text) + fmt.Sprintf("#p%d", 1+s.r.IntN(9))}}
+	op := checks.Op{Actor: a, Kind: checks.KindQueueUpdate, Key: q,
+		In: checks.Input{MessageID: m.ID, PopReceipt: receipt, Visibility: qVis(s.pick(0, 2, 6)), Value: origText(m.Text) + fmt.Sprintf("#p%d", 1+s.r.IntN(9))}}
 	s.At(t+s.think(), func(t int64) {
-		s.call(t, op, s.applyUpdate, func(op *Op) {
-			if op.Outcome == OK {
+		s.call(t, op, s.applyUpdate, func(op *checks.Op) {
+			if op.Outcome == checks.OK {
 				receipt = op.Out.PopReceipt
 			}
 			s.At(op.Return+work(), func(t int64) { del(t, 1) })
@@ -313,13 +315,13 @@ func (s *qsim) process(a int, q string, msgs []Message, t int64, then func(int64
 }
 
 // direct runs one call of the drain: no faults.
-func (s *qsim) direct(t int64, op Op, apply func(op *Op, now int64)) (*Op, int64) {
+func (s *qsim) direct(t int64, op checks.Op, apply func(op *checks.Op, now int64)) (*checks.Op, int64) {
 	op.Call, op.Intended, op.Attempt = t, t, 1
 	apply(&op, t+5*qsimMs)
 	return s.record(&op, t+10*qsimMs), t + 10*qsimMs
 }
 
-func qsimRun(r *rand.Rand, cfg qsimCfg) []Op {
+func qsimRun(r *rand.Rand, cfg qsimCfg) []checks.Op {
 	s := &qsim{r: r, cfg: cfg, queues: map[string]*qsimQueue{}}
 	for i := range cfg.queues {
 		n := fmt.Sprintf("q%d", i+1)
@@ -341,13 +343,13 @@ func qsimRun(r *rand.Rand, cfg qsimCfg) []Op {
 	t := s.now + 60*int64(time.Second)
 	for _, q := range s.names {
 		for {
-			g, now := s.direct(t, Op{Actor: ActorFinal, Kind: KindQueueGet, Key: q, In: Input{NumMessages: 32, Visibility: qVis(30)}}, s.applyGet)
+			g, now := s.direct(t, checks.Op{Actor: checks.ActorFinal, Kind: checks.KindQueueGet, Key: q, In: checks.Input{NumMessages: 32, Visibility: qVis(30)}}, s.applyGet)
 			t = now
 			if len(g.Out.Messages) == 0 {
 				break
 			}
 			for _, m := range slices.Clone(g.Out.Messages) {
-				_, t = s.direct(t, Op{Actor: ActorFinal, Kind: KindQueueDelete, Key: q, In: Input{MessageID: m.ID, PopReceipt: m.PopReceipt}}, s.applyDelete)
+				_, t = s.direct(t, checks.Op{Actor: checks.ActorFinal, Kind: checks.KindQueueDelete, Key: q, In: checks.Input{MessageID: m.ID, PopReceipt: m.PopReceipt}}, s.applyDelete)
 			}
 		}
 	}
@@ -356,7 +358,7 @@ func qsimRun(r *rand.Rand, cfg qsimCfg) []Op {
 
 // --- mutations: each returns a copy of the history with one fault ---
 
-func qsimClone(ops []Op) []Op {
+func qsimClone(ops []checks.Op) []checks.Op {
 	out := slices.Clone(ops)
 	for i := range out {
 		out[i].Out.Messages = slices.Clone(out[i].Out.Messages)
@@ -366,7 +368,7 @@ func qsimClone(ops []Op) []Op {
 
 // qsimRenumber puts the ops back in return order with fresh Seqs and returns
 // the new Seq of the op marked with RequestID "mutated" (0 if none).
-func qsimRenumber(ops []Op) uint64 {
+func qsimRenumber(ops []checks.Op) uint64 {
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Return < ops[j].Return })
 	var marked uint64
 	for i := range ops {
@@ -380,15 +382,15 @@ func qsimRenumber(ops []Op) uint64 {
 
 // qsimDropDelivery removes the only delivery of an acknowledged message, and
 // every update and delete of it: the message is lost.
-func qsimDropDelivery(ops []Op, r *rand.Rand) ([]Op, string, bool) {
+func qsimDropDelivery(ops []checks.Op, r *rand.Rand) ([]checks.Op, string, bool) {
 	acked := map[string]bool{}
 	delivered := map[string]int{}
 	for i := range ops {
 		o := &ops[i]
-		if o.Kind == KindQueuePut && o.Outcome == OK {
+		if o.Kind == checks.KindQueuePut && o.Outcome == checks.OK {
 			acked[o.Key+"/"+o.Out.MessageID] = true
 		}
-		if o.Kind == KindQueueGet && o.Outcome == OK {
+		if o.Kind == checks.KindQueueGet && o.Outcome == checks.OK {
 			for _, m := range o.Out.Messages {
 				delivered[o.Key+"/"+m.ID]++
 			}
@@ -405,13 +407,13 @@ func qsimDropDelivery(ops []Op, r *rand.Rand) ([]Op, string, bool) {
 	}
 	sort.Strings(cands)
 	key, id, _ := strings.Cut(cands[r.IntN(len(cands))], "/")
-	out := make([]Op, 0, len(ops))
+	out := make([]checks.Op, 0, len(ops))
 	for _, o := range qsimClone(ops) {
-		if o.Key == key && (o.Kind == KindQueueUpdate || o.Kind == KindQueueDelete) && o.In.MessageID == id {
+		if o.Key == key && (o.Kind == checks.KindQueueUpdate || o.Kind == checks.KindQueueDelete) && o.In.MessageID == id {
 			continue
 		}
-		if o.Key == key && o.Kind == KindQueueGet {
-			o.Out.Messages = slices.DeleteFunc(o.Out.Messages, func(m Message) bool { return m.ID == id })
+		if o.Key == key && o.Kind == checks.KindQueueGet {
+			o.Out.Messages = slices.DeleteFunc(o.Out.Messages, func(m checks.Message) bool { return m.ID == id })
 		}
 		out = append(out, o)
 	}
@@ -421,7 +423,7 @@ func qsimDropDelivery(ops []Op, r *rand.Rand) ([]Op, string, bool) {
 
 // qsimReuseStaleReceipt turns a refused update or delete whose receipt was
 // certainly superseded into an accepted one.
-func qsimReuseStaleReceipt(ops []Op) ([]Op, uint64, bool) {
+func qsimReuseStaleReceipt(ops []checks.Op) ([]checks.Op, uint64, bool) {
 	type issue struct{ call, ret int64 }
 	issuers := map[string][]issue{} // key/id -> calls that issued a receipt
 	byReceipt := map[string]issue{} // key/id/receipt -> its issuer
@@ -433,12 +435,12 @@ func qsimReuseStaleReceipt(ops []Op) ([]Op, uint64, bool) {
 			byReceipt[k+"/"+receipt] = issue{o.Call, o.Return}
 		}
 		switch {
-		case o.Outcome != OK:
-		case o.Kind == KindQueuePut:
+		case o.Outcome != checks.OK:
+		case o.Kind == checks.KindQueuePut:
 			add(o.Out.MessageID, o.Out.PopReceipt)
-		case o.Kind == KindQueueUpdate:
+		case o.Kind == checks.KindQueueUpdate:
 			add(o.In.MessageID, o.Out.PopReceipt)
-		case o.Kind == KindQueueGet:
+		case o.Kind == checks.KindQueueGet:
 			for _, m := range o.Out.Messages {
 				add(m.ID, m.PopReceipt)
 			}
@@ -446,7 +448,7 @@ func qsimReuseStaleReceipt(ops []Op) ([]Op, uint64, bool) {
 	}
 	for i := range ops {
 		o := &ops[i]
-		if o.Outcome != Conflict || (o.Kind != KindQueueUpdate && o.Kind != KindQueueDelete) {
+		if o.Outcome != checks.Conflict || (o.Kind != checks.KindQueueUpdate && o.Kind != checks.KindQueueDelete) {
 			continue
 		}
 		k := o.Key + "/" + o.In.MessageID
@@ -459,8 +461,8 @@ func qsimReuseStaleReceipt(ops []Op) ([]Op, uint64, bool) {
 		}
 		out := qsimClone(ops)
 		m := &out[i]
-		m.Outcome, m.Out = OK, Output{Status: 204, RequestID: "mutated"}
-		if m.Kind == KindQueueUpdate {
+		m.Outcome, m.Out = checks.OK, checks.Output{Status: 204, RequestID: "mutated"}
+		if m.Kind == checks.KindQueueUpdate {
 			m.Out.PopReceipt = "forged"
 		}
 		return out, qsimRenumber(out), true
@@ -470,12 +472,12 @@ func qsimReuseStaleReceipt(ops []Op) ([]Op, uint64, bool) {
 
 // qsimDeliverInsideWindow adds a second delivery of a message by another actor
 // right after a get returned it, with no update of it in between.
-func qsimDeliverInsideWindow(ops []Op, r *rand.Rand) ([]Op, uint64, bool) {
+func qsimDeliverInsideWindow(ops []checks.Op, r *rand.Rand) ([]checks.Op, uint64, bool) {
 	start := r.IntN(len(ops))
 	for n := range ops {
 		i := (start + n) % len(ops)
 		x := &ops[i]
-		if x.Kind != KindQueueGet || x.Outcome != OK || len(x.Out.Messages) == 0 || x.In.Visibility == nil {
+		if x.Kind != checks.KindQueueGet || x.Outcome != checks.OK || len(x.Out.Messages) == 0 || x.In.Visibility == nil {
 			continue
 		}
 		if qCertainEnd(x.Call, *x.In.Visibility) < x.Return+10*qsimMs {
@@ -483,25 +485,25 @@ func qsimDeliverInsideWindow(ops []Op, r *rand.Rand) ([]Op, uint64, bool) {
 		}
 		m := x.Out.Messages[r.IntN(len(x.Out.Messages))]
 		call, ret := x.Return+qsimMs, x.Return+2*qsimMs
-		excused := slices.ContainsFunc(ops, func(u Op) bool {
-			return u.Key == x.Key && u.Kind == KindQueueUpdate && u.In.MessageID == m.ID && !refused(&u) &&
+		excused := slices.ContainsFunc(ops, func(u checks.Op) bool {
+			return u.Key == x.Key && u.Kind == checks.KindQueueUpdate && u.In.MessageID == m.ID && !checks.Refused(&u) &&
 				u.Call < ret && qLatestEffect(&u) > x.Call
 		})
 		if excused {
 			continue
 		}
 		out := qsimClone(ops)
-		out = append(out, Op{Actor: 999, Workload: "sim", Kind: KindQueueGet, Key: x.Key, Attempt: 1, Intended: call, Call: call, Return: ret,
-			In: Input{NumMessages: 1, Visibility: x.In.Visibility},
-			Out: Output{Status: 200, RequestID: "mutated",
-				Messages: []Message{{ID: m.ID, PopReceipt: "injected", DequeueCount: m.DequeueCount + 1, Text: m.Text}}}})
+		out = append(out, checks.Op{Actor: 999, Workload: "sim", Kind: checks.KindQueueGet, Key: x.Key, Attempt: 1, Intended: call, Call: call, Return: ret,
+			In: checks.Input{NumMessages: 1, Visibility: x.In.Visibility},
+			Out: checks.Output{Status: 200, RequestID: "mutated",
+				Messages: []checks.Message{{ID: m.ID, PopReceipt: "injected", DequeueCount: m.DequeueCount + 1, Text: m.Text}}}})
 		return out, qsimRenumber(out), true
 	}
 	return nil, 0, false
 }
 
-func qsimCheckers() []Checker {
-	return []Checker{NewAtLeastOnce(), NewExclusiveVisibility(), NewPopReceipt()}
+func qsimCheckers() []checks.Checker {
+	return []checks.Checker{NewAtLeastOnce(), NewExclusiveVisibility(), NewPopReceipt()}
 }
 
 // Valid histories from the simulated service pass all three checkers; each
@@ -517,15 +519,15 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		ops := qsimRun(rand.New(rand.NewPCG(seed, 22)), cfg)
 		for i := range ops {
 			switch {
-			case ops[i].Outcome == Conflict:
+			case ops[i].Outcome == checks.Conflict:
 				conflicts++
-			case ops[i].Outcome == Unknown:
+			case ops[i].Outcome == checks.Unknown:
 				unknown++
 			}
 		}
-		for _, r := range Run(ops, qsimCheckers()...) {
-			if r.Verdict != Pass {
-				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, Describe(r))
+		for _, r := range checks.Run(ops, qsimCheckers()...) {
+			if r.Verdict != checks.Pass {
+				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checks.Describe(r))
 			}
 			if r.Check == AtLeastOnceName && strings.Contains(r.Summary, "more than once") {
 				redelivered++
@@ -535,32 +537,32 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 23))
 		if m, id, ok := qsimDropDelivery(ops, rng); ok {
 			dropped++
-			r := Run(m, NewAtLeastOnce())[0]
-			CheckKinds(t, r)
-			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
+			r := checks.Run(m, NewAtLeastOnce())[0]
+			checks.CheckKinds(t, r)
+			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
 				return strings.Contains(v.Message, "lost message: "+id+" ")
 			}) {
-				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, Describe(r))
+				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, checks.Describe(r))
 			}
 		}
 		if m, seq, ok := qsimReuseStaleReceipt(ops); ok {
 			stale++
-			r := Run(m, NewPopReceipt())[0]
-			CheckKinds(t, r)
-			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
-				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && matches(v, ExpectViolation{"", []uint64{seq}})
+			r := checks.Run(m, NewPopReceipt())[0]
+			checks.CheckKinds(t, r)
+			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
+				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && checks.Matches(v, checks.ExpectViolation{Msg: "", Seqs: []uint64{seq}})
 			}) {
-				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, Describe(r))
+				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, checks.Describe(r))
 			}
 		}
 		if m, seq, ok := qsimDeliverInsideWindow(ops, rng); ok {
 			inside++
-			r := Run(m, NewExclusiveVisibility())[0]
-			CheckKinds(t, r)
-			if r.Verdict != Fail || !slices.ContainsFunc(r.Violations, func(v Violation) bool {
+			r := checks.Run(m, NewExclusiveVisibility())[0]
+			checks.CheckKinds(t, r)
+			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
 				return strings.Contains(v.Message, fmt.Sprintf("delivered again by #%d ", seq))
 			}) {
-				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, Describe(r))
+				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, checks.Describe(r))
 			}
 		}
 	}

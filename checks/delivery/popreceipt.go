@@ -1,15 +1,17 @@
-package checks
+package delivery
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // PopReceiptName is the name scenarios use for the pop-receipt check.
 const PopReceiptName = "pop-receipt"
 
 func init() {
-	Register(PopReceiptName, func() Checker { return NewPopReceipt() })
+	checks.Register(PopReceiptName, func() checks.Checker { return NewPopReceipt() })
 }
 
 // PopReceipt checks that a queue message's pop receipts form a chain: per
@@ -39,8 +41,8 @@ type PopReceipt struct {
 
 // NewPopReceipt returns a fresh checker.
 func NewPopReceipt() *PopReceipt {
-	return &PopReceipt{qs: newQQueues(func(k qKind, op *Op) bool {
-		return k == qPut || k == qDeliver || op.Outcome == OK
+	return &PopReceipt{qs: newQQueues(func(k qKind, op *checks.Op) bool {
+		return k == qPut || k == qDeliver || op.Outcome == checks.OK
 	})}
 }
 
@@ -48,15 +50,15 @@ func NewPopReceipt() *PopReceipt {
 func (c *PopReceipt) Name() string { return PopReceiptName }
 
 // Observe implements Checker.
-func (c *PopReceipt) Observe(op *Op) { c.qs.observe(op) }
+func (c *PopReceipt) Observe(op *checks.Op) { c.qs.observe(op) }
 
 type prTotals struct {
 	queues, msgs, receipts, updates, deletes, unknownReceipts, noCount int
 }
 
 // Finish implements Checker.
-func (c *PopReceipt) Finish() Result {
-	var v Violations
+func (c *PopReceipt) Finish() checks.Result {
+	var v checks.Violations
 	var t prTotals
 	for _, q := range c.qs.order {
 		t.queues++
@@ -68,18 +70,18 @@ func (c *PopReceipt) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %s, %s and %s accepted", Plural(t.queues, "queue", "queues"), Plural(t.msgs, "message", "messages"),
-			Plural(t.receipts, "receipt", "receipts"), Plural(t.updates, "update", "updates"), Plural(t.deletes, "delete", "deletes"))
+		fmt.Fprintf(&b, "%s, %s, %s, %s and %s accepted", checks.Plural(t.queues, "queue", "queues"), checks.Plural(t.msgs, "message", "messages"),
+			checks.Plural(t.receipts, "receipt", "receipts"), checks.Plural(t.updates, "update", "updates"), checks.Plural(t.deletes, "delete", "deletes"))
 	}
 	if t.unknownReceipts > 0 {
 		fmt.Fprintf(&b, " (%d with a receipt no recorded call returned)", t.unknownReceipts)
 	}
 	if t.noCount > 0 {
-		fmt.Fprintf(&b, ", %s without a dequeue count", Plural(t.noCount, "delivery", "deliveries"))
+		fmt.Fprintf(&b, ", %s without a dequeue count", checks.Plural(t.noCount, "delivery", "deliveries"))
 	}
 	switch {
 	case v.Total > 0:
-		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
+		b.WriteString(": " + checks.Plural(v.Total, "violation", "violations"))
 	case t.msgs == 0:
 		b.WriteString(": undecided, nothing to check")
 	default:
@@ -107,7 +109,7 @@ func (q *qQueue) issued(e *qEv) string {
 	return ""
 }
 
-func (q *qQueue) checkReceipts(m *qMsg, v *Violations, t *prTotals) {
+func (q *qQueue) checkReceipts(m *qMsg, v *checks.Violations, t *prTotals) {
 	t.msgs++
 	var issues []prIssue
 	var uses, gets, deletes []*qEv
@@ -164,7 +166,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *Violations, t *prTotals) {
 				what = "update"
 			}
 			v.Add(q.key, fmt.Sprintf("stale pop receipt accepted: the %s #%d of message %s was answered OK with the receipt issued by #%d, although #%d had issued a newer one and returned before it was sent",
-				what, q.seq(u), m.id, q.seq(is.e), q.seq(x)), Excerpt(q.show(u), q.show(is.e), q.show(x))...)
+				what, q.seq(u), m.id, q.seq(is.e), q.seq(x)), checks.Excerpt(q.show(u), q.show(is.e), q.show(x))...)
 			break
 		}
 	}
@@ -193,7 +195,7 @@ func (q *qQueue) checkReceipts(m *qMsg, v *Violations, t *prTotals) {
 		if first != nil {
 			how := map[qKind]string{qDeliver: "delivered by", qUpdate: "updated (OK) by", qDelete: "deleted again (OK) by"}[first.kind]
 			v.Add(q.key, fmt.Sprintf("deleted message reappeared: %s was deleted by #%d, then %s #%d, sent after the delete returned (%s on it after its delete)",
-				m.id, q.seq(del), how, q.seq(first), Plural(after, "call", "calls")), Excerpt(q.show(del), q.show(first))...)
+				m.id, q.seq(del), how, q.seq(first), checks.Plural(after, "call", "calls")), checks.Excerpt(q.show(del), q.show(first))...)
 		}
 	}
 
@@ -227,15 +229,15 @@ func (q *qQueue) checkReceipts(m *qMsg, v *Violations, t *prTotals) {
 		case top != nil && c <= topCount:
 			flagged[d] = true
 			v.Add(q.key, fmt.Sprintf("dequeue count did not rise: #%d returned message %s with dequeue count %d, sent after #%d had returned it with %d",
-				q.seq(d), m.id, c, q.seq(top), topCount), Excerpt(q.show(top), q.show(d))...)
+				q.seq(d), m.id, c, q.seq(top), topCount), checks.Excerpt(q.show(top), q.show(d))...)
 		case c < int64(n)+1:
 			flagged[d] = true
-			ops := []*Op{q.show(d), q.show(top)}
-			for i := n - 1; i >= 0 && len(ops) < maxExcerpt; i-- {
+			ops := []*checks.Op{q.show(d), q.show(top)}
+			for i := n - 1; i >= 0 && len(ops) < checks.MaxExcerpt; i-- {
 				ops = append(ops, q.show(getsByRet[i]))
 			}
 			v.Add(q.key, fmt.Sprintf("dequeue count too low: #%d returned message %s with dequeue count %d, but %s had returned it before it was sent",
-				q.seq(d), m.id, c, Plural(n, "other get", "other gets")), Excerpt(ops...)...)
+				q.seq(d), m.id, c, checks.Plural(n, "other get", "other gets")), checks.Excerpt(ops...)...)
 		}
 	}
 }

@@ -1,16 +1,18 @@
-package checks
+package delivery
 
 import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // AtLeastOnceName is the name scenarios use for the at-least-once check.
 const AtLeastOnceName = "at-least-once"
 
 func init() {
-	Register(AtLeastOnceName, func() Checker { return NewAtLeastOnce() })
+	checks.Register(AtLeastOnceName, func() checks.Checker { return NewAtLeastOnce() })
 }
 
 // AtLeastOnce checks Jepsen's total-queue property on every queue of a
@@ -78,10 +80,10 @@ type aloQueue struct {
 	deliveries    int
 }
 
-func (c *AtLeastOnce) queue(op *Op) *aloQueue {
+func (c *AtLeastOnce) queue(op *checks.Op) *aloQueue {
 	q := c.queues[op.Key]
 	if q == nil {
-		q = &aloQueue{key: op.Key, workload: op.Workload, puts: map[string]*aloPut{}, msgs: map[string]*aloMsg{}, unknownHide: LsNegInf}
+		q = &aloQueue{key: op.Key, workload: op.Workload, puts: map[string]*aloPut{}, msgs: map[string]*aloMsg{}, unknownHide: checks.LsNegInf}
 		c.queues[op.Key] = q
 		c.order = append(c.order, q)
 	}
@@ -90,16 +92,16 @@ func (c *AtLeastOnce) queue(op *Op) *aloQueue {
 
 // keep copies op for an excerpt; a get narrowed to its message msg (all of
 // them when msg < 0).
-func (q *aloQueue) Keep(op *Op, msg int) *qRec {
+func (q *aloQueue) Keep(op *checks.Op, msg int) *qRec {
 	r := newQRec(op)
 	if msg >= 0 && msg < len(r.msgs) {
-		r.msgs = []Message{r.msgs[msg]}
+		r.msgs = []checks.Message{r.msgs[msg]}
 	}
 	return &r
 }
 
 // show rebuilds a kept op for an excerpt.
-func (q *aloQueue) show(r *qRec) *Op {
+func (q *aloQueue) show(r *qRec) *checks.Op {
 	if r == nil {
 		return nil
 	}
@@ -109,7 +111,7 @@ func (q *aloQueue) show(r *qRec) *Op {
 func (q *aloQueue) msg(id string) *aloMsg {
 	m := q.msgs[id]
 	if m == nil {
-		m = &aloMsg{hideUntil: LsNegInf}
+		m = &aloMsg{hideUntil: checks.LsNegInf}
 		q.msgs[id] = m
 		q.msgOrder = append(q.msgOrder, m)
 	}
@@ -117,26 +119,26 @@ func (q *aloQueue) msg(id string) *aloMsg {
 }
 
 // Observe implements Checker.
-func (c *AtLeastOnce) Observe(op *Op) {
+func (c *AtLeastOnce) Observe(op *checks.Op) {
 	switch op.Kind {
-	case KindQueuePut:
+	case checks.KindQueuePut:
 		c.queue(op).observePut(op)
-	case KindQueueGet:
+	case checks.KindQueueGet:
 		c.queue(op).observeGet(op)
-	case KindQueueUpdate, KindQueueDelete:
+	case checks.KindQueueUpdate, checks.KindQueueDelete:
 		c.queue(op).observeChange(op)
 	}
 }
 
-func (q *aloQueue) observePut(op *Op) {
+func (q *aloQueue) observePut(op *checks.Op) {
 	p := q.puts[op.In.Value]
 	if p == nil {
-		p = &aloPut{hideUntil: LsNegInf}
+		p = &aloPut{hideUntil: checks.LsNegInf}
 		q.puts[op.In.Value] = p
 		q.putOrder = append(q.putOrder, p)
 	}
 	switch {
-	case op.Outcome == OK:
+	case op.Outcome == checks.OK:
 		first := !p.acked
 		p.acked = true
 		if op.In.Visibility != nil && *op.In.Visibility > 0 {
@@ -155,7 +157,7 @@ func (q *aloQueue) observePut(op *Op) {
 		} else if p.delivered {
 			p.rec = nil
 		}
-	case MayHaveApplied(op):
+	case checks.MayHaveApplied(op):
 		p.maybe = true
 		if op.In.Visibility != nil && *op.In.Visibility > 0 {
 			p.hideUntil = max(p.hideUntil, qPossibleEnd(qLatestEffect(op), *op.In.Visibility))
@@ -170,18 +172,18 @@ func (q *aloQueue) observePut(op *Op) {
 	}
 }
 
-func (q *aloQueue) observeGet(op *Op) {
-	if op.Actor == ActorFinal {
+func (q *aloQueue) observeGet(op *checks.Op) {
+	if op.Actor == checks.ActorFinal {
 		q.final = q.Keep(op, -1)
 	}
-	if MayHaveApplied(op) {
+	if checks.MayHaveApplied(op) {
 		v := queueDefaultVisibility
 		if op.In.Visibility != nil {
 			v = *op.In.Visibility
 		}
 		q.unknownHide = max(q.unknownHide, qPossibleEnd(qLatestEffect(op), v))
 	}
-	if op.Outcome != OK {
+	if op.Outcome != checks.OK {
 		return
 	}
 	for i := range op.Out.Messages {
@@ -200,12 +202,12 @@ func (q *aloQueue) observeGet(op *Op) {
 	}
 }
 
-func (q *aloQueue) observeChange(op *Op) {
-	if op.In.MessageID == "" || refused(op) {
+func (q *aloQueue) observeChange(op *checks.Op) {
+	if op.In.MessageID == "" || checks.Refused(op) {
 		return
 	}
 	m := q.msg(op.In.MessageID)
-	if op.Kind == KindQueueDelete {
+	if op.Kind == checks.KindQueueDelete {
 		m.removed = true
 		return
 	}
@@ -227,8 +229,8 @@ type aloTotals struct {
 }
 
 // Finish implements Checker.
-func (c *AtLeastOnce) Finish() Result {
-	var v Violations
+func (c *AtLeastOnce) Finish() checks.Result {
+	var v checks.Violations
 	var t aloTotals
 	for _, q := range c.order {
 		q.finish(&v, &t)
@@ -237,10 +239,10 @@ func (c *AtLeastOnce) Finish() Result {
 	if t.queues == 0 {
 		b.WriteString("no queue operations in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s, %d unknown, %s", Plural(t.queues, "queue", "queues"),
-			Plural(t.acked, "acknowledged put", "acknowledged puts"), t.maybe, Plural(t.deliveries, "delivery", "deliveries"))
+		fmt.Fprintf(&b, "%s, %s, %d unknown, %s", checks.Plural(t.queues, "queue", "queues"),
+			checks.Plural(t.acked, "acknowledged put", "acknowledged puts"), t.maybe, checks.Plural(t.deliveries, "delivery", "deliveries"))
 		if t.redeliveries > 0 {
-			fmt.Fprintf(&b, " (%s delivered more than once, %d extra)", Plural(t.redelivered, "message", "messages"), t.redeliveries)
+			fmt.Fprintf(&b, " (%s delivered more than once, %d extra)", checks.Plural(t.redelivered, "message", "messages"), t.redeliveries)
 		}
 	}
 	var undecided []string
@@ -249,16 +251,16 @@ func (c *AtLeastOnce) Finish() Result {
 	}
 	if len(t.noDrain) > 0 {
 		undecided = append(undecided, fmt.Sprintf("the final drain did not end with an empty get on %s (%s; %s not delivered yet)",
-			Plural(len(t.noDrain), "queue", "queues"), strings.Join(aloFirstN(t.noDrain, 3), ", "),
-			Plural(t.undrained, "acknowledged message", "acknowledged messages")))
+			checks.Plural(len(t.noDrain), "queue", "queues"), strings.Join(aloFirstN(t.noDrain, 3), ", "),
+			checks.Plural(t.undrained, "acknowledged message", "acknowledged messages")))
 	}
 	if t.hidden > 0 {
-		undecided = append(undecided, Plural(t.hidden, "acknowledged message", "acknowledged messages")+
+		undecided = append(undecided, checks.Plural(t.hidden, "acknowledged message", "acknowledged messages")+
 			" never delivered but possibly still invisible at the final empty get")
 	}
 	switch {
 	case v.Total > 0:
-		fmt.Fprintf(&b, ": %s (%d lost, %d unexpected)", Plural(v.Total, "violation", "violations"), t.lost, t.unexpected)
+		fmt.Fprintf(&b, ": %s (%d lost, %d unexpected)", checks.Plural(v.Total, "violation", "violations"), t.lost, t.unexpected)
 		if len(undecided) > 0 {
 			b.WriteString("; also undecided: " + strings.Join(undecided, ", "))
 		}
@@ -271,11 +273,11 @@ func (c *AtLeastOnce) Finish() Result {
 		fmt.Fprintf(&b, "; unknown puts: %d delivered, %d maybe-enqueued, not found", t.maybeFound, t.maybeNotFound)
 	}
 	if t.removed > 0 {
-		fmt.Fprintf(&b, "; %s removed by a delete before any delivery", Plural(t.removed, "message", "messages"))
+		fmt.Fprintf(&b, "; %s removed by a delete before any delivery", checks.Plural(t.removed, "message", "messages"))
 	}
 	r := v.Result(AtLeastOnceName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
+	if r.Verdict == checks.Pass && len(undecided) > 0 {
+		r.Verdict = checks.Undecided
 	}
 	decided := 0
 	if t.queues > 0 {
@@ -283,7 +285,7 @@ func (c *AtLeastOnce) Finish() Result {
 		decided = t.acked - t.undrained - t.hidden + t.deliveries + t.maybeFound + t.maybeNotFound
 	}
 	if t.maybe > 0 {
-		r.Unknown = &UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
+		r.Unknown = &checks.UnknownWrites{Applied: t.maybeFound, Open: t.maybe - t.maybeFound}
 	}
 	return r.WithDecided(decided).Of(t.acked + t.deliveries + t.maybe)
 }
@@ -295,7 +297,7 @@ func aloFirstN(s []string, n int) []string {
 	return append(append([]string(nil), s[:n]...), "...")
 }
 
-func (q *aloQueue) finish(v *Violations, t *aloTotals) {
+func (q *aloQueue) finish(v *checks.Violations, t *aloTotals) {
 	t.queues++
 	t.deliveries += q.deliveries
 
@@ -313,17 +315,17 @@ func (q *aloQueue) finish(v *Violations, t *aloTotals) {
 		case p == nil:
 			t.unexpected++
 			v.Add(q.key, fmt.Sprintf("unexpected message: %s (text %q) was delivered but no put returned its id or sent its text",
-				m.first.msgs[0].ID, qShortText(m.text)), Excerpt(q.show(m.first))...)
+				m.first.msgs[0].ID, qShortText(m.text)), checks.Excerpt(q.show(m.first))...)
 		case !p.acked && !p.maybe:
 			t.unexpected++
 			v.Add(q.key, fmt.Sprintf("a refused put was delivered: %s (text %q) was delivered but every put of its text was refused (%s)",
-				m.first.msgs[0].ID, qShortText(m.text), Answer(q.show(p.rec))), Excerpt(q.show(p.rec), q.show(m.first))...)
+				m.first.msgs[0].ID, qShortText(m.text), checks.Answer(q.show(p.rec))), checks.Excerpt(q.show(p.rec), q.show(m.first))...)
 		default:
 			p.found = true
 		}
 	}
 
-	drained := q.final != nil && q.final.outcome == OK && len(q.final.msgs) == 0
+	drained := q.final != nil && q.final.outcome == checks.OK && len(q.final.msgs) == 0
 	if !drained {
 		t.noDrain = append(t.noDrain, q.key)
 	}
@@ -389,7 +391,7 @@ func (q *aloQueue) finish(v *Violations, t *aloTotals) {
 				id = fmt.Sprintf("the message of %q", p.rec.value)
 			}
 			v.Add(q.key, fmt.Sprintf("lost message: %s was acknowledged by #%d but never delivered, and the final drain ended empty (#%d)",
-				id, p.rec.seq, q.final.seq), Excerpt(q.show(p.rec), q.show(q.final))...)
+				id, p.rec.seq, q.final.seq), checks.Excerpt(q.show(p.rec), q.show(q.final))...)
 		}
 	}
 }
