@@ -189,7 +189,7 @@ func KindOf(msg string) string {
 // check could not decide (undecided), else passText; then suffix. The
 // result fails on a violation, is undecided when there are reasons and no
 // violation, and passes otherwise.
-func (v *Violations) conclude(name string, b *strings.Builder, undecided []string, passText, suffix string) Result {
+func (v *Violations) Conclude(name string, b *strings.Builder, undecided []string, passText, suffix string) Result {
 	switch {
 	case v.Total > 0:
 		b.WriteString(": " + Plural(v.Total, "violation", "violations"))

@@ -59,7 +59,7 @@ func (h *Hist) Add(op Op) uint64 {
 func (h *Hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
 
 // answered fills the status a real service would have given.
-func answered(kind string, o Outcome) Output {
+func Answered(kind string, o Outcome) Output {
 	switch o {
 	case OK:
 		if kind == kindBlobCreate {
@@ -91,12 +91,12 @@ func (h *Hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
 
 // failedGet records a read that did not answer with a value.
 func (h *Hist) failedGet(actor int, key string, o Outcome) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Outcome: o, Out: answered(KindBlobGet, o)})
+	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Outcome: o, Out: Answered(KindBlobGet, o)})
 }
 
 // put records an If-Match write of counter n; etag is the new ETag if ok.
 func (h *Hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
-	out := answered(kindBlobPut, o)
+	out := Answered(kindBlobPut, o)
 	if o == OK {
 		out.Status, out.ETag = 201, etag
 	}
@@ -109,7 +109,7 @@ func (h *Hist) rmw(actor int, key string, n int64, readTag, readETag, tag, newET
 }
 
 func (h *Hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
-	out := answered(kind, o)
+	out := Answered(kind, o)
 	if o == OK {
 		out.Value = id
 	} else if o == Conflict {
@@ -125,7 +125,7 @@ func (h *Hist) leaseGet(actor int, key, id string, n int64, tag string) uint64 {
 }
 
 func (h *Hist) leasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
-	out := answered(kindBlobPut, o)
+	out := Answered(kindBlobPut, o)
 	if o == OK {
 		out.Status = 201
 	}
@@ -144,7 +144,7 @@ func (h *Hist) final404(key string) uint64 {
 // create records a create-once attempt; call and ret may be 0 for "next".
 func (h *Hist) create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
 	return h.Add(Op{Actor: actor, Kind: kindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: answered(kindBlobCreate, o)})
+		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: Answered(kindBlobCreate, o)})
 }
 
 // check runs a fresh checker by name over the history.
@@ -781,8 +781,8 @@ func (a *createActor) Result(op *Op) {
 }
 
 // mrWrite records an entity write of props, all set to tag.
-func (h *Hist) mrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
-	out := answered(kind, o)
+func (h *Hist) MrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
+	out := Answered(kind, o)
 	if o == OK {
 		out.Status = 204
 	}
@@ -791,7 +791,7 @@ func (h *Hist) mrWrite(actor int, kind, key, tag string, props []string, o Outco
 }
 
 // mrGet records an OK point read; props are "name=value".
-func (h *Hist) mrGet(actor int, key string, call, ret int64, props ...string) uint64 {
+func (h *Hist) MrGet(actor int, key string, call, ret int64, props ...string) uint64 {
 	m := map[string]string{}
 	for _, p := range props {
 		k, v, _ := strings.Cut(p, "=")
@@ -801,14 +801,14 @@ func (h *Hist) mrGet(actor int, key string, call, ret int64, props ...string) ui
 }
 
 // mrSetup writes p0, p1, p2 with tag "s" by a replace.
-func (h *Hist) mrSetup(key string) uint64 {
-	return h.mrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
+func (h *Hist) MrSetup(key string) uint64 {
+	return h.MrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
 }
 
 // tbBatch records a table.batch of rows in partition part with stamp; call
 // and ret may be 0 for "next".
 func (h *Hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
-	out := answered(KindTableBatch, o)
+	out := Answered(KindTableBatch, o)
 	if o == OK {
 		out.Status = 202
 	}
@@ -817,7 +817,7 @@ func (h *Hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, 
 }
 
 // tbFailing records a batch built to fail on row fails, answered 409.
-func (h *Hist) tbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
+func (h *Hist) TbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
 	s := h.TbBatch(actor, part, stamp, rows, Conflict, call, ret)
 	h.Op(s).In.BatchFails = fails
 	h.Op(s).Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
@@ -830,7 +830,7 @@ func (h *Hist) TbSetup(part string, rows ...string) uint64 {
 }
 
 // tbPage records one OK query page of part; ents are "row=stamp".
-func (h *Hist) tbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
+func (h *Hist) TbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
 	out := Output{Status: 200}
 	for _, e := range ents {
 		row, stamp, _ := strings.Cut(e, "=")
@@ -840,7 +840,7 @@ func (h *Hist) tbPage(actor int, part string, call, ret int64, ents ...string) u
 }
 
 func (h *Hist) TbFinal(part string, ents ...string) uint64 {
-	return h.tbPage(ActorFinal, part, 10_000, 10_010, ents...)
+	return h.TbPage(ActorFinal, part, 10_000, 10_010, ents...)
 }
 
 func TbRows(s ...string) []string { return s }

@@ -45,7 +45,7 @@ func (b *linBuilder) Final(key string, t int64, val, etag string) uint64 {
 // write records a put (or kind) with If-Match ifMatch ("" for none); etag
 // is the new ETag when o is OK.
 func (b *linBuilder) write(actor int, kind, key string, call, ret int64, ifMatch, val string, o Outcome, etag string) uint64 {
-	out := answered(kind, o)
+	out := Answered(kind, o)
 	if o == OK {
 		out.ETag = etag
 	}

@@ -331,7 +331,7 @@ func TestNoLostUpdates(t *testing.T) {
 		}},
 		{"no blob at the end after a refused setup and no increment", func(h *Hist) Want {
 			s := h.Setup(k, "")
-			h.Op(s).Outcome, h.Op(s).Out = Throttled, answered(kindBlobPut, Throttled)
+			h.Op(s).Outcome, h.Op(s).Out = Throttled, Answered(kindBlobPut, Throttled)
 			h.final404(k)
 			return Want{Verdict: Undecided}
 		}},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/batch"
 )
 
 // TestUnknownWritesResolved: the checks that judge writes of unknown outcome
@@ -40,7 +41,7 @@ func TestUnknownBatchesResolved(t *testing.T) {
 	h.TbBatch(0, p, "b1", checks.TbRows("a", "b"), checks.Unknown, 100, 110)
 	h.TbBatch(1, p, "b2", checks.TbRows("c", "d"), checks.Unknown, 100, 110)
 	h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1", "d=setup-p1")
-	r := h.Check(t, checks.BatchAtomicityName)
+	r := h.Check(t, batch.BatchAtomicityName)
 	want := checks.UnknownWrites{Applied: 1, Open: 1}
 	if r.Verdict != checks.Pass || r.Unknown == nil || *r.Unknown != want {
 		t.Errorf("%s, unknown batches %+v, want pass with %+v (%s)", r.Verdict, r.Unknown, want, r.Summary)

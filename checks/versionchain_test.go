@@ -49,7 +49,7 @@ func (b *vcb) read404(actor int, call, ret int64) uint64 {
 }
 
 func (b *vcb) write(actor int, kind string, call, ret int64, in Input, o Outcome, etag string) uint64 {
-	out := answered(kind, o)
+	out := Answered(kind, o)
 	if o == OK {
 		out.Status, out.ETag = 201, etag
 	}

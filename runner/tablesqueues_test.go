@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/batch"
 	"github.com/stormcheck/stormcheck/checks/delivery"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/runner/runtest"
@@ -252,7 +253,7 @@ workloads:
 	for _, r := range res {
 		verdicts[r.Check] = r.Verdict
 	}
-	for _, c := range []string{checks.BatchAtomicityName, checks.SnapshotReadsName, delivery.AtLeastOnceName} {
+	for _, c := range []string{batch.BatchAtomicityName, batch.SnapshotReadsName, delivery.AtLeastOnceName} {
 		if verdicts[c] != checks.Fail {
 			t.Errorf("%s missed the planted violation: %v", c, verdicts[c])
 		}

@@ -1,15 +1,17 @@
-package checks
+package batch
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // SnapshotReadsName is the name scenarios use for the snapshot-reads check.
 const SnapshotReadsName = "snapshot-reads"
 
 func init() {
-	Register(SnapshotReadsName, func() Checker { return NewSnapshotReads() })
+	checks.Register(SnapshotReadsName, func() checks.Checker { return NewSnapshotReads() })
 }
 
 // SnapshotReads checks that one page of a table query never sees part of a
@@ -43,13 +45,13 @@ func NewSnapshotReads() *SnapshotReads { return &SnapshotReads{x: newTBIndex()} 
 func (c *SnapshotReads) Name() string { return SnapshotReadsName }
 
 // Observe implements Checker.
-func (c *SnapshotReads) Observe(op *Op) { c.x.observe(op) }
+func (c *SnapshotReads) Observe(op *checks.Op) { c.x.observe(op) }
 
 // Finish implements Checker.
-func (c *SnapshotReads) Finish() Result {
+func (c *SnapshotReads) Finish() checks.Result {
 	x := c.x
 	x.settle()
-	var v Violations
+	var v checks.Violations
 	var pages, ents, pairs, skipped int
 	parts := map[int32]bool{}
 
@@ -116,36 +118,36 @@ func (c *SnapshotReads) Finish() Result {
 					reported[u] = true
 					v.Add(key, fmt.Sprintf("torn read: one page shows %s on row %q and %s on row %q, but each batch wrote both rows, so each row shows a batch the other overwrote",
 						x.describe(a), x.rowName(x.ents.At(r).row), x.describe(b), x.rowName(s)),
-						Excerpt(x.readExcerpt(int32(ri), r, es), x.batchExcerpt(a), x.batchExcerpt(b))...)
+						checks.Excerpt(x.readExcerpt(int32(ri), r, es), x.batchExcerpt(a), x.batchExcerpt(b))...)
 				}
 			}
 		}
 	}
 
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s with %s in %s, %s of batches compared", Plural(pages, "page", "pages"), Plural(ents, "entity", "entities"),
-		Plural(len(parts), "partition", "partitions"), Plural(pairs, "pair", "pairs"))
+	fmt.Fprintf(&b, "%s with %s in %s, %s of batches compared", checks.Plural(pages, "page", "pages"), checks.Plural(ents, "entity", "entities"),
+		checks.Plural(len(parts), "partition", "partitions"), checks.Plural(pairs, "pair", "pairs"))
 	var undecided []string
 	if pages == 0 {
 		undecided = append(undecided, "nothing to check (no query page with two entities)")
 	}
 	if x.reused > 0 {
-		undecided = append(undecided, Plural(x.reused, "stamp", "stamps")+" reused by several batches")
+		undecided = append(undecided, checks.Plural(x.reused, "stamp", "stamps")+" reused by several batches")
 	}
 	suffix := ""
 	if skipped > 0 {
-		suffix = fmt.Sprintf(" (%s with a stamp batch-atomicity rejects or a repeated row not judged)", Plural(skipped, "entity", "entities"))
+		suffix = fmt.Sprintf(" (%s with a stamp batch-atomicity rejects or a repeated row not judged)", checks.Plural(skipped, "entity", "entities"))
 	}
-	return v.conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).WithDecided(pages).Of(pages)
+	return v.Conclude(SnapshotReadsName, &b, undecided, "every page a consistent snapshot", suffix).WithDecided(pages).Of(pages)
 }
 
 // stale reports that page ri shows newer batch a on entity ea and, on
 // entity eb, a row a also wrote showing batch b, certainly earlier than a.
-func (c *SnapshotReads) stale(v *Violations, key string, ri, a, ea, b, eb int32) {
+func (c *SnapshotReads) stale(v *checks.Violations, key string, ri, a, ea, b, eb int32) {
 	x := c.x
 	v.Add(key, fmt.Sprintf("stale row in one page: row %q shows %s, which also wrote row %q, but that row shows %s, which took effect before %q was sent",
 		x.rowName(x.ents.At(ea).row), x.describe(a), x.rowName(x.ents.At(eb).row), x.describe(b), x.stamp(a)),
-		Excerpt(x.readExcerpt(ri, ea, eb), x.batchExcerpt(a), x.batchExcerpt(b))...)
+		checks.Excerpt(x.readExcerpt(ri, ea, eb), x.batchExcerpt(a), x.batchExcerpt(b))...)
 }
 
 // wroteOne returns one of the entities of the page showing batch a (ents)

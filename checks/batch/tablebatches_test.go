@@ -1,4 +1,4 @@
-package checks
+package batch
 
 import (
 	"fmt"
@@ -7,29 +7,31 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Helpers for table histories: batches stamp rows, pages show "row=stamp".
 
 func TestTableSpan(t *testing.T) {
-	mk := func(o Outcome, call, ret int64) *Op {
-		return &Op{Outcome: o, Call: call, Return: ret, Out: answered(KindTableBatch, o)}
+	mk := func(o checks.Outcome, call, ret int64) *checks.Op {
+		return &checks.Op{Outcome: o, Call: call, Return: ret, Out: checks.Answered(checks.KindTableBatch, o)}
 	}
 	cases := []struct {
 		name        string
-		attempts    []*Op
+		attempts    []*checks.Op
 		read, setup int64
 		lo, hi, by  int64
 		applied     bool
 	}{
-		{"one OK attempt", []*Op{mk(OK, 10, 20)}, tbInf, tbInf, 10, 20, 20, true},
-		{"one OK attempt, read before it returned", []*Op{mk(OK, 10, 20)}, 15, tbInf, 10, 15, 15, true},
-		{"unknown, never read", []*Op{mk(Unknown, 10, 20)}, tbInf, tbInf, 10, tbInf, tbInf, false},
-		{"unknown, read later", []*Op{mk(Unknown, 10, 20)}, 50, tbInf, 10, 50, 50, true},
-		{"unknown then OK retry: the first may land after the second", []*Op{mk(Unknown, 10, 20), mk(OK, 30, 40)}, 35, tbInf, 10, tbInf, 35, true},
-		{"throttled then OK retry", []*Op{mk(Throttled, 10, 20), mk(OK, 30, 40)}, tbInf, tbInf, 30, 40, 40, true},
-		{"refused", []*Op{mk(Conflict, 10, 20)}, tbInf, tbInf, tbInf, 0, tbInf, false},
-		{"setup with an unknown attempt precedes the load", []*Op{mk(Unknown, 1, 2)}, tbInf, 99, 1, 99, tbInf, false},
+		{"one OK attempt", []*checks.Op{mk(checks.OK, 10, 20)}, tbInf, tbInf, 10, 20, 20, true},
+		{"one OK attempt, read before it returned", []*checks.Op{mk(checks.OK, 10, 20)}, 15, tbInf, 10, 15, 15, true},
+		{"unknown, never read", []*checks.Op{mk(checks.Unknown, 10, 20)}, tbInf, tbInf, 10, tbInf, tbInf, false},
+		{"unknown, read later", []*checks.Op{mk(checks.Unknown, 10, 20)}, 50, tbInf, 10, 50, 50, true},
+		{"unknown then OK retry: the first may land after the second", []*checks.Op{mk(checks.Unknown, 10, 20), mk(checks.OK, 30, 40)}, 35, tbInf, 10, tbInf, 35, true},
+		{"throttled then OK retry", []*checks.Op{mk(checks.Throttled, 10, 20), mk(checks.OK, 30, 40)}, tbInf, tbInf, 30, 40, 40, true},
+		{"refused", []*checks.Op{mk(checks.Conflict, 10, 20)}, tbInf, tbInf, tbInf, 0, tbInf, false},
+		{"setup with an unknown attempt precedes the load", []*checks.Op{mk(checks.Unknown, 1, 2)}, tbInf, 99, 1, 99, tbInf, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -54,7 +56,7 @@ func TestTableSpan(t *testing.T) {
 
 func TestTableCheckersRegistered(t *testing.T) {
 	for _, n := range []string{BatchAtomicityName, SnapshotReadsName, MergeReplaceName} {
-		c, err := New(n)
+		c, err := checks.New(n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,13 +114,13 @@ type tbSimBatch struct {
 }
 
 type tbSim struct {
-	ops     []Op
+	ops     []checks.Op
 	batches map[string]*tbSimBatch
 }
 
 func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 	sim := tbSim{batches: map[string]*tbSimBatch{}}
-	var ops []Op
+	var ops []checks.Op
 	var events []tbSimEvent
 	n := 0
 	event := func(e tbSimEvent) {
@@ -134,8 +136,8 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 		for i := range cfg.rows {
 			partRows[part] = append(partRows[part], fmt.Sprintf("r%02d", i))
 		}
-		ops = append(ops, Op{Actor: ActorSetup, Kind: KindTableBatch, Key: part, Attempt: 1, Call: 1, Return: 2,
-			In: Input{Value: "setup-" + part, Rows: partRows[part]}, Out: Output{Status: 202}})
+		ops = append(ops, checks.Op{Actor: checks.ActorSetup, Kind: checks.KindTableBatch, Key: part, Attempt: 1, Call: 1, Return: 2,
+			In: checks.Input{Value: "setup-" + part, Rows: partRows[part]}, Out: checks.Output{Status: 202}})
 		event(tbSimEvent{at: 1, apply: true, part: part, rows: partRows[part], stamp: "setup-" + part})
 		sim.batches["setup-"+part] = &tbSimBatch{part: part, rows: partRows[part], firstCall: 1, ret: 2, onlyOK: true, ok: true}
 	}
@@ -168,12 +170,12 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 						if j == 1 {
 							c, rt = mid, ret
 						}
-						ops = append(ops, Op{Actor: a, Kind: KindTableQuery, Key: part, Attempt: 1, Call: c, Return: rt, Out: Output{Status: 200}})
+						ops = append(ops, checks.Op{Actor: a, Kind: checks.KindTableQuery, Key: part, Attempt: 1, Call: c, Return: rt, Out: checks.Output{Status: 200}})
 						event(tbSimEvent{at: c + r.Int64N(rt-c+1), part: part, rows: pr, page: len(ops) - 1})
 					}
 					continue
 				}
-				ops = append(ops, Op{Actor: a, Kind: KindTableQuery, Key: part, Attempt: 1, Call: call, Return: ret, Out: Output{Status: 200}})
+				ops = append(ops, checks.Op{Actor: a, Kind: checks.KindTableQuery, Key: part, Attempt: 1, Call: call, Return: ret, Out: checks.Output{Status: 200}})
 				event(tbSimEvent{at: call + r.Int64N(ret-call+1), part: part, rows: pageRows, page: len(ops) - 1})
 				continue
 			}
@@ -185,8 +187,8 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 				r.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 				p = &pending{stamp: fmt.Sprintf("a%d-%d", a, i), part: part, rows: all[:1+r.IntN(min(cfg.maxRows, len(all)))], attempt: 1}
 			}
-			op := Op{Actor: a, Kind: KindTableBatch, Key: p.part, Attempt: p.attempt, Call: call, Return: ret,
-				In: Input{Value: p.stamp, Rows: p.rows}}
+			op := checks.Op{Actor: a, Kind: checks.KindTableBatch, Key: p.part, Attempt: p.attempt, Call: call, Return: ret,
+				In: checks.Input{Value: p.stamp, Rows: p.rows}}
 			b := sim.batches[p.stamp]
 			if b == nil {
 				b = &tbSimBatch{part: p.part, rows: p.rows, firstCall: call, ret: ret, onlyOK: true}
@@ -197,17 +199,17 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 			x := r.Float64()
 			switch {
 			case p.attempt == 1 && x < cfg.fails:
-				op.Outcome, op.In.BatchFails = Conflict, p.rows[0]
-				op.Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
+				op.Outcome, op.In.BatchFails = checks.Conflict, p.rows[0]
+				op.Out = checks.Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
 				b.onlyOK = false
 			case x < cfg.fails+cfg.throttle:
-				op.Outcome, op.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+				op.Outcome, op.Out = checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 				b.onlyOK = false
 				if r.Float64() < cfg.retry {
 					retry = &pending{p.stamp, p.part, p.rows, p.attempt + 1}
 				}
 			case x < cfg.fails+cfg.throttle+cfg.unknown:
-				op.Outcome, op.Out = Unknown, Output{Err: "context deadline exceeded"}
+				op.Outcome, op.Out = checks.Unknown, checks.Output{Err: "context deadline exceeded"}
 				b.onlyOK = false
 				if r.IntN(2) == 0 { // applied, possibly after the client gave up
 					at := call + r.Int64N(ret-call+1+cfg.maxLate)
@@ -218,7 +220,7 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 					retry = &pending{p.stamp, p.part, p.rows, p.attempt + 1}
 				}
 			default:
-				op.Outcome, op.Out = OK, Output{Status: 202}
+				op.Outcome, op.Out = checks.OK, checks.Output{Status: 202}
 				b.ok = true
 				event(tbSimEvent{at: call + r.Int64N(ret-call+1), apply: true, part: p.part, rows: p.rows, stamp: p.stamp})
 			}
@@ -238,7 +240,7 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 				continue
 			}
 			c := fcall + int64(j)*10
-			ops = append(ops, Op{Actor: ActorFinal, Kind: KindTableQuery, Key: part, Attempt: 1, Call: c, Return: c + 5, Out: Output{Status: 200}})
+			ops = append(ops, checks.Op{Actor: checks.ActorFinal, Kind: checks.KindTableQuery, Key: part, Attempt: 1, Call: c, Return: c + 5, Out: checks.Output{Status: 200}})
 			event(tbSimEvent{at: c + 1, part: part, rows: pr, page: len(ops) - 1})
 		}
 		fcall += 100
@@ -263,7 +265,7 @@ func simulateTableBatches(r *rand.Rand, cfg tbSimCfg) tbSim {
 			continue
 		}
 		for _, row := range e.rows {
-			ops[e.page].Out.Entities = append(ops[e.page].Out.Entities, Entity{Row: row, Value: state[e.part][row]})
+			ops[e.page].Out.Entities = append(ops[e.page].Out.Entities, checks.Entity{Row: row, Value: state[e.part][row]})
 		}
 	}
 	sort.SliceStable(ops, func(i, j int) bool { return ops[i].Return < ops[j].Return })
@@ -292,12 +294,12 @@ func (s *tbSim) older(stamp, row string) string {
 
 // staleInPage changes, in one page, the stamp of a row s to an older
 // batch's, where the page shows on another row r a batch A that wrote s.
-func (s *tbSim) staleInPage(r *rand.Rand) ([]Op, string, bool) {
+func (s *tbSim) staleInPage(r *rand.Rand) ([]checks.Op, string, bool) {
 	ops := slices.Clone(s.ops)
 	order := r.Perm(len(ops))
 	for _, i := range order {
 		op := &ops[i]
-		if op.Kind != KindTableQuery || len(op.Out.Entities) < 2 {
+		if op.Kind != checks.KindTableQuery || len(op.Out.Entities) < 2 {
 			continue
 		}
 		for _, er := range op.Out.Entities {
@@ -322,11 +324,11 @@ func (s *tbSim) staleInPage(r *rand.Rand) ([]Op, string, bool) {
 
 // dropInFinal reverts, in the final read, one row of an acknowledged batch
 // to an older batch's stamp.
-func (s *tbSim) dropInFinal(r *rand.Rand) ([]Op, string, bool) {
+func (s *tbSim) dropInFinal(r *rand.Rand) ([]checks.Op, string, bool) {
 	ops := slices.Clone(s.ops)
 	for _, i := range r.Perm(len(ops)) {
 		op := &ops[i]
-		if op.Actor != ActorFinal {
+		if op.Actor != checks.ActorFinal {
 			continue
 		}
 		for k, e := range op.Out.Entities {
@@ -355,26 +357,26 @@ func TestTableBatchSimulation(t *testing.T) {
 	for seed := range seeds {
 		cfg := randomTBSimCfg(rand.New(rand.NewPCG(seed, 11)))
 		sim := simulateTableBatches(rand.New(rand.NewPCG(seed, 12)), cfg)
-		for _, r := range Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
-			if r.Verdict != Pass {
-				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, Describe(r))
+		for _, r := range checks.Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
+			if r.Verdict != checks.Pass {
+				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checks.Describe(r))
 			}
 		}
 		mr := rand.New(rand.NewPCG(seed, 13))
 		if ops, what, ok := sim.staleInPage(mr); ok {
 			stale++
-			if r := Run(ops, NewSnapshotReads())[0]; r.Verdict != Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, Describe(r))
+			if r := checks.Run(ops, NewSnapshotReads())[0]; r.Verdict != checks.Fail {
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checks.Describe(r))
 			} else {
-				CheckKinds(t, r)
+				checks.CheckKinds(t, r)
 			}
 		}
 		if ops, what, ok := sim.dropInFinal(mr); ok {
 			dropped++
-			if r := Run(ops, NewBatchAtomicity())[0]; r.Verdict != Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, Describe(r))
+			if r := checks.Run(ops, NewBatchAtomicity())[0]; r.Verdict != checks.Fail {
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checks.Describe(r))
 			} else {
-				CheckKinds(t, r)
+				checks.CheckKinds(t, r)
 			}
 		}
 	}
@@ -387,7 +389,7 @@ func TestTableBatchSimulation(t *testing.T) {
 // tbCheckKeys checks that every violation is filed under the key of the
 // operations that show it: the partition (or entity) of every write in its
 // excerpt, of every read with a key, and of every entity a page shows.
-func tbCheckKeys(t *testing.T, r Result) {
+func tbCheckKeys(t *testing.T, r checks.Result) {
 	t.Helper()
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {

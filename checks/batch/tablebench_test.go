@@ -1,8 +1,10 @@
-package checks
+package batch
 
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // One partition of a thousand rows, pages of up to a thousand entities.
@@ -17,9 +19,9 @@ func BenchmarkTableBatchCheckers(b *testing.B) {
 	b.Logf("%d ops, %d entities read", len(sim.ops), ents)
 	b.ResetTimer()
 	for range b.N {
-		for _, r := range Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
-			if r.Verdict != Pass {
-				b.Fatal(Describe(r))
+		for _, r := range checks.Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
+			if r.Verdict != checks.Pass {
+				b.Fatal(checks.Describe(r))
 			}
 		}
 	}

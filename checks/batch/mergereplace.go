@@ -1,17 +1,19 @@
-package checks
+package batch
 
 import (
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // MergeReplaceName is the name scenarios use for the merge-replace check.
 const MergeReplaceName = "merge-replace"
 
 func init() {
-	Register(MergeReplaceName, func() Checker { return NewMergeReplace() })
+	checks.Register(MergeReplaceName, func() checks.Checker { return NewMergeReplace() })
 }
 
 // MergeReplace checks table.merge-vs-replace: one entity per key, written by
@@ -61,7 +63,7 @@ type mrWrite struct {
 	actor    int
 	replace  bool
 	props    []string // sorted
-	attempts []Op
+	attempts []checks.Op
 	span     tbSpan
 	firsts   int
 	bad      bool // the tag is reused by another write: not judged
@@ -80,7 +82,7 @@ func (w *mrWrite) String() string {
 	case w.replace:
 		what = "replace"
 	}
-	if w.actor == ActorSetup {
+	if w.actor == checks.ActorSetup {
 		what = "setup " + what
 	}
 	if a := tbAttempt(w.attempts); a != nil {
@@ -94,20 +96,20 @@ type mrKey struct {
 	writes        []*mrWrite
 	byTag         map[string]*mrWrite
 	untagged      map[int]*mrWrite // actor -> its last delete or untagged write (retries join it)
-	reads         []Op
+	reads         []checks.Op
 	minActorCall  int64
 	badTags       int
 	noTag         int
 }
 
 // Observe implements Checker.
-func (c *MergeReplace) Observe(op *Op) {
+func (c *MergeReplace) Observe(op *checks.Op) {
 	var replace bool
 	switch op.Kind {
-	case KindTableUpdate, KindTableUpsert, KindTableInsert, KindTableDelete:
+	case checks.KindTableUpdate, checks.KindTableUpsert, checks.KindTableInsert, checks.KindTableDelete:
 		replace = true
-	case KindTableMerge, KindTableUpsertMerge:
-	case KindTableGet:
+	case checks.KindTableMerge, checks.KindTableUpsertMerge:
+	case checks.KindTableGet:
 	default:
 		return
 	}
@@ -120,23 +122,23 @@ func (c *MergeReplace) Observe(op *Op) {
 	if op.Actor >= 0 {
 		k.minActorCall = min(k.minActorCall, op.Call)
 	}
-	cop := CompactOp(op, k.workload, op.Kind, k.key)
-	if op.Kind == KindTableGet {
-		if op.Outcome == OK {
+	cop := checks.CompactOp(op, k.workload, op.Kind, k.key)
+	if op.Kind == checks.KindTableGet {
+		if op.Outcome == checks.OK {
 			k.reads = append(k.reads, cop)
 		}
 		return
 	}
 	props := slices.Clone(op.In.Props)
-	if op.Kind == KindTableDelete {
+	if op.Kind == checks.KindTableDelete {
 		props = nil
 	}
 	slices.Sort(props)
 	props = slices.Compact(props)
 	var w *mrWrite
 	switch tag := op.In.Value; {
-	case op.Kind == KindTableDelete || tag == "":
-		if op.Kind != KindTableDelete {
+	case op.Kind == checks.KindTableDelete || tag == "":
+		if op.Kind != checks.KindTableDelete {
 			k.noTag++
 		}
 		if op.Attempt > 1 {
@@ -169,26 +171,26 @@ type mrTotals struct {
 }
 
 // Finish implements Checker.
-func (c *MergeReplace) Finish() Result {
-	var v Violations
+func (c *MergeReplace) Finish() checks.Result {
+	var v checks.Violations
 	var t mrTotals
 	for _, k := range c.order {
 		k.finish(&v, &t)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s (%d replaces, %d merges, %d unknown), %s", Plural(t.keys, "entity", "entities"),
-		Plural(t.writes, "write", "writes"), t.replaces, t.merges, t.unknown, Plural(t.reads, "read", "reads"))
+	fmt.Fprintf(&b, "%s, %s (%d replaces, %d merges, %d unknown), %s", checks.Plural(t.keys, "entity", "entities"),
+		checks.Plural(t.writes, "write", "writes"), t.replaces, t.merges, t.unknown, checks.Plural(t.reads, "read", "reads"))
 	var undecided []string
 	if t.reads == 0 {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.badTags > 0 {
-		undecided = append(undecided, Plural(t.badTags, "tag", "tags")+" reused by several writes")
+		undecided = append(undecided, checks.Plural(t.badTags, "tag", "tags")+" reused by several writes")
 	}
 	if t.noTag > 0 {
-		undecided = append(undecided, Plural(t.noTag, "write attempt", "write attempts")+" without a tag")
+		undecided = append(undecided, checks.Plural(t.noTag, "write attempt", "write attempts")+" without a tag")
 	}
-	return v.conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
+	return v.Conclude(MergeReplaceName, &b, undecided, "every read explained by the last replace and the merges after it", "").
 		WithDecided(t.reads).Of(t.reads)
 }
 
@@ -238,7 +240,7 @@ type mrProp struct {
 	erasers *mrBest // replaces without p that might have applied: lo -> largest hi
 }
 
-func (k *mrKey) finish(v *Violations, t *mrTotals) {
+func (k *mrKey) finish(v *checks.Violations, t *mrTotals) {
 	t.keys++
 	t.reads += len(k.reads)
 	t.noTag += k.noTag
@@ -293,7 +295,7 @@ func (k *mrKey) finish(v *Violations, t *mrTotals) {
 	}
 	for _, w := range k.writes {
 		end := int64(tbInf)
-		if w.actor == ActorSetup {
+		if w.actor == checks.ActorSetup {
 			end = setupEnd
 		}
 		w.span.settle(end)
@@ -350,11 +352,11 @@ func mrMore(n int) string {
 	if n <= 1 {
 		return ""
 	}
-	return fmt.Sprintf(" (and %s)", Plural(n-1, "more property", "more properties"))
+	return fmt.Sprintf(" (and %s)", checks.Plural(n-1, "more property", "more properties"))
 }
 
 // unexplained: rule 1, one violation per read.
-func (k *mrKey) unexplained(v *Violations, rd *Op, shown []mrShown) {
+func (k *mrKey) unexplained(v *checks.Violations, rd *checks.Op, shown []mrShown) {
 	var first *mrShown
 	n := 0
 	for i := range shown {
@@ -369,7 +371,7 @@ func (k *mrKey) unexplained(v *Violations, rd *Op, shown []mrShown) {
 		return
 	}
 	var msg string
-	var w *Op
+	var w *checks.Op
 	if first.w != nil {
 		w = tbAttempt(first.w.attempts)
 	}
@@ -379,15 +381,15 @@ func (k *mrKey) unexplained(v *Violations, rd *Op, shown []mrShown) {
 	case tbEntRow:
 		msg = fmt.Sprintf("value on a property its write did not set: property %q reads the tag of %s, which wrote only %v", first.prop, first.w, first.w.props)
 	case tbEntRefused:
-		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, Answer(w))
+		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, checks.Answer(w))
 	case tbEntEarly:
 		msg = fmt.Sprintf("value read before it was written: property %q reads the tag of %s, which was sent after the read returned", first.prop, first.w)
 	}
-	v.Add(k.key, msg+mrMore(n), Excerpt(rd, w)...)
+	v.Add(k.key, msg+mrMore(n), checks.Excerpt(rd, w)...)
 }
 
 // replaces: rule 2, one violation per read.
-func (k *mrKey) replaces(v *Violations, rd *Op, shown []mrShown) {
+func (k *mrKey) replaces(v *checks.Violations, rd *checks.Op, shown []mrShown) {
 	var r *mrShown
 	for i := range shown {
 		s := &shown[i]
@@ -400,7 +402,7 @@ func (k *mrKey) replaces(v *Violations, rd *Op, shown []mrShown) {
 		}
 		if s.w != r.w {
 			v.Add(k.key, fmt.Sprintf("two replaces visible: property %q shows %s and property %q shows %s, but the later of them erased the other's values",
-				r.prop, r.w, s.prop, s.w), Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
+				r.prop, r.w, s.prop, s.w), checks.Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 			return
 		}
 	}
@@ -410,7 +412,7 @@ func (k *mrKey) replaces(v *Violations, rd *Op, shown []mrShown) {
 	for _, p := range r.w.props {
 		if _, ok := rd.Out.Props[p]; !ok {
 			v.Add(k.key, fmt.Sprintf("property of a visible replace missing: property %q shows %s, which also wrote %q, but %q is missing (only a later replace could erase it, and that would have erased %q too)",
-				r.prop, r.w, p, p, r.prop), Excerpt(rd, tbAttempt(r.w.attempts))...)
+				r.prop, r.w, p, p, r.prop), checks.Excerpt(rd, tbAttempt(r.w.attempts))...)
 			return
 		}
 	}
@@ -420,13 +422,13 @@ func (k *mrKey) replaces(v *Violations, rd *Op, shown []mrShown) {
 			continue
 		}
 		v.Add(k.key, fmt.Sprintf("a property that neither the last replace nor a later merge wrote: property %q shows %s, which took effect before %s (visible on %q) was sent",
-			s.prop, s.w, r.w, r.prop), Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
+			s.prop, s.w, r.w, r.prop), checks.Excerpt(rd, tbAttempt(r.w.attempts), tbAttempt(s.w.attempts))...)
 		return
 	}
 }
 
 // stale: rule 3, one violation per read.
-func (k *mrKey) stale(v *Violations, rd *Op, shown []mrShown, props map[string]*mrProp) {
+func (k *mrKey) stale(v *checks.Violations, rd *checks.Op, shown []mrShown, props map[string]*mrProp) {
 	for i := range shown {
 		s := &shown[i]
 		pp := props[s.prop]
@@ -442,13 +444,13 @@ func (k *mrKey) stale(v *Violations, rd *Op, shown []mrShown, props map[string]*
 			how = "which erased it"
 		}
 		v.Add(k.key, fmt.Sprintf("stale read: property %q shows %s, but %s, %s, was sent after it returned and took effect before the read was sent",
-			s.prop, s.w, w2, how), Excerpt(rd, tbAttempt(s.w.attempts), tbAttempt(w2.attempts))...)
+			s.prop, s.w, w2, how), checks.Excerpt(rd, tbAttempt(s.w.attempts), tbAttempt(w2.attempts))...)
 		return
 	}
 }
 
 // missing: rule 4, one violation per read.
-func (k *mrKey) missing(v *Violations, rd *Op, names []string, props map[string]*mrProp) {
+func (k *mrKey) missing(v *checks.Violations, rd *checks.Op, names []string, props map[string]*mrProp) {
 	for _, p := range names {
 		if _, ok := rd.Out.Props[p]; ok {
 			continue
@@ -462,7 +464,7 @@ func (k *mrKey) missing(v *Violations, rd *Op, names []string, props map[string]
 			continue // a replace without p may have applied after w
 		}
 		v.Add(k.key, fmt.Sprintf("missing property: the read lacks %q, but %s wrote it and took effect before the read was sent, and no replace without %q could have applied after it",
-			p, w, p), Excerpt(rd, tbAttempt(w.attempts))...)
+			p, w, p), checks.Excerpt(rd, tbAttempt(w.attempts))...)
 		return
 	}
 }

@@ -1,15 +1,17 @@
-package checks
+package batch
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // BatchAtomicityName is the name scenarios use for the batch-atomicity check.
 const BatchAtomicityName = "batch-atomicity"
 
 func init() {
-	Register(BatchAtomicityName, func() Checker { return NewBatchAtomicity() })
+	checks.Register(BatchAtomicityName, func() checks.Checker { return NewBatchAtomicity() })
 }
 
 // BatchAtomicity checks table.batch: an entity group transaction takes
@@ -55,7 +57,7 @@ func NewBatchAtomicity() *BatchAtomicity { return &BatchAtomicity{x: newTBIndex(
 func (c *BatchAtomicity) Name() string { return BatchAtomicityName }
 
 // Observe implements Checker.
-func (c *BatchAtomicity) Observe(op *Op) { c.x.observe(op) }
+func (c *BatchAtomicity) Observe(op *checks.Op) { c.x.observe(op) }
 
 type baTotals struct {
 	parts, batches, committed, unknown, refusedN, readUnknown int
@@ -63,10 +65,10 @@ type baTotals struct {
 }
 
 // Finish implements Checker.
-func (c *BatchAtomicity) Finish() Result {
+func (c *BatchAtomicity) Finish() checks.Result {
 	x := c.x
 	x.settle()
-	var v Violations
+	var v checks.Violations
 	var t baTotals
 	c.visible(&v)
 	c.mustFail(&v)
@@ -97,33 +99,33 @@ func (c *BatchAtomicity) Finish() Result {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, %s (%d committed, %d unknown, %d refused), %s",
-		Plural(t.parts, "partition", "partitions"), Plural(t.batches, "batch", "batches"),
-		t.committed, t.unknown, t.refusedN, Plural(len(x.reads), "read", "reads"))
+		checks.Plural(t.parts, "partition", "partitions"), checks.Plural(t.batches, "batch", "batches"),
+		t.committed, t.unknown, t.refusedN, checks.Plural(len(x.reads), "read", "reads"))
 	if t.readUnknown > 0 {
-		fmt.Fprintf(&b, " (%s of unknown outcome seen applied)", Plural(t.readUnknown, "batch", "batches"))
+		fmt.Fprintf(&b, " (%s of unknown outcome seen applied)", checks.Plural(t.readUnknown, "batch", "batches"))
 	}
 	var undecided []string
 	if t.batches == 0 {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, "no final read of "+Plural(t.noFinal, "partition", "partitions"))
+		undecided = append(undecided, "no final read of "+checks.Plural(t.noFinal, "partition", "partitions"))
 	}
 	if t.absentSkipped > 0 {
-		undecided = append(undecided, Plural(t.absentSkipped, "row", "rows")+" absent from an incomplete final read")
+		undecided = append(undecided, checks.Plural(t.absentSkipped, "row", "rows")+" absent from an incomplete final read")
 	}
 	if x.reused > 0 {
-		undecided = append(undecided, Plural(x.reused, "stamp", "stamps")+" reused by several batches")
+		undecided = append(undecided, checks.Plural(x.reused, "stamp", "stamps")+" reused by several batches")
 	}
 	decided := 0
 	if t.batches > 0 {
 		decided = t.batches + len(x.reads)
 	}
-	r := v.conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").WithDecided(decided).Of(t.batches + len(x.reads))
+	r := v.Conclude(BatchAtomicityName, &b, undecided, "every batch all or nothing", "").WithDecided(decided).Of(t.batches + len(x.reads))
 	if t.unknown > 0 {
 		// A batch of unknown outcome seen on a read took effect; the rest
 		// stay open (all or none is judged either way).
-		r.Unknown = &UnknownWrites{Applied: t.readUnknown, Open: t.unknown - t.readUnknown}
+		r.Unknown = &checks.UnknownWrites{Applied: t.readUnknown, Open: t.unknown - t.readUnknown}
 	}
 	return r
 }
@@ -142,7 +144,7 @@ type baProblemKey struct {
 
 // visible reports stamps read that no batch explains (rule 1), once per
 // stamp and kind, in the order they were first read.
-func (c *BatchAtomicity) visible(v *Violations) {
+func (c *BatchAtomicity) visible(v *checks.Violations) {
 	x := c.x
 	idx := map[baProblemKey]int{}
 	var list []baProblem
@@ -181,26 +183,26 @@ func (c *BatchAtomicity) visible(v *Violations) {
 		switch keys[i].state {
 		case tbEntNobody:
 			v.Add(key, fmt.Sprintf("stamp nobody wrote: row %q shows stamp %q, which no batch of the partition wrote%s", row, stamp, times),
-				Excerpt(rd)...)
+				checks.Excerpt(rd)...)
 		case tbEntRow:
 			v.Add(key, fmt.Sprintf("stamp on a row its batch did not write: row %q shows the stamp of %s, which did not write that row%s",
-				row, x.describe(e.batch), times), Excerpt(rd, x.batchExcerpt(e.batch))...)
+				row, x.describe(e.batch), times), checks.Excerpt(rd, x.batchExcerpt(e.batch))...)
 		case tbEntRefused:
 			b := &x.batches[e.batch]
 			a := x.batchExcerpt(e.batch)
-			why := "answered " + Answer(a)
+			why := "answered " + checks.Answer(a)
 			if a.In.BatchFails != "" {
 				why += fmt.Sprintf(", built to fail on row %q", a.In.BatchFails)
 			}
-			ops := []*Op{rd}
+			ops := []*checks.Op{rd}
 			for j := range b.attempts {
 				ops = append(ops, &b.attempts[j])
 			}
 			v.Add(key, fmt.Sprintf("refused batch visible: row %q shows the stamp of %s, which was %s%s", row, x.describe(e.batch), why, times),
-				Excerpt(ops...)...)
+				checks.Excerpt(ops...)...)
 		case tbEntEarly:
 			v.Add(key, fmt.Sprintf("stamp read before its batch was sent: row %q shows the stamp of %s in a read that returned before it was sent%s",
-				row, x.describe(e.batch), times), Excerpt(rd, x.batchExcerpt(e.batch))...)
+				row, x.describe(e.batch), times), checks.Excerpt(rd, x.batchExcerpt(e.batch))...)
 		}
 	}
 }
@@ -210,7 +212,7 @@ func (c *BatchAtomicity) visible(v *Violations) {
 // written before the batch was sent (the workload never deletes), so the
 // service had to refuse the whole transaction, and acknowledging it means
 // the failing operation was dropped or the batch was not all or nothing.
-func (c *BatchAtomicity) mustFail(v *Violations) {
+func (c *BatchAtomicity) mustFail(v *checks.Violations) {
 	x := c.x
 	for bi := range x.batches {
 		b := &x.batches[bi]
@@ -236,8 +238,8 @@ func (c *BatchAtomicity) mustFail(v *Violations) {
 				continue // w did not write the row: it only tried to insert it
 			}
 			v.Add(x.partIDs.names[b.part], fmt.Sprintf("batch built to fail acknowledged: %s inserts row %q, which %s had written before it was sent, and was answered %s; the whole transaction must be refused",
-				x.describe(int32(bi)), fails, x.describe(int32(wi)), Answer(tbAttempt(b.attempts))),
-				Excerpt(x.batchExcerpt(int32(wi)), x.batchExcerpt(int32(bi)))...)
+				x.describe(int32(bi)), fails, x.describe(int32(wi)), checks.Answer(tbAttempt(b.attempts))),
+				checks.Excerpt(x.batchExcerpt(int32(wi)), x.batchExcerpt(int32(bi)))...)
 			break
 		}
 	}
@@ -254,7 +256,7 @@ type baBad struct {
 }
 
 // final checks every applied batch against the final read (rule 2).
-func (c *BatchAtomicity) Final(v *Violations, t *baTotals) {
+func (c *BatchAtomicity) Final(v *checks.Violations, t *baTotals) {
 	x := c.x
 	final := map[baPR][]baFinalVal{}
 	visibleOn := map[[2]int32]bool{}                 // {final read, batch}
@@ -352,10 +354,10 @@ func (c *BatchAtomicity) Final(v *Violations, t *baTotals) {
 		bi := absent[k]
 		others := ""
 		if n := absentN[k]; n > 1 {
-			others = fmt.Sprintf(" (and %s)", Plural(n-1, "other batch", "other batches"))
+			others = fmt.Sprintf(" (and %s)", checks.Plural(n-1, "other batch", "other batches"))
 		}
 		v.Add(x.partIDs.names[k.part], fmt.Sprintf("committed write lost: row %q is missing from the final read, although %s wrote it%s",
-			x.rowName(k.row), x.describe(bi), others), Excerpt(x.batchExcerpt(bi), x.readExcerpt(firstFinal[k.part]))...)
+			x.rowName(k.row), x.describe(bi), others), checks.Excerpt(x.batchExcerpt(bi), x.readExcerpt(firstFinal[k.part]))...)
 	}
 	t.absentSkipped = len(skipped)
 	t.noFinal = len(noFinal)
@@ -368,7 +370,7 @@ func (c *BatchAtomicity) Final(v *Violations, t *baTotals) {
 
 // reportFinal reports the rows of applied batch bi that show an older batch
 // in the final read; shows is a final entity showing bi ({-1, -1}: none).
-func (c *BatchAtomicity) reportFinal(v *Violations, bi int32, bad []baBad, shows baFinalVal) {
+func (c *BatchAtomicity) reportFinal(v *checks.Violations, bi int32, bad []baBad, shows baFinalVal) {
 	x := c.x
 	b := &x.batches[bi]
 	first := bad[0]
@@ -385,7 +387,7 @@ func (c *BatchAtomicity) reportFinal(v *Violations, bi int32, bad []baBad, shows
 	}
 	page := x.readExcerpt(first.read, mine, first.ent)
 	var msg string
-	var shown *Op
+	var shown *checks.Op
 	switch {
 	case shows.ent >= 0:
 		msg = fmt.Sprintf("half a batch visible in the final read: row %q shows %s but the final read %s",
@@ -397,8 +399,8 @@ func (c *BatchAtomicity) reportFinal(v *Violations, bi int32, bad []baBad, shows
 		msg = fmt.Sprintf("committed write lost: %s was acknowledged but the final read %s", x.describe(bi), seen)
 	default:
 		msg = fmt.Sprintf("half a batch visible: %s (%s) was read on row %q but the final read %s",
-			x.describe(bi), Answer(tbAttempt(b.attempts)), x.rowName(x.ents.At(b.firstEnt).row), seen)
+			x.describe(bi), checks.Answer(tbAttempt(b.attempts)), x.rowName(x.ents.At(b.firstEnt).row), seen)
 		shown = x.readExcerpt(b.firstRead, b.firstEnt)
 	}
-	v.Add(x.partIDs.names[b.part], msg, Excerpt(x.batchExcerpt(bi), page, shown, x.batchExcerpt(e.batch))...)
+	v.Add(x.partIDs.names[b.part], msg, checks.Excerpt(x.batchExcerpt(bi), page, shown, x.batchExcerpt(e.batch))...)
 }

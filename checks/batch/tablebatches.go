@@ -1,10 +1,12 @@
-package checks
+package batch
 
 import (
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // Shared by the table checkers: when a logical write (all its attempts) can
@@ -42,13 +44,13 @@ func newTBSpan() tbSpan {
 }
 
 // attempt records one attempt of the write.
-func (s *tbSpan) attempt(op *Op) {
-	if Refused(op) {
+func (s *tbSpan) attempt(op *checks.Op) {
+	if checks.Refused(op) {
 		return
 	}
 	s.maybe++
 	s.lo = min(s.lo, op.Call)
-	if op.Outcome == OK {
+	if op.Outcome == checks.OK {
 		s.ok = true
 		s.okRet = min(s.okRet, op.Return)
 		s.hi = max(s.hi, op.Return)
@@ -87,17 +89,17 @@ func (s *tbSpan) before(t *tbSpan) bool { return s.maybe > 0 && t.maybe > 0 && s
 
 // tbAttempt picks the attempt of a logical write to show in an excerpt: the
 // acknowledged one, else the first that might have applied, else the first.
-func tbAttempt(attempts []Op) *Op {
+func tbAttempt(attempts []checks.Op) *checks.Op {
 	if len(attempts) == 0 {
 		return nil
 	}
 	for i := range attempts {
-		if attempts[i].Outcome == OK {
+		if attempts[i].Outcome == checks.OK {
 			return &attempts[i]
 		}
 	}
 	for i := range attempts {
-		if !Refused(&attempts[i]) {
+		if !checks.Refused(&attempts[i]) {
 			return &attempts[i]
 		}
 	}
@@ -134,7 +136,7 @@ type tbBatch struct {
 	part, stamp int32
 	actor       int
 	rows        []int32 // sorted row ids
-	attempts    []Op
+	attempts    []checks.Op
 	span        tbSpan
 	firsts      int  // attempts with Attempt <= 1: more than one means a reused stamp
 	bad         bool // the stamp is reused: the batch is not judged
@@ -142,7 +144,7 @@ type tbBatch struct {
 	firstEnt    int32 // the first entity a read showed it on, -1 if none
 }
 
-func (b *tbBatch) Setup() bool { return b.actor == ActorSetup }
+func (b *tbBatch) Setup() bool { return b.actor == checks.ActorSetup }
 
 // writes reports whether the batch wrote row.
 func (b *tbBatch) writes(row int32) bool {
@@ -171,7 +173,7 @@ type tbEnt struct {
 
 // tbRead is one successful read: a query page or a point read.
 type tbRead struct {
-	op       Op // without its entities (they are in tbIndex.ents)
+	op       checks.Op // without its entities (they are in tbIndex.ents)
 	from, to int32
 	page     bool // a table.query page (not a point read)
 	final    bool
@@ -207,7 +209,7 @@ type tbIndex struct {
 	groups   map[tbGroup]int32
 	byStamp  map[tbPS][]int32
 	reads    []tbRead
-	ents     Chunked[tbEnt]
+	ents     checks.Chunked[tbEnt]
 	reused   int // stamps used by several logical batches
 	settled  bool
 	sigBuf   []string
@@ -229,27 +231,27 @@ func (x *tbIndex) part(name string) int32 {
 // table.batch, table.query, and table.get (a point read counts like a
 // one-entity page: its entity in Out.Entities, or its stamp in
 // Out.Props["stamp"] with the row unknown).
-func (x *tbIndex) observe(op *Op) {
+func (x *tbIndex) observe(op *checks.Op) {
 	switch op.Kind {
-	case KindTableBatch:
+	case checks.KindTableBatch:
 		x.observeBatch(op)
-	case KindTableQuery, KindTableGet:
+	case checks.KindTableQuery, checks.KindTableGet:
 		x.observeRead(op)
 	}
 }
 
 // compact copies op to keep until Finish, sharing the strings of its
 // partition p with the other ops kept.
-func (x *tbIndex) compact(op *Op, p int32) Op {
+func (x *tbIndex) compact(op *checks.Op, p int32) checks.Op {
 	if x.workload == "" {
 		x.workload = op.Workload
 	}
-	c := CompactOp(op, x.workload, op.Kind, x.partIDs.names[p])
+	c := checks.CompactOp(op, x.workload, op.Kind, x.partIDs.names[p])
 	c.Out.Entities = nil
 	return c
 }
 
-func (x *tbIndex) observeBatch(op *Op) {
+func (x *tbIndex) observeBatch(op *checks.Op) {
 	p := x.part(op.Key)
 	if op.Actor >= 0 {
 		x.parts[p].minActorCall = min(x.parts[p].minActorCall, op.Call)
@@ -284,20 +286,20 @@ func (x *tbIndex) observeBatch(op *Op) {
 	}
 }
 
-func (x *tbIndex) observeRead(op *Op) {
+func (x *tbIndex) observeRead(op *checks.Op) {
 	p := x.part(op.Key)
 	pt := x.parts[p]
-	final := op.Actor == ActorFinal && op.Kind == KindTableQuery
+	final := op.Actor == checks.ActorFinal && op.Kind == checks.KindTableQuery
 	if op.Actor >= 0 {
 		pt.minActorCall = min(pt.minActorCall, op.Call)
 	}
-	if op.Outcome != OK {
+	if op.Outcome != checks.OK {
 		if final {
 			pt.incomplete = true
 		}
 		return
 	}
-	r := tbRead{op: x.compact(op, p), from: x.ents.Len(), page: op.Kind == KindTableQuery, final: final}
+	r := tbRead{op: x.compact(op, p), from: x.ents.Len(), page: op.Kind == checks.KindTableQuery, final: final}
 	add := func(partName, row, stamp string, known bool) {
 		ep := p
 		if partName != "" && partName != op.Key {
@@ -319,7 +321,7 @@ func (x *tbIndex) observeRead(op *Op) {
 			e := &op.Out.Entities[i]
 			add(e.Partition, e.Row, e.Value, true)
 		}
-	case op.Kind == KindTableGet:
+	case op.Kind == checks.KindTableGet:
 		if s, ok := op.Out.Props["stamp"]; ok {
 			add("", "", s, false)
 		}
@@ -329,7 +331,7 @@ func (x *tbIndex) observeRead(op *Op) {
 		pt.finalCall = min(pt.finalCall, op.Call)
 	}
 	r.to = x.ents.Len()
-	if op.Kind == KindTableGet && r.to == r.from {
+	if op.Kind == checks.KindTableGet && r.to == r.from {
 		return
 	}
 	x.reads = append(x.reads, r)
@@ -435,8 +437,8 @@ func (x *tbIndex) resolve(e *tbEnt, ret int64) tbEntState {
 }
 
 // entity renders an interned entity back for an excerpt.
-func (x *tbIndex) entity(e *tbEnt) Entity {
-	out := Entity{Partition: x.partIDs.names[e.part], Value: x.stamps.names[e.stamp]}
+func (x *tbIndex) entity(e *tbEnt) checks.Entity {
+	out := checks.Entity{Partition: x.partIDs.names[e.part], Value: x.stamps.names[e.stamp]}
 	if e.row >= 0 {
 		out.Row = x.rows.names[e.row]
 	}
@@ -446,7 +448,7 @@ func (x *tbIndex) entity(e *tbEnt) Entity {
 // readExcerpt is read ri for a violation's excerpt, its entities cut down to
 // the ones given (a page of a thousand entities would drown the few that
 // show the violation).
-func (x *tbIndex) readExcerpt(ri int32, ents ...int32) *Op {
+func (x *tbIndex) readExcerpt(ri int32, ents ...int32) *checks.Op {
 	if ri < 0 {
 		return nil
 	}
@@ -461,7 +463,7 @@ func (x *tbIndex) readExcerpt(ri int32, ents ...int32) *Op {
 }
 
 // batchExcerpt is the attempt of batch bi to show (nil for bi < 0).
-func (x *tbIndex) batchExcerpt(bi int32) *Op {
+func (x *tbIndex) batchExcerpt(bi int32) *checks.Op {
 	if bi < 0 {
 		return nil
 	}
