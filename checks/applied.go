@@ -10,8 +10,8 @@ import (
 // Operation kinds the blob checkers read.
 const (
 	KindBlobGet    = "blob.get"
-	kindBlobPut    = "blob.put"
-	kindBlobCreate = "blob.create"
+	KindBlobPut    = "blob.put"
+	KindBlobCreate = "blob.create"
 )
 
 // maxExcerpt bounds the operations one violation carries.
@@ -37,14 +37,14 @@ func MayHaveApplied(op *Op) bool {
 func Refused(op *Op) bool { return op.Outcome != OK && !MayHaveApplied(op) }
 
 // isNotFound reports whether a read found no blob (404 BlobNotFound).
-func isNotFound(op *Op) bool {
+func IsNotFound(op *Op) bool {
 	return op.Outcome != OK && (op.Out.Status == http.StatusNotFound || op.Out.ErrorCode == "BlobNotFound")
 }
 
 // shortValue drops a counter value's padding so that a stored excerpt does
 // not keep payload_bytes of dots alive per operation. The result parses to
 // the same CounterValue; a value it cannot cut safely is kept whole.
-func shortValue(s string) string {
+func ShortValue(s string) string {
 	if len(s) <= 48 {
 		return s
 	}
@@ -71,8 +71,8 @@ func CompactOp(op *Op, workload, kind, key string) Op {
 	if c.Key == key {
 		c.Key = key
 	}
-	c.In.Value = shortValue(c.In.Value)
-	c.Out.Value = shortValue(c.Out.Value)
+	c.In.Value = ShortValue(c.In.Value)
+	c.Out.Value = ShortValue(c.Out.Value)
 	return c
 }
 
@@ -104,7 +104,7 @@ func Plural(n int, one, many string) string {
 // parseCounter is ParseCounterValue without allocating on the usual ASCII
 // value; the tag it returns is a substring of s. Any other input goes
 // through ParseCounterValue, so both accept exactly the same values.
-func parseCounter(s string) (CounterValue, bool) {
+func ParseCounter(s string) (CounterValue, bool) {
 	num, tag, _, ok := counterFields(s)
 	if !ok {
 		v, err := ParseCounterValue(s)

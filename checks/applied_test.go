@@ -14,11 +14,11 @@ func TestParseCounterAgrees(t *testing.T) {
 		"7 a\u00e9 " + long, "\u2003 7 a1-2 " + long, CounterValue{N: 12, Tag: "a3-17"}.Format(200),
 	} {
 		want, err := ParseCounterValue(s)
-		got, ok := parseCounter(s)
+		got, ok := ParseCounter(s)
 		if ok != (err == nil) || ok && got != want {
 			t.Errorf("parseCounter(%q) = %v, %v; ParseCounterValue = %v, %v", s, got, ok, want, err)
 		}
-		short := shortValue(s)
+		short := ShortValue(s)
 		if len(short) > len(s) {
 			t.Errorf("shortValue(%q) grew to %q", s, short)
 		}
@@ -34,13 +34,13 @@ func FuzzParseCounter(f *testing.F) {
 	f.Add(" \t7 x\u00a0y ...")
 	f.Fuzz(func(t *testing.T, s string) {
 		want, err := ParseCounterValue(s)
-		got, ok := parseCounter(s)
+		got, ok := ParseCounter(s)
 		if ok != (err == nil) || ok && got != want {
 			t.Fatalf("parseCounter(%q) = %v, %v; ParseCounterValue = %v, %v", s, got, ok, want, err)
 		}
-		sv, serr := ParseCounterValue(shortValue(s))
+		sv, serr := ParseCounterValue(ShortValue(s))
 		if (serr == nil) != (err == nil) || err == nil && sv != want {
-			t.Fatalf("shortValue(%q) = %q changes the value", s, shortValue(s))
+			t.Fatalf("shortValue(%q) = %q changes the value", s, ShortValue(s))
 		}
 	})
 }

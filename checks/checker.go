@@ -133,7 +133,7 @@ func Names() []string {
 // violations collects violations up to MaxViolations and counts them all,
 // by kind.
 type Violations struct {
-	list  []Violation
+	List  []Violation
 	Total int
 	kinds map[string]int
 }
@@ -144,15 +144,15 @@ func (v *Violations) Add(key, msg string, ops ...Op) { v.AddKind(KindOf(msg), ke
 
 // addKind records a violation of kind.
 func (v *Violations) AddKind(kind, key, msg string, ops ...Op) {
-	v.count(kind, 1)
-	if len(v.list) < MaxViolations {
+	v.Count(kind, 1)
+	if len(v.List) < MaxViolations {
 		sort.Slice(ops, func(i, j int) bool { return ops[i].Seq < ops[j].Seq })
-		v.list = append(v.list, Violation{Kind: kind, Key: key, Message: msg, Ops: ops})
+		v.List = append(v.List, Violation{Kind: kind, Key: key, Message: msg, Ops: ops})
 	}
 }
 
 // count counts n violations of kind without listing them.
-func (v *Violations) count(kind string, n int) {
+func (v *Violations) Count(kind string, n int) {
 	if n <= 0 {
 		return
 	}
@@ -237,7 +237,7 @@ func (r Result) Share() float64 {
 }
 
 func (v *Violations) Result(name, summary string) Result {
-	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.list, Total: v.Total, Kinds: v.kinds}
+	r := Result{Check: name, Verdict: Pass, Summary: summary, Violations: v.List, Total: v.Total, Kinds: v.kinds}
 	if v.Total > 0 {
 		r.Verdict = Fail
 	}

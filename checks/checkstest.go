@@ -28,7 +28,7 @@ import (
 // the test sets them, a call/return window after the previous op's.
 type Hist struct {
 	Ops []Op
-	t   int64
+	T   int64
 }
 
 func NewHist() *Hist { return &Hist{} }
@@ -45,10 +45,10 @@ func (h *Hist) Add(op Op) uint64 {
 		op.Attempt = 1
 	}
 	if op.Call == 0 && op.Return == 0 {
-		h.t += 10
-		op.Call = h.t
-		h.t += 5
-		op.Return = h.t
+		h.T += 10
+		op.Call = h.T
+		h.T += 5
+		op.Return = h.T
 	}
 	op.Intended = op.Call
 	h.Ops = append(h.Ops, op)
@@ -62,12 +62,12 @@ func (h *Hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
 func Answered(kind string, o Outcome) Output {
 	switch o {
 	case OK:
-		if kind == kindBlobCreate {
+		if kind == KindBlobCreate {
 			return Output{Status: 201}
 		}
 		return Output{Status: 200}
 	case Conflict:
-		if kind == kindBlobCreate {
+		if kind == KindBlobCreate {
 			return Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
 		}
 		return Output{Status: 412, ErrorCode: "ConditionNotMet"}
@@ -80,7 +80,7 @@ func Answered(kind string, o Outcome) Output {
 }
 
 func (h *Hist) Setup(key, etag string) uint64 {
-	return h.Add(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: key, In: Input{Value: Cval(0, "setup-1")},
+	return h.Add(Op{Actor: ActorSetup, Kind: KindBlobPut, Key: key, In: Input{Value: Cval(0, "setup-1")},
 		Out: Output{Status: 201, ETag: etag}})
 }
 
@@ -90,21 +90,21 @@ func (h *Hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
 }
 
 // failedGet records a read that did not answer with a value.
-func (h *Hist) failedGet(actor int, key string, o Outcome) uint64 {
+func (h *Hist) FailedGet(actor int, key string, o Outcome) uint64 {
 	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Outcome: o, Out: Answered(KindBlobGet, o)})
 }
 
 // put records an If-Match write of counter n; etag is the new ETag if ok.
 func (h *Hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
-	out := Answered(kindBlobPut, o)
+	out := Answered(KindBlobPut, o)
 	if o == OK {
 		out.Status, out.ETag = 201, etag
 	}
-	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: Cval(n, tag)}, Out: out})
+	return h.Add(Op{Actor: actor, Kind: KindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: Cval(n, tag)}, Out: out})
 }
 
 // rmw records one clean iteration: read n (tag, etag), write n+1 with If-Match.
-func (h *Hist) rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
+func (h *Hist) Rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
 	return h.Get(actor, key, n, readTag, readETag), h.Put(actor, key, readETag, n+1, tag, OK, newETag)
 }
 
@@ -118,33 +118,33 @@ func (h *Hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
 	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: Input{LeaseID: id}, Out: out})
 }
 
-func (h *Hist) leaseGet(actor int, key, id string, n int64, tag string) uint64 {
+func (h *Hist) LeaseGet(actor int, key, id string, n int64, tag string) uint64 {
 	s := h.Get(actor, key, n, tag, "")
 	h.Op(s).In.LeaseID = id
 	return s
 }
 
-func (h *Hist) leasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
-	out := Answered(kindBlobPut, o)
+func (h *Hist) LeasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
+	out := Answered(KindBlobPut, o)
 	if o == OK {
 		out.Status = 201
 	}
-	return h.Add(Op{Actor: actor, Kind: kindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: Cval(n, tag)}, Out: out})
+	return h.Add(Op{Actor: actor, Kind: KindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: Cval(n, tag)}, Out: out})
 }
 
 func (h *Hist) Final(key string, n int64, tag, etag string) uint64 {
 	return h.Get(ActorFinal, key, n, tag, etag)
 }
 
-func (h *Hist) final404(key string) uint64 {
+func (h *Hist) Final404(key string) uint64 {
 	return h.Add(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Outcome: Error,
 		Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
 }
 
 // create records a create-once attempt; call and ret may be 0 for "next".
-func (h *Hist) create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
-	return h.Add(Op{Actor: actor, Kind: kindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: Answered(kindBlobCreate, o)})
+func (h *Hist) Create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
+	return h.Add(Op{Actor: actor, Kind: KindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
+		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: Answered(KindBlobCreate, o)})
 }
 
 // check runs a fresh checker by name over the history.
@@ -270,24 +270,24 @@ const (
 )
 
 // simProbs are the chances of each fate of a write (the rest is normal).
-type simProbs struct {
-	throttle, err, lost, applied, late, t500 float64
-	retry                                    float64 // retry a throttled/unknown write (same value, new tag)
-	badGet                                   float64 // a read times out or is throttled
+type SimProbs struct {
+	Throttle, Err, Lost, Applied, Late, T500 float64
+	Retry                                    float64 // retry a throttled/unknown write (same value, new tag)
+	BadGet                                   float64 // a read times out or is throttled
 }
 
-func randomProbs(r *rand.Rand) simProbs {
+func randomProbs(r *rand.Rand) SimProbs {
 	u := func(max float64) float64 { return r.Float64() * max }
-	return simProbs{throttle: u(0.1), err: u(0.05), lost: u(0.08), applied: u(0.08), late: u(0.08), t500: u(0.04),
-		retry: u(1), badGet: u(0.1)}
+	return SimProbs{Throttle: u(0.1), Err: u(0.05), Lost: u(0.08), Applied: u(0.08), Late: u(0.08), T500: u(0.04),
+		Retry: u(1), BadGet: u(0.1)}
 }
 
-func (p simProbs) writeFate(r *rand.Rand) simFate {
+func (p SimProbs) writeFate(r *rand.Rand) simFate {
 	x := r.Float64()
 	for _, f := range []struct {
 		p    float64
 		fate simFate
-	}{{p.throttle, fThrottle}, {p.err, fError}, {p.lost, fLost}, {p.applied, fApplied}, {p.late, fLate}, {p.t500, f500}} {
+	}{{p.Throttle, fThrottle}, {p.Err, fError}, {p.Lost, fLost}, {p.Applied, fApplied}, {p.Late, fLate}, {p.T500, f500}} {
 		if x < f.p {
 			return f.fate
 		}
@@ -296,8 +296,8 @@ func (p simProbs) writeFate(r *rand.Rand) simFate {
 	return fNormal
 }
 
-func (p simProbs) readFate(r *rand.Rand) simFate {
-	if r.Float64() < p.badGet {
+func (p SimProbs) readFate(r *rand.Rand) simFate {
+	if r.Float64() < p.BadGet {
 		if r.IntN(2) == 0 {
 			return fThrottle
 		}
@@ -440,62 +440,62 @@ func (b *simBlob) bump() {
 	b.etag = "0x" + b.key + "-" + strconv.Itoa(b.ver)
 }
 
-type counterConfig struct {
+type CounterConfig struct {
 	Lease          bool
-	actors, Keys   int
-	iters          int // increments each actor tries
-	pad            int
-	probs          simProbs
+	Actors, Keys   int
+	Iters          int // increments each actor tries
+	Pad            int
+	Probs          SimProbs
 	Inject         bool // drop the effect of one acknowledged first-attempt put
 	injectAfter    int  // ... the first such put after this many acknowledged puts
 	injectedSeq    uint64
-	unknownRecords int
+	UnknownRecords int
 }
 
-func (c counterConfig) String() string {
+func (c CounterConfig) String() string {
 	mode := "etag"
 	if c.Lease {
 		mode = "lease"
 	}
-	return fmt.Sprintf("%s actors=%d keys=%d iters=%d inject=%v probs=%+v", mode, c.actors, c.Keys, c.iters, c.Inject, c.probs)
+	return fmt.Sprintf("%s actors=%d keys=%d iters=%d inject=%v probs=%+v", mode, c.Actors, c.Keys, c.Iters, c.Inject, c.Probs)
 }
 
-func RandomCounterConfig(r *rand.Rand) counterConfig {
-	return counterConfig{
-		Lease: r.IntN(2) == 0, actors: 1 + r.IntN(8), Keys: 1 + r.IntN(3), iters: 5 + r.IntN(30),
-		pad: r.IntN(80), probs: randomProbs(r), injectAfter: r.IntN(6),
+func RandomCounterConfig(r *rand.Rand) CounterConfig {
+	return CounterConfig{
+		Lease: r.IntN(2) == 0, Actors: 1 + r.IntN(8), Keys: 1 + r.IntN(3), Iters: 5 + r.IntN(30),
+		Pad: r.IntN(80), Probs: randomProbs(r), injectAfter: r.IntN(6),
 	}
 }
 
-type counterSim struct {
-	stopAt   int
+type CounterSim struct {
+	StopAt   int
 	e        *simEngine
-	cfg      *counterConfig
+	cfg      *CounterConfig
 	blobs    []*simBlob
 	okPuts   int
-	injected bool
+	Injected bool
 }
 
 // simulateCounter generates one history of a counter workload against a
 // correct service (except for the injected fault, if asked).
-func SimulateCounter(r *rand.Rand, cfg *counterConfig) []Op {
-	return simulateCounterWith(r, cfg, &counterSim{})
+func SimulateCounter(r *rand.Rand, cfg *CounterConfig) []Op {
+	return SimulateCounterWith(r, cfg, &CounterSim{})
 }
 
 // simulateCounterWith runs the simulation on s, which the caller may inspect
 // afterwards (injected) or bound (stopAt: stop issuing after that many ops).
-func simulateCounterWith(r *rand.Rand, cfg *counterConfig, s *counterSim) []Op {
-	s.e, s.cfg = &simEngine{r: r, stopAt: s.stopAt}, cfg
+func SimulateCounterWith(r *rand.Rand, cfg *CounterConfig, s *CounterSim) []Op {
+	s.e, s.cfg = &simEngine{r: r, stopAt: s.StopAt}, cfg
 	for i := range cfg.Keys {
 		b := &simBlob{key: "k" + strconv.Itoa(i), exists: true}
-		b.value = CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.pad)
+		b.value = CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.Pad)
 		b.bump()
 		s.blobs = append(s.blobs, b)
-		s.e.record(&Op{Actor: ActorSetup, Kind: kindBlobPut, Key: b.key, In: Input{Value: b.value}, Out: Output{Status: 201, ETag: b.etag}})
+		s.e.record(&Op{Actor: ActorSetup, Kind: KindBlobPut, Key: b.key, In: Input{Value: b.value}, Out: Output{Status: 201, ETag: b.etag}})
 	}
-	actors := make([]simActor, cfg.actors)
+	actors := make([]simActor, cfg.Actors)
 	for i := range actors {
-		actors[i] = &counterActor{s: s, id: i, left: cfg.iters}
+		actors[i] = &counterActor{s: s, id: i, left: cfg.Iters}
 	}
 	s.e.run(actors)
 	for _, b := range s.blobs {
@@ -503,13 +503,13 @@ func simulateCounterWith(r *rand.Rand, cfg *counterConfig, s *counterSim) []Op {
 	}
 	for i := range s.e.ops {
 		if s.e.ops[i].Outcome == Unknown {
-			cfg.unknownRecords++
+			cfg.UnknownRecords++
 		}
 	}
 	return s.e.ops
 }
 
-func (s *counterSim) blob(key string) *simBlob {
+func (s *CounterSim) blob(key string) *simBlob {
 	for _, b := range s.blobs {
 		if b.key == key {
 			return b
@@ -518,22 +518,22 @@ func (s *counterSim) blob(key string) *simBlob {
 	panic("no blob " + key)
 }
 
-func (s *counterSim) getReq(actor int, key, lease string) *simReq {
+func (s *CounterSim) getReq(actor int, key, lease string) *simReq {
 	b := s.blob(key)
 	return &simReq{
 		op:   Op{Actor: actor, Kind: KindBlobGet, Key: key, In: Input{LeaseID: lease}},
-		fate: s.cfg.probs.readFate(s.e.r),
+		fate: s.cfg.Probs.readFate(s.e.r),
 		effect: func(op *Op, _ bool) {
 			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.etag, Value: b.value}
 		},
 	}
 }
 
-func (s *counterSim) putReq(actor int, key string, in Input, attempt int) *simReq {
+func (s *CounterSim) putReq(actor int, key string, in Input, attempt int) *simReq {
 	b := s.blob(key)
 	return &simReq{
-		op:   Op{Actor: actor, Kind: kindBlobPut, Key: key, In: in, Attempt: attempt},
-		fate: s.cfg.probs.writeFate(s.e.r),
+		op:   Op{Actor: actor, Kind: KindBlobPut, Key: key, In: in, Attempt: attempt},
+		fate: s.cfg.Probs.writeFate(s.e.r),
 		effect: func(op *Op, acked bool) {
 			if in.IfMatch != "" && in.IfMatch != b.etag {
 				op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
@@ -545,9 +545,9 @@ func (s *counterSim) putReq(actor int, key string, in Input, attempt int) *simRe
 			}
 			if acked {
 				s.okPuts++
-				if s.cfg.Inject && !s.injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
+				if s.cfg.Inject && !s.Injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
 					// The fault: acknowledge with a fresh ETag, store nothing.
-					s.injected = true
+					s.Injected = true
 					op.Outcome, op.Out = OK, Output{Status: 201, ETag: "0xlost-" + b.key}
 					return
 				}
@@ -560,10 +560,10 @@ func (s *counterSim) putReq(actor int, key string, in Input, attempt int) *simRe
 	}
 }
 
-func (s *counterSim) leaseReq(actor int, kind, key, id string) *simReq {
+func (s *CounterSim) leaseReq(actor int, kind, key, id string) *simReq {
 	b := s.blob(key)
 	fate := fNormal
-	if s.e.r.Float64() < s.cfg.probs.throttle {
+	if s.e.r.Float64() < s.cfg.Probs.Throttle {
 		fate = fThrottle
 	}
 	return &simReq{
@@ -588,7 +588,7 @@ func (s *counterSim) leaseReq(actor int, kind, key, id string) *simReq {
 // workloads behave: read, write n+1 (retrying a throttled or unknown write
 // with the same counter and a new tag), and under a lease for lease-mutex.
 type counterActor struct {
-	s       *counterSim
+	s       *CounterSim
 	id      int
 	left    int
 	state   int // 0 acquire, 1 get, 2 put, 3 release
@@ -625,7 +625,7 @@ func (a *counterActor) next() *simReq {
 	case 2:
 		in := a.base
 		v, _ := ParseCounterValue(in.Value)
-		in.Value = CounterValue{N: v.N, Tag: a.tag()}.Format(s.cfg.pad)
+		in.Value = CounterValue{N: v.N, Tag: a.tag()}.Format(s.cfg.Pad)
 		return s.putReq(a.id, a.key, in, a.attempt)
 	default:
 		return s.leaseReq(a.id, "blob.lease.release", a.key, a.leaseID)
@@ -663,8 +663,8 @@ func (a *counterActor) Result(op *Op) {
 			a.base.IfMatch = ""
 		}
 		a.state, a.attempt = 2, 1
-	case kindBlobPut:
-		if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.retry {
+	case KindBlobPut:
+		if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.Probs.Retry {
 			a.attempt++
 			return
 		}
@@ -679,7 +679,7 @@ func (a *counterActor) Result(op *Op) {
 type createConfig struct {
 	actors, rounds int
 	pad            int
-	probs          simProbs
+	probs          SimProbs
 	Inject         bool // one 409 becomes a second 201 that overwrites an acknowledged creation
 	injectAfter    int
 }
@@ -748,7 +748,7 @@ func (a *createActor) next() *simReq {
 	a.writes++
 	value := CounterValue{N: int64(a.round), Tag: "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)}.Format(s.cfg.pad)
 	return &simReq{
-		op:   Op{Actor: a.id, Kind: kindBlobCreate, Key: key, Attempt: a.attempt, In: Input{IfNoneMatch: "*", Value: value}},
+		op:   Op{Actor: a.id, Kind: KindBlobCreate, Key: key, Attempt: a.attempt, In: Input{IfNoneMatch: "*", Value: value}},
 		fate: s.cfg.probs.writeFate(s.e.r),
 		effect: func(op *Op, acked bool) {
 			if b.exists {
@@ -773,7 +773,7 @@ func (a *createActor) next() *simReq {
 }
 
 func (a *createActor) Result(op *Op) {
-	if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.retry {
+	if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.Retry {
 		a.attempt++
 		return
 	}

@@ -11,18 +11,18 @@ import (
 // key is judged; a request id is kept as its 16 bytes. An operation with any
 // other field (a blob checker seldom sees one) is kept whole beside. About
 // 130 bytes, against an Op's 624 and its strings.
-type cop struct {
-	seq                  uint64
+type Cop struct {
+	Seq                  uint64
 	intended, call, ret  int64
 	actor, attempt       int32
 	kind, workload       int32 // shared strings
 	errCode, lastMod     int32 // shared strings
 	errText              int32 // shared string (client-side errors repeat)
-	ifMatch, ifNone      int32 // key strings
+	IfMatch, ifNone      int32 // key strings
 	lease, etag          int32 // key strings
-	inVal, outVal        int32 // key values (without their padding)
+	InVal, OutVal        int32 // key values (without their padding)
 	status               uint16
-	outcome              Outcome
+	Outcome              Outcome
 	reqUUID              bool // reqID holds the request id; else it is in strs of the key
 	reqID                [16]byte
 	reqStr               int32 // key string, when the request id is no UUID
@@ -32,14 +32,14 @@ type cop struct {
 }
 
 // mayHaveApplied is mayHaveApplied of the operation c was made from.
-func (c *cop) mayHaveApplied(shared *StrTable) bool {
-	switch c.outcome {
+func (c *Cop) MayHaveApplied(shared *StrTable) bool {
+	switch c.Outcome {
 	case Unknown:
 		return true
 	case OK:
 		return false
 	}
-	return c.status == 500 || shared.str(c.errCode) == "OperationTimedOut"
+	return c.status == 500 || shared.Str(c.errCode) == "OperationTimedOut"
 }
 
 // strTable interns strings as small integers; 0 is "".
@@ -64,7 +64,7 @@ func (t *StrTable) id(s string) int32 {
 	return id
 }
 
-func (t *StrTable) str(id int32) string {
+func (t *StrTable) Str(id int32) string {
 	if id == 0 {
 		return ""
 	}
@@ -73,7 +73,7 @@ func (t *StrTable) str(id int32) string {
 
 // copKey is one key's strings and the few operations kept whole.
 type CopKey struct {
-	strs  StrTable        // ETags, conditions, lease ids (many operations share one)
+	Strs  StrTable        // ETags, conditions, lease ids (many operations share one)
 	vals  Chunked[string] // values, one per kept operation that has one: id-1
 	whole []Op
 }
@@ -83,11 +83,11 @@ func (k *CopKey) val(s string) int32 {
 	if s == "" {
 		return 0
 	}
-	return k.vals.Add(shortValue(s)) + 1
+	return k.vals.Add(ShortValue(s)) + 1
 }
 
 // value is the value of id.
-func (k *CopKey) value(id int32) string {
+func (k *CopKey) Value(id int32) string {
 	if id == 0 {
 		return ""
 	}
@@ -95,16 +95,16 @@ func (k *CopKey) value(id int32) string {
 }
 
 // keep compacts op (values without their padding, as compactOp does).
-func (k *CopKey) Keep(shared *StrTable, op *Op) cop {
-	c := cop{seq: op.Seq, intended: op.Intended, call: op.Call, ret: op.Return, actor: int32(op.Actor), attempt: int32(op.Attempt),
+func (k *CopKey) Keep(shared *StrTable, op *Op) Cop {
+	c := Cop{Seq: op.Seq, intended: op.Intended, call: op.Call, ret: op.Return, actor: int32(op.Actor), attempt: int32(op.Attempt),
 		kind: shared.id(op.Kind), workload: shared.id(op.Workload), errCode: shared.id(op.Out.ErrorCode),
 		lastMod: shared.id(op.Out.LastModified), errText: shared.id(op.Out.Err),
 		ifModSince: shared.id(op.In.IfModifiedSince), ifUnmSin: shared.id(op.In.IfUnmodifiedSince),
-		ifMatch: k.strs.id(op.In.IfMatch), ifNone: k.strs.id(op.In.IfNoneMatch), lease: k.strs.id(op.In.LeaseID),
-		etag: k.strs.id(op.Out.ETag), inVal: k.val(op.In.Value), outVal: k.val(op.Out.Value),
-		status: uint16(op.Out.Status), outcome: op.Outcome, inBytes: op.In.Bytes, outBytes: op.Out.Bytes, whole: -1}
-	if !parseUUID(op.Out.RequestID, &c.reqID) {
-		c.reqStr = k.strs.id(op.Out.RequestID)
+		IfMatch: k.Strs.id(op.In.IfMatch), ifNone: k.Strs.id(op.In.IfNoneMatch), lease: k.Strs.id(op.In.LeaseID),
+		etag: k.Strs.id(op.Out.ETag), InVal: k.val(op.In.Value), OutVal: k.val(op.Out.Value),
+		status: uint16(op.Out.Status), Outcome: op.Outcome, inBytes: op.In.Bytes, outBytes: op.Out.Bytes, whole: -1}
+	if !ParseUUID(op.Out.RequestID, &c.reqID) {
+		c.reqStr = k.Strs.id(op.Out.RequestID)
 	} else {
 		c.reqUUID = true
 	}
@@ -116,21 +116,21 @@ func (k *CopKey) Keep(shared *StrTable, op *Op) cop {
 }
 
 // op rebuilds the operation c was made from (values without padding).
-func (k *CopKey) Op(shared *StrTable, key string, c *cop) Op {
+func (k *CopKey) Op(shared *StrTable, key string, c *Cop) Op {
 	if c.whole >= 0 {
 		return k.whole[c.whole]
 	}
-	o := Op{Seq: c.seq, Actor: int(c.actor), Workload: shared.str(c.workload), Kind: shared.str(c.kind), Key: key,
-		Attempt: int(c.attempt), Intended: c.intended, Call: c.call, Return: c.ret, Outcome: c.outcome}
-	o.In = Input{IfMatch: k.strs.str(c.ifMatch), IfNoneMatch: k.strs.str(c.ifNone), LeaseID: k.strs.str(c.lease),
-		IfModifiedSince: shared.str(c.ifModSince), IfUnmodifiedSince: shared.str(c.ifUnmSin),
-		Value: k.value(c.inVal), Bytes: c.inBytes}
-	o.Out = Output{Status: int(c.status), ErrorCode: shared.str(c.errCode), ETag: k.strs.str(c.etag),
-		Value: k.value(c.outVal), LastModified: shared.str(c.lastMod), Err: shared.str(c.errText), Bytes: c.outBytes}
+	o := Op{Seq: c.Seq, Actor: int(c.actor), Workload: shared.Str(c.workload), Kind: shared.Str(c.kind), Key: key,
+		Attempt: int(c.attempt), Intended: c.intended, Call: c.call, Return: c.ret, Outcome: c.Outcome}
+	o.In = Input{IfMatch: k.Strs.Str(c.IfMatch), IfNoneMatch: k.Strs.Str(c.ifNone), LeaseID: k.Strs.Str(c.lease),
+		IfModifiedSince: shared.Str(c.ifModSince), IfUnmodifiedSince: shared.Str(c.ifUnmSin),
+		Value: k.Value(c.InVal), Bytes: c.inBytes}
+	o.Out = Output{Status: int(c.status), ErrorCode: shared.Str(c.errCode), ETag: k.Strs.Str(c.etag),
+		Value: k.Value(c.OutVal), LastModified: shared.Str(c.lastMod), Err: shared.Str(c.errText), Bytes: c.outBytes}
 	if c.reqUUID {
-		o.Out.RequestID = formatUUID(&c.reqID)
+		o.Out.RequestID = FormatUUID(&c.reqID)
 	} else {
-		o.Out.RequestID = k.strs.str(c.reqStr)
+		o.Out.RequestID = k.Strs.Str(c.reqStr)
 	}
 	return o
 }
@@ -148,7 +148,7 @@ func hasOtherFields(op *Op) bool {
 // parseUUID reads a lower-case, hyphenated UUID (as Azure and Azurite
 // write request ids); anything else is not one, so that formatUUID gives
 // back exactly what was read.
-func parseUUID(s string, b *[16]byte) bool {
+func ParseUUID(s string, b *[16]byte) bool {
 	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
 		return false
 	}
@@ -169,7 +169,7 @@ func parseUUID(s string, b *[16]byte) bool {
 	return err == nil
 }
 
-func formatUUID(b *[16]byte) string {
+func FormatUUID(b *[16]byte) string {
 	var out [36]byte
 	hex.Encode(out[0:8], b[0:4])
 	out[8] = '-'

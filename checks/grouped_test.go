@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // feedGrouped feeds ops to c one group of keys at a time, as
@@ -35,9 +36,9 @@ func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 		mk   func() checks.KeyLocal
 	}
 	counterChecks := []named{
-		{checks.NoLostUpdatesName, func() checks.KeyLocal { return checks.NewNoLostUpdates() }},
-		{checks.VersionChainName, func() checks.KeyLocal { return checks.NewVersionChain() }},
-		{checks.LinearizableName, func() checks.KeyLocal { return checks.NewLinearizable() }},
+		{consistency.NoLostUpdatesName, func() checks.KeyLocal { return consistency.NewNoLostUpdates() }},
+		{consistency.VersionChainName, func() checks.KeyLocal { return consistency.NewVersionChain() }},
+		{consistency.LinearizableName, func() checks.KeyLocal { return consistency.NewLinearizable() }},
 	}
 	fails := map[string]int{}
 	for seed := range uint64(60) {
@@ -49,7 +50,7 @@ func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 				whole := checks.Run(ops, c.mk())[0]
 				grouped := feedGrouped(ops, c.mk(), 3)
 				if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total ||
-					c.name != checks.LinearizableName && whole.Summary != grouped.Summary {
+					c.name != consistency.LinearizableName && whole.Summary != grouped.Summary {
 					t.Fatalf("seed %d inject %v %s:\nwhole:   %s %d %s\ngrouped: %s %d %s", seed, inject, c.name,
 						whole.Verdict, whole.Total, whole.Summary, grouped.Verdict, grouped.Total, grouped.Summary)
 				}
@@ -61,16 +62,16 @@ func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 		ccfg := checks.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
 		ccfg.Inject = seed%2 == 1
 		ops, _ := checks.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
-		whole := checks.Run(ops, checks.NewSingleWinner())[0]
-		grouped := feedGrouped(ops, checks.NewSingleWinner(), 4)
+		whole := checks.Run(ops, consistency.NewSingleWinner())[0]
+		grouped := feedGrouped(ops, consistency.NewSingleWinner(), 4)
 		if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total || whole.Summary != grouped.Summary {
 			t.Fatalf("seed %d single-winner:\nwhole:   %s\ngrouped: %s", seed, whole.Summary, grouped.Summary)
 		}
 		if whole.Verdict == checks.Fail {
-			fails[checks.SingleWinnerName]++
+			fails[consistency.SingleWinnerName]++
 		}
 	}
-	for _, name := range []string{checks.NoLostUpdatesName, checks.VersionChainName, checks.LinearizableName, checks.SingleWinnerName} {
+	for _, name := range []string{consistency.NoLostUpdatesName, consistency.VersionChainName, consistency.LinearizableName, consistency.SingleWinnerName} {
 		if fails[name] < 10 {
 			t.Errorf("%s failed only %d histories: the planted violations must show, grouped or not", name, fails[name])
 		}

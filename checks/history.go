@@ -246,7 +246,7 @@ func (o *Op) String() string {
 		s += " lease=" + o.In.LeaseID
 	}
 	if o.In.Value != "" {
-		s += fmt.Sprintf(" write=%q", shortValue(o.In.Value))
+		s += fmt.Sprintf(" write=%q", ShortValue(o.In.Value))
 	}
 	if len(o.In.Props) > 0 {
 		s += " props=" + strings.Join(o.In.Props, ",")
@@ -277,7 +277,7 @@ func (o *Op) String() string {
 		s += " etag=" + o.Out.ETag
 	}
 	if o.Out.Value != "" {
-		s += fmt.Sprintf(" read=%q", shortValue(o.Out.Value))
+		s += fmt.Sprintf(" read=%q", ShortValue(o.Out.Value))
 	}
 	if len(o.Out.Props) > 0 {
 		s += " read=" + formatProps(o.Out.Props)

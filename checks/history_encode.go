@@ -56,23 +56,23 @@ func (o *Op) AppendJSONLine(b []byte) []byte {
 
 func (in *Input) appendJSON(b []byte) []byte {
 	f := fields{b: append(b, '{')}
-	f.str("if_match", in.IfMatch)
-	f.str("if_none_match", in.IfNoneMatch)
-	f.str("if_modified_since", in.IfModifiedSince)
-	f.str("if_unmodified_since", in.IfUnmodifiedSince)
-	f.str("lease_id", in.LeaseID)
-	f.str("proposed_lease_id", in.ProposedLeaseID)
+	f.Str("if_match", in.IfMatch)
+	f.Str("if_none_match", in.IfNoneMatch)
+	f.Str("if_modified_since", in.IfModifiedSince)
+	f.Str("if_unmodified_since", in.IfUnmodifiedSince)
+	f.Str("lease_id", in.LeaseID)
+	f.Str("proposed_lease_id", in.ProposedLeaseID)
 	f.int("lease_duration", int64(in.LeaseDuration))
 	f.ptr("break_period", in.BreakPeriod)
-	f.str("value", in.Value)
+	f.Str("value", in.Value)
 	f.strs("props", in.Props)
 	f.strs("rows", in.Rows)
-	f.str("batch_fails", in.BatchFails)
-	f.str("message_id", in.MessageID)
-	f.str("pop_receipt", in.PopReceipt)
+	f.Str("batch_fails", in.BatchFails)
+	f.Str("message_id", in.MessageID)
+	f.Str("pop_receipt", in.PopReceipt)
 	f.ptr("visibility", in.Visibility)
 	f.int("num_messages", int64(in.NumMessages))
-	f.str("filter", in.Filter)
+	f.Str("filter", in.Filter)
 	f.strs("select", in.Select)
 	f.int("bytes", in.Bytes)
 	return append(f.b, '}')
@@ -81,11 +81,11 @@ func (in *Input) appendJSON(b []byte) []byte {
 func (out *Output) appendJSON(b []byte) []byte {
 	f := fields{b: append(b, '{')}
 	f.int("status", int64(out.Status))
-	f.str("error_code", out.ErrorCode)
-	f.str("etag", out.ETag)
-	f.str("request_id", out.RequestID)
-	f.str("value", out.Value)
-	f.str("last_modified", out.LastModified)
+	f.Str("error_code", out.ErrorCode)
+	f.Str("etag", out.ETag)
+	f.Str("request_id", out.RequestID)
+	f.Str("value", out.Value)
+	f.Str("last_modified", out.LastModified)
 	f.ptr("lease_time", out.LeaseTime)
 	if len(out.Props) > 0 {
 		f.name("props")
@@ -114,11 +114,11 @@ func (out *Output) appendJSON(b []byte) []byte {
 			}
 			e := &out.Entities[i]
 			g := fields{b: append(f.b, '{')}
-			g.str("pk", e.Partition)
+			g.Str("pk", e.Partition)
 			g.name("rk")
 			g.b = appendJSONString(g.b, e.Row)
-			g.str("etag", e.ETag)
-			g.str("value", e.Value)
+			g.Str("etag", e.ETag)
+			g.Str("value", e.Value)
 			f.b = append(g.b, '}')
 		}
 		f.b = append(f.b, ']')
@@ -135,20 +135,20 @@ func (out *Output) appendJSON(b []byte) []byte {
 			g := fields{b: append(f.b, '{')}
 			g.name("id")
 			g.b = appendJSONString(g.b, m.ID)
-			g.str("pop_receipt", m.PopReceipt)
+			g.Str("pop_receipt", m.PopReceipt)
 			g.int("dequeue_count", m.DequeueCount)
-			g.str("next_visible", m.NextVisible)
-			g.str("text", m.Text)
+			g.Str("next_visible", m.NextVisible)
+			g.Str("text", m.Text)
 			f.b = append(g.b, '}')
 		}
 		f.b = append(f.b, ']')
 	}
-	f.str("message_id", out.MessageID)
-	f.str("pop_receipt", out.PopReceipt)
-	f.str("next_visible", out.NextVisible)
+	f.Str("message_id", out.MessageID)
+	f.Str("pop_receipt", out.PopReceipt)
+	f.Str("next_visible", out.NextVisible)
 	f.int("bytes", out.Bytes)
-	f.str("err", out.Err)
-	f.str("fault", out.Fault)
+	f.Str("err", out.Err)
+	f.Str("fault", out.Fault)
 	if out.Done {
 		f.name("done")
 		f.b = append(f.b, "true"...)
@@ -171,7 +171,7 @@ func (f *fields) name(n string) {
 	f.b = append(append(append(f.b, '"'), n...), `":`...)
 }
 
-func (f *fields) str(n, v string) {
+func (f *fields) Str(n, v string) {
 	if v != "" {
 		f.name(n)
 		f.b = appendJSONString(f.b, v)

@@ -40,20 +40,27 @@ const (
 // register workloads write the same single property every time.
 var register = map[string]string{
 	KindTableGet:         KindBlobGet,
-	KindTableInsert:      kindBlobCreate,
-	KindTableUpdate:      kindBlobPut,
-	KindTableMerge:       kindBlobPut,
-	KindTableUpsert:      kindBlobPut,
-	KindTableUpsertMerge: kindBlobPut,
-	KindTableDelete:      kindBlobDelete,
+	KindTableInsert:      KindBlobCreate,
+	KindTableUpdate:      KindBlobPut,
+	KindTableMerge:       KindBlobPut,
+	KindTableUpsert:      KindBlobPut,
+	KindTableUpsertMerge: KindBlobPut,
+	KindTableDelete:      KindBlobDelete,
 }
 
 // canon returns the blob operation kind a register checker reads kind as:
 // the kind itself for blob operations, its register equivalent for table
 // entity operations, "" for anything else the register checkers ignore.
-func canon(kind string) string {
+func Canon(kind string) string {
 	if c, ok := register[kind]; ok {
 		return c
 	}
 	return kind
 }
+
+// Operation kinds the linearizable checker reads besides get, put and create.
+const (
+	KindBlobCommit  = "blob.commit"
+	KindBlobSetMeta = "blob.setmeta"
+	KindBlobDelete  = "blob.delete"
+)

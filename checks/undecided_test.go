@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 	"github.com/stormcheck/stormcheck/checks/lease"
 )
 
@@ -50,7 +51,7 @@ func TestDecidedCountsJudgedOperations(t *testing.T) {
 	h.Put(0, "k", `"e0"`, 1, "a-1", checks.OK, `"e1"`)
 	h.Put(1, "k", `"e0"`, 1, "b-1", checks.Conflict, "")
 	h.Final("k", 1, "a-1", `"e1"`)
-	for _, name := range []string{checks.NoLostUpdatesName, checks.VersionChainName, checks.LinearizableName} {
+	for _, name := range []string{consistency.NoLostUpdatesName, consistency.VersionChainName, consistency.LinearizableName} {
 		c, _ := checks.New(name)
 		for i := range h.Ops {
 			op := h.Ops[i]
@@ -94,12 +95,12 @@ func TestShareDecided(t *testing.T) {
 	}
 	// linearizable decides a key as a whole: an unknown write nothing
 	// read is immaterial to it.
-	for _, name := range []string{checks.VersionChainName, checks.LinearizableName} {
+	for _, name := range []string{consistency.VersionChainName, consistency.LinearizableName} {
 		s, o := run(name, settled.Ops), run(name, open.Ops)
 		if s.Judgeable != s.Decided || s.Share() != 1 {
 			t.Errorf("%s settled: %d of %d decided, want all", name, s.Decided, s.Judgeable)
 		}
-		if name != checks.LinearizableName && (o.Judgeable <= o.Decided || o.Share() >= 1) {
+		if name != consistency.LinearizableName && (o.Judgeable <= o.Decided || o.Share() >= 1) {
 			t.Errorf("%s with an open write: %d of %d decided (%q), want fewer than judgeable", name, o.Decided, o.Judgeable, o.Summary)
 		}
 	}

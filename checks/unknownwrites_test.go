@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/checks/batch"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // TestUnknownWritesResolved: the checks that judge writes of unknown outcome
@@ -20,7 +21,7 @@ func TestUnknownWritesResolved(t *testing.T) {
 	h.Put(1, "k", `"e2"`, 3, "b-3", checks.Unknown, "") // nothing settles it
 	h.Final("k", 2, "a-2", `"e2"`)
 	want := checks.UnknownWrites{Applied: 1, NotApplied: 1, Open: 1}
-	for _, name := range []string{checks.NoLostUpdatesName, checks.VersionChainName} {
+	for _, name := range []string{consistency.NoLostUpdatesName, consistency.VersionChainName} {
 		c, _ := checks.New(name)
 		r := checks.Run(h.Ops, c)[0]
 		if r.Verdict == checks.Fail {

@@ -28,16 +28,16 @@ func (v CounterValue) Format(pad int) string {
 func ParseCounterValue(s string) (CounterValue, error) {
 	f := strings.Fields(s)
 	if len(f) < 2 {
-		return CounterValue{}, fmt.Errorf("counter value %q: want \"<n> <tag>\"", trim(s))
+		return CounterValue{}, fmt.Errorf("counter value %q: want \"<n> <tag>\"", Trim(s))
 	}
 	n, err := strconv.ParseInt(f[0], 10, 64)
 	if err != nil {
-		return CounterValue{}, fmt.Errorf("counter value %q: %v", trim(s), err)
+		return CounterValue{}, fmt.Errorf("counter value %q: %v", Trim(s), err)
 	}
 	return CounterValue{N: n, Tag: f[1]}, nil
 }
 
-func trim(s string) string {
+func Trim(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "..."
 	}

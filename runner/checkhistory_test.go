@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 	"github.com/stormcheck/stormcheck/internal/synthhist"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -35,8 +36,8 @@ func writeSynthetic(t testing.TB, dir string, cfg synthhist.Config) (string, *sc
 func TestCheckHistoryInKeyGroups(t *testing.T) {
 	// Verdicts must not depend on how fast this machine searches: give
 	// porcupine all the time it needs (it needs well under a second here).
-	defer func(b time.Duration) { checks.LinearizableBudget = b }(checks.LinearizableBudget)
-	checks.LinearizableBudget = time.Hour
+	defer func(b time.Duration) { consistency.LinearizableBudget = b }(consistency.LinearizableBudget)
+	consistency.LinearizableBudget = time.Hour
 	for _, plant := range []bool{false, true} {
 		dir := t.TempDir()
 		cfg := synthhist.Config{Ops: 12_000, CounterKeys: 120, LWWKeys: 60, Seed: 3, PlantFork: plant}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 	"github.com/stormcheck/stormcheck/runner/runtest"
 )
 
@@ -138,7 +139,7 @@ func TestRetriesWriteNewValuesAndReadFirst(t *testing.T) {
 // mismatch" on the commit workload is taken as that finding; any other
 // violation, or one on another workload, still fails.
 func azuriteTornCommitRead(r checks.Result) bool {
-	if r.Check != checks.VersionChainName || r.Workload != "commit" || len(r.Violations) == 0 {
+	if r.Check != consistency.VersionChainName || r.Workload != "commit" || len(r.Violations) == 0 {
 		return false
 	}
 	for _, v := range r.Violations {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // BatchAtomicityName is the name scenarios use for the batch-atomicity check.
@@ -190,7 +191,7 @@ func (c *BatchAtomicity) visible(v *checks.Violations) {
 		case tbEntRefused:
 			b := &x.batches[e.batch]
 			a := x.batchExcerpt(e.batch)
-			why := "answered " + checks.Answer(a)
+			why := "answered " + consistency.Answer(a)
 			if a.In.BatchFails != "" {
 				why += fmt.Sprintf(", built to fail on row %q", a.In.BatchFails)
 			}
@@ -238,7 +239,7 @@ func (c *BatchAtomicity) mustFail(v *checks.Violations) {
 				continue // w did not write the row: it only tried to insert it
 			}
 			v.Add(x.partIDs.names[b.part], fmt.Sprintf("batch built to fail acknowledged: %s inserts row %q, which %s had written before it was sent, and was answered %s; the whole transaction must be refused",
-				x.describe(int32(bi)), fails, x.describe(int32(wi)), checks.Answer(tbAttempt(b.attempts))),
+				x.describe(int32(bi)), fails, x.describe(int32(wi)), consistency.Answer(tbAttempt(b.attempts))),
 				checks.Excerpt(x.batchExcerpt(int32(wi)), x.batchExcerpt(int32(bi)))...)
 			break
 		}
@@ -399,7 +400,7 @@ func (c *BatchAtomicity) reportFinal(v *checks.Violations, bi int32, bad []baBad
 		msg = fmt.Sprintf("committed write lost: %s was acknowledged but the final read %s", x.describe(bi), seen)
 	default:
 		msg = fmt.Sprintf("half a batch visible: %s (%s) was read on row %q but the final read %s",
-			x.describe(bi), checks.Answer(tbAttempt(b.attempts)), x.rowName(x.ents.At(b.firstEnt).row), seen)
+			x.describe(bi), consistency.Answer(tbAttempt(b.attempts)), x.rowName(x.ents.At(b.firstEnt).row), seen)
 		shown = x.readExcerpt(b.firstRead, b.firstEnt)
 	}
 	v.Add(x.partIDs.names[b.part], msg, checks.Excerpt(x.batchExcerpt(bi), page, shown, x.batchExcerpt(e.batch))...)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // MergeReplaceName is the name scenarios use for the merge-replace check.
@@ -381,7 +382,7 @@ func (k *mrKey) unexplained(v *checks.Violations, rd *checks.Op, shown []mrShown
 	case tbEntRow:
 		msg = fmt.Sprintf("value on a property its write did not set: property %q reads the tag of %s, which wrote only %v", first.prop, first.w, first.w.props)
 	case tbEntRefused:
-		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, checks.Answer(w))
+		msg = fmt.Sprintf("refused write visible: property %q reads the tag of %s, which was answered %s", first.prop, first.w, consistency.Answer(w))
 	case tbEntEarly:
 		msg = fmt.Sprintf("value read before it was written: property %q reads the tag of %s, which was sent after the read returned", first.prop, first.w)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // AtLeastOnceName is the name scenarios use for the at-least-once check.
@@ -319,7 +320,7 @@ func (q *aloQueue) finish(v *checks.Violations, t *aloTotals) {
 		case !p.acked && !p.maybe:
 			t.unexpected++
 			v.Add(q.key, fmt.Sprintf("a refused put was delivered: %s (text %q) was delivered but every put of its text was refused (%s)",
-				m.first.msgs[0].ID, qShortText(m.text), checks.Answer(q.show(p.rec))), checks.Excerpt(q.show(p.rec), q.show(m.first))...)
+				m.first.msgs[0].ID, qShortText(m.text), consistency.Answer(q.show(p.rec))), checks.Excerpt(q.show(p.rec), q.show(m.first))...)
 		default:
 			p.found = true
 		}

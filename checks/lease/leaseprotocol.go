@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
 // LeaseProtocolName is the name scenarios use for the lease-protocol check.
@@ -214,7 +215,7 @@ func (m *leaseModel) judgeLeaseCall(t *leaseProtoTotals, i int, act leaseAction)
 		how = "was"
 	}
 	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, checks.Answer(op), how, c, describeAllowed(allowed, act, 409)),
+		name, consistency.Answer(op), how, c, describeAllowed(allowed, act, 409)),
 		m.evidenceOps(i, c.evidence...))
 }
 
@@ -293,7 +294,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 			if m.sp == containerLeaseSpace {
 				what = "only Delete Container needs the lease"
 			}
-			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, checks.Answer(op), what),
+			m.flag(i, kindOverEnforced, fmt.Sprintf("%s was refused (%s): %s, the service over-enforced it", name, consistency.Answer(op), what),
 				m.evidenceOps(i))
 		}
 		return
@@ -307,7 +308,7 @@ func (m *leaseModel) judgeDataCall(t *leaseProtoTotals, i int) {
 		how = "was"
 	}
 	m.flag(i, kindWrongState, fmt.Sprintf("%s was answered %s while the lease %s %s; the documented answer there is %s",
-		name, checks.Answer(op), how, c, describeAllowed(allowed, laNone, 412)),
+		name, consistency.Answer(op), how, c, describeAllowed(allowed, laNone, 412)),
 		m.evidenceOps(i, c.evidence...))
 }
 

@@ -1,15 +1,17 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // SingleWinnerName is the name scenarios use for the single-winner check.
 const SingleWinnerName = "single-winner"
 
 func init() {
-	Register(SingleWinnerName, func() Checker { return NewSingleWinner() })
+	checks.Register(SingleWinnerName, func() checks.Checker { return NewSingleWinner() })
 }
 
 // SingleWinner checks blob.create-once: per round key, "blob.create" with
@@ -28,7 +30,7 @@ func init() {
 type SingleWinner struct {
 	rounds map[string]*swRound
 	order  []*swRound
-	v      Violations // of the rounds judged so far (EndGroup)
+	v      checks.Violations // of the rounds judged so far (EndGroup)
 	t      swTotals
 }
 
@@ -42,14 +44,14 @@ func (c *SingleWinner) Name() string { return SingleWinnerName }
 
 type swRound struct {
 	key, workload string
-	attempts      []Op
-	final         *Op // the last final read that answered (a value or 404)
+	attempts      []checks.Op
+	final         *checks.Op // the last final read that answered (a value or 404)
 }
 
 // Observe implements Checker.
-func (c *SingleWinner) Observe(op *Op) {
-	isCreate := canon(op.Kind) == kindBlobCreate
-	isFinal := canon(op.Kind) == KindBlobGet && op.Actor == ActorFinal
+func (c *SingleWinner) Observe(op *checks.Op) {
+	isCreate := checks.Canon(op.Kind) == checks.KindBlobCreate
+	isFinal := checks.Canon(op.Kind) == checks.KindBlobGet && op.Actor == checks.ActorFinal
 	if !isCreate && !isFinal {
 		return
 	}
@@ -61,9 +63,9 @@ func (c *SingleWinner) Observe(op *Op) {
 	}
 	switch {
 	case isCreate:
-		r.attempts = append(r.attempts, CompactOp(op, r.workload, kindBlobCreate, r.key))
-	case op.Outcome == OK || isNotFound(op):
-		f := CompactOp(op, r.workload, KindBlobGet, r.key)
+		r.attempts = append(r.attempts, checks.CompactOp(op, r.workload, checks.KindBlobCreate, r.key))
+	case op.Outcome == checks.OK || checks.IsNotFound(op):
+		f := checks.CompactOp(op, r.workload, checks.KindBlobGet, r.key)
 		r.final = &f
 	}
 }
@@ -84,24 +86,24 @@ func (c *SingleWinner) EndGroup() {
 }
 
 // Finish implements Checker.
-func (c *SingleWinner) Finish() Result {
+func (c *SingleWinner) Finish() checks.Result {
 	c.EndGroup()
 	v, t := &c.v, &c.t
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s, %d unknown", Plural(t.rounds, "round", "rounds"), Plural(t.attempts, "attempt", "attempts"), t.unknown)
+	fmt.Fprintf(&b, "%s, %s, %d unknown", checks.Plural(t.rounds, "round", "rounds"), checks.Plural(t.attempts, "attempt", "attempts"), t.unknown)
 	var undecided []string
 	if t.rounds == 0 {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, "no final read of "+Plural(t.noFinal, "round", "rounds"))
+		undecided = append(undecided, "no final read of "+checks.Plural(t.noFinal, "round", "rounds"))
 	}
 	if t.malformed > 0 {
-		undecided = append(undecided, Plural(t.malformed, "attempt", "attempts")+" with no counter value or a reused tag")
+		undecided = append(undecided, checks.Plural(t.malformed, "attempt", "attempts")+" with no counter value or a reused tag")
 	}
 	switch {
 	case v.Total > 0:
-		b.WriteString(": " + Plural(v.Total, "violation", "violations"))
+		b.WriteString(": " + checks.Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	case t.created == t.rounds:
@@ -110,8 +112,8 @@ func (c *SingleWinner) Finish() Result {
 		fmt.Fprintf(&b, ": at most one creator per round (%d never created)", t.rounds-t.created)
 	}
 	r := v.Result(SingleWinnerName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
+	if r.Verdict == checks.Pass && len(undecided) > 0 {
+		r.Verdict = checks.Undecided
 	}
 	if t.rounds == t.noFinal {
 		return r.WithDecided(0).Of(t.attempts + t.rounds)
@@ -119,12 +121,12 @@ func (c *SingleWinner) Finish() Result {
 	return r.WithDecided(t.attempts + t.rounds - t.noFinal).Of(t.attempts + t.rounds)
 }
 
-func (r *swRound) finish(v *Violations, t *swTotals) {
+func (r *swRound) finish(v *checks.Violations, t *swTotals) {
 	t.rounds++
 	t.attempts += len(r.attempts)
 	before := v.Total
 
-	var oks, maybes, conflicts []*Op
+	var oks, maybes, conflicts []*checks.Op
 	type written struct {
 		n int64
 		i int
@@ -132,18 +134,18 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 	byTag := make(map[string]written, len(r.attempts))
 	for i := range r.attempts {
 		a := &r.attempts[i]
-		cv, err := ParseCounterValue(a.In.Value)
+		cv, err := checks.ParseCounterValue(a.In.Value)
 		if _, dup := byTag[cv.Tag]; err != nil || dup {
 			t.malformed++
 		} else {
 			byTag[cv.Tag] = written{cv.N, i}
 		}
 		switch {
-		case a.Outcome == OK:
+		case a.Outcome == checks.OK:
 			oks = append(oks, a)
-		case MayHaveApplied(a):
+		case checks.MayHaveApplied(a):
 			maybes = append(maybes, a)
-		case a.Outcome == Conflict:
+		case a.Outcome == checks.Conflict:
 			conflicts = append(conflicts, a)
 		}
 	}
@@ -151,31 +153,31 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 
 	if len(oks) > 1 {
 		v.AddKind("two creates succeeded", r.key, fmt.Sprintf("%d creates of one blob succeeded (201): #%d and #%d were both told they created it", len(oks), oks[0].Seq, oks[1].Seq),
-			Excerpt(oks...)...)
+			checks.Excerpt(oks...)...)
 	}
 
 	// The attempt whose value the blob holds.
-	var creator *Op
+	var creator *checks.Op
 	if len(oks) == 1 {
 		creator = oks[0]
 	}
-	if r.final != nil && r.final.Outcome == OK {
-		fv, err := ParseCounterValue(r.final.Out.Value)
+	if r.final != nil && r.final.Outcome == checks.OK {
+		fv, err := checks.ParseCounterValue(r.final.Out.Value)
 		w, found := byTag[fv.Tag]
 		switch {
 		case err != nil || !found || w.n != fv.N:
-			v.Add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), Excerpt(r.final)...)
+			v.Add(r.key, fmt.Sprintf("final value belongs to no create attempt of this round: %q", r.final.Out.Value), checks.Excerpt(r.final)...)
 			creator = nil
 		default:
 			a := &r.attempts[w.i]
 			switch {
 			case len(oks) == 1 && a != oks[0]:
 				v.AddKind("the blob holds another attempt's value", r.key, fmt.Sprintf("the blob holds the value of #%d (%s), but #%d was told it created it", a.Seq, Answer(a), oks[0].Seq),
-					Excerpt(oks[0], a, r.final)...)
+					checks.Excerpt(oks[0], a, r.final)...)
 				creator = nil
-			case len(oks) == 0 && Refused(a):
+			case len(oks) == 0 && checks.Refused(a):
 				v.Add(r.key, fmt.Sprintf("a refused create took effect: the blob holds the value of #%d, which was answered %s", a.Seq, Answer(a)),
-					Excerpt(a, r.final)...)
+					checks.Excerpt(a, r.final)...)
 				creator = nil
 			case len(oks) <= 1:
 				creator = a
@@ -183,19 +185,19 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 		}
 	}
 
-	first := func(ops []*Op, n int) []*Op { return ops[:min(n, len(ops))] }
+	first := func(ops []*checks.Op, n int) []*checks.Op { return ops[:min(n, len(ops))] }
 	if len(oks) == 0 && len(conflicts) > 0 && len(maybes) == 0 {
 		v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: no 201 and no attempt with an unknown outcome among %d", len(r.attempts)),
-			Excerpt(append(first(conflicts, 2), r.final)...)...)
+			checks.Excerpt(append(first(conflicts, 2), r.final)...)...)
 	}
-	if r.final != nil && isNotFound(r.final) && v.Total == before {
+	if r.final != nil && checks.IsNotFound(r.final) && v.Total == before {
 		switch {
 		case len(oks) > 0:
 			v.Add(r.key, fmt.Sprintf("a created blob vanished: #%d was answered 201 but the final read found no blob", oks[0].Seq),
-				Excerpt(oks[0], r.final)...)
+				checks.Excerpt(oks[0], r.final)...)
 		case len(conflicts) > 0:
 			v.AddKind("409 BlobAlreadyExists but no blob", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) but the final read found no blob", conflicts[0].Seq),
-				Excerpt(conflicts[0], r.final)...)
+				checks.Excerpt(conflicts[0], r.final)...)
 		}
 	}
 
@@ -212,7 +214,7 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 		case creator != nil:
 			if c0.Return < creator.Call {
 				v.AddKind("409 BlobAlreadyExists before the create", r.key, fmt.Sprintf("409 BlobAlreadyExists (#%d) returned before the creating attempt #%d was sent", c0.Seq, creator.Seq),
-					Excerpt(c0, creator)...)
+					checks.Excerpt(c0, creator)...)
 			}
 		case len(oks) == 0:
 			m0 := maybes[0]
@@ -223,7 +225,7 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 			}
 			if c0.Return < m0.Call {
 				v.Add(r.key, fmt.Sprintf("409 BlobAlreadyExists but no attempt created it: #%d returned before any attempt that could have created the blob was sent (first: #%d)", c0.Seq, m0.Seq),
-					Excerpt(c0, m0)...)
+					checks.Excerpt(c0, m0)...)
 			}
 		}
 	}
@@ -231,7 +233,7 @@ func (r *swRound) finish(v *Violations, t *swTotals) {
 	switch {
 	case r.final == nil:
 		t.noFinal++
-	case len(oks) > 0 || len(conflicts) > 0 || r.final.Outcome == OK:
+	case len(oks) > 0 || len(conflicts) > 0 || r.final.Outcome == checks.OK:
 		t.created++
 	}
 }

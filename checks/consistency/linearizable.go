@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // LinearizableName is the name scenarios use for the linearizable check.
@@ -33,7 +34,7 @@ var (
 const linFirstPrefix = 2048
 
 func init() {
-	Register(LinearizableName, func() Checker { return NewLinearizable() })
+	checks.Register(LinearizableName, func() checks.Checker { return NewLinearizable() })
 }
 
 // Linearizable checks that every blob behaved as one atomic register with
@@ -76,7 +77,7 @@ func (c *Linearizable) Name() string { return LinearizableName }
 
 type linKey struct {
 	key, workload string
-	ops           []Op // compacted; nil once the key is too large
+	ops           []checks.Op // compacted; nil once the key is too large
 	n             int
 	actors        map[int]struct{}
 	tooLarge      bool
@@ -85,8 +86,8 @@ type linKey struct {
 }
 
 // Observe implements Checker.
-func (c *Linearizable) Observe(op *Op) {
-	deleted := canon(op.Kind) == kindBlobDelete && op.Outcome != Conflict && !Refused(op)
+func (c *Linearizable) Observe(op *checks.Op) {
+	deleted := checks.Canon(op.Kind) == checks.KindBlobDelete && op.Outcome != checks.Conflict && !checks.Refused(op)
 	if !linRelevant(op.Kind) && !deleted {
 		return
 	}
@@ -104,7 +105,7 @@ func (c *Linearizable) Observe(op *Op) {
 	if op.Actor >= 0 {
 		k.actors[op.Actor] = struct{}{}
 	}
-	cop := CompactOp(op, k.workload, op.Kind, k.key)
+	cop := checks.CompactOp(op, k.workload, op.Kind, k.key)
 	if k.tooLarge {
 		k.vc.Observe(&cop)
 		return
@@ -129,13 +130,13 @@ type linOutcome struct {
 	k       *linKey
 	h       *linHist // while it is checked
 	stats   linStats
-	verdict Verdict
+	verdict checks.Verdict
 	why     string // for an undecided key
 	took    time.Duration
-	vio     *Violation
+	vio     *checks.Violation
 	name    string // the artifact's name
 	html    []byte
-	vc      *Result // version-chain's result on a key too large for porcupine
+	vc      *checks.Result // version-chain's result on a key too large for porcupine
 }
 
 // Groups implements KeyLocal: the budget is shared out evenly among the
@@ -143,7 +144,7 @@ type linOutcome struct {
 func (c *Linearizable) Groups(n int) { c.groups = n }
 
 // Finish implements Checker.
-func (c *Linearizable) Finish() Result {
+func (c *Linearizable) Finish() checks.Result {
 	c.EndGroup()
 	return c.Result(c.outs)
 }
@@ -168,14 +169,14 @@ func (c *Linearizable) EndGroup() {
 		switch {
 		case k.deleted:
 			k.ops, k.vc = nil, nil
-			outs[i].verdict = Undecided
+			outs[i].verdict = checks.Undecided
 			outs[i].why = "the blob was deleted, and the model has no delete"
 			continue
 		case k.tooLarge:
 			r := k.vc.Finish()
 			k.vc = nil
 			outs[i].vc, outs[i].verdict = &r, r.Verdict
-			if r.Verdict == Undecided {
+			if r.Verdict == checks.Undecided {
 				outs[i].why = "too large for porcupine, and version-chain could not decide it: " + r.Summary
 			}
 			continue
@@ -197,11 +198,11 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 	k := o.k
 	o.h = linPrepare(k.key, k.ops, len(k.actors))
 	if len(o.h.ops) == 0 {
-		o.verdict = Pass
+		o.verdict = checks.Pass
 		return
 	}
 	if share <= 0 {
-		o.verdict, o.why = Undecided, "the budget ran out before porcupine could start on it"
+		o.verdict, o.why = checks.Undecided, "the budget ran out before porcupine could start on it"
 		return
 	}
 	t0 := time.Now()
@@ -256,7 +257,7 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 			continue
 		}
 		if rest <= 0 {
-			o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
+			o.verdict, o.why = checks.Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
 			return
 		}
 		switch porcupine.CheckOperationsTimeout(o.h.model(o.h.init, st.ops), o.h.operations(st.ops), rest) {
@@ -265,12 +266,12 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 			return
 		case porcupine.Ok:
 			if whole {
-				o.verdict = Pass
+				o.verdict = checks.Pass
 				return
 			}
 		case porcupine.Unknown:
 			if whole {
-				o.verdict, o.why = Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
+				o.verdict, o.why = checks.Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
 				return
 			}
 			stuck = true
@@ -285,7 +286,7 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 // more: a failure may take twice the budget, a pass or an undecided key
 // never more than it.
 func (o *linOutcome) fail(c *Linearizable, ops []*linOp, what string, took, left time.Duration) {
-	o.verdict = Fail
+	o.verdict = checks.Fail
 	model := o.h.model(o.h.init, ops)
 	again := linTimeout(max(left-took, min(3*took+100*time.Millisecond, c.Budget)))
 	_, info := porcupine.CheckOperationsVerbose(model, o.h.operations(ops), again)
@@ -306,8 +307,8 @@ func linRound(d time.Duration) time.Duration {
 	return d.Round(time.Microsecond)
 }
 
-func (c *Linearizable) Result(outs []*linOutcome) Result {
-	var v Violations
+func (c *Linearizable) Result(outs []*linOutcome) checks.Result {
+	var v checks.Violations
 	artifacts := map[string][]byte{}
 	var st linStats
 	var failed, undecided []string
@@ -320,13 +321,13 @@ func (c *Linearizable) Result(outs []*linOutcome) Result {
 		st.unknownKept += o.stats.unknownKept
 		st.ops += o.k.n
 		switch o.verdict {
-		case Pass:
+		case checks.Pass:
 			passed++
 			decided += o.k.n
 			if o.vc != nil {
 				byVC++
 			}
-		case Fail:
+		case checks.Fail:
 			failed = append(failed, o.k.key)
 			decided += o.k.n
 			if o.vc != nil {
@@ -336,7 +337,7 @@ func (c *Linearizable) Result(outs []*linOutcome) Result {
 					listed[x.Kind]++
 				}
 				for k, n := range o.vc.Kinds {
-					v.count(k, n-listed[k])
+					v.Count(k, n-listed[k])
 				}
 				continue
 			}
@@ -345,7 +346,7 @@ func (c *Linearizable) Result(outs []*linOutcome) Result {
 				artifacts[o.name] = o.html
 			}
 		default:
-			why := fmt.Sprintf("%s (%s: %s, %s)", o.k.key, o.why, Plural(o.k.n, "op", "ops"), Plural(len(o.k.actors), "actor", "actors"))
+			why := fmt.Sprintf("%s (%s: %s, %s)", o.k.key, o.why, checks.Plural(o.k.n, "op", "ops"), checks.Plural(len(o.k.actors), "actor", "actors"))
 			undecided = append(undecided, why)
 		}
 	}
@@ -353,10 +354,10 @@ func (c *Linearizable) Result(outs []*linOutcome) Result {
 	if len(outs) == 0 {
 		b.WriteString("no blob reads or writes in the history: undecided, nothing to check")
 	} else {
-		fmt.Fprintf(&b, "%s, %s", Plural(len(outs), "key", "keys"), Plural(st.ops, "op", "ops"))
+		fmt.Fprintf(&b, "%s, %s", checks.Plural(len(outs), "key", "keys"), checks.Plural(st.ops, "op", "ops"))
 		fmt.Fprintf(&b, " (pre-pass: %s verified and stripped, %s resolved by a read, %s dropped as immaterial, %s left to search)",
-			Plural(st.stripped, "refusal", "refusals"), Plural(st.resolved, "unknown write", "unknown writes"),
-			Plural(st.unknownDropped, "unknown write", "unknown writes"), Plural(st.unknownKept, "unknown", "unknowns"))
+			checks.Plural(st.stripped, "refusal", "refusals"), checks.Plural(st.resolved, "unknown write", "unknown writes"),
+			checks.Plural(st.unknownDropped, "unknown write", "unknown writes"), checks.Plural(st.unknownKept, "unknown", "unknowns"))
 		fmt.Fprintf(&b, ": %d linearizable", passed)
 		if byVC > 0 {
 			fmt.Fprintf(&b, " (%d of them too large for porcupine, decided by version-chain)", byVC)
@@ -369,8 +370,8 @@ func (c *Linearizable) Result(outs []*linOutcome) Result {
 		}
 	}
 	r := v.Result(LinearizableName, b.String())
-	if r.Verdict == Pass && (len(undecided) > 0 || len(outs) == 0) {
-		r.Verdict = Undecided
+	if r.Verdict == checks.Pass && (len(undecided) > 0 || len(outs) == 0) {
+		r.Verdict = checks.Undecided
 	}
 	if len(artifacts) > 0 {
 		r.Artifacts = artifacts

@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // BenchmarkCheckersCompared checks the same histories of one blob, from the
@@ -31,7 +33,7 @@ func BenchmarkCheckersCompared(b *testing.B) {
 			for _, violation := range []bool{false, true} {
 				var (
 					once sync.Once
-					ops  []Op
+					ops  []checks.Op
 				)
 				gen := func() {
 					once.Do(func() {
@@ -45,18 +47,18 @@ func BenchmarkCheckersCompared(b *testing.B) {
 				}
 				name := fmt.Sprintf("ops=%s/actors=%d/%s", linCount(n), actors, label)
 				b.Run(name+"/version-chain", func(b *testing.B) {
-					if _, err := New("version-chain"); err != nil {
+					if _, err := checks.New("version-chain"); err != nil {
 						b.Skip("version-chain is not registered yet")
 					}
 					gen()
-					linBenchChecker(b, ops, violation, func() Checker { c, _ := New("version-chain"); return c })
+					linBenchChecker(b, ops, violation, func() checks.Checker { c, _ := checks.New("version-chain"); return c })
 				})
 				b.Run(name+"/porcupine", func(b *testing.B) {
 					if n > 100_000 {
 						b.Skip("porcupine is not tried above 100k operations")
 					}
 					gen()
-					linBenchChecker(b, ops, violation, func() Checker {
+					linBenchChecker(b, ops, violation, func() checks.Checker {
 						c := NewLinearizable()
 						c.Budget, c.MaxOps, c.MaxActors = 20*time.Second, 1<<30, 1<<30
 						return c
@@ -80,7 +82,7 @@ func linCount(n int) string {
 
 // linBenchChecker runs fresh checkers over ops b.N times and reports the last
 // verdict and the peak live heap.
-func linBenchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) {
+func linBenchChecker(b *testing.B, ops []checks.Op, violation bool, mk func() checks.Checker) {
 	b.ReportAllocs()
 	runtime.GC()
 	base := linLiveHeap()
@@ -99,17 +101,17 @@ func linBenchChecker(b *testing.B, ops []Op, violation bool, mk func() Checker) 
 			}
 		}
 	}()
-	var r Result
+	var r checks.Result
 	b.ResetTimer()
 	for range b.N {
-		r = Run(ops, mk())[0]
+		r = checks.Run(ops, mk())[0]
 	}
 	b.StopTimer()
 	close(stop)
 	<-done
 	peak = max(peak, linLiveHeap())
 	b.ReportMetric(float64(peak-base)/(1<<20), "peak-MB")
-	for _, v := range []Verdict{Pass, Fail, Undecided} {
+	for _, v := range []checks.Verdict{checks.Pass, checks.Fail, checks.Undecided} {
 		if r.Verdict == v {
 			b.ReportMetric(1, string(v))
 		}

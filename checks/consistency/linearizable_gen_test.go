@@ -1,9 +1,11 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // A generator of register histories for the linearizable checker's property
@@ -85,7 +87,7 @@ const (
 )
 
 type linGenReq struct {
-	op   Op
+	op   checks.Op
 	fate linGenFate
 	b    *linGenBlob
 	ver  int // the version it made, if any
@@ -103,20 +105,20 @@ type linGen struct {
 	r        *rand.Rand
 	cfg      linGenConfig
 	blobs    []*linGenBlob
-	ops      []Op
+	ops      []checks.Op
 	clock    int64
 	injected bool
 	orphans  []*linGenReq
 }
 
 // linGenerate returns a history and whether the fault was injected.
-func linGenerate(r *rand.Rand, cfg linGenConfig) ([]Op, bool) {
-	g := &linGen{r: r, cfg: cfg, ops: make([]Op, 0, cfg.keys*cfg.ops+2*cfg.keys+cfg.actors)}
+func linGenerate(r *rand.Rand, cfg linGenConfig) ([]checks.Op, bool) {
+	g := &linGen{r: r, cfg: cfg, ops: make([]checks.Op, 0, cfg.keys*cfg.ops+2*cfg.keys+cfg.actors)}
 	for i := range cfg.keys {
 		b := &linGenBlob{key: "k" + strconv.Itoa(i), val: "setup-" + strconv.Itoa(i)}
 		b.bump()
 		g.clock++
-		g.record(&Op{Actor: ActorSetup, Kind: kindBlobPut, Key: b.key, Call: g.clock, In: Input{Value: b.val}, Out: Output{Status: 201, ETag: b.etag}})
+		g.record(&checks.Op{Actor: checks.ActorSetup, Kind: checks.KindBlobPut, Key: b.key, Call: g.clock, In: checks.Input{Value: b.val}, Out: checks.Output{Status: 201, ETag: b.etag}})
 		b.writerRet = g.clock
 		g.blobs = append(g.blobs, b)
 	}
@@ -158,7 +160,7 @@ func linGenerate(r *rand.Rand, cfg linGenConfig) ([]Op, bool) {
 		default:
 			q := a.req
 			op := g.record(&q.op)
-			if q.fate == gNormal && op.Outcome == OK && q.ver > 0 && q.b.ver == q.ver {
+			if q.fate == gNormal && op.Outcome == checks.OK && q.ver > 0 && q.b.ver == q.ver {
 				q.b.writerRet = g.clock
 			}
 			if q.fate == gLate {
@@ -170,12 +172,12 @@ func linGenerate(r *rand.Rand, cfg linGenConfig) ([]Op, bool) {
 	}
 	for _, b := range g.blobs {
 		g.clock++
-		g.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: b.key, Call: g.clock, Out: Output{Status: 200, ETag: b.etag, Value: b.val}})
+		g.record(&checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: b.key, Call: g.clock, Out: checks.Output{Status: 200, ETag: b.etag, Value: b.val}})
 	}
 	return g.ops, g.injected
 }
 
-func (g *linGen) record(op *Op) *Op {
+func (g *linGen) record(op *checks.Op) *checks.Op {
 	op.Seq = uint64(len(g.ops) + 1)
 	op.Workload = "gen"
 	if op.Attempt == 0 {
@@ -193,10 +195,10 @@ func (g *linGen) record(op *Op) *Op {
 func (g *linGen) next(a *linGenActor) *linGenReq {
 	b := g.blobs[g.r.IntN(len(g.blobs))]
 	c, have := a.cache[b.key]
-	q := &linGenReq{b: b, op: Op{Actor: a.id, Key: b.key}}
+	q := &linGenReq{b: b, op: checks.Op{Actor: a.id, Key: b.key}}
 	x := g.r.Float64()
 	if !have || a.needRead[b.key] || x < g.cfg.readFrac {
-		q.op.Kind = KindBlobGet
+		q.op.Kind = checks.KindBlobGet
 		if have && g.r.Float64() < g.cfg.cond304 {
 			q.op.In.IfNoneMatch = c[1]
 		}
@@ -207,9 +209,9 @@ func (g *linGen) next(a *linGenActor) *linGenReq {
 		}
 		return q
 	}
-	q.op.Kind = kindBlobPut
+	q.op.Kind = checks.KindBlobPut
 	if x < g.cfg.readFrac+g.cfg.setmetaFrac {
-		q.op.Kind = kindBlobSetMeta
+		q.op.Kind = checks.KindBlobSetMeta
 	} else {
 		a.writes++
 		q.op.In.Value = "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)
@@ -233,31 +235,31 @@ func (g *linGen) decide(q *linGenReq) {
 	case gNormal:
 		g.effect(q, op, true)
 	case gThrottle:
-		op.Outcome, op.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+		op.Outcome, op.Out = checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 	case gApplied:
 		tmp := *op
 		g.effect(q, &tmp, false)
 		fallthrough
 	default:
-		op.Outcome, op.Out = Unknown, Output{Err: "context deadline exceeded"}
+		op.Outcome, op.Out = checks.Unknown, checks.Output{Err: "context deadline exceeded"}
 	}
 }
 
 // effect applies a request to the simulated blob and fills its answer.
-func (g *linGen) effect(q *linGenReq, op *Op, acked bool) {
+func (g *linGen) effect(q *linGenReq, op *checks.Op, acked bool) {
 	b := q.b
 	may := acked && !g.injected && len(g.ops) >= g.cfg.faultAfter
-	if op.Kind == KindBlobGet {
+	if op.Kind == checks.KindBlobGet {
 		if may && g.cfg.fault == linStaleRead && b.prevTag != "" && b.writerRet >= 0 && b.writerRet < op.Call {
 			g.injected = true
-			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.prevTag, Value: b.prevVal}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 200, ETag: b.prevTag, Value: b.prevVal}
 			return
 		}
 		if op.In.IfNoneMatch != "" && op.In.IfNoneMatch == b.etag {
-			op.Outcome, op.Out = OK, Output{Status: 304, ETag: b.etag}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 304, ETag: b.etag}
 			return
 		}
-		op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.etag, Value: b.val}
+		op.Outcome, op.Out = checks.OK, checks.Output{Status: 200, ETag: b.etag, Value: b.val}
 		return
 	}
 	holds := op.In.IfMatch == "" || op.In.IfMatch == b.etag
@@ -267,20 +269,20 @@ func (g *linGen) effect(q *linGenReq, op *Op, acked bool) {
 		// replaced: two writes succeed on one base.
 		g.injected = true
 	case !holds:
-		op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+		op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
 		return
 	case may && g.cfg.fault == linSpurious412 && op.In.IfMatch != "" && b.writerRet >= 0 && b.writerRet < op.Call:
 		g.injected = true
-		op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+		op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
 		return
 	case may && g.cfg.fault == linLostAck:
 		g.injected = true
 		b.lost++
-		op.Outcome, op.Out = OK, Output{Status: 201, ETag: "0xlost-" + b.key + "-" + strconv.Itoa(b.lost)}
+		op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: "0xlost-" + b.key + "-" + strconv.Itoa(b.lost)}
 		return
 	}
 	b.prevVal, b.prevTag = b.val, b.etag
-	if op.Kind != kindBlobSetMeta {
+	if op.Kind != checks.KindBlobSetMeta {
 		b.val = op.In.Value
 	}
 	if acked && op.In.IfMatch != "" {
@@ -291,23 +293,23 @@ func (g *linGen) effect(q *linGenReq, op *Op, acked bool) {
 	}
 	b.bump()
 	q.ver = b.ver
-	op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+	op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: b.etag}
 }
 
-func (g *linGen) Result(a *linGenActor, op *Op) {
+func (g *linGen) Result(a *linGenActor, op *checks.Op) {
 	switch {
-	case op.Kind == KindBlobGet && op.Outcome == OK && op.Out.Status == 200:
+	case op.Kind == checks.KindBlobGet && op.Outcome == checks.OK && op.Out.Status == 200:
 		a.cache[op.Key] = [2]string{op.Out.Value, op.Out.ETag}
 		a.needRead[op.Key] = false
-	case op.Kind == KindBlobGet:
-	case op.Outcome == OK:
+	case op.Kind == checks.KindBlobGet:
+	case op.Outcome == checks.OK:
 		c := a.cache[op.Key]
-		if op.Kind != kindBlobSetMeta {
+		if op.Kind != checks.KindBlobSetMeta {
 			c[0] = op.In.Value
 		}
 		c[1] = op.Out.ETag
 		a.cache[op.Key] = c
-	case op.Outcome == Conflict, op.Outcome == Unknown:
+	case op.Outcome == checks.Conflict, op.Outcome == checks.Unknown:
 		a.needRead[op.Key] = true // after an unknown outcome, read before writing again
 	}
 }

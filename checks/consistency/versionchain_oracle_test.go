@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // A brute-force oracle for small register histories: Wing and Gong's
@@ -19,12 +21,12 @@ type regState struct {
 
 // regStep applies op to s per the blob's documented semantics; ok is false
 // when op's recorded answer is impossible in state s.
-func regStep(s regState, op *Op) (regState, bool) {
+func regStep(s regState, op *checks.Op) (regState, bool) {
 	matches := func(cond string) bool { return cond == "*" && s.exists || s.exists && s.etag == cond }
 	switch op.Kind {
-	case KindBlobGet:
+	case checks.KindBlobGet:
 		switch {
-		case op.Outcome == Conflict: // 412 to If-Match
+		case op.Outcome == checks.Conflict: // 412 to If-Match
 			return s, !matches(op.In.IfMatch)
 		case op.Out.Status == http.StatusNotFound:
 			return s, !s.exists
@@ -44,7 +46,7 @@ func regStep(s regState, op *Op) (regState, bool) {
 	if op.In.IfNoneMatch == "*" {
 		allowed = allowed && !s.exists
 	}
-	if op.Outcome != OK {
+	if op.Outcome != checks.OK {
 		return s, !allowed // refused: nothing changed
 	}
 	if !allowed || op.Kind == "blob.setmeta" && !s.exists {
@@ -61,7 +63,7 @@ func regStep(s regState, op *Op) (regState, bool) {
 // write of unknown outcome may take effect at any instant after its call,
 // with any ETag no acknowledged write returned, or never; a timed-out read
 // says nothing.
-func bruteLinearizable(ops []Op) bool {
+func bruteLinearizable(ops []checks.Op) bool {
 	n := len(ops)
 	if n > 20 {
 		panic("bruteLinearizable: too many ops")
@@ -69,9 +71,9 @@ func bruteLinearizable(ops []Op) bool {
 	var optional uint32
 	acked := map[string]bool{}
 	for i := range ops {
-		if ops[i].Outcome == Unknown {
+		if ops[i].Outcome == checks.Unknown {
 			optional |= 1 << i
-		} else if ops[i].Kind != KindBlobGet && ops[i].Outcome == OK {
+		} else if ops[i].Kind != checks.KindBlobGet && ops[i].Outcome == checks.OK {
 			acked[ops[i].Out.ETag] = true
 		}
 	}
@@ -112,12 +114,12 @@ func bruteLinearizable(ops []Op) bool {
 				}
 				continue
 			}
-			if ops[i].Kind == KindBlobGet {
+			if ops[i].Kind == checks.KindBlobGet {
 				continue
 			}
 			for _, e := range etags { // it takes effect, with some ETag
 				o := ops[i]
-				o.Outcome, o.Out = OK, Output{Status: 201, ETag: e}
+				o.Outcome, o.Out = checks.OK, checks.Output{Status: 201, ETag: e}
 				if t, ok := regStep(s, &o); ok && search(done|1<<i, t) {
 					return true
 				}
@@ -129,12 +131,12 @@ func bruteLinearizable(ops []Op) bool {
 }
 
 // perturb makes up to two changes a faulty service (or clock) could cause.
-func perturb(r *rand.Rand, ops []Op) []Op {
-	out := append([]Op(nil), ops...)
+func perturb(r *rand.Rand, ops []checks.Op) []checks.Op {
+	out := append([]checks.Op(nil), ops...)
 	type pair struct{ value, etag string }
 	var pairs []pair
 	for _, o := range out {
-		if o.Kind == kindBlobPut && o.Outcome == OK {
+		if o.Kind == checks.KindBlobPut && o.Outcome == checks.OK {
 			pairs = append(pairs, pair{o.In.Value, o.Out.ETag})
 		}
 	}
@@ -143,7 +145,7 @@ func perturb(r *rand.Rand, ops []Op) []Op {
 		o := &out[r.IntN(len(out))]
 		switch r.IntN(4) {
 		case 0: // a read sees another version
-			if o.Kind == KindBlobGet && o.Out.Status == 200 && len(pairs) > 0 {
+			if o.Kind == checks.KindBlobGet && o.Out.Status == 200 && len(pairs) > 0 {
 				p := pairs[r.IntN(len(pairs))]
 				o.Out.Value, o.Out.ETag = p.value, p.etag
 				changes++
@@ -155,14 +157,14 @@ func perturb(r *rand.Rand, ops []Op) []Op {
 				changes++
 			}
 		case 2: // a refused write succeeds
-			if o.Kind != KindBlobGet && o.Outcome == Conflict {
+			if o.Kind != checks.KindBlobGet && o.Outcome == checks.Conflict {
 				fresh++
-				o.Outcome, o.Out = OK, Output{Status: 201, ETag: fmt.Sprintf("0xf%d", fresh)}
+				o.Outcome, o.Out = checks.OK, checks.Output{Status: 201, ETag: fmt.Sprintf("0xf%d", fresh)}
 				changes++
 			}
 		case 3: // an applied write is refused
-			if o.Kind != KindBlobGet && o.Outcome == OK && o.Actor >= 0 {
-				o.Outcome, o.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+			if o.Kind != checks.KindBlobGet && o.Outcome == checks.OK && o.Actor >= 0 {
+				o.Outcome, o.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
 				changes++
 			}
 		}
@@ -189,28 +191,28 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 			h = perturb(r, h)
 		}
 		ok := bruteLinearizable(h)
-		res := Run(h, NewVersionChain())[0]
+		res := checks.Run(h, NewVersionChain())[0]
 		if ok {
 			lin++
-			if res.Verdict == Fail {
-				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, Describe(res), dumpOps(h))
+			if res.Verdict == checks.Fail {
+				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, checks.Describe(res), dumpOps(h))
 			}
 			continue
 		}
 		nonLin++
 		claimsExact := true
 		for _, o := range h {
-			if o.Outcome == Conflict || o.Outcome == Unknown || o.Kind == "blob.setmeta" && o.In.IfMatch == "" {
+			if o.Outcome == checks.Conflict || o.Outcome == checks.Unknown || o.Kind == "blob.setmeta" && o.In.IfMatch == "" {
 				claimsExact = false
 			}
 		}
-		if res.Verdict == Fail {
+		if res.Verdict == checks.Fail {
 			caught++
 		}
 		if claimsExact {
 			exact++
-			if res.Verdict != Fail {
-				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, Describe(res), dumpOps(h))
+			if res.Verdict != checks.Fail {
+				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, checks.Describe(res), dumpOps(h))
 			}
 		}
 	}
@@ -220,7 +222,7 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 	t.Logf("%d linearizable, %d not: %d caught (%d of %d without refusals or unknowns)", lin, nonLin, caught, exact, exact)
 }
 
-func dumpOps(ops []Op) string {
+func dumpOps(ops []checks.Op) string {
 	s := ""
 	for i := range ops {
 		s += "    " + ops[i].String() + fmt.Sprintf(" [%d..%d]\n", ops[i].Call, ops[i].Return)

@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 // Histories of a linearizable blob register, for the version-chain and
 // linearizable checkers' property tests, cross-checks and benchmarks:
@@ -31,6 +31,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // registerMix weighs the operations genRegisterHistory issues.
@@ -76,7 +78,7 @@ func (h *regEvents) Pop() any {
 }
 
 type regPending struct {
-	op      Op
+	op      checks.Op
 	actor   *regActor
 	unknown bool // the client will time out
 	lands   bool // an unknown write takes effect
@@ -95,7 +97,7 @@ type regGen struct {
 	left        int // operations still to issue
 	n           int
 	events      regEvents
-	ops         []Op
+	ops         []checks.Op
 	end         int64
 
 	etag, value string
@@ -109,13 +111,13 @@ type regGen struct {
 }
 
 // genRegisterHistory: see the top of this file.
-func genRegisterHistory(r *rand.Rand, actors, ops int, mix registerMix, unknownRate float64, violation bool) []Op {
+func genRegisterHistory(r *rand.Rand, actors, ops int, mix registerMix, unknownRate float64, violation bool) []checks.Op {
 	g := &regGen{r: r, mix: mix, unknownRate: unknownRate, left: ops, violation: violation, value: "init"}
 	g.injectAfter = ops/8 + r.IntN(ops/4+1)
 	g.bump()
-	g.ops = make([]Op, 0, ops+4)
-	g.record(Op{Actor: ActorSetup, Kind: kindBlobPut, Key: regKey, Call: 1, Return: 2, In: Input{Value: g.value},
-		Out: Output{Status: 201, ETag: g.etag}})
+	g.ops = make([]checks.Op, 0, ops+4)
+	g.record(checks.Op{Actor: checks.ActorSetup, Kind: checks.KindBlobPut, Key: regKey, Call: 1, Return: 2, In: checks.Input{Value: g.value},
+		Out: checks.Output{Status: 201, ETag: g.etag}})
 	for i := range max(actors, 1) {
 		g.issue(&regActor{id: i}, 3+r.Int64N(10))
 	}
@@ -129,25 +131,25 @@ func genRegisterHistory(r *rand.Rand, actors, ops int, mix registerMix, unknownR
 		g.answer(e.p, e.t)
 	}
 	for i := range g.ops {
-		if o := &g.ops[i]; o.Outcome == Unknown && o.Kind != KindBlobGet {
+		if o := &g.ops[i]; o.Outcome == checks.Unknown && o.Kind != checks.KindBlobGet {
 			o.Return = g.end + 1 // concurrent with everything after its call
 		}
 	}
 	t := g.end + 2
 	if violation && !g.injected {
 		// Too few writes met the fault's condition: append one fork.
-		g.record(Op{Actor: 0, Kind: KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
+		g.record(checks.Op{Actor: 0, Kind: checks.KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: checks.Output{Status: 200, ETag: g.etag, Value: g.value}})
 		base := g.etag
 		for i := range 2 {
 			v := fmt.Sprintf("a%d-fork%d", i%max(actors, 1), i)
 			g.value = v
 			g.bump()
-			g.record(Op{Actor: i % max(actors, 1), Kind: kindBlobPut, Key: regKey, Call: t + 2 + int64(2*i), Return: t + 3 + int64(2*i),
-				In: Input{IfMatch: base, Value: v}, Out: Output{Status: 201, ETag: g.etag}})
+			g.record(checks.Op{Actor: i % max(actors, 1), Kind: checks.KindBlobPut, Key: regKey, Call: t + 2 + int64(2*i), Return: t + 3 + int64(2*i),
+				In: checks.Input{IfMatch: base, Value: v}, Out: checks.Output{Status: 201, ETag: g.etag}})
 		}
 		t += 6
 	}
-	g.record(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: Output{Status: 200, ETag: g.etag, Value: g.value}})
+	g.record(checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: regKey, Call: t, Return: t + 1, Out: checks.Output{Status: 200, ETag: g.etag, Value: g.value}})
 	return g.ops
 }
 
@@ -156,7 +158,7 @@ func (g *regGen) bump() {
 	g.etag = "0x" + strconv.FormatInt(int64(g.ver), 16)
 }
 
-func (g *regGen) record(op Op) {
+func (g *regGen) record(op checks.Op) {
 	op.Seq = uint64(len(g.ops) + 1)
 	op.Workload = "register"
 	op.Attempt = 1
@@ -179,17 +181,17 @@ func (g *regGen) issue(a *regActor, call int64) {
 	}
 	g.left--
 	p := &regPending{actor: a, unknown: g.r.Float64() < g.unknownRate}
-	op := Op{Actor: a.id, Key: regKey, Call: call}
+	op := checks.Op{Actor: a.id, Key: regKey, Call: call}
 	m := g.mix
 	x := g.r.Float64() * (m.Read + m.IfMatch + m.Uncond)
 	switch {
 	case x < m.Read || x < m.Read+m.IfMatch && a.etag == "":
-		op.Kind = KindBlobGet
+		op.Kind = checks.KindBlobGet
 		if a.etag != "" && g.r.Float64() < m.CondRead {
 			op.In.IfNoneMatch = a.etag
 		}
 	default:
-		op.Kind = kindBlobPut
+		op.Kind = checks.KindBlobPut
 		if x < m.Read+m.IfMatch {
 			op.In.IfMatch = a.etag
 		}
@@ -204,11 +206,11 @@ func (g *regGen) issue(a *regActor, call int64) {
 	d := g.duration()
 	op.Return = call + d
 	if p.unknown {
-		op.Outcome, op.Out = Unknown, Output{Err: "context deadline exceeded"}
+		op.Outcome, op.Out = checks.Unknown, checks.Output{Err: "context deadline exceeded"}
 	}
 	p.op = op
 	apply := call + g.r.Int64N(d+1)
-	if p.unknown && op.Kind != KindBlobGet {
+	if p.unknown && op.Kind != checks.KindBlobGet {
 		apply = call + g.r.Int64N(3*d+1) // may land after the client gave up
 	}
 	g.n++
@@ -219,15 +221,15 @@ func (g *regGen) issue(a *regActor, call int64) {
 // applyOp is the service: the op takes effect at this instant.
 func (g *regGen) applyOp(p *regPending) {
 	op := &p.op
-	if op.Kind == KindBlobGet {
+	if op.Kind == checks.KindBlobGet {
 		if p.unknown {
 			return
 		}
 		if op.In.IfNoneMatch != "" && op.In.IfNoneMatch == g.etag {
-			op.Outcome, op.Out = OK, Output{Status: 304, ETag: g.etag}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 304, ETag: g.etag}
 			return
 		}
-		op.Outcome, op.Out = OK, Output{Status: 200, ETag: g.etag, Value: g.value}
+		op.Outcome, op.Out = checks.OK, checks.Output{Status: 200, ETag: g.etag, Value: g.value}
 		return
 	}
 	if p.unknown {
@@ -243,17 +245,17 @@ func (g *regGen) applyOp(p *regPending) {
 			// version both succeed on base m.
 			g.injected = true
 			g.install(op, "")
-			op.Outcome, op.Out = OK, Output{Status: 201, ETag: g.etag}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: g.etag}
 			return
 		}
-		op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+		op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
 		return
 	}
 	g.install(op, op.In.IfMatch)
-	op.Outcome, op.Out = OK, Output{Status: 201, ETag: g.etag}
+	op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: g.etag}
 }
 
-func (g *regGen) install(op *Op, ackedBase string) {
+func (g *regGen) install(op *checks.Op, ackedBase string) {
 	if op.Kind != "blob.setmeta" {
 		g.value = op.In.Value
 	}
@@ -267,8 +269,8 @@ func (g *regGen) answer(p *regPending, t int64) {
 	a, op := p.actor, &p.op
 	g.record(*op)
 	switch {
-	case op.Outcome != OK:
-		if op.Kind != KindBlobGet {
+	case op.Outcome != checks.OK:
+		if op.Kind != checks.KindBlobGet {
 			a.etag = "" // read before writing again (CHECKERS.md, unknown outcomes, rule 6)
 		}
 	case op.Out.ETag != "":

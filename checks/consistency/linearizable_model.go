@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // The porcupine model of one blob, and the pre-pass that shapes a key's
@@ -19,17 +20,10 @@ import (
 // given ETag binds it, if that ETag can be the one #X produced (see bindOK).
 // ETags are assumed unique per version, as the service makes them.
 
-// Operation kinds the linearizable checker reads besides get, put and create.
-const (
-	kindBlobCommit  = "blob.commit"
-	kindBlobSetMeta = "blob.setmeta"
-	kindBlobDelete  = "blob.delete"
-)
-
 // linRelevant reports whether the linearizable checker reads op's kind.
 func linRelevant(kind string) bool {
-	switch canon(kind) {
-	case KindBlobGet, kindBlobPut, kindBlobCreate, kindBlobCommit, kindBlobSetMeta:
+	switch checks.Canon(kind) {
+	case checks.KindBlobGet, checks.KindBlobPut, checks.KindBlobCreate, checks.KindBlobCommit, checks.KindBlobSetMeta:
 		return true
 	}
 	return false
@@ -63,7 +57,7 @@ const (
 // linOp is one operation as the model sees it; porcupine carries a pointer
 // to it as the operation's input.
 type linOp struct {
-	op                   *Op
+	op                   *checks.Op
 	kind                 linKind
 	res                  linRes
 	id                   int32 // index in linHist.ops, which is porcupine's id
@@ -354,11 +348,11 @@ func (h *linHist) operations(ops []*linOp) []porcupine.Operation {
 	return out
 }
 
-func (h *linHist) value(v int32) string {
+func (h *linHist) Value(v int32) string {
 	if v < 0 {
 		return "?"
 	}
-	return fmt.Sprintf("%q", trim(h.values[v]))
+	return fmt.Sprintf("%q", checks.Trim(h.values[v]))
 }
 
 func (h *linHist) etag(e int32) string {
@@ -377,9 +371,9 @@ func (h *linHist) describeState(s linState) string {
 		return "absent"
 	}
 	if s.unb >= 0 {
-		return fmt.Sprintf("%s etag=(unknown, from #%d)", h.value(s.val), h.ops[s.unb].op.Seq)
+		return fmt.Sprintf("%s etag=(unknown, from #%d)", h.Value(s.val), h.ops[s.unb].op.Seq)
 	}
-	return fmt.Sprintf("%s etag=%s", h.value(s.val), h.etag(s.etag))
+	return fmt.Sprintf("%s etag=%s", h.Value(s.val), h.etag(s.etag))
 }
 
 // describeOp renders an operation in one short line.
@@ -388,7 +382,7 @@ func (h *linHist) describeOp(o *linOp) string {
 	fmt.Fprintf(&b, "#%d ", o.op.Seq)
 	switch o.kind {
 	case lRead:
-		fmt.Fprintf(&b, "get -> %s etag=%s", h.value(o.val), h.etag(o.etag))
+		fmt.Fprintf(&b, "get -> %s etag=%s", h.Value(o.val), h.etag(o.etag))
 		return b.String()
 	case lRead304:
 		fmt.Fprintf(&b, "get if-none-match=%s -> 304", h.etag(o.etag))
@@ -405,7 +399,7 @@ func (h *linHist) describeOp(o *linOp) string {
 		b.WriteString(" if-none-match=" + h.etag(o.ifNoneMatch))
 	}
 	if o.kind == lWrite {
-		b.WriteString(" " + h.value(o.val))
+		b.WriteString(" " + h.Value(o.val))
 	}
 	switch o.res {
 	case lOK:
@@ -452,7 +446,7 @@ const linInf = math.MaxInt64
 // condition (412 ConditionNotMet, 409 BlobAlreadyExists; for table entities
 // 412 UpdateConditionNotSatisfied, 409 EntityAlreadyExists) rather than of a
 // lease or anything else the model does not know.
-func etagRefusal(op *Op) bool {
+func etagRefusal(op *checks.Op) bool {
 	if op.In.IfMatch == "" && op.In.IfNoneMatch == "" {
 		return false
 	}
@@ -494,14 +488,14 @@ func linCond(t *linInterner, s string) int32 {
 //     it was sent, cannot change the verdict: dropped.
 //
 // Unknown operations left keep return time +inf.
-func linPrepare(key string, recorded []Op, actors int) *linHist {
+func linPrepare(key string, recorded []checks.Op, actors int) *linHist {
 	return linPrepareWith(key, recorded, actors, true)
 }
 
 // linPrepareWith does only step 1 when prePass is false, and then lets
 // unknown writes be no-ops anywhere: the plain recipe the tests compare the
 // checker with.
-func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHist {
+func linPrepareWith(key string, recorded []checks.Op, actors int, prePass bool) *linHist {
 	var vals, tags linInterner
 	h := &linHist{key: key, init: linState{val: -1, etag: -1, unb: -1}, noopAnywhere: !prePass}
 	h.stats.ops, h.stats.actors = len(recorded), actors
@@ -518,9 +512,9 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 	sort.Slice(ids, func(i, j int) bool {
 		rank := func(a int) int {
 			switch a {
-			case ActorSetup:
+			case checks.ActorSetup:
 				return math.MinInt
-			case ActorFinal:
+			case checks.ActorFinal:
 				return math.MaxInt
 			}
 			return a
@@ -531,9 +525,9 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 	for i, a := range ids {
 		client[a] = i
 		switch a {
-		case ActorSetup:
+		case checks.ActorSetup:
 			h.clients = append(h.clients, "setup")
-		case ActorFinal:
+		case checks.ActorFinal:
 			h.clients = append(h.clients, "final")
 		default:
 			h.clients = append(h.clients, fmt.Sprintf("actor %d", a))
@@ -548,9 +542,9 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 		op := &recorded[i]
 		o := &linOp{op: op, client: client[op.Actor], val: -1, etag: -1, ifMatch: linNone, ifNoneMatch: linNone,
 			call: op.Call, ret: op.Return}
-		if canon(op.Kind) == KindBlobGet {
+		if checks.Canon(op.Kind) == checks.KindBlobGet {
 			switch {
-			case op.Outcome != OK:
+			case op.Outcome != checks.OK:
 				h.stats.dropped++
 				continue
 			case op.Out.Status == http.StatusNotModified:
@@ -569,25 +563,25 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 			continue
 		}
 		o.kind = lWrite
-		if canon(op.Kind) == kindBlobSetMeta {
+		if checks.Canon(op.Kind) == checks.KindBlobSetMeta {
 			o.kind = lMeta
 		} else {
 			o.val = vals.id(op.In.Value)
 			written[o.val]++
-			if op.Actor == ActorSetup {
+			if op.Actor == checks.ActorSetup {
 				hasSetup = true
 			}
 		}
 		o.ifMatch, o.ifNoneMatch = linCond(&tags, op.In.IfMatch), linCond(&tags, op.In.IfNoneMatch)
 		switch {
-		case op.Outcome == OK:
+		case op.Outcome == checks.OK:
 			o.res = lOK
 			if op.Out.ETag != "" {
 				o.etag = tags.id(op.Out.ETag)
 			}
-		case op.Outcome == Conflict && etagRefusal(op):
+		case op.Outcome == checks.Conflict && etagRefusal(op):
 			o.res = lRefused
-		case MayHaveApplied(op):
+		case checks.MayHaveApplied(op):
 			o.res, o.ret = lUnknown, linInf
 		default:
 			h.stats.dropped++
@@ -663,7 +657,7 @@ func linPrepareWith(key string, recorded []Op, actors int, prePass bool) *linHis
 	}
 	h.values, h.etags = vals.names, tags.names
 	for i, v := range h.values {
-		h.values[i] = shortValue(v)
+		h.values[i] = checks.ShortValue(v)
 	}
 	return h
 }

@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // How a violation of linearizability is shown.
@@ -79,17 +80,17 @@ func (h *linHist) stuckAt(ops []*linOp, init linState, info porcupine.Linearizat
 // linearizable, its picture's name and the picture (nil if none). ops are
 // the operations porcupine checked (all of the key's, or its writes alone);
 // what names them in the message.
-func (h *linHist) violation(model porcupine.Model, info porcupine.LinearizationInfo, ops []*linOp, what string) (*Violation, string, []byte) {
+func (h *linHist) violation(model porcupine.Model, info porcupine.LinearizationInfo, ops []*linOp, what string) (*checks.Violation, string, []byte) {
 	name := linArtifact(h.key)
 	st, ok := h.stuckAt(ops, h.init, info)
 	if !ok {
 		// No partial linearization kept (the verbose search ran out of
 		// time before its first backtrack): show the key's first ops.
-		var first []Op
+		var first []checks.Op
 		for _, o := range ops[:min(len(ops), linMaxExcerpt)] {
 			first = append(first, *o.op)
 		}
-		return &Violation{Key: h.key, Ops: first,
+		return &checks.Violation{Key: h.key, Ops: first,
 			Message: fmt.Sprintf("not linearizable: no order of %s on %s is a legal history of one blob (no picture: porcupine's search kept no partial order)", what, h.key)}, "", nil
 	}
 
@@ -110,7 +111,7 @@ func (h *linHist) violation(model porcupine.Model, info porcupine.LinearizationI
 		fmt.Fprintf(&msg, " (no picture: %s)", where)
 		name = ""
 	}
-	return &Violation{Key: h.key, Message: msg.String(), Ops: h.excerpt(st, ops)}, name, html
+	return &checks.Violation{Key: h.key, Message: msg.String(), Ops: h.excerpt(st, ops)}, name, html
 }
 
 // hint names the usual culprits when the stuck operation shows one.
@@ -158,7 +159,7 @@ func (h *linHist) hint(st linStuck, ops []*linOp) string {
 // excerpt picks at most linMaxExcerpt operations: the stuck one, the
 // writer of the state the search ended in, the last operations placed, and
 // the unplaced ones that overlap the stuck one.
-func (h *linHist) excerpt(st linStuck, ops []*linOp) []Op {
+func (h *linHist) excerpt(st linStuck, ops []*linOp) []checks.Op {
 	pick := []*linOp{st.stuck, st.writer}
 	for i := len(st.longest) - 1; i >= 0 && i >= len(st.longest)-3; i-- {
 		pick = append(pick, st.longest[i])
@@ -175,7 +176,7 @@ func (h *linHist) excerpt(st linStuck, ops []*linOp) []Op {
 	}
 	sort.Slice(overlap, func(i, j int) bool { return overlap[i].ret < overlap[j].ret })
 	pick = append(pick, overlap...)
-	var out []Op
+	var out []checks.Op
 	seen := map[uint64]bool{}
 	for _, o := range pick {
 		if o == nil || seen[o.op.Seq] || len(out) == linMaxExcerpt {

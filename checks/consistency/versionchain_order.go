@@ -1,8 +1,10 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"sort"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // vcChain is a maximal run of linked versions: a contiguous segment of the
@@ -89,7 +91,7 @@ func (a *vcRun) vname(x int32) string {
 		return a.k.etagName(X.etag)
 	}
 	if c := a.content(x); c >= 0 {
-		return fmt.Sprintf("%q", trim(a.k.valName(c)))
+		return fmt.Sprintf("%q", checks.Trim(a.k.valName(c)))
 	}
 	return fmt.Sprintf("the version of #%d", a.rec(X.w).seq)
 }
@@ -123,7 +125,7 @@ func (a *vcRun) had(i, x int32) string {
 // write if it did (the plainest evidence), else the cluster's earliest
 // return. late picks one called after t the same way.
 func (a *vcRun) early(v int32, t int64) int32 {
-	if w := a.vers[v].w; w >= 0 && a.rec(w).outcome == OK && a.rec(w).ret < t {
+	if w := a.vers[v].w; w >= 0 && a.rec(w).outcome == checks.OK && a.rec(w).ret < t {
 		return w
 	}
 	return a.vers[v].dOp
@@ -152,7 +154,7 @@ func (a *vcRun) staleInChain(v, b int32) {
 		what = "stale read"
 	}
 	if a.full() {
-		a.v.count(what, 1)
+		a.v.Count(what, 1)
 		return
 	}
 	n := a.vers[b].pos - a.vers[v].pos
@@ -303,7 +305,7 @@ func (a *vcRun) nearest(head int32, inS, inT func(int32) bool) (s, t int32) {
 func (a *vcRun) refused() {
 	for i := range a.k.recs.Len() {
 		r := a.rec(i)
-		if r.outcome != Conflict {
+		if r.outcome != checks.Conflict {
 			continue
 		}
 		x, ok := a.refusedBase(r)
@@ -390,7 +392,7 @@ func (a *vcRun) candidates() *vcCands {
 	var us []u
 	for i := range a.k.recs.Len() {
 		r := a.rec(i)
-		if r.kind == vcGet || !(r.outcome == OK || a.mayHaveApplied(r)) {
+		if r.kind == vcGet || !(r.outcome == checks.OK || a.MayHaveApplied(r)) {
 			continue
 		}
 		x := a.verOfRec[i]

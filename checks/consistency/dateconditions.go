@@ -1,10 +1,12 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"net/http"
 	"sort"
 	"time"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // date-conditions judges If-Modified-Since and If-Unmodified-Since answers
@@ -28,22 +30,22 @@ import (
 type dateConditions struct {
 	keys map[string]*dcKey
 	n    int
-	v    Violations
+	v    checks.Violations
 }
 
 type dcWrite struct {
-	op      Op
+	op      checks.Op
 	lm      time.Time // zero when the write's outcome is unknown
 	unknown bool
 }
 
 type dcKey struct {
 	writes []dcWrite
-	conds  []Op
+	conds  []checks.Op
 }
 
 func init() {
-	Register("date-conditions", func() Checker { return &dateConditions{keys: map[string]*dcKey{}} })
+	checks.Register("date-conditions", func() checks.Checker { return &dateConditions{keys: map[string]*dcKey{}} })
 }
 
 func (d *dateConditions) Name() string { return "date-conditions" }
@@ -63,12 +65,12 @@ func (d *dateConditions) key(k string) *dcKey {
 	return x
 }
 
-func (d *dateConditions) Observe(op *Op) {
+func (d *dateConditions) Observe(op *checks.Op) {
 	conditional := op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != ""
 	if dcWrites[op.Kind] {
 		k := d.key(op.Key)
 		switch {
-		case op.Outcome == OK:
+		case op.Outcome == checks.OK:
 			if lm, err := http.ParseTime(op.Out.LastModified); err == nil {
 				k.writes = append(k.writes, dcWrite{op: *op, lm: lm})
 			} else {
@@ -84,9 +86,9 @@ func (d *dateConditions) Observe(op *Op) {
 	// A refusal is judged only when the date was the request's only
 	// condition; a success means every condition held, the date included.
 	other := op.In.IfMatch != "" || op.In.IfNoneMatch != "" || op.In.LeaseID != ""
-	refused := (op.Outcome == Conflict && op.Out.Status == http.StatusPreconditionFailed &&
-		(op.Out.ErrorCode == "" || op.Out.ErrorCode == "ConditionNotMet")) || (op.Outcome == OK && op.Out.Status == http.StatusNotModified)
-	if (op.Outcome == OK && !refused) || (refused && !other) {
+	refused := (op.Outcome == checks.Conflict && op.Out.Status == http.StatusPreconditionFailed &&
+		(op.Out.ErrorCode == "" || op.Out.ErrorCode == "ConditionNotMet")) || (op.Outcome == checks.OK && op.Out.Status == http.StatusNotModified)
+	if (op.Outcome == checks.OK && !refused) || (refused && !other) {
 		k := d.key(op.Key)
 		k.conds = append(k.conds, *op)
 		d.n++
@@ -95,11 +97,11 @@ func (d *dateConditions) Observe(op *Op) {
 
 // maybeApplied: a write whose outcome is unknown, or a 5xx that may have
 // been applied.
-func maybeApplied(op *Op) bool {
-	return op.Outcome == Unknown || (op.Out.Status >= 500 && op.Out.Status != http.StatusServiceUnavailable)
+func maybeApplied(op *checks.Op) bool {
+	return op.Outcome == checks.Unknown || (op.Out.Status >= 500 && op.Out.Status != http.StatusServiceUnavailable)
 }
 
-func (d *dateConditions) Finish() Result {
+func (d *dateConditions) Finish() checks.Result {
 	names := make([]string, 0, len(d.keys))
 	for k := range d.keys {
 		names = append(names, k)
@@ -152,7 +154,7 @@ func (d *dateConditions) judgeKey(name string, k *dcKey) {
 			}
 		}
 		floor := last.lm
-		ok := op.Outcome == OK && op.Out.Status != http.StatusNotModified
+		ok := op.Outcome == checks.OK && op.Out.Status != http.StatusNotModified
 		if t, err := http.ParseTime(op.In.IfUnmodifiedSince); err == nil {
 			switch {
 			case ok && floor.After(t):

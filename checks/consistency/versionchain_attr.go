@@ -1,8 +1,10 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // vcVer is one version of a blob: the write that installed it and the
@@ -26,7 +28,7 @@ type vcVer struct {
 type vcRun struct {
 	c         *VersionChain
 	k         *vcKey
-	v         *Violations
+	v         *checks.Violations
 	vers      []vcVer
 	verOfETag []int32 // ETag id -> version, -1
 	verOfRec  []int32 // write record -> its version, -1
@@ -41,7 +43,7 @@ type vcRun struct {
 	unattributed, ambiguous       int
 }
 
-func newVCRun(c *VersionChain, k *vcKey, v *Violations) *vcRun {
+func newVCRun(c *VersionChain, k *vcKey, v *checks.Violations) *vcRun {
 	n := k.recs.Len()
 	a := &vcRun{c: c, k: k, v: v, finalVer: -1, finalRec: -1, late: map[int32]bool{},
 		verOfETag: make([]int32, k.etagStr.Len()), verOfRec: make([]int32, n)}
@@ -59,7 +61,7 @@ func newVCRun(c *VersionChain, k *vcKey, v *Violations) *vcRun {
 
 func (a *vcRun) rec(i int32) *vcRec { return a.k.recs.At(i) }
 
-func (a *vcRun) Op(i int32) *Op {
+func (a *vcRun) Op(i int32) *checks.Op {
 	if i < 0 {
 		return nil
 	}
@@ -68,20 +70,20 @@ func (a *vcRun) Op(i int32) *Op {
 
 // full reports whether further violations are only counted (by kind):
 // their evidence need not be built.
-func (a *vcRun) full() bool { return len(a.v.list) >= MaxViolations }
+func (a *vcRun) full() bool { return len(a.v.List) >= checks.MaxViolations }
 
 // add reports a violation; ops are record indexes in order of importance
 // (-1 entries are skipped).
 func (a *vcRun) Add(msg string, recs ...int32) {
 	if a.full() {
-		a.v.count(KindOf(msg), 1)
+		a.v.Count(checks.KindOf(msg), 1)
 		return
 	}
-	ops := make([]*Op, 0, len(recs))
+	ops := make([]*checks.Op, 0, len(recs))
 	for _, i := range recs {
 		ops = append(ops, a.Op(i))
 	}
-	a.v.Add(a.k.key, msg, Excerpt(ops...)...)
+	a.v.Add(a.k.key, msg, checks.Excerpt(ops...)...)
 }
 
 func (a *vcRun) run() {
@@ -100,9 +102,9 @@ func (a *vcRun) versions() {
 			continue
 		}
 		switch {
-		case r.outcome == OK:
+		case r.outcome == checks.OK:
 			a.newVersion(i, r.etag)
-		case a.mayHaveApplied(r):
+		case a.MayHaveApplied(r):
 			a.maybe++
 			if r.kind == vcSetMeta {
 				a.maybeSetMeta++
@@ -111,9 +113,9 @@ func (a *vcRun) versions() {
 	}
 }
 
-func (a *vcRun) mayHaveApplied(r *vcRec) bool {
-	o := Op{Outcome: r.outcome, Out: Output{Status: int(r.status), ErrorCode: a.c.strv[r.errCode]}}
-	return MayHaveApplied(&o)
+func (a *vcRun) MayHaveApplied(r *vcRec) bool {
+	o := checks.Op{Outcome: r.outcome, Out: checks.Output{Status: int(r.status), ErrorCode: a.c.strv[r.errCode]}}
+	return checks.MayHaveApplied(&o)
 }
 
 func (a *vcRun) newVersion(w int32, etag int32) int32 {
@@ -122,7 +124,7 @@ func (a *vcRun) newVersion(w int32, etag int32) int32 {
 	if r.kind == vcWrite {
 		x.content = r.value
 	}
-	if r.outcome == OK {
+	if r.outcome == checks.OK {
 		x.d, x.dOp = r.ret, w
 	}
 	id := int32(len(a.vers))
@@ -165,7 +167,7 @@ func (a *vcRun) join(x, ri int32) {
 	}
 	X.reads++
 	a.reads++
-	if r.actor == ActorFinal {
+	if r.actor == checks.ActorFinal {
 		a.finalVer, a.finalRec = x, ri
 	}
 }
@@ -207,8 +209,8 @@ func (a *vcRun) attribute() {
 			continue
 		}
 		switch {
-		case r.outcome == Conflict: // a refused If-Match read: judged with the other refusals
-		case r.outcome != OK: // 404
+		case r.outcome == checks.Conflict: // a refused If-Match read: judged with the other refusals
+		case r.outcome != checks.OK: // 404
 			a.join(0, i)
 		case r.status == http.StatusNotModified:
 			// Only If-None-Match alone says which version is current; a
@@ -221,7 +223,7 @@ func (a *vcRun) attribute() {
 		}
 	}
 	for i := range a.k.recs.Len() {
-		if r := a.rec(i); r.kind != vcGet && r.outcome != OK && a.verOfRec[i] < 0 && a.mayHaveApplied(r) {
+		if r := a.rec(i); r.kind != vcGet && r.outcome != checks.OK && a.verOfRec[i] < 0 && a.MayHaveApplied(r) {
 			a.unproven++
 		}
 	}
@@ -252,11 +254,11 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 			a.unattributed++
 			return
 		}
-		a.Add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, trim(k.valName(V))), ri)
+		a.Add(fmt.Sprintf("phantom read: #%d read %q, a value no write attempt stored", r.seq, checks.Trim(k.valName(V))), ri)
 		return
 	}
 	w := a.rec(wi)
-	if !(w.outcome == OK || a.mayHaveApplied(w)) {
+	if !(w.outcome == checks.OK || a.MayHaveApplied(w)) {
 		a.Add(fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s",
 			r.seq, w.seq, Answer(a.Op(wi))), ri, wi)
 		return
@@ -272,7 +274,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 			a.vers[x].claim = V // a set-metadata version: its reads say what it holds
 		case c != V:
 			a.Add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but that is the version of #%d, which holds %q",
-				r.seq, trim(k.valName(V)), k.etagName(E), a.rec(a.vers[x].w).seq, trim(k.valName(c))), ri, a.vers[x].w, wi)
+				r.seq, checks.Trim(k.valName(V)), k.etagName(E), a.rec(a.vers[x].w).seq, checks.Trim(k.valName(c))), ri, a.vers[x].w, wi)
 			return
 		}
 		if a.vers[x].w != wi {
@@ -292,7 +294,7 @@ func (a *vcRun) readValue(ri int32, r *vcRec) {
 		return
 	}
 	a.Add(fmt.Sprintf("ETag/value mismatch: #%d read %q with ETag %s, but #%d installed that value as %s",
-		r.seq, trim(k.valName(V)), k.etagName(E), w.seq, k.etagName(a.vers[x].etag)), ri, wi)
+		r.seq, checks.Trim(k.valName(V)), k.etagName(E), w.seq, k.etagName(a.vers[x].etag)), ri, wi)
 }
 
 // readNotModified joins a 304 to If-None-Match E to version E.
@@ -318,7 +320,7 @@ func (a *vcRun) readNotModified(ri int32, r *vcRec) {
 
 // state names what the check knows of an applied write, for messages.
 func (a *vcRun) state(w int32) string {
-	if a.rec(w).outcome == OK {
+	if a.rec(w).outcome == checks.OK {
 		return "acknowledged"
 	}
 	return "unknown outcome, read later"
@@ -327,7 +329,7 @@ func (a *vcRun) state(w int32) string {
 // proof is the read that showed an unknown write took effect, or -1.
 func (a *vcRun) proof(x int32) int32 {
 	X := &a.vers[x]
-	if X.w >= 0 && a.rec(X.w).outcome != OK {
+	if X.w >= 0 && a.rec(X.w).outcome != checks.OK {
 		return X.dOp
 	}
 	return -1
@@ -359,7 +361,7 @@ func (a *vcRun) link() {
 			g = w.ifMatch
 		case w.ifMatch == vcNone && w.ifNone == vcStar:
 			root = true
-		case w.actor == ActorSetup && a.k.setups == 1:
+		case w.actor == checks.ActorSetup && a.k.setups == 1:
 			root = true // the setup write is the first version
 		default:
 			continue
@@ -416,7 +418,7 @@ func (a *vcRun) totals(t *vcTotals) {
 	}
 	for i := range a.k.recs.Len() {
 		r := a.rec(i)
-		if r.kind == vcGet || r.outcome == OK || !a.mayHaveApplied(r) {
+		if r.kind == vcGet || r.outcome == checks.OK || !a.MayHaveApplied(r) {
 			continue
 		}
 		if a.verOfRec[i] >= 0 {

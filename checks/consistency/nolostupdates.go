@@ -1,16 +1,18 @@
-package checks
+package consistency
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // NoLostUpdatesName is the name scenarios use for the no-lost-updates check.
 const NoLostUpdatesName = "no-lost-updates"
 
 func init() {
-	Register(NoLostUpdatesName, func() Checker { return NewNoLostUpdates() })
+	checks.Register(NoLostUpdatesName, func() checks.Checker { return NewNoLostUpdates() })
 }
 
 // NoLostUpdates checks a read-modify-write counter (blob.etag-counter,
@@ -36,9 +38,9 @@ func init() {
 type NoLostUpdates struct {
 	keys   map[string]*nluKey
 	order  []*nluKey
-	v      Violations // of the keys judged so far (EndGroup)
+	v      checks.Violations // of the keys judged so far (EndGroup)
 	t      nluTotals
-	shared StrTable // kinds, workloads, error codes, dates
+	shared checks.StrTable // kinds, workloads, error codes, dates
 }
 
 // NewNoLostUpdates returns a fresh checker.
@@ -63,7 +65,7 @@ const (
 func (s wstate) applied() bool { return s >= wProven }
 
 type nluWrite struct {
-	op      cop
+	op      checks.Cop
 	n       int64
 	logical int32 // logical operation (retries share it); -1 for setup writes
 	baseGet int32 // index in nluKey.gets of the read this write was based on, or -1
@@ -73,18 +75,18 @@ type nluWrite struct {
 }
 
 type nluRead struct {
-	op  cop
+	op  checks.Cop
 	n   int64
 	tag string
 }
 
 type nluBadRead struct {
-	op  cop
+	op  checks.Cop
 	why string
 }
 
 type nluActor struct {
-	lastGet     Op // the actor's last successful read of the key, uncompacted (one per actor)
+	lastGet     checks.Op // the actor's last successful read of the key, uncompacted (one per actor)
 	hasGet      bool
 	getStored   int32 // its index in nluKey.gets once an applied write used it, else -1
 	lastLogical int32
@@ -93,22 +95,22 @@ type nluActor struct {
 
 type nluKey struct {
 	key, workload string
-	shared        *StrTable
-	ck            CopKey // the key's ETags, values and lease ids
+	shared        *checks.StrTable
+	ck            checks.CopKey // the key's ETags, values and lease ids
 
-	writes   Chunked[nluWrite]
-	byTag    map[string]int32 // value tag -> first write attempt that stored it
-	reads    Chunked[nluRead] // the first read of each tag (and of each other counter seen with it)
-	byRead   map[string]int32 // value tag -> index in reads of its first read
-	variants map[string]bool  // "tag\x00counter" pairs read besides a tag's first read
-	gets     Chunked[cop]     // reads that applied writes were based on (excerpts)
+	writes   checks.Chunked[nluWrite]
+	byTag    map[string]int32           // value tag -> first write attempt that stored it
+	reads    checks.Chunked[nluRead]    // the first read of each tag (and of each other counter seen with it)
+	byRead   map[string]int32           // value tag -> index in reads of its first read
+	variants map[string]bool            // "tag\x00counter" pairs read besides a tag's first read
+	gets     checks.Chunked[checks.Cop] // reads that applied writes were based on (excerpts)
 	actors   []*nluActor
 
 	badReads     []nluBadRead // reads that match no write (first MaxViolations)
 	badReadTotal int
 
-	final    *Op // the last final read that answered (a value or 404), rebuilt at the end
-	finalOp  cop
+	final    *checks.Op // the last final read that answered (a value or 404), rebuilt at the end
+	finalOp  checks.Cop
 	hasFinal bool
 	logicals int32
 
@@ -119,7 +121,7 @@ type nluKey struct {
 	reused            map[string]bool // the tags those attempts reused
 }
 
-func (c *NoLostUpdates) key(op *Op) *nluKey {
+func (c *NoLostUpdates) key(op *checks.Op) *nluKey {
 	k := c.keys[op.Key]
 	if k == nil {
 		k = &nluKey{
@@ -133,20 +135,20 @@ func (c *NoLostUpdates) key(op *Op) *nluKey {
 }
 
 // Observe implements Checker.
-func (c *NoLostUpdates) Observe(op *Op) {
-	switch canon(op.Kind) {
-	case KindBlobGet:
+func (c *NoLostUpdates) Observe(op *checks.Op) {
+	switch checks.Canon(op.Kind) {
+	case checks.KindBlobGet:
 		c.key(op).observeGet(op)
-	case kindBlobPut:
+	case checks.KindBlobPut:
 		c.key(op).observePut(op)
 	}
 }
 
-func (k *nluKey) compact(op *Op) cop { return k.ck.Keep(k.shared, op) }
+func (k *nluKey) compact(op *checks.Op) checks.Cop { return k.ck.Keep(k.shared, op) }
 
 // full rebuilds a kept operation, for an excerpt or a rule on a field
 // few operations carry.
-func (k *nluKey) full(c *cop) *Op {
+func (k *nluKey) full(c *checks.Cop) *checks.Op {
 	if c == nil {
 		return nil
 	}
@@ -155,7 +157,7 @@ func (k *nluKey) full(c *cop) *Op {
 }
 
 // str is a string of the key's table (a value, an ETag).
-func (k *nluKey) str(id int32) string { return k.ck.strs.str(id) }
+func (k *nluKey) Str(id int32) string { return k.ck.Strs.Str(id) }
 
 func (k *nluKey) actor(id int) *nluActor {
 	if id < 0 {
@@ -172,19 +174,19 @@ func (k *nluKey) actor(id int) *nluActor {
 	return a
 }
 
-func (k *nluKey) observeGet(op *Op) {
-	if op.Actor == ActorFinal && (op.Outcome == OK || isNotFound(op)) {
+func (k *nluKey) observeGet(op *checks.Op) {
+	if op.Actor == checks.ActorFinal && (op.Outcome == checks.OK || checks.IsNotFound(op)) {
 		k.finalOp, k.hasFinal = k.compact(op), true
 	}
-	if op.Outcome != OK {
+	if op.Outcome != checks.OK {
 		return // a failed or timed-out read says nothing (CHECKERS.md, unknown outcomes, rule 2)
 	}
 	if op.Out.Status == 304 {
 		return // a conditional read found the cached version current: no value to count (version-chain judges its ETag)
 	}
-	v, ok := parseCounter(op.Out.Value)
+	v, ok := checks.ParseCounter(op.Out.Value)
 	if !ok {
-		k.badRead(op, fmt.Sprintf("%q is not a counter value", trim(op.Out.Value)))
+		k.badRead(op, fmt.Sprintf("%q is not a counter value", checks.Trim(op.Out.Value)))
 		return
 	}
 	if i, seen := k.byRead[v.Tag]; !seen {
@@ -209,32 +211,32 @@ func (k *nluKey) observeGet(op *Op) {
 }
 
 // newRead keeps a read; its tag is a substring of the kept, unpadded value.
-func (k *nluKey) newRead(op *Op) nluRead {
+func (k *nluKey) newRead(op *checks.Op) nluRead {
 	c := k.compact(op)
-	v, _ := parseCounter(k.ck.value(c.outVal))
+	v, _ := checks.ParseCounter(k.ck.Value(c.OutVal))
 	return nluRead{op: c, n: v.N, tag: v.Tag}
 }
 
-func (k *nluKey) badRead(op *Op, why string) {
+func (k *nluKey) badRead(op *checks.Op, why string) {
 	k.badReadTotal++
-	if len(k.badReads) < MaxViolations {
+	if len(k.badReads) < checks.MaxViolations {
 		k.badReads = append(k.badReads, nluBadRead{op: k.compact(op), why: why})
 	}
 }
 
-func (k *nluKey) observePut(op *Op) {
-	if _, ok := parseCounter(op.In.Value); !ok {
+func (k *nluKey) observePut(op *checks.Op) {
+	if _, ok := checks.ParseCounter(op.In.Value); !ok {
 		k.malformed++
 		return
 	}
 	// Parse the kept, unpadded value: the tag, a map key, must not pin the
 	// padded original.
 	kept := k.compact(op)
-	v, _ := parseCounter(k.ck.value(kept.inVal))
-	w := nluWrite{n: v.N, logical: -1, baseGet: -1, read: -1, setup: op.Actor == ActorSetup}
+	v, _ := checks.ParseCounter(k.ck.Value(kept.InVal))
+	w := nluWrite{n: v.N, logical: -1, baseGet: -1, read: -1, setup: op.Actor == checks.ActorSetup}
 	if w.setup {
 		k.hasSetup = true
-		if op.Outcome == OK {
+		if op.Outcome == checks.OK {
 			k.setupOK, k.setupN = true, v.N
 		} else if !k.setupOK {
 			k.setupN = v.N
@@ -250,7 +252,7 @@ func (k *nluKey) observePut(op *Op) {
 			k.logicals++
 		}
 		a.lastLogical, a.lastN = w.logical, v.N
-		if (op.Outcome == OK || MayHaveApplied(op)) && a.hasGet &&
+		if (op.Outcome == checks.OK || checks.MayHaveApplied(op)) && a.hasGet &&
 			(op.In.IfMatch == "" || op.In.IfMatch == a.lastGet.Out.ETag) {
 			if a.getStored < 0 {
 				a.getStored = k.gets.Add(k.compact(&a.lastGet))
@@ -296,19 +298,19 @@ func (c *NoLostUpdates) EndGroup() {
 }
 
 // Finish implements Checker.
-func (c *NoLostUpdates) Finish() Result {
+func (c *NoLostUpdates) Finish() checks.Result {
 	c.EndGroup()
 	return c.t.Result(&c.v)
 }
 
-func (k *nluKey) Get(i int32) *Op {
+func (k *nluKey) Get(i int32) *checks.Op {
 	if i < 0 {
 		return nil
 	}
 	return k.full(k.gets.At(i))
 }
 
-func (k *nluKey) finish(v *Violations, t *nluTotals) {
+func (k *nluKey) finish(v *checks.Violations, t *nluTotals) {
 	if k.hasFinal {
 		k.final = k.full(&k.finalOp)
 	}
@@ -334,33 +336,33 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 				t.unattributed++
 				continue
 			}
-			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.value(r.op.outVal)), Excerpt(k.full(&r.op))...)
+			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: %q", k.ck.Value(r.op.OutVal)), checks.Excerpt(k.full(&r.op))...)
 			continue
 		}
 		w := k.writes.At(wi)
 		switch {
 		case w.n != r.n:
-			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.seq, w.n),
-				Excerpt(k.full(&r.op), k.full(&w.op))...)
-		case w.op.outcome != OK && !w.op.mayHaveApplied(k.shared): // refused
-			v.Add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.seq, w.op.seq, Answer(k.full(&w.op))),
-				Excerpt(k.full(&r.op), k.full(&w.op), k.Get(w.baseGet))...)
+			v.Add(k.key, fmt.Sprintf("read a value nobody wrote: counter %d with the tag of #%d, which stored %d", r.n, w.op.Seq, w.n),
+				checks.Excerpt(k.full(&r.op), k.full(&w.op))...)
+		case w.op.Outcome != checks.OK && !w.op.MayHaveApplied(k.shared): // refused
+			v.Add(k.key, fmt.Sprintf("a refused write took effect: #%d read the value of #%d, which was answered %s", r.op.Seq, w.op.Seq, Answer(k.full(&w.op))),
+				checks.Excerpt(k.full(&r.op), k.full(&w.op), k.Get(w.baseGet))...)
 		case w.read < 0:
 			w.read = ri
 		}
 	}
 	for _, b := range k.badReads {
-		v.Add(k.key, "read a value nobody wrote: "+b.why, Excerpt(k.full(&b.op))...)
+		v.Add(k.key, "read a value nobody wrote: "+b.why, checks.Excerpt(k.full(&b.op))...)
 	}
-	v.count("read a value nobody wrote", k.badReadTotal-len(k.badReads))
+	v.Count("read a value nobody wrote", k.badReadTotal-len(k.badReads))
 
 	// Classify the write attempts.
 	for i := range k.writes.Len() {
 		w := k.writes.At(i)
 		switch {
-		case w.op.outcome == OK:
+		case w.op.Outcome == checks.OK:
 			w.state = wAcked
-		case !w.op.mayHaveApplied(k.shared):
+		case !w.op.MayHaveApplied(k.shared):
 			w.state = wRefused
 		case w.read >= 0:
 			w.state = wProven
@@ -375,12 +377,12 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 	consumed := map[int32]int32{} // base ETag (a key string) -> the first applied write on it
 	for i := range k.writes.Len() {
 		w := k.writes.At(i)
-		if w.setup || !w.state.applied() || !realBase(k.str(w.op.ifMatch)) {
+		if w.setup || !w.state.applied() || !realBase(k.Str(w.op.IfMatch)) {
 			continue
 		}
-		j, seen := consumed[w.op.ifMatch]
+		j, seen := consumed[w.op.IfMatch]
 		if !seen {
-			consumed[w.op.ifMatch] = i
+			consumed[w.op.IfMatch] = i
 			continue
 		}
 		first := k.writes.At(j)
@@ -388,13 +390,13 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 			evidence = [2]*nluWrite{first, w}
 		}
 		v.Add(k.key, fmt.Sprintf("fork: #%d and #%d both took effect with If-Match %s (%s and %s): one overwrote the other, a lost update",
-			first.op.seq, w.op.seq, k.str(w.op.ifMatch), first.state.word(), w.state.word()),
-			Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
+			first.op.Seq, w.op.Seq, k.Str(w.op.IfMatch), first.state.word(), w.state.word()),
+			checks.Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
 	for i := range k.writes.Len() {
 		w := k.writes.At(i)
-		if w.state == wMaybe && !w.setup && realBase(k.str(w.op.ifMatch)) {
-			if _, taken := consumed[w.op.ifMatch]; taken {
+		if w.state == wMaybe && !w.setup && realBase(k.Str(w.op.IfMatch)) {
+			if _, taken := consumed[w.op.IfMatch]; taken {
 				w.state = wLost
 			}
 		}
@@ -421,7 +423,7 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 	t.acked += int(acked)
 	for i := range k.writes.Len() {
 		w := k.writes.At(i)
-		if w.setup || w.op.outcome == OK || !w.op.mayHaveApplied(k.shared) {
+		if w.setup || w.op.Outcome == checks.OK || !w.op.MayHaveApplied(k.shared) {
 			continue
 		}
 		t.unknown++
@@ -456,15 +458,15 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 			continue
 		}
 		first := k.writes.At(j)
-		if first.logical == w.logical || realBase(k.str(w.op.ifMatch)) && w.op.ifMatch == first.op.ifMatch {
+		if first.logical == w.logical || realBase(k.Str(w.op.IfMatch)) && w.op.IfMatch == first.op.IfMatch {
 			continue // a retry of one increment, or a fork reported above
 		}
 		if evidence[0] == nil {
 			evidence = [2]*nluWrite{first, w}
 		}
 		v.Add(k.key, fmt.Sprintf("duplicate increment: #%d and #%d both stored counter %d (%s and %s): one increment was lost",
-			first.op.seq, w.op.seq, w.n, first.state.word(), w.state.word()),
-			Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
+			first.op.Seq, w.op.Seq, w.n, first.state.word(), w.state.word()),
+			checks.Excerpt(k.full(&first.op), k.full(&w.op), k.Get(first.baseGet), k.Get(w.baseGet))...)
 	}
 
 	// The count, against the final quiet read.
@@ -473,16 +475,16 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 		return
 	}
 	initial := k.setupN
-	ev := func(extra ...*Op) []Op {
+	ev := func(extra ...*checks.Op) []checks.Op {
 		ops := extra
 		if evidence[0] != nil {
 			ops = append(ops, k.full(&evidence[0].op), k.full(&evidence[1].op))
 		}
-		return Excerpt(ops...)
+		return checks.Excerpt(ops...)
 	}
-	if isNotFound(k.final) {
+	if checks.IsNotFound(k.final) {
 		if acked+proven > 0 || k.setupOK {
-			var last *Op
+			var last *checks.Op
 			if top != nil {
 				last = k.full(&top.op)
 			}
@@ -491,14 +493,14 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 		}
 		return
 	}
-	fv, err := ParseCounterValue(k.final.Out.Value)
+	fv, err := checks.ParseCounterValue(k.final.Out.Value)
 	if err != nil {
 		return // reported above as a read of a value nobody wrote
 	}
 	t.withFinal++
 	t.finalSum += fv.N
 	f := fv.N
-	var writer *Op
+	var writer *checks.Op
 	if wi, ok := k.byTag[fv.Tag]; ok {
 		writer = k.full(&k.writes.At(wi).op)
 	}
@@ -513,18 +515,18 @@ func (k *nluKey) finish(v *Violations, t *nluTotals) {
 			msg += fmt.Sprintf(" over initial %d", initial)
 		}
 		msg += fmt.Sprintf(", final value %d", f)
-		var high *Op
+		var high *checks.Op
 		if top != nil && top.n > f {
 			high = k.full(&top.op)
 		}
 		v.Add(k.key, msg, ev(k.final, writer, high)...)
 	case top != nil && top.n > f:
-		v.Add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.seq, top.state.word()),
+		v.Add(k.key, fmt.Sprintf("lost update: final value %d is below counter %d, which #%d stored (%s)", f, top.n, top.op.Seq, top.state.word()),
 			ev(k.final, writer, k.full(&top.op))...)
 	}
 	if upper := lower + maybe; f > upper {
 		v.AddKind("more increments than writes", k.key, fmt.Sprintf("final value %d exceeds initial %d + %d acknowledged + %d proven + %d possible increments",
-			f, initial, acked, proven, maybe), Excerpt(k.final, writer)...)
+			f, initial, acked, proven, maybe), checks.Excerpt(k.final, writer)...)
 	}
 }
 
@@ -544,7 +546,7 @@ func (s wstate) word() string {
 }
 
 // answer renders an outcome with its status and code: "conflict 412 ConditionNotMet".
-func Answer(op *Op) string {
+func Answer(op *checks.Op) string {
 	s := op.Outcome.String()
 	if op.Out.Status != 0 {
 		s += fmt.Sprintf(" %d", op.Out.Status)
@@ -555,12 +557,12 @@ func Answer(op *Op) string {
 	return s
 }
 
-func (t *nluTotals) Result(v *Violations) Result {
+func (t *nluTotals) Result(v *checks.Violations) checks.Result {
 	var b strings.Builder
 	if t.keys == 0 {
 		b.WriteString("no counter reads or writes in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %d acknowledged increments, %d unknown (%d resolved)", Plural(t.keys, "key", "keys"), t.acked, t.unknown, t.resolved)
+		fmt.Fprintf(&b, "%s, %d acknowledged increments, %d unknown (%d resolved)", checks.Plural(t.keys, "key", "keys"), t.acked, t.unknown, t.resolved)
 		switch {
 		case t.withFinal == 0:
 		case t.keys == 1:
@@ -574,34 +576,34 @@ func (t *nluTotals) Result(v *Violations) Result {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, fmt.Sprintf("no final read of %s", Plural(t.noFinal, "key", "keys")))
+		undecided = append(undecided, fmt.Sprintf("no final read of %s", checks.Plural(t.noFinal, "key", "keys")))
 	}
 	if t.unattributed > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s of values with no recorded write (history cut short?)", Plural(t.unattributed, "read", "reads")))
+		undecided = append(undecided, fmt.Sprintf("%s of values with no recorded write (history cut short?)", checks.Plural(t.unattributed, "read", "reads")))
 	}
 	if t.malformed > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s with no counter value", Plural(t.malformed, "put", "puts")))
+		undecided = append(undecided, fmt.Sprintf("%s with no counter value", checks.Plural(t.malformed, "put", "puts")))
 	}
 	if t.dupTags > 0 {
-		undecided = append(undecided, fmt.Sprintf("%s reusing a tag", Plural(t.dupTags, "write attempt", "write attempts")))
+		undecided = append(undecided, fmt.Sprintf("%s reusing a tag", checks.Plural(t.dupTags, "write attempt", "write attempts")))
 	}
 	switch {
 	case v.Total > 0:
-		fmt.Fprintf(&b, ": %s", Plural(v.Total, "violation", "violations"))
+		fmt.Fprintf(&b, ": %s", checks.Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	default:
 		b.WriteString(": no update lost")
 	}
 	if t.noSetup > 0 {
-		fmt.Fprintf(&b, " (no setup write for %s: initial 0 assumed)", Plural(t.noSetup, "key", "keys"))
+		fmt.Fprintf(&b, " (no setup write for %s: initial 0 assumed)", checks.Plural(t.noSetup, "key", "keys"))
 	}
 	r := v.Result(NoLostUpdatesName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
+	if r.Verdict == checks.Pass && len(undecided) > 0 {
+		r.Verdict = checks.Undecided
 	}
 	if t.unknown > 0 {
-		r.Unknown = &UnknownWrites{Applied: t.unkApplied, NotApplied: t.unkNotApplied, Open: t.unknown - t.unkApplied - t.unkNotApplied}
+		r.Unknown = &checks.UnknownWrites{Applied: t.unkApplied, NotApplied: t.unkNotApplied, Open: t.unknown - t.unkApplied - t.unkNotApplied}
 	}
 	if t.withFinal == 0 {
 		// Without a final read no increment can be counted.

@@ -1,4 +1,4 @@
-package checks
+package consistency
 
 import (
 	"encoding/binary"
@@ -8,13 +8,15 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // VersionChainName is the name scenarios use for the version-chain check.
 const VersionChainName = "version-chain"
 
 func init() {
-	Register(VersionChainName, func() Checker { return NewVersionChain() })
+	checks.Register(VersionChainName, func() checks.Checker { return NewVersionChain() })
 }
 
 // VersionChain decides whether a blob register history (blob.etag-counter,
@@ -60,7 +62,7 @@ type VersionChain struct {
 	strs  map[string]int32 // shared small strings: kinds, error codes, dates
 	strv  []string
 	buf   []byte
-	v     Violations // of the keys judged so far (EndGroup)
+	v     checks.Violations // of the keys judged so far (EndGroup)
 	t     vcTotals
 }
 
@@ -102,11 +104,11 @@ const (
 // ignores: other resources, and blob operations that change neither the
 // ETag nor the content (Put Block, leases).
 func vcKindOf(s string) (k vcKind, keep bool) {
-	s = canon(s)
+	s = checks.Canon(s)
 	switch {
-	case s == KindBlobGet:
+	case s == checks.KindBlobGet:
 		return vcGet, true
-	case s == kindBlobPut, s == kindBlobCreate, s == "blob.commit":
+	case s == checks.KindBlobPut, s == checks.KindBlobCreate, s == "blob.commit":
 		return vcWrite, true
 	case s == "blob.setmeta":
 		return vcSetMeta, true
@@ -137,7 +139,7 @@ type vcRec struct {
 	rare      int32 // index in vcKey.rare, or -1
 	status    uint16
 	kind      vcKind
-	outcome   Outcome
+	outcome   checks.Outcome
 }
 
 // vcRare holds the fields few operations carry.
@@ -148,12 +150,12 @@ type vcRare struct {
 
 type vcKey struct {
 	key, workload string
-	recs          Chunked[vcRec]
+	recs          checks.Chunked[vcRec]
 	etags         map[string]int32
-	etagStr       Chunked[string]
-	vals          map[string]int32 // value identity -> value id
-	valStr        Chunked[string]  // value id -> value for display (no padding)
-	writerOf      Chunked[int32]   // value id -> the write attempt that stored it, -1, or vcDup
+	etagStr       checks.Chunked[string]
+	vals          map[string]int32       // value identity -> value id
+	valStr        checks.Chunked[string] // value id -> value for display (no padding)
+	writerOf      checks.Chunked[int32]  // value id -> the write attempt that stored it, -1, or vcDup
 	rare          []vcRare
 	final         bool // a final read answered (a value or 404)
 	versions      int  // write attempts that may be versions (applied or maybe)
@@ -163,7 +165,7 @@ type vcKey struct {
 	droppedReads  int
 }
 
-func (c *VersionChain) key(op *Op) *vcKey {
+func (c *VersionChain) key(op *checks.Op) *vcKey {
 	k := c.keys[op.Key]
 	if k == nil {
 		k = &vcKey{key: op.Key, workload: op.Workload, etags: map[string]int32{}, vals: map[string]int32{}}
@@ -173,7 +175,7 @@ func (c *VersionChain) key(op *Op) *vcKey {
 	return k
 }
 
-func (c *VersionChain) str(s string) int32 {
+func (c *VersionChain) Str(s string) int32 {
 	if id, ok := c.strs[s]; ok {
 		return id
 	}
@@ -184,7 +186,7 @@ func (c *VersionChain) str(s string) int32 {
 }
 
 // Observe implements Checker.
-func (c *VersionChain) Observe(op *Op) {
+func (c *VersionChain) Observe(op *checks.Op) {
 	kind, keep := vcKindOf(op.Kind)
 	if !keep {
 		return
@@ -192,7 +194,7 @@ func (c *VersionChain) Observe(op *Op) {
 	k := c.key(op)
 	switch kind {
 	case vcUnmodeled:
-		if op.Outcome == OK || MayHaveApplied(op) {
+		if op.Outcome == checks.OK || checks.MayHaveApplied(op) {
 			if k.unmodeled == nil {
 				k.unmodeled = map[string]int{}
 			}
@@ -200,19 +202,19 @@ func (c *VersionChain) Observe(op *Op) {
 		}
 		return
 	case vcGet:
-		if op.Actor == ActorFinal && (op.Outcome == OK || isNotFound(op)) {
+		if op.Actor == checks.ActorFinal && (op.Outcome == checks.OK || checks.IsNotFound(op)) {
 			k.final = true
 		}
 		// A failed or timed-out read says nothing (CHECKERS.md, unknown
 		// outcomes, rule 2); a 412 to If-Match is a refusal to judge.
-		if op.Outcome != OK && !isNotFound(op) && (op.Outcome != Conflict || op.In.IfMatch == "") {
+		if op.Outcome != checks.OK && !checks.IsNotFound(op) && (op.Outcome != checks.Conflict || op.In.IfMatch == "") {
 			k.droppedReads++
 			return
 		}
 	default:
-		if op.Outcome == OK || MayHaveApplied(op) {
+		if op.Outcome == checks.OK || checks.MayHaveApplied(op) {
 			k.versions++
-			if op.Actor == ActorSetup {
+			if op.Actor == checks.ActorSetup {
 				k.setups++
 			}
 		}
@@ -221,15 +223,15 @@ func (c *VersionChain) Observe(op *Op) {
 		seq: op.Seq, call: op.Call, ret: op.Return,
 		actor: int32(op.Actor), attempt: int32(op.Attempt), kind: kind, outcome: op.Outcome, status: uint16(op.Out.Status),
 		etag: k.etag(op.Out.ETag), ifMatch: k.cond(op.In.IfMatch), ifNone: k.cond(op.In.IfNoneMatch), value: -1, rare: -1,
-		kname: c.str(op.Kind), errCode: c.str(op.Out.ErrorCode), lastMod: c.str(op.Out.LastModified),
+		kname: c.Str(op.Kind), errCode: c.Str(op.Out.ErrorCode), lastMod: c.Str(op.Out.LastModified),
 	}
 	switch {
 	case kind == vcWrite:
 		r.value = c.valueID(k, op.In.Value)
-	case kind == vcGet && op.Outcome == OK && op.Out.Status != http.StatusNotModified:
+	case kind == vcGet && op.Outcome == checks.OK && op.Out.Status != http.StatusNotModified:
 		r.value = c.valueID(k, op.Out.Value)
 	}
-	r.reqUUID = parseUUID(op.Out.RequestID, &r.reqID)
+	r.reqUUID = checks.ParseUUID(op.Out.RequestID, &r.reqID)
 	if r.ifMatch == vcOther || r.ifNone == vcOther || op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != "" ||
 		op.In.LeaseID != "" || op.Out.Err != "" || !r.reqUUID && op.Out.RequestID != "" {
 		r.rare = int32(len(k.rare))
@@ -306,20 +308,20 @@ func vcDisplay(s string) string {
 	if len(s) <= vcWhole {
 		return s
 	}
-	if short := shortValue(s); len(short) < len(s) {
+	if short := checks.ShortValue(s); len(short) < len(s) {
 		return short
 	}
 	return s[:40] + " ..."
 }
 
 // op rebuilds the recorded operation for an excerpt.
-func (c *VersionChain) Op(k *vcKey, i int32) *Op {
+func (c *VersionChain) Op(k *vcKey, i int32) *checks.Op {
 	r := k.recs.At(i)
-	o := &Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
+	o := &checks.Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
 		Intended: r.call, Call: r.call, Return: r.ret, Outcome: r.outcome,
-		Out: Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
+		Out: checks.Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
 	if r.reqUUID {
-		o.Out.RequestID = formatUUID(&r.reqID)
+		o.Out.RequestID = checks.FormatUUID(&r.reqID)
 	}
 	cond := func(id int32) string {
 		switch {
@@ -396,23 +398,23 @@ func (c *VersionChain) EndGroup() {
 }
 
 // Finish implements Checker.
-func (c *VersionChain) Finish() Result {
+func (c *VersionChain) Finish() checks.Result {
 	c.EndGroup()
 	return c.t.Result(&c.v)
 }
 
-func (t *vcTotals) Result(v *Violations) Result {
+func (t *vcTotals) Result(v *checks.Violations) checks.Result {
 	var b strings.Builder
 	if t.keys == 0 {
 		b.WriteString("no blob reads or writes in the history")
 	} else {
-		fmt.Fprintf(&b, "%s, %s in %s, %s", Plural(t.keys, "key", "keys"), Plural(t.writes, "write", "writes"),
-			Plural(t.chains, "chain", "chains"), Plural(t.reads, "read", "reads"))
+		fmt.Fprintf(&b, "%s, %s in %s, %s", checks.Plural(t.keys, "key", "keys"), checks.Plural(t.writes, "write", "writes"),
+			checks.Plural(t.chains, "chain", "chains"), checks.Plural(t.reads, "read", "reads"))
 		if t.refusals > 0 {
-			fmt.Fprintf(&b, ", %s checked", Plural(t.refusals, "refusal", "refusals"))
+			fmt.Fprintf(&b, ", %s checked", checks.Plural(t.refusals, "refusal", "refusals"))
 		}
 		if t.unknown > 0 {
-			fmt.Fprintf(&b, ", %s (%d read later, %d lost the race)", Plural(t.unknown, "unknown write", "unknown writes"), t.proven, t.lost)
+			fmt.Fprintf(&b, ", %s (%d read later, %d lost the race)", checks.Plural(t.unknown, "unknown write", "unknown writes"), t.proven, t.lost)
 		}
 	}
 	var undecided []string
@@ -420,13 +422,13 @@ func (t *vcTotals) Result(v *Violations) Result {
 		undecided = append(undecided, "nothing to check")
 	}
 	if t.noFinal > 0 {
-		undecided = append(undecided, "no final read of "+Plural(t.noFinal, "key", "keys"))
+		undecided = append(undecided, "no final read of "+checks.Plural(t.noFinal, "key", "keys"))
 	}
 	if t.unattributed > 0 {
-		undecided = append(undecided, Plural(t.unattributed, "read", "reads")+" of values or ETags with no recorded write (history cut short?)")
+		undecided = append(undecided, checks.Plural(t.unattributed, "read", "reads")+" of values or ETags with no recorded write (history cut short?)")
 	}
 	if t.dupValues > 0 {
-		undecided = append(undecided, Plural(t.dupValues, "write attempt", "write attempts")+" reusing another's value")
+		undecided = append(undecided, checks.Plural(t.dupValues, "write attempt", "write attempts")+" reusing another's value")
 	}
 	if len(t.unmodeled) > 0 {
 		kinds := make([]string, 0, len(t.unmodeled))
@@ -438,21 +440,21 @@ func (t *vcTotals) Result(v *Violations) Result {
 	}
 	switch {
 	case v.Total > 0:
-		fmt.Fprintf(&b, ": %s", Plural(v.Total, "violation", "violations"))
+		fmt.Fprintf(&b, ": %s", checks.Plural(v.Total, "violation", "violations"))
 	case len(undecided) > 0:
 		b.WriteString(": undecided, " + strings.Join(undecided, ", "))
 	default:
 		b.WriteString(": linearizable")
 	}
 	if t.ambiguous > 0 {
-		fmt.Fprintf(&b, " (%s not attributed: an unknown set-metadata may explain them)", Plural(t.ambiguous, "read", "reads"))
+		fmt.Fprintf(&b, " (%s not attributed: an unknown set-metadata may explain them)", checks.Plural(t.ambiguous, "read", "reads"))
 	}
 	r := v.Result(VersionChainName, b.String())
-	if r.Verdict == Pass && len(undecided) > 0 {
-		r.Verdict = Undecided
+	if r.Verdict == checks.Pass && len(undecided) > 0 {
+		r.Verdict = checks.Undecided
 	}
 	if t.proven+t.lost+t.open > 0 {
-		r.Unknown = &UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
+		r.Unknown = &checks.UnknownWrites{Applied: t.proven, NotApplied: t.lost, Open: t.open}
 	}
 	return r.WithDecided(t.writes + t.reads + t.refusals).
 		Of(t.writes + t.reads + t.refusals + t.open + t.unattributed + t.ambiguous + t.notJudged)
