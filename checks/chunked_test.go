@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // chunked keeps every element where it was added, through the growing
@@ -36,10 +37,10 @@ func TestChunked(t *testing.T) {
 // as UUIDs or not, unknown outcomes, lease ids, padded values).
 func TestCompactOpRoundTrip(t *testing.T) {
 	for seed := range uint64(20) {
-		cfg := checks.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
-		ops := checks.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
-		ccfg := checks.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
-		more, _ := checks.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		cfg := checkstest.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+		ops := checkstest.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+		ccfg := checkstest.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		more, _ := checkstest.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		ops = append(ops, more...)
 		var shared checks.StrTable
 		keys := map[string]*checks.CopKey{}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
@@ -43,9 +44,9 @@ func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 	fails := map[string]int{}
 	for seed := range uint64(60) {
 		for _, inject := range []bool{false, true} {
-			cfg := checks.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+			cfg := checkstest.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
 			cfg.Lease, cfg.Keys, cfg.Inject = false, 2+int(seed%5), inject
-			ops := checks.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+			ops := checkstest.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
 			for _, c := range counterChecks {
 				whole := checks.Run(ops, c.mk())[0]
 				grouped := feedGrouped(ops, c.mk(), 3)
@@ -59,9 +60,9 @@ func TestKeyLocalCheckersAgreeInGroups(t *testing.T) {
 				}
 			}
 		}
-		ccfg := checks.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
+		ccfg := checkstest.RandomCreateConfig(rand.New(rand.NewPCG(seed, 3)))
 		ccfg.Inject = seed%2 == 1
-		ops, _ := checks.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
+		ops, _ := checkstest.SimulateCreateOnce(rand.New(rand.NewPCG(seed, 4)), &ccfg)
 		whole := checks.Run(ops, consistency.NewSingleWinner())[0]
 		grouped := feedGrouped(ops, consistency.NewSingleWinner(), 4)
 		if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total || whole.Summary != grouped.Summary {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 	"github.com/stormcheck/stormcheck/checks/consistency"
 	"github.com/stormcheck/stormcheck/checks/lease"
 )
@@ -14,7 +15,7 @@ import (
 // found nothing) and requires UNDECIDED, never PASS, with no operation
 // counted as decided.
 func TestNothingJudgedIsUndecided(t *testing.T) {
-	irrelevant := checks.NewHist()
+	irrelevant := checkstest.NewHist()
 	irrelevant.Add(checks.Op{Actor: 0, Kind: "harness.noop", Key: "k"})
 	irrelevant.Add(checks.Op{Actor: 1, Kind: "harness.noop", Key: "k", Outcome: checks.Unknown, Out: checks.Output{Err: "timeout"}})
 	histories := map[string][]checks.Op{"empty": nil, "irrelevant": irrelevant.Ops}
@@ -46,7 +47,7 @@ func TestNothingJudgedIsUndecided(t *testing.T) {
 // how many operations it decided, and a pass with none decided is turned
 // into undecided.
 func TestDecidedCountsJudgedOperations(t *testing.T) {
-	h := checks.NewHist()
+	h := checkstest.NewHist()
 	h.Setup("k", `"e0"`)
 	h.Put(0, "k", `"e0"`, 1, "a-1", checks.OK, `"e1"`)
 	h.Put(1, "k", `"e0"`, 1, "b-1", checks.Conflict, "")
@@ -76,11 +77,11 @@ func TestDecidedCountsJudgedOperations(t *testing.T) {
 // nothing settles counts as judgeable, not decided, so the share falls
 // below 1, and a check that decided nothing has share 0.
 func TestShareDecided(t *testing.T) {
-	settled := checks.NewHist()
+	settled := checkstest.NewHist()
 	settled.Setup("k", `"e0"`)
 	settled.Put(0, "k", `"e0"`, 1, "a-1", checks.OK, `"e1"`)
 	settled.Final("k", 1, "a-1", `"e1"`)
-	open := checks.NewHist()
+	open := checkstest.NewHist()
 	open.Setup("k", `"e0"`)
 	open.Put(0, "k", `"e0"`, 1, "a-1", checks.OK, `"e1"`)
 	open.Put(1, "k", "", 2, "b-2", checks.Unknown, "") // unconditional, never read: nothing settles it
@@ -104,7 +105,7 @@ func TestShareDecided(t *testing.T) {
 			t.Errorf("%s with an open write: %d of %d decided (%q), want fewer than judgeable", name, o.Decided, o.Judgeable, o.Summary)
 		}
 	}
-	leases := checks.NewHist()
+	leases := checkstest.NewHist()
 	leases.Lease(0, "blob.lease.acquire", "k", "id-a", checks.OK)
 	leases.Lease(1, "blob.lease.acquire", "k", "id-b", checks.Unknown)
 	for _, name := range []string{lease.LeaseExclusionName, lease.LeaseProtocolName} {

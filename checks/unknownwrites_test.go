@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/checks/batch"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 	"github.com/stormcheck/stormcheck/checks/consistency"
 )
 
@@ -12,7 +13,7 @@ import (
 // say what became of each: applied (its value was read), not applied (its
 // base ETag was consumed by another applied write), or still open.
 func TestUnknownWritesResolved(t *testing.T) {
-	h := checks.NewHist()
+	h := checkstest.NewHist()
 	h.Setup("k", `"e0"`)
 	h.Put(0, "k", `"e0"`, 1, "a-1", checks.OK, `"e1"`)
 	h.Put(1, "k", `"e0"`, 1, "b-1", checks.Unknown, "") // base e0 consumed by a-1: not applied
@@ -37,10 +38,10 @@ func TestUnknownWritesResolved(t *testing.T) {
 // on some row as applied and leaves one read nowhere open.
 func TestUnknownBatchesResolved(t *testing.T) {
 	const p = "p1"
-	h := checks.NewHist()
+	h := checkstest.NewHist()
 	h.TbSetup(p, "a", "b", "c", "d")
-	h.TbBatch(0, p, "b1", checks.TbRows("a", "b"), checks.Unknown, 100, 110)
-	h.TbBatch(1, p, "b2", checks.TbRows("c", "d"), checks.Unknown, 100, 110)
+	h.TbBatch(0, p, "b1", checkstest.TbRows("a", "b"), checks.Unknown, 100, 110)
+	h.TbBatch(1, p, "b2", checkstest.TbRows("c", "d"), checks.Unknown, 100, 110)
 	h.TbFinal(p, "a=b1", "b=b1", "c=setup-p1", "d=setup-p1")
 	r := h.Check(t, batch.BatchAtomicityName)
 	want := checks.UnknownWrites{Applied: 1, Open: 1}

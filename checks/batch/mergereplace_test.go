@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 func mrProps(s ...string) []string { return s }
@@ -16,10 +17,10 @@ func TestMergeReplace(t *testing.T) {
 	const k = "pk/rk"
 	cases := []struct {
 		name  string
-		build func(h *checks.Hist) checks.Want
+		build func(h *checkstest.Hist) checkstest.Want
 	}{
 		// Clean histories.
-		{"replace, merges, and reads that follow them", func(h *checks.Hist) checks.Want {
+		{"replace, merges, and reads that follow them", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.OK, 100, 110)
 			h.MrGet(1, k, 120, 130, "p0=r1")
@@ -27,181 +28,181 @@ func TestMergeReplace(t *testing.T) {
 			h.MrGet(1, k, 160, 170, "p0=r1", "p1=m1")
 			h.MrWrite(0, checks.KindTableUpsertMerge, k, "m2", mrProps("p0", "p2"), checks.OK, 180, 190)
 			h.MrGet(checks.ActorFinal, k, 200, 210, "p0=m2", "p1=m1", "p2=m2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 entity, 4 writes (2 replaces, 2 merges, 0 unknown), 3 reads: every read explained by the last replace and the merges after it"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 entity, 4 writes (2 replaces, 2 merges, 0 unknown), 3 reads: every read explained by the last replace and the merges after it"}
 		}},
-		{"a replace and a merge overlap: either order", func(h *checks.Hist) checks.Want {
+		{"a replace and a merge overlap: either order", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpsert, k, "r1", mrProps("p0"), checks.OK, 100, 200)
 			h.MrWrite(1, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 150, 250)
 			h.MrGet(2, k, 300, 310, "p0=r1")          // m1 first, erased by r1
 			h.MrGet(3, k, 300, 310, "p0=r1", "p1=m1") // r1 first
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"a read overlapping a merge need not see it", func(h *checks.Hist) checks.Want {
+		{"a read overlapping a merge need not see it", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 200)
 			h.MrGet(1, k, 150, 160, "p0=s", "p1=s", "p2=s")
 			h.MrGet(1, k, 170, 180, "p0=s", "p1=m1", "p2=s")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"refused writes leave no trace", func(h *checks.Hist) checks.Want {
+		{"refused writes leave no trace", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.Conflict, 100, 110)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.Throttled, 120, 130)
 			h.MrGet(1, k, 140, 150, "p0=s", "p1=s", "p2=s")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
 
 		// Unknown outcomes: quiet.
-		{"an unknown replace, applied after it timed out, explains a missing property", func(h *checks.Hist) checks.Want {
+		{"an unknown replace, applied after it timed out, explains a missing property", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpsert, k, "r1", mrProps("p0"), checks.Unknown, 90, 95)
 			h.MrWrite(1, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			h.MrGet(2, k, 200, 210, "p0=r1")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 unknown"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 unknown"}
 		}},
-		{"an unknown delete explains missing properties without being visible", func(h *checks.Hist) checks.Want {
+		{"an unknown delete explains missing properties without being visible", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.Add(checks.Op{Actor: 0, Kind: checks.KindTableDelete, Key: k, Outcome: checks.Unknown, Call: 100, Return: 110, Out: checks.Output{Err: "timeout"}})
 			h.MrWrite(1, checks.KindTableUpsertMerge, k, "m1", mrProps("p0"), checks.OK, 200, 210)
 			h.MrGet(2, k, 300, 310, "p0=m1")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"an unknown replace never applied", func(h *checks.Hist) checks.Want {
+		{"an unknown replace never applied", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.Unknown, 100, 110)
 			h.MrGet(1, k, 200, 210, "p0=s", "p1=s", "p2=s")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"an unknown merge never read", func(h *checks.Hist) checks.Want {
+		{"an unknown merge never read", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			h.MrWrite(0, checks.KindTableMerge, k, "m2", mrProps("p1"), checks.Unknown, 120, 130)
 			h.MrGet(1, k, 200, 210, "p0=s", "p1=m1", "p2=s")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"a retried merge: the unknown first attempt may land after the acknowledged retry", func(h *checks.Hist) checks.Want {
+		{"a retried merge: the unknown first attempt may land after the acknowledged retry", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.Unknown, 100, 110)
 			s := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 120, 130)
 			h.Op(s).Attempt = 2
 			h.MrWrite(1, checks.KindTableMerge, k, "m2", mrProps("p1"), checks.OK, 140, 150)
 			h.MrGet(2, k, 200, 210, "p0=s", "p1=m1", "p2=s")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
 
 		// Rule 1.
-		{"a value nobody wrote", func(h *checks.Hist) checks.Want {
+		{"a value nobody wrote", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			rd := h.MrGet(1, k, 100, 110, "p0=s", "p1=ghost", "p2=s")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`value nobody wrote: property "p1" reads "ghost"`, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`value nobody wrote: property "p1" reads "ghost"`, rd)}}
 		}},
-		{"a refused write visible", func(h *checks.Hist) checks.Want {
+		{"a refused write visible", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			m := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.Conflict, 100, 110)
 			rd := h.MrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=s")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio(`refused write visible: property "p1" reads the tag of merge "m1" (#2), which was answered conflict 412 ConditionNotMet`, m, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`refused write visible: property "p1" reads the tag of merge "m1" (#2), which was answered conflict 412 ConditionNotMet`, m, rd)}}
 		}},
-		{"a tag on a property its write did not set", func(h *checks.Hist) checks.Want {
+		{"a tag on a property its write did not set", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			m := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			rd := h.MrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=m1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`property "p2" reads the tag of merge "m1" (#2), which wrote only [p1]`, m, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`property "p2" reads the tag of merge "m1" (#2), which wrote only [p1]`, m, rd)}}
 		}},
-		{"a value read before its write was sent", func(h *checks.Hist) checks.Want {
+		{"a value read before its write was sent", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			rd := h.MrGet(1, k, 50, 60, "p0=s", "p1=m1", "p2=s")
 			m := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`value read before it was written: property "p1"`, m, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`value read before it was written: property "p1"`, m, rd)}}
 		}},
 
 		// Rule 2.
-		{"two replaces visible", func(h *checks.Hist) checks.Want {
+		{"two replaces visible", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			r1 := h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.OK, 100, 110)
 			r2 := h.MrWrite(1, checks.KindTableUpsert, k, "r2", mrProps("p1"), checks.OK, 100, 110)
 			rd := h.MrGet(2, k, 120, 130, "p0=r1", "p1=r2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`two replaces visible: property "p0" shows replace "r1" (#2) and property "p1" shows replace "r2" (#3)`, r1, r2, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`two replaces visible: property "p0" shows replace "r1" (#2) and property "p1" shows replace "r2" (#3)`, r1, r2, rd)}}
 		}},
-		{"a property of the visible replace missing", func(h *checks.Hist) checks.Want {
+		{"a property of the visible replace missing", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			r1 := h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0", "p1"), checks.OK, 100, 110)
 			rd := h.MrGet(2, k, 120, 130, "p0=r1")
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{
-				checks.Vio(`property of a visible replace missing: property "p0" shows replace "r1" (#2), which also wrote "p1", but "p1" is missing`, r1, rd),
-				checks.Vio(`missing property: the read lacks "p1"`, r1, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`property of a visible replace missing: property "p0" shows replace "r1" (#2), which also wrote "p1", but "p1" is missing`, r1, rd),
+				checkstest.Vio(`missing property: the read lacks "p1"`, r1, rd)}}
 		}},
-		{"a merge certainly earlier than the visible replace", func(h *checks.Hist) checks.Want {
+		{"a merge certainly earlier than the visible replace", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			m := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			r := h.MrWrite(1, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.Unknown, 120, 130)
 			rd := h.MrGet(2, k, 140, 150, "p0=r1", "p1=m1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio(`a property that neither the last replace nor a later merge wrote: property "p1" shows merge "m1" (#2), which took effect before replace "r1" (#3) (visible on "p0") was sent`, m, r, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`a property that neither the last replace nor a later merge wrote: property "p1" shows merge "m1" (#2), which took effect before replace "r1" (#3) (visible on "p0") was sent`, m, r, rd)}}
 		}},
 
 		// Rule 3.
-		{"stale read: a later acknowledged merge overwrote it", func(h *checks.Hist) checks.Want {
+		{"stale read: a later acknowledged merge overwrote it", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			m1 := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			m2 := h.MrWrite(1, checks.KindTableUpsertMerge, k, "m2", mrProps("p1", "p2"), checks.OK, 120, 130)
 			rd := h.MrGet(2, k, 140, 150, "p0=s", "p1=m1", "p2=m2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio(`stale read: property "p1" shows merge "m1" (#2), but merge "m2" (#3), which also wrote it, was sent after it returned`, m1, m2, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`stale read: property "p1" shows merge "m1" (#2), but merge "m2" (#3), which also wrote it, was sent after it returned`, m1, m2, rd)}}
 		}},
-		{"stale read: a later acknowledged replace erased it", func(h *checks.Hist) checks.Want {
+		{"stale read: a later acknowledged replace erased it", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			m1 := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			r1 := h.MrWrite(1, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.OK, 120, 130)
 			rd := h.MrGet(2, k, 140, 150, "p0=r1", "p1=m1")
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{
-				checks.Vio(`stale read: property "p1" shows merge "m1" (#2), but replace "r1" (#3), which erased it`, m1, r1, rd),
-				checks.Vio(`a property that neither the last replace nor a later merge wrote`, m1, r1, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`stale read: property "p1" shows merge "m1" (#2), but replace "r1" (#3), which erased it`, m1, r1, rd),
+				checkstest.Vio(`a property that neither the last replace nor a later merge wrote`, m1, r1, rd)}}
 		}},
-		{"stale read of the setup value, the overwrite proven by an earlier read", func(h *checks.Hist) checks.Want {
+		{"stale read of the setup value, the overwrite proven by an earlier read", func(h *checkstest.Hist) checkstest.Want {
 			s := h.MrSetup(k)
 			m1 := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.Unknown, 100, 110)
 			h.MrGet(1, k, 120, 130, "p0=s", "p1=m1", "p2=s")
 			rd := h.MrGet(2, k, 140, 150, "p0=s", "p1=s", "p2=s")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`stale read: property "p1" shows setup replace "s" (#1)`, s, m1, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`stale read: property "p1" shows setup replace "s" (#1)`, s, m1, rd)}}
 		}},
 
 		// Rule 4.
-		{"missing property an acknowledged merge wrote", func(h *checks.Hist) checks.Want {
+		{"missing property an acknowledged merge wrote", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m0", mrProps("p0", "p2"), checks.OK, 80, 90)
 			m1 := h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			rd := h.MrGet(1, k, 140, 150, "p0=m0", "p2=m0")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio(`missing property: the read lacks "p1", but merge "m1" (#3) wrote it and took effect before the read was sent, and no replace without "p1" could have applied after it`, m1, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio(`missing property: the read lacks "p1", but merge "m1" (#3) wrote it and took effect before the read was sent, and no replace without "p1" could have applied after it`, m1, rd)}}
 		}},
-		{"missing property: the only replace without it is certainly earlier", func(h *checks.Hist) checks.Want {
+		{"missing property: the only replace without it is certainly earlier", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableUpdate, k, "r1", mrProps("p0"), checks.OK, 50, 60)
 			m1 := h.MrWrite(1, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			h.MrWrite(2, checks.KindTableUpdate, k, "r2", mrProps("p0"), checks.OK, 400, 410) // sent after the read returned
 			rd := h.MrGet(3, k, 140, 150, "p0=r1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio(`missing property: the read lacks "p1"`, m1, rd)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio(`missing property: the read lacks "p1"`, m1, rd)}}
 		}},
 
 		// Missing information.
-		{"no reads", func(h *checks.Hist) checks.Want {
+		{"no reads", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
-			return checks.Want{Verdict: checks.Undecided, Summary: "undecided, nothing to check"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "undecided, nothing to check"}
 		}},
-		{"a tag reused by two writes", func(h *checks.Hist) checks.Want {
+		{"a tag reused by two writes", func(h *checkstest.Hist) checkstest.Want {
 			h.MrSetup(k)
 			h.MrWrite(0, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			h.MrWrite(1, checks.KindTableMerge, k, "m1", mrProps("p1"), checks.OK, 100, 110)
 			h.MrGet(2, k, 120, 130, "p0=s", "p1=m1", "p2=s")
-			return checks.Want{Verdict: checks.Undecided, Summary: "1 tag reused by several writes"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "1 tag reused by several writes"}
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := checks.NewHist()
+			h := checkstest.NewHist()
 			w := tc.build(h)
 			r := h.Check(t, MergeReplaceName)
 			w.Assert(t, r)
@@ -351,7 +352,7 @@ func TestMergeReplaceSimulation(t *testing.T) {
 		unknown, refused := r.Float64()*0.25, r.Float64()*0.15
 		ops, writes := simulateMergeReplace(r, actors, n, unknown, refused)
 		if res := checks.Run(ops, NewMergeReplace())[0]; res.Verdict != checks.Pass {
-			t.Fatalf("seed %d (%d actors x %d ops, unknown %.2f): valid history judged %s\n%s", seed, actors, n, unknown, res.Verdict, checks.Describe(res))
+			t.Fatalf("seed %d (%d actors x %d ops, unknown %.2f): valid history judged %s\n%s", seed, actors, n, unknown, res.Verdict, checkstest.Describe(res))
 		}
 		// Mutation: in the final read, property p shows W2 (acknowledged);
 		// show instead an older write W of p (or the setup) that returned
@@ -378,9 +379,9 @@ func TestMergeReplaceSimulation(t *testing.T) {
 			mut[len(mut)-1].Out.Props[p] = old
 			injected++
 			if res := checks.Run(mut, NewMergeReplace())[0]; res.Verdict != checks.Fail {
-				t.Fatalf("seed %d: final %s %s -> %s judged %s\n%s", seed, p, w2.tag, old, res.Verdict, checks.Describe(res))
+				t.Fatalf("seed %d: final %s %s -> %s judged %s\n%s", seed, p, w2.tag, old, res.Verdict, checkstest.Describe(res))
 			} else {
-				checks.CheckKinds(t, res)
+				checkstest.CheckKinds(t, res)
 			}
 			break
 		}

@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // Helpers for table histories: batches stamp rows, pages show "row=stamp".
 
 func TestTableSpan(t *testing.T) {
 	mk := func(o checks.Outcome, call, ret int64) *checks.Op {
-		return &checks.Op{Outcome: o, Call: call, Return: ret, Out: checks.Answered(checks.KindTableBatch, o)}
+		return &checks.Op{Outcome: o, Call: call, Return: ret, Out: checkstest.Answered(checks.KindTableBatch, o)}
 	}
 	cases := []struct {
 		name        string
@@ -359,24 +360,24 @@ func TestTableBatchSimulation(t *testing.T) {
 		sim := simulateTableBatches(rand.New(rand.NewPCG(seed, 12)), cfg)
 		for _, r := range checks.Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
 			if r.Verdict != checks.Pass {
-				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checks.Describe(r))
+				t.Fatalf("seed %d (%v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checkstest.Describe(r))
 			}
 		}
 		mr := rand.New(rand.NewPCG(seed, 13))
 		if ops, what, ok := sim.staleInPage(mr); ok {
 			stale++
 			if r := checks.Run(ops, NewSnapshotReads())[0]; r.Verdict != checks.Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checks.Describe(r))
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checkstest.Describe(r))
 			} else {
-				checks.CheckKinds(t, r)
+				checkstest.CheckKinds(t, r)
 			}
 		}
 		if ops, what, ok := sim.dropInFinal(mr); ok {
 			dropped++
 			if r := checks.Run(ops, NewBatchAtomicity())[0]; r.Verdict != checks.Fail {
-				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checks.Describe(r))
+				t.Fatalf("seed %d (%v): %s judged %s\n%s", seed, cfg, what, r.Verdict, checkstest.Describe(r))
 			} else {
-				checks.CheckKinds(t, r)
+				checkstest.CheckKinds(t, r)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // One partition of a thousand rows, pages of up to a thousand entities.
@@ -21,7 +22,7 @@ func BenchmarkTableBatchCheckers(b *testing.B) {
 	for range b.N {
 		for _, r := range checks.Run(sim.ops, NewBatchAtomicity(), NewSnapshotReads()) {
 			if r.Verdict != checks.Pass {
-				b.Fatal(checks.Describe(r))
+				b.Fatal(checkstest.Describe(r))
 			}
 		}
 	}

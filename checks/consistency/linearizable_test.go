@@ -12,6 +12,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // linBuilder builds hand-made register histories with explicit times, so that
@@ -46,7 +47,7 @@ func (b *linBuilder) Final(key string, t int64, val, etag string) uint64 {
 // write records a put (or kind) with If-Match ifMatch ("" for none); etag
 // is the new ETag when o is OK.
 func (b *linBuilder) write(actor int, kind, key string, call, ret int64, ifMatch, val string, o checks.Outcome, etag string) uint64 {
-	out := checks.Answered(kind, o)
+	out := checkstest.Answered(kind, o)
 	if o == checks.OK {
 		out.ETag = etag
 	}
@@ -90,7 +91,7 @@ func (w linWant) Assert(t *testing.T, r checks.Result) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
-			t.Log(checks.Describe(r))
+			t.Log(checkstest.Describe(r))
 		}
 	}()
 	if r.Verdict != w.verdict {
@@ -496,7 +497,7 @@ func TestLinearizablePicture(t *testing.T) {
 	b.Final("blob/one", 100, "a1-1", "E2")
 	r := linCheck(b.ops, 5*time.Second)
 	if r.Verdict != checks.Fail {
-		t.Fatal(checks.Describe(r))
+		t.Fatal(checkstest.Describe(r))
 	}
 	html := r.Artifacts["linearizable-blob_one.html"]
 	for _, s := range []string{`put if-match=E0 \"a1-1\" -\u003e ok etag=E2`, `\"v0\" etag=E0`, "actor 1 blob.put blob/one"} {
@@ -662,7 +663,7 @@ func TestLinearizablePrePassAgrees(t *testing.T) {
 			continue
 		}
 		if want := map[porcupine.CheckResult]checks.Verdict{porcupine.Ok: checks.Pass, porcupine.Illegal: checks.Fail}[raw]; got.Verdict != want {
-			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, checks.Describe(got), linDump(ops))
+			t.Fatalf("history %d (%s, injected %v): raw porcupine %s, checker %s\n%s\n%s", i, cfg, injected, raw, got.Verdict, checkstest.Describe(got), linDump(ops))
 		}
 	}
 	t.Logf("%v", counts)
@@ -763,7 +764,7 @@ func TestLinearizableVersionChainCrossCheck(t *testing.T) {
 			}
 			if lin.Verdict == checks.Pass && vc.Verdict == checks.Fail {
 				t.Errorf("%s history %d (%s): version-chain rejects what porcupine accepts\nversion-chain: %s\n%s",
-					src, i, what, checks.Describe(vc), linDump(ops))
+					src, i, what, checkstest.Describe(vc), linDump(ops))
 			}
 		}
 		agree := counts["porcupine=pass/version-chain=pass"] + counts["porcupine=fail/version-chain=fail"]
@@ -785,11 +786,11 @@ func TestLinearizableGenerator(t *testing.T) {
 		res := linCheck(ops, 2*time.Second)
 		switch {
 		case cfg.fault == linNoFault && res.Verdict != checks.Pass:
-			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, checks.Describe(res), linDump(ops))
+			t.Fatalf("clean history %d (%s): %s\n%s", i, cfg, checkstest.Describe(res), linDump(ops))
 		case injected && res.Verdict != checks.Fail:
-			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, checks.Describe(res), linDump(ops))
+			t.Fatalf("forked history %d (%s): %s\n%s", i, cfg, checkstest.Describe(res), linDump(ops))
 		case injected:
-			checks.CheckKinds(t, res)
+			checkstest.CheckKinds(t, res)
 			forks++
 		}
 	}

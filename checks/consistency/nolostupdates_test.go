@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 const nlu = NoLostUpdatesName
@@ -15,18 +16,18 @@ func TestNoLostUpdates(t *testing.T) {
 	const k = "k0"
 	cases := []struct {
 		name  string
-		build func(h *checks.Hist) checks.Want
+		build func(h *checkstest.Hist) checkstest.Want
 	}{
 		// Clean histories.
-		{"one actor, serial", func(h *checks.Hist) checks.Want {
+		{"one actor, serial", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Rmw(0, k, 1, "a0-1", "E1", "a0-2", "E2")
 			h.Rmw(0, k, 2, "a0-2", "E2", "a0-3", "E3")
 			h.Final(k, 3, "a0-3", "E3")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 key, 3 acknowledged increments, 0 unknown (0 resolved), final 3: no update lost"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 key, 3 acknowledged increments, 0 unknown (0 resolved), final 3: no update lost"}
 		}},
-		{"three actors interleaved with 412s, two keys", func(h *checks.Hist) checks.Want {
+		{"three actors interleaved with 412s, two keys", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Setup("k1", "F0")
 			h.Get(0, k, 0, "setup-1", "E0")
@@ -44,9 +45,9 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Get(1, k, 3, "a0-3", "E3")
 			h.Final(k, 3, "a0-3", "E3")
 			h.Final("k1", 1, "a2-0", "F1")
-			return checks.Want{Verdict: checks.Pass, Summary: "2 keys, 4 acknowledged increments, 0 unknown (0 resolved), finals sum to 4: no update lost"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "2 keys, 4 acknowledged increments, 0 unknown (0 resolved), finals sum to 4: no update lost"}
 		}},
-		{"lease and other kinds are not reads", func(h *checks.Hist) checks.Want {
+		{"lease and other kinds are not reads", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Lease(0, "blob.lease.acquire", k, "L1", checks.OK)
 			h.Lease(1, "blob.lease.acquire", k, "L2", checks.Conflict)
@@ -55,27 +56,27 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Lease(0, "blob.lease.release", k, "L1", checks.OK)
 			h.Add(checks.Op{Actor: 0, Kind: "blob.create", Key: k, In: checks.Input{Value: "9 ghost"}, Out: checks.Output{Status: 201}})
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments"}
 		}},
 
 		// Unknown outcomes that must not be flagged.
-		{"unknown put later read by another actor", func(h *checks.Hist) checks.Want {
+		{"unknown put later read by another actor", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Put(0, k, "E0", 1, "a0-1", checks.Unknown, "")
 			h.Rmw(1, k, 1, "a0-1", "E1", "a1-1", "E2")
 			h.Final(k, 2, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2: no update lost"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2: no update lost"}
 		}},
-		{"unknown put read only by the final read", func(h *checks.Hist) checks.Want {
+		{"unknown put read only by the final read", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Get(0, k, 1, "a0-1", "E1")
 			h.Put(0, k, "E1", 2, "a0-2", checks.Unknown, "")
 			h.Final(k, 2, "a0-2", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 unknown (1 resolved), final 2"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 unknown (1 resolved), final 2"}
 		}},
-		{"unknown put that lost the race", func(h *checks.Hist) checks.Want {
+		{"unknown put that lost the race", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Get(1, k, 0, "setup-1", "E0")
@@ -83,25 +84,25 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Put(1, k, "E0", 1, "a1-1", checks.OK, "E1")
 			h.Rmw(1, k, 1, "a1-1", "E1", "a1-2", "E2")
 			h.Final(k, 2, "a1-2", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "2 acknowledged increments, 1 unknown (1 resolved), final 2"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "2 acknowledged increments, 1 unknown (1 resolved), final 2"}
 		}},
-		{"unknown put left open, final without it", func(h *checks.Hist) checks.Want {
+		{"unknown put left open, final without it", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Get(1, k, 1, "a0-1", "E1")
 			h.Put(1, k, "E1", 2, "a1-1", checks.Unknown, "")
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (0 resolved), final 1"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (0 resolved), final 1"}
 		}},
-		{"unknown put left open, final with it", func(h *checks.Hist) checks.Want {
+		{"unknown put left open, final with it", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Get(1, k, 1, "a0-1", "E1")
 			h.Put(1, k, "E1", 2, "a1-1", checks.Unknown, "")
 			h.Final(k, 2, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2"}
 		}},
-		{"unread unknown widens the upper bound", func(h *checks.Hist) checks.Want {
+		{"unread unknown widens the upper bound", func(h *checkstest.Hist) checkstest.Want {
 			// a0-1 took effect, but the read that would show it timed out;
 			// a1 then wrote 2 on its ETag. Only "maybe" explains final 2.
 			h.Setup(k, "E0")
@@ -110,21 +111,21 @@ func TestNoLostUpdates(t *testing.T) {
 			h.FailedGet(1, k, checks.Unknown)
 			h.Put(1, k, "E1", 2, "a1-1", checks.OK, "E2")
 			h.Final(k, 2, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (0 resolved), final 2"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (0 resolved), final 2"}
 		}},
-		{"timed-out and failed gets are ignored", func(h *checks.Hist) checks.Want {
+		{"timed-out and failed gets are ignored", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			g := h.FailedGet(0, k, checks.Unknown)
-			h.Op(g).Out.Value = checks.Cval(99, "ghost") // whatever a timed-out read carries, it says nothing
+			h.Op(g).Out.Value = checkstest.Cval(99, "ghost") // whatever a timed-out read carries, it says nothing
 			g = h.FailedGet(1, k, checks.Throttled)
 			h.Op(g).Out.Value = "garbage"
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.FailedGet(checks.ActorFinal, k, checks.Unknown)
 			h.Final(k, 1, "a0-1", "E1")
 			h.FailedGet(checks.ActorFinal, k, checks.Throttled) // a later final read that failed does not replace the answer
-			return checks.Want{Verdict: checks.Pass, Summary: "final 1: no update lost"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "final 1: no update lost"}
 		}},
-		{"retry after unknown: 412, re-read", func(h *checks.Hist) checks.Want {
+		{"retry after unknown: 412, re-read", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Put(0, k, "E0", 1, "a0-1", checks.Unknown, "")
@@ -132,9 +133,9 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Op(r).Attempt = 2
 			h.Rmw(0, k, 1, "a0-1", "E1", "a0-3", "E2")
 			h.Final(k, 2, "a0-3", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 acknowledged increments, 1 unknown (1 resolved), final 2"}
 		}},
-		{"lease retry stores one increment twice", func(h *checks.Hist) checks.Want {
+		{"lease retry stores one increment twice", func(h *checkstest.Hist) checkstest.Want {
 			// a0's first attempt landed after its retry, still under its
 			// lease: two writes of counter 1, one increment.
 			h.Setup(k, "E0")
@@ -149,32 +150,32 @@ func TestNoLostUpdates(t *testing.T) {
 			h.LeasePut(1, k, "L2", 2, "a1-1", checks.OK)
 			h.Lease(1, "blob.lease.release", k, "L2", checks.OK)
 			h.Final(k, 2, "a1-1", "E9")
-			return checks.Want{Verdict: checks.Pass, Summary: "2 acknowledged increments, 1 unknown (1 resolved), final 2: no update lost"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "2 acknowledged increments, 1 unknown (1 resolved), final 2: no update lost"}
 		}},
-		{"500 OperationTimedOut put that took effect", func(h *checks.Hist) checks.Want {
+		{"500 OperationTimedOut put that took effect", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			p := h.Put(0, k, "E0", 1, "a0-1", checks.Throttled, "")
 			h.Op(p).Out = checks.Output{Status: 500, ErrorCode: "OperationTimedOut"}
 			h.Rmw(1, k, 1, "a0-1", "E1", "a1-1", "E2")
 			h.Final(k, 2, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Pass, Summary: "1 unknown (1 resolved)"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "1 unknown (1 resolved)"}
 		}},
 
 		// Violations.
-		{"fork: two acknowledged puts on one ETag", func(h *checks.Hist) checks.Want {
+		{"fork: two acknowledged puts on one ETag", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			g0 := h.Get(0, k, 0, "setup-1", "E0")
 			g1 := h.Get(1, k, 0, "setup-1", "E0")
 			p0 := h.Put(0, k, "E0", 1, "a0-1", checks.OK, "E1")
 			p1 := h.Put(1, k, "E0", 1, "a1-1", checks.OK, "E2")
 			f := h.Final(k, 1, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{
-				checks.Vio("fork: #4 and #5 both took effect with If-Match E0", p0, p1, g0, g1),
-				checks.Vio("lost update: 2 increments acknowledged, final value 1", f),
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("fork: #4 and #5 both took effect with If-Match E0", p0, p1, g0, g1),
+				checkstest.Vio("lost update: 2 increments acknowledged, final value 1", f),
 			}}
 		}},
-		{"fork stays a violation when unknowns exist", func(h *checks.Hist) checks.Want {
+		{"fork stays a violation when unknowns exist", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(2, k, 0, "setup-1", "E0")
 			h.Put(2, k, "E0", 1, "a2-1", checks.Unknown, "") // lost: E0 was consumed
@@ -186,12 +187,12 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Put(2, k, "E2", 2, "a2-2", checks.Unknown, "") // open
 			h.Put(2, k, "E2", 2, "a2-3", checks.Unknown, "") // open
 			f := h.Final(k, 1, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{
-				checks.Vio("fork:", p0, p1, g0, g1),
-				checks.Vio("lost update: 2 increments acknowledged, final value 1", f),
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("fork:", p0, p1, g0, g1),
+				checkstest.Vio("lost update: 2 increments acknowledged, final value 1", f),
 			}}
 		}},
-		{"fork between an acknowledged put and an unknown one that was read", func(h *checks.Hist) checks.Want {
+		{"fork between an acknowledged put and an unknown one that was read", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Get(1, k, 0, "setup-1", "E0")
@@ -199,9 +200,9 @@ func TestNoLostUpdates(t *testing.T) {
 			p := h.Put(1, k, "E0", 1, "a1-1", checks.OK, "E1")
 			h.Get(2, k, 1, "a0-1", "E7")
 			h.Final(k, 1, "a1-1", "E1")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("fork:", u, p)}}
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("fork:", u, p)}}
 		}},
-		{"final below the acknowledged count, unknowns open", func(h *checks.Hist) checks.Want {
+		{"final below the acknowledged count, unknowns open", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Rmw(1, k, 1, "a0-1", "E1", "a1-1", "E2")
@@ -210,11 +211,11 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Put(1, k, "E3", 4, "a1-2", checks.Unknown, "")
 			h.Put(2, k, "E3", 4, "a2-1", checks.Unknown, "")
 			f := h.Final(k, 2, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio("lost update: 3 increments acknowledged, final value 2", f, p3),
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("lost update: 3 increments acknowledged, final value 2", f, p3),
 			}}
 		}},
-		{"final below a stored counter, count within bounds", func(h *checks.Hist) checks.Want {
+		{"final below a stored counter, count within bounds", func(h *checkstest.Hist) checkstest.Want {
 			// Four unknown writes in a chain whose reads timed out, then an
 			// acknowledged 5; the final read shows 2: the count allows it
 			// (lower 2, upper 5), but 5 was stored, so the counter went back.
@@ -226,11 +227,11 @@ func TestNoLostUpdates(t *testing.T) {
 			}
 			p := h.Put(0, k, "E4", 5, "a0-5", checks.OK, "E5")
 			f := h.Final(k, 2, "a0-2", "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{
-				checks.Vio("lost update: final value 2 is below counter 5", f, p),
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("lost update: final value 2 is below counter 5", f, p),
 			}}
 		}},
-		{"lease mutex, two holders at once", func(h *checks.Hist) checks.Want {
+		{"lease mutex, two holders at once", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Lease(0, "blob.lease.acquire", k, "L1", checks.OK)
 			g0 := h.LeaseGet(0, k, "L1", 0, "setup-1")
@@ -245,64 +246,64 @@ func TestNoLostUpdates(t *testing.T) {
 			h.LeasePut(2, k, "L3", 2, "a2-1", checks.OK)
 			h.Lease(2, "blob.lease.release", k, "L3", checks.OK)
 			f := h.Final(k, 2, "a2-1", "E9")
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{
-				checks.Vio("duplicate increment: #6 and #7 both stored counter 1", p0, p1, g0, g1),
-				checks.Vio("lost update: 3 increments acknowledged, final value 2", f),
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("duplicate increment: #6 and #7 both stored counter 1", p0, p1, g0, g1),
+				checkstest.Vio("lost update: 3 increments acknowledged, final value 2", f),
 			}}
 		}},
-		{"duplicate increment proven through an unknown put", func(h *checks.Hist) checks.Want {
+		{"duplicate increment proven through an unknown put", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.LeaseGet(0, k, "L1", 0, "setup-1")
 			h.LeaseGet(1, k, "L2", 0, "setup-1")
 			p0 := h.LeasePut(0, k, "L1", 1, "a0-1", checks.OK)
 			u1 := h.LeasePut(1, k, "L2", 1, "a1-1", checks.Unknown)
 			h.Final(k, 1, "a1-1", "E9")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("duplicate increment:", p0, u1)}}
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("duplicate increment:", p0, u1)}}
 		}},
-		{"read a value nobody wrote", func(h *checks.Hist) checks.Want {
+		{"read a value nobody wrote", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			g := h.Get(1, k, 7, "zz-9", "E7")
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("read a value nobody wrote", g)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("read a value nobody wrote", g)}}
 		}},
-		{"final read of a value nobody wrote", func(h *checks.Hist) checks.Want {
+		{"final read of a value nobody wrote", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			f := h.Final(k, 1, "ghost", "E1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("read a value nobody wrote", f)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("read a value nobody wrote", f)}}
 		}},
-		{"read the right tag with the wrong counter", func(h *checks.Hist) checks.Want {
+		{"read the right tag with the wrong counter", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			_, p := h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			g := h.Get(1, k, 5, "a0-1", "E1")
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("read a value nobody wrote: counter 5 with the tag of #3", g, p)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("read a value nobody wrote: counter 5 with the tag of #3", g, p)}}
 		}},
-		{"a later read of the same tag with another counter", func(h *checks.Hist) checks.Want {
+		{"a later read of the same tag with another counter", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			_, p := h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Get(1, k, 1, "a0-1", "E1")
 			g := h.Get(2, k, 4, "a0-1", "E1")
 			h.Get(2, k, 4, "a0-1", "E1") // the same wrong read again: reported once
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("read a value nobody wrote: counter 4 with the tag of #3", g, p)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("read a value nobody wrote: counter 4 with the tag of #3", g, p)}}
 		}},
-		{"read a value that is not a counter", func(h *checks.Hist) checks.Want {
+		{"read a value that is not a counter", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			g := h.Get(1, k, 0, "setup-1", "E0")
 			h.Op(g).Out.Value = "garbage"
 			h.Final(k, 0, "setup-1", "E0")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("read a value nobody wrote", g)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("read a value nobody wrote", g)}}
 		}},
-		{"final value exceeds every possible increment", func(h *checks.Hist) checks.Want {
+		{"final value exceeds every possible increment", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Put(0, k, "E0", 5, "a0-1", checks.OK, "E1")
 			f := h.Final(k, 5, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("final value 5 exceeds initial 0 + 1 acknowledged", f)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("final value 5 exceeds initial 0 + 1 acknowledged", f)}}
 		}},
-		{"an unknown put that lost the race does not widen the upper bound", func(h *checks.Hist) checks.Want {
+		{"an unknown put that lost the race does not widen the upper bound", func(h *checkstest.Hist) checkstest.Want {
 			// a0-1 cannot have taken effect (E0 went to a1-1), so nothing
 			// explains the jump to 3.
 			h.Setup(k, "E0")
@@ -313,81 +314,81 @@ func TestNoLostUpdates(t *testing.T) {
 			h.Get(1, k, 1, "a1-1", "E1")
 			h.Put(1, k, "E1", 3, "a1-2", checks.OK, "E2")
 			f := h.Final(k, 3, "a1-2", "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("final value 3 exceeds initial 0 + 2 acknowledged + 0 proven + 0 possible", f)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("final value 3 exceeds initial 0 + 2 acknowledged + 0 proven + 0 possible", f)}}
 		}},
-		{"the counter blob vanished", func(h *checks.Hist) checks.Want {
+		{"the counter blob vanished", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			f := h.Final404(k)
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("the counter blob vanished", f)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("the counter blob vanished", f)}}
 		}},
-		{"the counter blob vanished after its setup alone", func(h *checks.Hist) checks.Want {
+		{"the counter blob vanished after its setup alone", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			f := h.Final404(k)
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("the counter blob vanished: the final read found no blob after 0 acknowledged increments", f)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("the counter blob vanished: the final read found no blob after 0 acknowledged increments", f)}}
 		}},
-		{"the counter blob vanished, no setup write", func(h *checks.Hist) checks.Want {
+		{"the counter blob vanished, no setup write", func(h *checkstest.Hist) checkstest.Want {
 			p := h.Put(0, k, "", 1, "a0-1", checks.OK, "E1")
 			f := h.Final404(k)
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("the counter blob vanished: the final read found no blob after 1 acknowledged increments", f, p)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("the counter blob vanished: the final read found no blob after 1 acknowledged increments", f, p)}}
 		}},
-		{"no blob at the end after a refused setup and no increment", func(h *checks.Hist) checks.Want {
+		{"no blob at the end after a refused setup and no increment", func(h *checkstest.Hist) checkstest.Want {
 			s := h.Setup(k, "")
-			h.Op(s).Outcome, h.Op(s).Out = checks.Throttled, checks.Answered(checks.KindBlobPut, checks.Throttled)
+			h.Op(s).Outcome, h.Op(s).Out = checks.Throttled, checkstest.Answered(checks.KindBlobPut, checks.Throttled)
 			h.Final404(k)
-			return checks.Want{Verdict: checks.Undecided}
+			return checkstest.Want{Verdict: checks.Undecided}
 		}},
-		{"a fork's two writes are the evidence of the count it lost", func(h *checks.Hist) checks.Want {
+		{"a fork's two writes are the evidence of the count it lost", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Get(1, k, 0, "setup-1", "E0")
 			p0 := h.Put(0, k, "E0", 1, "a0-1", checks.OK, "E1")
 			p1 := h.Put(1, k, "E0", 1, "a1-1", checks.OK, "E2")
 			f := h.Final(k, 1, "a1-1", "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{checks.Vio("fork:", p0, p1),
-				checks.Vio("lost update: 2 increments acknowledged, final value 1", f, p0, p1)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{checkstest.Vio("fork:", p0, p1),
+				checkstest.Vio("lost update: 2 increments acknowledged, final value 1", f, p0, p1)}}
 		}},
 
 		// Missing or unusable information: never a pass.
-		{"no final read", func(h *checks.Hist) checks.Want {
+		{"no final read", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.FailedGet(checks.ActorFinal, k, checks.Unknown)
-			return checks.Want{Verdict: checks.Undecided, Summary: "undecided, no final read of 1 key"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "undecided, no final read of 1 key"}
 		}},
-		{"no final read, but a fork", func(h *checks.Hist) checks.Want {
+		{"no final read, but a fork", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Get(0, k, 0, "setup-1", "E0")
 			h.Get(1, k, 0, "setup-1", "E0")
 			p0 := h.Put(0, k, "E0", 1, "a0-1", checks.OK, "E1")
 			p1 := h.Put(1, k, "E0", 1, "a1-1", checks.OK, "E2")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("fork:", p0, p1)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("fork:", p0, p1)}}
 		}},
-		{"no final read, a read whose writer is not recorded", func(h *checks.Hist) checks.Want {
+		{"no final read, a read whose writer is not recorded", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Get(1, k, 2, "a0-2", "E2") // a0-2 may have been in flight when the run was killed
-			return checks.Want{Verdict: checks.Undecided, Summary: "1 read of values with no recorded write"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "1 read of values with no recorded write"}
 		}},
-		{"write attempts reusing a tag", func(h *checks.Hist) checks.Want {
+		{"write attempts reusing a tag", func(h *checkstest.Hist) checkstest.Want {
 			h.Setup(k, "E0")
 			h.Rmw(0, k, 0, "setup-1", "E0", "a0-1", "E1")
 			h.Rmw(1, k, 1, "a0-1", "E1", "a0-1", "E2")
 			h.Final(k, 2, "a0-1", "E2")
-			return checks.Want{Verdict: checks.Undecided, Summary: "1 write attempt reusing a tag"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "1 write attempt reusing a tag"}
 		}},
-		{"no setup write", func(h *checks.Hist) checks.Want {
+		{"no setup write", func(h *checkstest.Hist) checkstest.Want {
 			h.Put(0, k, "E0", 1, "a0-1", checks.OK, "E1")
 			h.Final(k, 1, "a0-1", "E1")
-			return checks.Want{Verdict: checks.Pass, Summary: "no update lost (no setup write for 1 key: initial 0 assumed)"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "no update lost (no setup write for 1 key: initial 0 assumed)"}
 		}},
-		{"empty history", func(h *checks.Hist) checks.Want {
-			return checks.Want{Verdict: checks.Undecided, Summary: "nothing to check"}
+		{"empty history", func(h *checkstest.Hist) checkstest.Want {
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "nothing to check"}
 		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := checks.NewHist()
+			h := checkstest.NewHist()
 			w := tc.build(h)
 			w.Assert(t, h.Check(t, nlu))
 		})
@@ -398,15 +399,15 @@ func TestNoLostUpdates(t *testing.T) {
 func TestNoLostUpdatesRefusedWriteRead(t *testing.T) {
 	for _, o := range []checks.Outcome{checks.Conflict, checks.Throttled, checks.Error} {
 		t.Run(o.String(), func(t *testing.T) {
-			h := checks.NewHist()
+			h := checkstest.NewHist()
 			h.Setup("k", "E0")
 			h.Get(0, "k", 0, "setup-1", "E0")
 			p := h.Put(0, "k", "E0", 1, "a0-1", o, "")
 			g := h.Get(1, "k", 1, "a0-1", "E1")
 			f := h.Final("k", 1, "a0-1", "E1")
-			checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{
-				checks.Vio("a refused write took effect: #4 read the value of #3, which was answered "+o.String(), g, p),
-				checks.Vio("final value 1 exceeds initial 0 + 0 acknowledged", f),
+			checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{
+				checkstest.Vio("a refused write took effect: #4 read the value of #3, which was answered "+o.String(), g, p),
+				checkstest.Vio("final value 1 exceeds initial 0 + 0 acknowledged", f),
 			}}.Assert(t, h.Check(t, nlu))
 		})
 	}
@@ -428,7 +429,7 @@ func TestNoLostUpdatesRegistered(t *testing.T) {
 
 // Excerpts carry values without their padding, and never more than six ops.
 func TestNoLostUpdatesExcerptSmall(t *testing.T) {
-	h := checks.NewHist()
+	h := checkstest.NewHist()
 	h.Setup("k", "E0")
 	for a := range 10 {
 		h.Get(a, "k", 0, "setup-1", "E0")
@@ -439,7 +440,7 @@ func TestNoLostUpdatesExcerptSmall(t *testing.T) {
 	h.Final("k", 1, "a9-1", "E10")
 	r := h.Check(t, nlu)
 	if r.Verdict != checks.Fail || r.Total != 9+1 {
-		t.Fatalf("want 9 forks and a lost update:\n%s", checks.Describe(r))
+		t.Fatalf("want 9 forks and a lost update:\n%s", checkstest.Describe(r))
 	}
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
@@ -461,24 +462,24 @@ func TestNoLostUpdatesProperty(t *testing.T) {
 	}
 	var unknowns, injected int
 	for seed := range seeds {
-		cfg := checks.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
-		ops := checks.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
+		cfg := checkstest.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
+		ops := checkstest.SimulateCounter(rand.New(rand.NewPCG(seed, 2)), &cfg)
 		unknowns += cfg.UnknownRecords
 		if r := checks.Run(ops, NewNoLostUpdates())[0]; r.Verdict != checks.Pass {
-			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, checks.Describe(r))
+			t.Fatalf("seed %d (%v): valid history judged %s\n%s", seed, cfg, r.Verdict, checkstest.Describe(r))
 		}
 
 		cfg.Inject = true
-		s := &checks.CounterSim{}
-		ops = checks.SimulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
+		s := &checkstest.CounterSim{}
+		ops = checkstest.SimulateCounterWith(rand.New(rand.NewPCG(seed, 2)), &cfg, s)
 		if !s.Injected {
 			continue // fewer acknowledged puts than injectAfter
 		}
 		injected++
 		if r := checks.Run(ops, NewNoLostUpdates())[0]; r.Verdict != checks.Fail {
-			t.Fatalf("seed %d (%v): history with a lost update judged %s\n%s", seed, cfg, r.Verdict, checks.Describe(r))
+			t.Fatalf("seed %d (%v): history with a lost update judged %s\n%s", seed, cfg, r.Verdict, checkstest.Describe(r))
 		} else {
-			checks.CheckKinds(t, r)
+			checkstest.CheckKinds(t, r)
 		}
 	}
 	if unknowns == 0 || injected < int(seeds)*9/10 {
@@ -488,12 +489,12 @@ func TestNoLostUpdatesProperty(t *testing.T) {
 }
 
 var benchHistory = sync.OnceValue(func() []checks.Op {
-	cfg := checks.CounterConfig{Actors: 32, Keys: 4, Iters: 1 << 30, Pad: 64, Probs: checks.SimProbs{
+	cfg := checkstest.CounterConfig{Actors: 32, Keys: 4, Iters: 1 << 30, Pad: 64, Probs: checkstest.SimProbs{
 		Throttle: 0.02, Err: 0.005, Lost: 0.002, Applied: 0.002, Late: 0.002, T500: 0.001, Retry: 0.5, BadGet: 0.01}}
 	const n = 1_000_000
-	s := &checks.CounterSim{}
+	s := &checkstest.CounterSim{}
 	s.StopAt = n
-	return checks.SimulateCounterWith(rand.New(rand.NewPCG(7, 7)), &cfg, s)
+	return checkstest.SimulateCounterWith(rand.New(rand.NewPCG(7, 7)), &cfg, s)
 })
 
 // BenchmarkNoLostUpdates checks a generated 1M-operation etag-counter
@@ -517,7 +518,7 @@ func BenchmarkNoLostUpdates(b *testing.B) {
 // and flag nothing, while a real lost update next to it is still found.
 func TestNoLostUpdatesConditionalReads(t *testing.T) {
 	for _, lose := range []bool{false, true} {
-		h := &checks.Hist{}
+		h := &checkstest.Hist{}
 		h.Setup("k", "e0")
 		h.Rmw(0, "k", 0, "setup-1", "e0", "a0-1", "e1")
 		h.Add(checks.Op{Actor: 0, Kind: checks.KindBlobGet, Key: "k", In: checks.Input{IfNoneMatch: "e1"}, Out: checks.Output{Status: 304, ETag: "e1"}})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // A brute-force oracle for small register histories: Wing and Gong's
@@ -195,7 +196,7 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 		if ok {
 			lin++
 			if res.Verdict == checks.Fail {
-				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, checks.Describe(res), dumpOps(h))
+				t.Fatalf("seed %d: linearizable history judged fail\n%s%s", seed, checkstest.Describe(res), dumpOps(h))
 			}
 			continue
 		}
@@ -212,7 +213,7 @@ func TestVersionChainAgainstBruteForce(t *testing.T) {
 		if claimsExact {
 			exact++
 			if res.Verdict != checks.Fail {
-				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, checks.Describe(res), dumpOps(h))
+				t.Fatalf("seed %d: non-linearizable history without refusals judged %s\n%s%s", seed, res.Verdict, checkstest.Describe(res), dumpOps(h))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // qhist builds hand-made queue histories. Times are given in milliseconds
@@ -136,16 +137,16 @@ type qwant struct {
 
 func (w qwant) Assert(t *testing.T, r checks.Result) {
 	t.Helper()
-	checks.Want{Verdict: w.verdict, Summary: w.summary, Total: w.total}.Assert(t, r)
+	checkstest.Want{Verdict: w.verdict, Summary: w.summary, Total: w.total}.Assert(t, r)
 	for _, e := range w.vios {
 		if !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
-			return v.Key == e.key && checks.Matches(v, checks.ExpectViolation{Msg: e.msg, Seqs: e.seqs})
+			return v.Key == e.key && checkstest.Matches(v, checkstest.ExpectViolation{Msg: e.msg, Seqs: e.seqs})
 		}) {
-			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, checks.Describe(r))
+			t.Errorf("no violation on %s with %q whose excerpt holds %v\n%s", e.key, e.msg, e.seqs, checkstest.Describe(r))
 		}
 	}
 	if w.verdict == checks.Fail && w.total == 0 && r.Total != len(w.vios) {
-		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), checks.Describe(r))
+		t.Errorf("%d violations, want %d\n%s", r.Total, len(w.vios), checkstest.Describe(r))
 	}
 	for _, v := range r.Violations {
 		for _, o := range v.Ops {
@@ -168,7 +169,7 @@ func runQueueCases(t *testing.T, check string, cases []qcase) {
 			h := &qhist{}
 			w := tc.build(h)
 			r := h.Check(t, check)
-			t.Log(checks.Describe(r))
+			t.Log(checkstest.Describe(r))
 			w.Assert(t, r)
 		})
 	}
@@ -216,7 +217,7 @@ func TestQueueExcerptOps(t *testing.T) {
 	d := h.del(1, "q1", "m1", "r1", checks.OK, 6100, 6110)
 	r := h.Check(t, PopReceiptName)
 	if len(r.Violations) != 1 {
-		t.Fatalf("want one violation\n%s", checks.Describe(r))
+		t.Fatalf("want one violation\n%s", checkstest.Describe(r))
 	}
 	for _, o := range r.Violations[0].Ops {
 		in := h.Op(o.Seq)

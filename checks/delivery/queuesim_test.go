@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // A simulated queue service and workload, to generate valid queue histories
@@ -527,7 +528,7 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		}
 		for _, r := range checks.Run(ops, qsimCheckers()...) {
 			if r.Verdict != checks.Pass {
-				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checks.Describe(r))
+				t.Fatalf("seed %d (%+v): valid history judged %s by %s\n%s", seed, cfg, r.Verdict, r.Check, checkstest.Describe(r))
 			}
 			if r.Check == AtLeastOnceName && strings.Contains(r.Summary, "more than once") {
 				redelivered++
@@ -538,31 +539,31 @@ func TestQueueCheckersSimulation(t *testing.T) {
 		if m, id, ok := qsimDropDelivery(ops, rng); ok {
 			dropped++
 			r := checks.Run(m, NewAtLeastOnce())[0]
-			checks.CheckKinds(t, r)
+			checkstest.CheckKinds(t, r)
 			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
 				return strings.Contains(v.Message, "lost message: "+id+" ")
 			}) {
-				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, checks.Describe(r))
+				t.Fatalf("seed %d (%+v): dropped delivery of %s judged %s\n%s", seed, cfg, id, r.Verdict, checkstest.Describe(r))
 			}
 		}
 		if m, seq, ok := qsimReuseStaleReceipt(ops); ok {
 			stale++
 			r := checks.Run(m, NewPopReceipt())[0]
-			checks.CheckKinds(t, r)
+			checkstest.CheckKinds(t, r)
 			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
-				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && checks.Matches(v, checks.ExpectViolation{Msg: "", Seqs: []uint64{seq}})
+				return strings.HasPrefix(v.Message, "stale pop receipt accepted") && checkstest.Matches(v, checkstest.ExpectViolation{Msg: "", Seqs: []uint64{seq}})
 			}) {
-				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, checks.Describe(r))
+				t.Fatalf("seed %d (%+v): stale receipt accepted by #%d judged %s\n%s", seed, cfg, seq, r.Verdict, checkstest.Describe(r))
 			}
 		}
 		if m, seq, ok := qsimDeliverInsideWindow(ops, rng); ok {
 			inside++
 			r := checks.Run(m, NewExclusiveVisibility())[0]
-			checks.CheckKinds(t, r)
+			checkstest.CheckKinds(t, r)
 			if r.Verdict != checks.Fail || !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool {
 				return strings.Contains(v.Message, fmt.Sprintf("delivered again by #%d ", seq))
 			}) {
-				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, checks.Describe(r))
+				t.Fatalf("seed %d (%+v): delivery #%d inside a window judged %s\n%s", seed, cfg, seq, r.Verdict, checkstest.Describe(r))
 			}
 		}
 	}

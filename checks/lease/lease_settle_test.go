@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // The inferences that decide lease calls in a race and settle grants of
@@ -26,22 +27,22 @@ func TestLeaseConcurrentAnchors(t *testing.T) {
 		h.acq(1, b, "B", 15, 2.5, 10, "ok")
 	}
 	runLeaseCases(t, LeaseProtocolName, "blob.", []leaseCase{
-		{"a 409 while a concurrent grant may already hold", func(h lh) checks.Want {
+		{"a 409 while a concurrent grant may already hold", func(h lh) checkstest.Want {
 			race(h)
 			h.acq(2, b, "C", 15, 4, 4.5, "409 LeaseAlreadyPresent")
-			return checks.Want{Verdict: checks.Pass, Summary: "4 lease calls and 0 blob calls judged (0 ambiguous, not judged)"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "4 lease calls and 0 blob calls judged (0 ambiguous, not judged)"}
 		}},
-		{"a success while a concurrent grant may not hold yet", func(h lh) checks.Want {
+		{"a success while a concurrent grant may not hold yet", func(h lh) checkstest.Want {
 			race(h)
 			h.data(2, "blob.put", b, "", 4, 4.5, "ok")
-			return checks.Want{Verdict: checks.Pass, Summary: "(0 ambiguous, not judged)"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "(0 ambiguous, not judged)"}
 		}},
-		{"an answer no state of either grant allows", func(h lh) checks.Want {
+		{"an answer no state of either grant allows", func(h lh) checkstest.Want {
 			race(h)
 			x := h.acq(2, b, "C", 15, 4, 4.5, "409 LeaseIdMismatchWithLeaseOperation")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("answered conflict 409 LeaseIdMismatchWithLeaseOperation while the lease may have been", x)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("answered conflict 409 LeaseIdMismatchWithLeaseOperation while the lease may have been", x)}}
 		}},
-		{"another id released before the grant: the grant holds", func(h lh) checks.Want {
+		{"another id released before the grant: the grant holds", func(h lh) checkstest.Want {
 			// B's release succeeds at [2, 3] only if it took effect before
 			// A's grant at [2.5, 3.5]: A holds afterwards.
 			h.acq(1, b, "B", 15, 0, 1, "ok")
@@ -49,20 +50,20 @@ func TestLeaseConcurrentAnchors(t *testing.T) {
 			a := h.acq(0, b, "A", 15, 2.5, 3.5, "ok")
 			h.data(2, "blob.put", b, "", 20, 20.1, "ok") // after A's certain end: allowed
 			y := h.acq(2, b, "C", 15, 5, 5.1, "ok")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("answered ok 201 while the lease was leased(a)", y, a)}}
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("answered ok 201 while the lease was leased(a)", y, a)}}
 		}},
-		{"a delete is the latest anchor: the blob comes back without a lease", func(h lh) checks.Want {
+		{"a delete is the latest anchor: the blob comes back without a lease", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 60, 0, 1, "ok")
 			d := h.data(0, "blob.delete", b, "A", 2, 2.1, "ok")
 			h.data(1, "blob.put", b, "", 3, 3.1, "ok")
 			x := h.acq(2, b, "C", 15, 4, 4.1, "409 LeaseAlreadyPresent")
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("while the lease was available", x, d)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("while the lease was available", x, d)}}
 		}},
-		{"a delete of unknown outcome is no anchor", func(h lh) checks.Want {
+		{"a delete of unknown outcome is no anchor", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 60, 0, 1, "ok")
 			h.data(0, "blob.delete", b, "A", 2, 2.1, "unknown")
 			h.acq(2, b, "C", 15, 4, 4.1, "409 LeaseAlreadyPresent")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
 	})
 }
@@ -99,7 +100,7 @@ func TestLeaseUnknownGrantOnlyExcuses(t *testing.T) {
 	released(h)
 	h.acq(3, b, "D", 15, 20, 20.1, "ok")
 	x := h.renew(2, b, "C", 21, 21.1, "ok") // C was never granted
-	checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("answered ok 200", x)}}.Assert(t, h.Check(t, LeaseProtocolName))
+	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("answered ok 200", x)}}.Assert(t, h.Check(t, LeaseProtocolName))
 }
 
 // TestLeaseSettleGranted: an acquire whose answer was lost is shown granted
@@ -107,40 +108,40 @@ func TestLeaseUnknownGrantOnlyExcuses(t *testing.T) {
 func TestLeaseSettleGranted(t *testing.T) {
 	const b = "b0"
 	runLeaseCases(t, LeaseExclusionName, "blob.", []leaseCase{
-		{"granted, shown by a renew, after the holder released", func(h lh) checks.Want {
+		{"granted, shown by a renew, after the holder released", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 60, 0, 1, "ok")
 			h.release(0, b, "A", 1.5, 1.6, "ok")
 			h.acq(1, b, "B", 60, 2, 2.1, "unknown")
 			h.renew(1, b, "B", 3, 3.1, "ok")
 			h.data(1, "blob.put", b, "B", 4, 4.1, "ok")
-			return checks.Want{Verdict: checks.Pass, Summary: "2 acquisitions, 0 breaks, 0 expiries, 1 write: no two holders (1 acquisition of unknown outcome settled by later calls: 1 granted, 0 not)"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "2 acquisitions, 0 breaks, 0 expiries, 1 write: no two holders (1 acquisition of unknown outcome settled by later calls: 1 granted, 0 not)"}
 		}},
-		{"granted while another certainly held: two holders", func(h lh) checks.Want {
+		{"granted while another certainly held: two holders", func(h lh) checkstest.Want {
 			a := h.acq(0, b, "A", 60, 0, 1, "ok")
 			x := h.acq(1, b, "B", 60, 2, 2.1, "unknown")
 			h.renew(1, b, "B", 3, 3.1, "ok") // the service granted B: it renews (a second grant itself)
-			return checks.Want{Verdict: checks.Fail, Total: 2, Vios: []checks.ExpectViolation{checks.Vio("two holders: #2", x, a), checks.Vio("two holders: #3", a)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 2, Vios: []checkstest.ExpectViolation{checkstest.Vio("two holders: #2", x, a), checkstest.Vio("two holders: #3", a)}}
 		}},
-		{"granted while another held, against the holder's own answers: two holders", func(h lh) checks.Want {
+		{"granted while another held, against the holder's own answers: two holders", func(h lh) checkstest.Want {
 			a := h.acq(0, b, "A", 60, 0, 1, "ok")
 			x := h.acq(1, b, "B", 60, 2, 2.1, "unknown")
 			h.data(0, "blob.put", b, "A", 2.5, 2.6, "ok") // A still held: B granted after it, at the soonest
 			h.renew(1, b, "B", 3, 3.1, "ok")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("two holders: #2", x, a)}}
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("two holders: #2", x, a)}}
 		}},
-		{"a change succeeds when its proposed id is the lease: no sign of its old id", func(h lh) checks.Want {
+		{"a change succeeds when its proposed id is the lease: no sign of its old id", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 60, 0, 1, "ok")
 			h.acq(1, b, "B", 60, 2, 2.1, "unknown")
 			h.change(1, b, "B", "A", 3, 3.1, "ok") // A is the lease: allowed, says nothing of B
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"a renew shows the grant only when no other call could have made it", func(h lh) checks.Want {
+		{"a renew shows the grant only when no other call could have made it", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 60, 0, 1, "ok")
 			h.acq(1, b, "B", 60, 2, 2.1, "unknown") // refused in truth: A held
 			h.release(0, b, "A", 5, 5.1, "ok")
 			h.acq(1, b, "B", 60, 6, 6.1, "ok") // the same id again
 			h.renew(1, b, "B", 7, 7.1, "ok")   // shows the second acquire, not the first
-			return checks.Want{Verdict: checks.Pass, Summary: "no two holders"}
+			return checkstest.Want{Verdict: checks.Pass, Summary: "no two holders"}
 		}},
 	})
 	// The last case settles nothing.
@@ -186,7 +187,7 @@ func TestLeaseSettleRefuted(t *testing.T) {
 		x := build(h, "409 LeaseAlreadyPresent")
 		r = h.Check(t, LeaseProtocolName)
 		if horizon > 0 {
-			checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("while the lease was available", x)}}.Assert(t, r)
+			checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("while the lease was available", x)}}.Assert(t, r)
 		} else if r.Verdict != checks.Pass || !strings.Contains(r.Summary, "(1 ambiguous") {
 			t.Errorf("no horizon: %s: %s", r.Verdict, r.Summary)
 		}
@@ -206,38 +207,38 @@ func (h lh) done(seq uint64) uint64 {
 func TestLeaseSettleEnds(t *testing.T) {
 	const b = "b0"
 	runLeaseCases(t, LeaseProtocolName, "blob.", []leaseCase{
-		{"a release shown undone by a later release: the lease stayed held", func(h lh) checks.Want {
+		{"a release shown undone by a later release: the lease stayed held", func(h lh) checkstest.Want {
 			a := h.acq(0, b, "A", 15, 0, 1, "ok")
 			h.done(h.release(0, b, "A", 2, 2.1, "unknown"))
 			x := h.acq(1, b, "C", 15, 2.5, 2.6, "ok") // A still held: a second holder
 			h.release(0, b, "A", 3, 3.1, "ok")
-			return checks.Want{Verdict: checks.Fail, Vios: []checks.ExpectViolation{checks.Vio("answered ok 201 while the lease was leased(a)", x, a)},
+			return checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("answered ok 201 while the lease was leased(a)", x, a)},
 				Summary: "1 lease call of unknown outcome settled by later calls"}
 		}},
-		{"a release shown done by a refusal while the lease was certainly held", func(h lh) checks.Want {
+		{"a release shown done by a refusal while the lease was certainly held", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 15, 0, 1, "ok")
 			h.done(h.release(0, b, "A", 2, 2.1, "unknown"))
 			h.release(0, b, "A", 2.2, 2.3, "409 LeaseIdMismatchWithLeaseOperation") // the retry: A is gone
 			x := h.data(1, "blob.put", b, "", 3, 3.1, "412 LeaseIdMissing")         // no lease: must succeed
-			return checks.Want{Verdict: checks.Fail, Total: 1, Vios: []checks.ExpectViolation{checks.Vio("while the lease was available", x)}}
+			return checkstest.Want{Verdict: checks.Fail, Total: 1, Vios: []checkstest.ExpectViolation{checkstest.Vio("while the lease was available", x)}}
 		}},
-		{"a release that may act after its Return is not settled", func(h lh) checks.Want {
+		{"a release that may act after its Return is not settled", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 15, 0, 1, "ok")
 			h.release(0, b, "A", 2, 2.1, "unknown") // a timeout: it may land later
 			h.release(0, b, "A", 2.2, 2.3, "409 LeaseIdMismatchWithLeaseOperation")
 			h.data(1, "blob.put", b, "", 3, 3.1, "412 LeaseIdMissing")
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"a renew while the lease may have been released is not settled", func(h lh) checks.Want {
+		{"a renew while the lease may have been released is not settled", func(h lh) checkstest.Want {
 			h.acq(0, b, "A", 15, 0, 1, "ok")
 			h.release(0, b, "A", 1.5, 1.6, "unknown") // may have released A, even later
 			h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
 			h.acq(1, b, "C", 15, 3, 3.1, "ok") // allowed: A may be gone
-			return checks.Want{Verdict: checks.Pass}
+			return checkstest.Want{Verdict: checks.Pass}
 		}},
-		{"a renew of an id never granted did nothing", func(h lh) checks.Want {
+		{"a renew of an id never granted did nothing", func(h lh) checkstest.Want {
 			h.done(h.renew(0, b, "A", 2, 2.1, "unknown"))
-			return checks.Want{Verdict: checks.Undecided, Summary: "1 lease call of unknown outcome settled by later calls"}
+			return checkstest.Want{Verdict: checks.Undecided, Summary: "1 lease call of unknown outcome settled by later calls"}
 		}},
 	})
 	// The renew above, settled or not, must leave the acquire judged.

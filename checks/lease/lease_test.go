@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // lh builds hand-made lease histories on a timeline in seconds. Every call
@@ -14,11 +15,11 @@ import (
 // (an explicit status), "409 LeaseAlreadyPresent", "412 LeaseIdMissing",
 // "412" (no code), "404 BlobNotFound", "unknown", "503" or "500".
 type lh struct {
-	*checks.Hist
+	*checkstest.Hist
 	space string // "blob." or "container."
 }
 
-func newLH(space string) lh { return lh{Hist: checks.NewHist(), space: space} }
+func newLH(space string) lh { return lh{Hist: checkstest.NewHist(), space: space} }
 
 func sec(s float64) int64 { return int64(math.Round(s * 1e9)) }
 
@@ -104,7 +105,7 @@ func (h lh) brk(actor int, key string, period *int, t0, t1 float64, ans string) 
 
 // data records a non-lease operation sent with lease id id ("" for none).
 func (h lh) data(actor int, kind, key, id string, t0, t1 float64, ans string) uint64 {
-	return h.call(actor, kind, key, checks.Input{LeaseID: id, Value: checks.Cval(1, "w"+strconv.Itoa(len(h.Ops)))}, t0, t1, ans)
+	return h.call(actor, kind, key, checks.Input{LeaseID: id, Value: checkstest.Cval(1, "w"+strconv.Itoa(len(h.Ops)))}, t0, t1, ans)
 }
 
 // read records a blob.get sent with lease id id; etag is what it returned.
@@ -112,14 +113,14 @@ func (h lh) read(actor int, key, id, etag string, t0, t1 float64, ans string) ui
 	s := h.call(actor, checks.KindBlobGet, key, checks.Input{LeaseID: id}, t0, t1, ans)
 	if h.Op(s).Outcome == checks.OK {
 		h.Op(s).Out.ETag = etag
-		h.Op(s).Out.Value = checks.Cval(1, "r")
+		h.Op(s).Out.Value = checkstest.Cval(1, "r")
 	}
 	return s
 }
 
 type leaseCase struct {
 	name  string
-	build func(h lh) checks.Want
+	build func(h lh) checkstest.Want
 }
 
 func runLeaseCases(t *testing.T, check, space string, cases []leaseCase) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // A simulated lease service that follows the documented state machine, to
@@ -301,7 +302,7 @@ func (s *leaseSim) randomCall(actor int) checks.Op {
 	} else {
 		kinds = []string{"blob.put", "blob.get", "blob.setmeta", "blob.stage", "blob.commit", "blob.get"}
 	}
-	return checks.Op{Kind: kinds[s.r.IntN(len(kinds))], Key: key, In: checks.Input{LeaseID: id, Value: checks.Cval(1, "a"+strconv.Itoa(actor))}}
+	return checks.Op{Kind: kinds[s.r.IntN(len(kinds))], Key: key, In: checks.Input{LeaseID: id, Value: checkstest.Cval(1, "a"+strconv.Itoa(actor))}}
 }
 
 // simulateLeases generates one history.
@@ -394,7 +395,7 @@ func TestLeaseCheckersPassCorrectService(t *testing.T) {
 				c, _ := checks.New(n)
 				res := checks.Run(ops, c)[0]
 				if res.Verdict == checks.Fail {
-					t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checks.Describe(res))
+					t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checkstest.Describe(res))
 				}
 				if res.Verdict == checks.Pass {
 					judged[n]++
@@ -444,7 +445,7 @@ func TestLeaseCheckersCatchFaults(t *testing.T) {
 				for _, n := range f.checks {
 					c, _ := checks.New(n)
 					if r := checks.Run(ops, c)[0]; r.Verdict == checks.Fail {
-						checks.CheckKinds(t, r)
+						checkstest.CheckKinds(t, r)
 						caught++
 						break
 					}
@@ -492,13 +493,13 @@ func BenchmarkLeaseCheckers(b *testing.B) {
 func TestLeaseCheckersPassCounterSim(t *testing.T) {
 	for seed := range 60 {
 		r := rand.New(rand.NewPCG(uint64(seed), 3))
-		cfg := checks.RandomCounterConfig(r)
+		cfg := checkstest.RandomCounterConfig(r)
 		cfg.Lease = true
-		ops := checks.SimulateCounter(r, &cfg)
+		ops := checkstest.SimulateCounter(r, &cfg)
 		for _, n := range []string{LeaseExclusionName, LeaseProtocolName} {
 			c, _ := checks.New(n)
 			if res := checks.Run(ops, c)[0]; res.Verdict == checks.Fail {
-				t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checks.Describe(res))
+				t.Fatalf("seed %d %v: %s flagged a correct history:\n%s", seed, cfg, n, checkstest.Describe(res))
 			}
 		}
 	}

@@ -13,7 +13,7 @@
 // random later step, or never.
 //
 // Only tests import it.
-package checks
+package checkstest
 
 import (
 	"fmt"
@@ -22,12 +22,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // hist builds hand-made histories. Every op gets the next Seq and, unless
 // the test sets them, a call/return window after the previous op's.
 type Hist struct {
-	Ops []Op
+	Ops []checks.Op
 	T   int64
 }
 
@@ -35,10 +37,10 @@ func NewHist() *Hist { return &Hist{} }
 
 const testPad = 64 // pad written values like payload_bytes would
 
-func Cval(n int64, tag string) string { return CounterValue{N: n, Tag: tag}.Format(testPad) }
+func Cval(n int64, tag string) string { return checks.CounterValue{N: n, Tag: tag}.Format(testPad) }
 
 // add appends op and returns its Seq.
-func (h *Hist) Add(op Op) uint64 {
+func (h *Hist) Add(op checks.Op) uint64 {
 	op.Seq = uint64(len(h.Ops) + 1)
 	op.Workload = "w"
 	if op.Attempt == 0 {
@@ -56,66 +58,66 @@ func (h *Hist) Add(op Op) uint64 {
 }
 
 // op returns the recorded op with that Seq, to adjust it.
-func (h *Hist) Op(seq uint64) *Op { return &h.Ops[seq-1] }
+func (h *Hist) Op(seq uint64) *checks.Op { return &h.Ops[seq-1] }
 
 // answered fills the status a real service would have given.
-func Answered(kind string, o Outcome) Output {
+func Answered(kind string, o checks.Outcome) checks.Output {
 	switch o {
-	case OK:
-		if kind == KindBlobCreate {
-			return Output{Status: 201}
+	case checks.OK:
+		if kind == checks.KindBlobCreate {
+			return checks.Output{Status: 201}
 		}
-		return Output{Status: 200}
-	case Conflict:
-		if kind == KindBlobCreate {
-			return Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
+		return checks.Output{Status: 200}
+	case checks.Conflict:
+		if kind == checks.KindBlobCreate {
+			return checks.Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
 		}
-		return Output{Status: 412, ErrorCode: "ConditionNotMet"}
-	case Throttled:
-		return Output{Status: 503, ErrorCode: "ServerBusy"}
-	case Error:
-		return Output{Status: 400, ErrorCode: "InvalidHeaderValue"}
+		return checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
+	case checks.Throttled:
+		return checks.Output{Status: 503, ErrorCode: "ServerBusy"}
+	case checks.Error:
+		return checks.Output{Status: 400, ErrorCode: "InvalidHeaderValue"}
 	}
-	return Output{Err: "timeout"}
+	return checks.Output{Err: "timeout"}
 }
 
 func (h *Hist) Setup(key, etag string) uint64 {
-	return h.Add(Op{Actor: ActorSetup, Kind: KindBlobPut, Key: key, In: Input{Value: Cval(0, "setup-1")},
-		Out: Output{Status: 201, ETag: etag}})
+	return h.Add(checks.Op{Actor: checks.ActorSetup, Kind: checks.KindBlobPut, Key: key, In: checks.Input{Value: Cval(0, "setup-1")},
+		Out: checks.Output{Status: 201, ETag: etag}})
 }
 
 // get records a successful read of counter n written with tag.
 func (h *Hist) Get(actor int, key string, n int64, tag, etag string) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Out: Output{Status: 200, ETag: etag, Value: Cval(n, tag)}})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindBlobGet, Key: key, Out: checks.Output{Status: 200, ETag: etag, Value: Cval(n, tag)}})
 }
 
 // failedGet records a read that did not answer with a value.
-func (h *Hist) FailedGet(actor int, key string, o Outcome) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindBlobGet, Key: key, Outcome: o, Out: Answered(KindBlobGet, o)})
+func (h *Hist) FailedGet(actor int, key string, o checks.Outcome) uint64 {
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindBlobGet, Key: key, Outcome: o, Out: Answered(checks.KindBlobGet, o)})
 }
 
 // put records an If-Match write of counter n; etag is the new ETag if ok.
-func (h *Hist) Put(actor int, key, ifMatch string, n int64, tag string, o Outcome, etag string) uint64 {
-	out := Answered(KindBlobPut, o)
-	if o == OK {
+func (h *Hist) Put(actor int, key, ifMatch string, n int64, tag string, o checks.Outcome, etag string) uint64 {
+	out := Answered(checks.KindBlobPut, o)
+	if o == checks.OK {
 		out.Status, out.ETag = 201, etag
 	}
-	return h.Add(Op{Actor: actor, Kind: KindBlobPut, Key: key, Outcome: o, In: Input{IfMatch: ifMatch, Value: Cval(n, tag)}, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindBlobPut, Key: key, Outcome: o, In: checks.Input{IfMatch: ifMatch, Value: Cval(n, tag)}, Out: out})
 }
 
 // rmw records one clean iteration: read n (tag, etag), write n+1 with If-Match.
 func (h *Hist) Rmw(actor int, key string, n int64, readTag, readETag, tag, newETag string) (get, put uint64) {
-	return h.Get(actor, key, n, readTag, readETag), h.Put(actor, key, readETag, n+1, tag, OK, newETag)
+	return h.Get(actor, key, n, readTag, readETag), h.Put(actor, key, readETag, n+1, tag, checks.OK, newETag)
 }
 
-func (h *Hist) Lease(actor int, kind, key, id string, o Outcome) uint64 {
+func (h *Hist) Lease(actor int, kind, key, id string, o checks.Outcome) uint64 {
 	out := Answered(kind, o)
-	if o == OK {
+	if o == checks.OK {
 		out.Value = id
-	} else if o == Conflict {
+	} else if o == checks.Conflict {
 		out.Status, out.ErrorCode = 409, "LeaseAlreadyPresent"
 	}
-	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: Input{LeaseID: id}, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: kind, Key: key, Outcome: o, In: checks.Input{LeaseID: id}, Out: out})
 }
 
 func (h *Hist) LeaseGet(actor int, key, id string, n int64, tag string) uint64 {
@@ -124,37 +126,37 @@ func (h *Hist) LeaseGet(actor int, key, id string, n int64, tag string) uint64 {
 	return s
 }
 
-func (h *Hist) LeasePut(actor int, key, id string, n int64, tag string, o Outcome) uint64 {
-	out := Answered(KindBlobPut, o)
-	if o == OK {
+func (h *Hist) LeasePut(actor int, key, id string, n int64, tag string, o checks.Outcome) uint64 {
+	out := Answered(checks.KindBlobPut, o)
+	if o == checks.OK {
 		out.Status = 201
 	}
-	return h.Add(Op{Actor: actor, Kind: KindBlobPut, Key: key, Outcome: o, In: Input{LeaseID: id, Value: Cval(n, tag)}, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindBlobPut, Key: key, Outcome: o, In: checks.Input{LeaseID: id, Value: Cval(n, tag)}, Out: out})
 }
 
 func (h *Hist) Final(key string, n int64, tag, etag string) uint64 {
-	return h.Get(ActorFinal, key, n, tag, etag)
+	return h.Get(checks.ActorFinal, key, n, tag, etag)
 }
 
 func (h *Hist) Final404(key string) uint64 {
-	return h.Add(Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Outcome: Error,
-		Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+	return h.Add(checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: key, Outcome: checks.Error,
+		Out: checks.Output{Status: 404, ErrorCode: "BlobNotFound"}})
 }
 
 // create records a create-once attempt; call and ret may be 0 for "next".
-func (h *Hist) Create(actor int, key string, round int64, tag string, o Outcome, call, ret int64) uint64 {
-	return h.Add(Op{Actor: actor, Kind: KindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: Answered(KindBlobCreate, o)})
+func (h *Hist) Create(actor int, key string, round int64, tag string, o checks.Outcome, call, ret int64) uint64 {
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindBlobCreate, Key: key, Outcome: o, Call: call, Return: ret,
+		In: checks.Input{IfNoneMatch: "*", Value: Cval(round, tag)}, Out: Answered(checks.KindBlobCreate, o)})
 }
 
 // check runs a fresh checker by name over the history.
-func (h *Hist) Check(t *testing.T, name string) Result {
+func (h *Hist) Check(t *testing.T, name string) checks.Result {
 	t.Helper()
-	c, err := New(name)
+	c, err := checks.New(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Run(h.Ops, c)[0]
+	return checks.Run(h.Ops, c)[0]
 }
 
 // expectViolation is one violation a case must report: a message substring
@@ -168,13 +170,13 @@ func Vio(msg string, seqs ...uint64) ExpectViolation { return ExpectViolation{ms
 
 // want is what a case expects of the result.
 type Want struct {
-	Verdict Verdict
+	Verdict checks.Verdict
 	Summary string            // substring of the summary, if set
 	Vios    []ExpectViolation // each must be matched by some violation
 	Total   int               // if > 0, the exact number of violations
 }
 
-func (w Want) Assert(t *testing.T, r Result) {
+func (w Want) Assert(t *testing.T, r checks.Result) {
 	t.Helper()
 	defer func() {
 		if t.Failed() {
@@ -187,37 +189,37 @@ func (w Want) Assert(t *testing.T, r Result) {
 	if w.Summary != "" && !strings.Contains(r.Summary, w.Summary) {
 		t.Errorf("summary %q does not contain %q", r.Summary, w.Summary)
 	}
-	if w.Verdict != Fail && len(r.Violations) > 0 {
+	if w.Verdict != checks.Fail && len(r.Violations) > 0 {
 		t.Errorf("%d violations on a %s verdict", len(r.Violations), w.Verdict)
 	}
 	if w.Total > 0 && r.Total != w.Total {
 		t.Errorf("%d violations, want %d", r.Total, w.Total)
 	}
-	if r.Total < len(r.Violations) || len(r.Violations) > MaxViolations {
+	if r.Total < len(r.Violations) || len(r.Violations) > checks.MaxViolations {
 		t.Errorf("total %d with %d violations listed", r.Total, len(r.Violations))
 	}
 	CheckKinds(t, r)
 	for _, e := range w.Vios {
-		if !slices.ContainsFunc(r.Violations, func(v Violation) bool { return Matches(v, e) }) {
+		if !slices.ContainsFunc(r.Violations, func(v checks.Violation) bool { return Matches(v, e) }) {
 			t.Errorf("no violation with %q whose excerpt holds %v", e.Msg, e.Seqs)
 		}
 	}
 	for _, v := range r.Violations {
-		if len(v.Ops) == 0 || len(v.Ops) > MaxExcerpt {
+		if len(v.Ops) == 0 || len(v.Ops) > checks.MaxExcerpt {
 			t.Errorf("violation %q carries %d ops", v.Message, len(v.Ops))
 		}
-		if !slices.IsSortedFunc(v.Ops, func(a, b Op) int { return int(a.Seq) - int(b.Seq) }) {
+		if !slices.IsSortedFunc(v.Ops, func(a, b checks.Op) int { return int(a.Seq) - int(b.Seq) }) {
 			t.Errorf("violation %q: ops not in Seq order", v.Message)
 		}
 	}
 }
 
-func Matches(v Violation, e ExpectViolation) bool {
+func Matches(v checks.Violation, e ExpectViolation) bool {
 	if !strings.Contains(v.Message, e.Msg) {
 		return false
 	}
 	for _, s := range e.Seqs {
-		if !slices.ContainsFunc(v.Ops, func(o Op) bool { return o.Seq == s }) {
+		if !slices.ContainsFunc(v.Ops, func(o checks.Op) bool { return o.Seq == s }) {
 			return false
 		}
 	}
@@ -226,11 +228,11 @@ func Matches(v Violation, e ExpectViolation) bool {
 
 // checkKinds: every violation is classified by a kind, and the kinds count
 // every violation, listed or not.
-func CheckKinds(t *testing.T, r Result) {
+func CheckKinds(t *testing.T, r checks.Result) {
 	t.Helper()
 	sum := 0
 	for k, n := range r.Kinds {
-		if k == "" || k == OtherKind || n <= 0 {
+		if k == "" || k == checks.OtherKind || n <= 0 {
 			t.Errorf("%s: kind %q counted %d times", r.Check, k, n)
 		}
 		sum += n
@@ -239,13 +241,13 @@ func CheckKinds(t *testing.T, r Result) {
 		t.Errorf("%s: kinds %v count %d violations, total %d", r.Check, r.Kinds, sum, r.Total)
 	}
 	for _, v := range r.Violations {
-		if v.Kind == "" || v.Kind == OtherKind || r.Kinds[v.Kind] == 0 {
+		if v.Kind == "" || v.Kind == checks.OtherKind || r.Kinds[v.Kind] == 0 {
 			t.Errorf("%s: violation %q of kind %q (kinds %v)", r.Check, v.Message, v.Kind, r.Kinds)
 		}
 	}
 }
 
-func Describe(r Result) string {
+func Describe(r checks.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.Verdict, r.Summary)
 	for _, v := range r.Violations {
@@ -310,26 +312,26 @@ func (p SimProbs) readFate(r *rand.Rand) simFate {
 // service and fills the answer; acked says whether that answer will reach
 // the client.
 type simReq struct {
-	op      Op
+	op      checks.Op
 	fate    simFate
 	applied bool
-	effect  func(op *Op, acked bool)
+	effect  func(op *checks.Op, acked bool)
 }
 
 type simActor interface {
-	next() *simReq // the next request, or nil when the actor is done
-	Result(op *Op) // the recorded answer
+	next() *simReq        // the next request, or nil when the actor is done
+	Result(op *checks.Op) // the recorded answer
 }
 
 type simEngine struct {
 	stopAt  int // if > 0, actors issue nothing new once this many ops are recorded
 	r       *rand.Rand
-	ops     []Op
+	ops     []checks.Op
 	clock   int64
 	orphans []*simReq
 }
 
-func (e *simEngine) record(op *Op) *Op {
+func (e *simEngine) record(op *checks.Op) *checks.Op {
 	op.Seq = uint64(len(e.ops) + 1)
 	op.Workload = "sim"
 	if op.Attempt == 0 {
@@ -399,28 +401,28 @@ func (e *simEngine) run(actors []simActor) {
 // decide is the step where the request reaches the service or not.
 func (e *simEngine) decide(q *simReq) {
 	op := &q.op
-	timeout := Output{Err: "timeout"}
+	timeout := checks.Output{Err: "timeout"}
 	switch q.fate {
 	case fNormal:
 		q.effect(op, true)
 	case fThrottle:
-		op.Outcome, op.Out = Throttled, Output{Status: 503, ErrorCode: "ServerBusy"}
+		op.Outcome, op.Out = checks.Throttled, checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 	case fError:
-		op.Outcome, op.Out = Error, Output{Err: "connection refused"}
+		op.Outcome, op.Out = checks.Error, checks.Output{Err: "connection refused"}
 	case fLost:
-		op.Outcome, op.Out = Unknown, timeout
+		op.Outcome, op.Out = checks.Unknown, timeout
 	case fApplied:
 		tmp := *op
 		q.effect(&tmp, false)
-		op.Outcome, op.Out = Unknown, timeout
+		op.Outcome, op.Out = checks.Unknown, timeout
 	case fLate:
-		op.Outcome, op.Out = Unknown, timeout
+		op.Outcome, op.Out = checks.Unknown, timeout
 	case f500:
 		if e.r.IntN(2) == 0 {
 			tmp := *op
 			q.effect(&tmp, false)
 		}
-		op.Outcome, op.Out = Throttled, Output{Status: 500, ErrorCode: "OperationTimedOut"}
+		op.Outcome, op.Out = checks.Throttled, checks.Output{Status: 500, ErrorCode: "OperationTimedOut"}
 	}
 }
 
@@ -478,20 +480,20 @@ type CounterSim struct {
 
 // simulateCounter generates one history of a counter workload against a
 // correct service (except for the injected fault, if asked).
-func SimulateCounter(r *rand.Rand, cfg *CounterConfig) []Op {
+func SimulateCounter(r *rand.Rand, cfg *CounterConfig) []checks.Op {
 	return SimulateCounterWith(r, cfg, &CounterSim{})
 }
 
 // simulateCounterWith runs the simulation on s, which the caller may inspect
 // afterwards (injected) or bound (stopAt: stop issuing after that many ops).
-func SimulateCounterWith(r *rand.Rand, cfg *CounterConfig, s *CounterSim) []Op {
+func SimulateCounterWith(r *rand.Rand, cfg *CounterConfig, s *CounterSim) []checks.Op {
 	s.e, s.cfg = &simEngine{r: r, stopAt: s.StopAt}, cfg
 	for i := range cfg.Keys {
 		b := &simBlob{key: "k" + strconv.Itoa(i), exists: true}
-		b.value = CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.Pad)
+		b.value = checks.CounterValue{N: 0, Tag: "setup-" + strconv.Itoa(i+1)}.Format(cfg.Pad)
 		b.bump()
 		s.blobs = append(s.blobs, b)
-		s.e.record(&Op{Actor: ActorSetup, Kind: KindBlobPut, Key: b.key, In: Input{Value: b.value}, Out: Output{Status: 201, ETag: b.etag}})
+		s.e.record(&checks.Op{Actor: checks.ActorSetup, Kind: checks.KindBlobPut, Key: b.key, In: checks.Input{Value: b.value}, Out: checks.Output{Status: 201, ETag: b.etag}})
 	}
 	actors := make([]simActor, cfg.Actors)
 	for i := range actors {
@@ -499,10 +501,10 @@ func SimulateCounterWith(r *rand.Rand, cfg *CounterConfig, s *CounterSim) []Op {
 	}
 	s.e.run(actors)
 	for _, b := range s.blobs {
-		s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: b.key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+		s.e.record(&checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: b.key, Out: checks.Output{Status: 200, ETag: b.etag, Value: b.value}})
 	}
 	for i := range s.e.ops {
-		if s.e.ops[i].Outcome == Unknown {
+		if s.e.ops[i].Outcome == checks.Unknown {
 			cfg.UnknownRecords++
 		}
 	}
@@ -521,26 +523,26 @@ func (s *CounterSim) blob(key string) *simBlob {
 func (s *CounterSim) getReq(actor int, key, lease string) *simReq {
 	b := s.blob(key)
 	return &simReq{
-		op:   Op{Actor: actor, Kind: KindBlobGet, Key: key, In: Input{LeaseID: lease}},
+		op:   checks.Op{Actor: actor, Kind: checks.KindBlobGet, Key: key, In: checks.Input{LeaseID: lease}},
 		fate: s.cfg.Probs.readFate(s.e.r),
-		effect: func(op *Op, _ bool) {
-			op.Outcome, op.Out = OK, Output{Status: 200, ETag: b.etag, Value: b.value}
+		effect: func(op *checks.Op, _ bool) {
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 200, ETag: b.etag, Value: b.value}
 		},
 	}
 }
 
-func (s *CounterSim) putReq(actor int, key string, in Input, attempt int) *simReq {
+func (s *CounterSim) putReq(actor int, key string, in checks.Input, attempt int) *simReq {
 	b := s.blob(key)
 	return &simReq{
-		op:   Op{Actor: actor, Kind: KindBlobPut, Key: key, In: in, Attempt: attempt},
+		op:   checks.Op{Actor: actor, Kind: checks.KindBlobPut, Key: key, In: in, Attempt: attempt},
 		fate: s.cfg.Probs.writeFate(s.e.r),
-		effect: func(op *Op, acked bool) {
+		effect: func(op *checks.Op, acked bool) {
 			if in.IfMatch != "" && in.IfMatch != b.etag {
-				op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "ConditionNotMet"}
+				op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "ConditionNotMet"}
 				return
 			}
 			if in.LeaseID != b.lease {
-				op.Outcome, op.Out = Conflict, Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}
+				op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 412, ErrorCode: "LeaseIdMismatchWithBlobOperation"}
 				return
 			}
 			if acked {
@@ -548,14 +550,14 @@ func (s *CounterSim) putReq(actor int, key string, in Input, attempt int) *simRe
 				if s.cfg.Inject && !s.Injected && s.okPuts > s.cfg.injectAfter && op.Attempt == 1 {
 					// The fault: acknowledge with a fresh ETag, store nothing.
 					s.Injected = true
-					op.Outcome, op.Out = OK, Output{Status: 201, ETag: "0xlost-" + b.key}
+					op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: "0xlost-" + b.key}
 					return
 				}
 			}
-			v, _ := ParseCounterValue(in.Value)
+			v, _ := checks.ParseCounterValue(in.Value)
 			b.value, b.n = in.Value, v.N
 			b.bump()
-			op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: b.etag}
 		},
 	}
 }
@@ -567,18 +569,18 @@ func (s *CounterSim) leaseReq(actor int, kind, key, id string) *simReq {
 		fate = fThrottle
 	}
 	return &simReq{
-		op:   Op{Actor: actor, Kind: kind, Key: key, In: Input{LeaseID: id}},
+		op:   checks.Op{Actor: actor, Kind: kind, Key: key, In: checks.Input{LeaseID: id}},
 		fate: fate,
-		effect: func(op *Op, _ bool) {
+		effect: func(op *checks.Op, _ bool) {
 			switch {
 			case kind == "blob.lease.acquire" && b.lease == "":
 				b.lease = id
-				op.Outcome, op.Out = OK, Output{Status: 201, Value: id}
+				op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, Value: id}
 			case kind == "blob.lease.release" && b.lease == id:
 				b.lease = ""
-				op.Outcome, op.Out = OK, Output{Status: 200}
+				op.Outcome, op.Out = checks.OK, checks.Output{Status: 200}
 			default:
-				op.Outcome, op.Out = Conflict, Output{Status: 409, ErrorCode: "LeaseAlreadyPresent"}
+				op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 409, ErrorCode: "LeaseAlreadyPresent"}
 			}
 		},
 	}
@@ -594,7 +596,7 @@ type counterActor struct {
 	state   int // 0 acquire, 1 get, 2 put, 3 release
 	key     string
 	leaseID string
-	base    Input // the write to retry
+	base    checks.Input // the write to retry
 	attempt int
 	writes  int
 	leases  int
@@ -624,8 +626,8 @@ func (a *counterActor) next() *simReq {
 		return s.getReq(a.id, a.key, "")
 	case 2:
 		in := a.base
-		v, _ := ParseCounterValue(in.Value)
-		in.Value = CounterValue{N: v.N, Tag: a.tag()}.Format(s.cfg.Pad)
+		v, _ := checks.ParseCounterValue(in.Value)
+		in.Value = checks.CounterValue{N: v.N, Tag: a.tag()}.Format(s.cfg.Pad)
 		return s.putReq(a.id, a.key, in, a.attempt)
 	default:
 		return s.leaseReq(a.id, "blob.lease.release", a.key, a.leaseID)
@@ -640,31 +642,31 @@ func (a *counterActor) done() {
 	}
 }
 
-func (a *counterActor) Result(op *Op) {
+func (a *counterActor) Result(op *checks.Op) {
 	switch op.Kind {
 	case "blob.lease.acquire":
-		if op.Outcome == OK {
+		if op.Outcome == checks.OK {
 			a.state = 1
 		}
 	case "blob.lease.release":
-		if op.Outcome == OK {
+		if op.Outcome == checks.OK {
 			a.done()
 		}
-	case KindBlobGet:
-		if op.Outcome != OK {
+	case checks.KindBlobGet:
+		if op.Outcome != checks.OK {
 			if a.s.cfg.Lease {
 				a.state = 3 // the runner releases when the read fails
 			}
 			return
 		}
-		v, _ := ParseCounterValue(op.Out.Value)
-		a.base = Input{IfMatch: op.Out.ETag, LeaseID: a.leaseID, Value: CounterValue{N: v.N + 1, Tag: "x"}.Format(0)}
+		v, _ := checks.ParseCounterValue(op.Out.Value)
+		a.base = checks.Input{IfMatch: op.Out.ETag, LeaseID: a.leaseID, Value: checks.CounterValue{N: v.N + 1, Tag: "x"}.Format(0)}
 		if a.s.cfg.Lease {
 			a.base.IfMatch = ""
 		}
 		a.state, a.attempt = 2, 1
-	case KindBlobPut:
-		if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.Probs.Retry {
+	case checks.KindBlobPut:
+		if (op.Outcome == checks.Throttled || op.Outcome == checks.Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.Probs.Retry {
 			a.attempt++
 			return
 		}
@@ -700,7 +702,7 @@ type createSim struct {
 	injected bool
 }
 
-func SimulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected bool) {
+func SimulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []checks.Op, injected bool) {
 	s := &createSim{e: &simEngine{r: r}, cfg: cfg, blobs: map[string]*simBlob{}}
 	actors := make([]simActor, cfg.actors)
 	for i := range actors {
@@ -711,10 +713,10 @@ func SimulateCreateOnce(r *rand.Rand, cfg *createConfig) (ops []Op, injected boo
 		key := "c-r" + strconv.Itoa(round)
 		b := s.blobs[key]
 		if b == nil || !b.exists {
-			s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Outcome: Error, Out: Output{Status: 404, ErrorCode: "BlobNotFound"}})
+			s.e.record(&checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: key, Outcome: checks.Error, Out: checks.Output{Status: 404, ErrorCode: "BlobNotFound"}})
 			continue
 		}
-		s.e.record(&Op{Actor: ActorFinal, Kind: KindBlobGet, Key: key, Out: Output{Status: 200, ETag: b.etag, Value: b.value}})
+		s.e.record(&checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobGet, Key: key, Out: checks.Output{Status: 200, ETag: b.etag, Value: b.value}})
 	}
 	return s.e.ops, s.injected
 }
@@ -746,11 +748,11 @@ func (a *createActor) next() *simReq {
 		s.blobs[key] = b
 	}
 	a.writes++
-	value := CounterValue{N: int64(a.round), Tag: "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)}.Format(s.cfg.pad)
+	value := checks.CounterValue{N: int64(a.round), Tag: "a" + strconv.Itoa(a.id) + "-" + strconv.Itoa(a.writes)}.Format(s.cfg.pad)
 	return &simReq{
-		op:   Op{Actor: a.id, Kind: KindBlobCreate, Key: key, Attempt: a.attempt, In: Input{IfNoneMatch: "*", Value: value}},
+		op:   checks.Op{Actor: a.id, Kind: checks.KindBlobCreate, Key: key, Attempt: a.attempt, In: checks.Input{IfNoneMatch: "*", Value: value}},
 		fate: s.cfg.probs.writeFate(s.e.r),
-		effect: func(op *Op, acked bool) {
+		effect: func(op *checks.Op, acked bool) {
 			if b.exists {
 				if acked && b.acked {
 					s.conflict++
@@ -758,22 +760,22 @@ func (a *createActor) next() *simReq {
 						s.injected = true // the fault: a second 201 that overwrites
 						b.value = value
 						b.bump()
-						op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+						op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: b.etag}
 						return
 					}
 				}
-				op.Outcome, op.Out = Conflict, Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
+				op.Outcome, op.Out = checks.Conflict, checks.Output{Status: 409, ErrorCode: "BlobAlreadyExists"}
 				return
 			}
 			b.exists, b.value, b.acked = true, value, acked
 			b.bump()
-			op.Outcome, op.Out = OK, Output{Status: 201, ETag: b.etag}
+			op.Outcome, op.Out = checks.OK, checks.Output{Status: 201, ETag: b.etag}
 		},
 	}
 }
 
-func (a *createActor) Result(op *Op) {
-	if (op.Outcome == Throttled || op.Outcome == Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.Retry {
+func (a *createActor) Result(op *checks.Op) {
+	if (op.Outcome == checks.Throttled || op.Outcome == checks.Unknown) && a.attempt < 4 && a.s.e.r.Float64() < a.s.cfg.probs.Retry {
 		a.attempt++
 		return
 	}
@@ -781,13 +783,13 @@ func (a *createActor) Result(op *Op) {
 }
 
 // mrWrite records an entity write of props, all set to tag.
-func (h *Hist) MrWrite(actor int, kind, key, tag string, props []string, o Outcome, call, ret int64) uint64 {
+func (h *Hist) MrWrite(actor int, kind, key, tag string, props []string, o checks.Outcome, call, ret int64) uint64 {
 	out := Answered(kind, o)
-	if o == OK {
+	if o == checks.OK {
 		out.Status = 204
 	}
-	return h.Add(Op{Actor: actor, Kind: kind, Key: key, Outcome: o, Call: call, Return: ret,
-		In: Input{Value: tag, Props: props}, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: kind, Key: key, Outcome: o, Call: call, Return: ret,
+		In: checks.Input{Value: tag, Props: props}, Out: out})
 }
 
 // mrGet records an OK point read; props are "name=value".
@@ -797,50 +799,50 @@ func (h *Hist) MrGet(actor int, key string, call, ret int64, props ...string) ui
 		k, v, _ := strings.Cut(p, "=")
 		m[k] = v
 	}
-	return h.Add(Op{Actor: actor, Kind: KindTableGet, Key: key, Call: call, Return: ret, Out: Output{Status: 200, Props: m}})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindTableGet, Key: key, Call: call, Return: ret, Out: checks.Output{Status: 200, Props: m}})
 }
 
 // mrSetup writes p0, p1, p2 with tag "s" by a replace.
 func (h *Hist) MrSetup(key string) uint64 {
-	return h.MrWrite(ActorSetup, KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, OK, 1, 2)
+	return h.MrWrite(checks.ActorSetup, checks.KindTableUpsert, key, "s", []string{"p0", "p1", "p2"}, checks.OK, 1, 2)
 }
 
 // tbBatch records a table.batch of rows in partition part with stamp; call
 // and ret may be 0 for "next".
-func (h *Hist) TbBatch(actor int, part, stamp string, rows []string, o Outcome, call, ret int64) uint64 {
-	out := Answered(KindTableBatch, o)
-	if o == OK {
+func (h *Hist) TbBatch(actor int, part, stamp string, rows []string, o checks.Outcome, call, ret int64) uint64 {
+	out := Answered(checks.KindTableBatch, o)
+	if o == checks.OK {
 		out.Status = 202
 	}
-	return h.Add(Op{Actor: actor, Kind: KindTableBatch, Key: part, Outcome: o, Call: call, Return: ret,
-		In: Input{Value: stamp, Rows: rows}, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindTableBatch, Key: part, Outcome: o, Call: call, Return: ret,
+		In: checks.Input{Value: stamp, Rows: rows}, Out: out})
 }
 
 // tbFailing records a batch built to fail on row fails, answered 409.
 func (h *Hist) TbFailing(actor int, part, stamp string, rows []string, fails string, call, ret int64) uint64 {
-	s := h.TbBatch(actor, part, stamp, rows, Conflict, call, ret)
+	s := h.TbBatch(actor, part, stamp, rows, checks.Conflict, call, ret)
 	h.Op(s).In.BatchFails = fails
-	h.Op(s).Out = Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
+	h.Op(s).Out = checks.Output{Status: 409, ErrorCode: "EntityAlreadyExists"}
 	return s
 }
 
 // tbSetup writes every row of part with the setup stamp "setup-<part>".
 func (h *Hist) TbSetup(part string, rows ...string) uint64 {
-	return h.TbBatch(ActorSetup, part, "setup-"+part, rows, OK, 1, 2)
+	return h.TbBatch(checks.ActorSetup, part, "setup-"+part, rows, checks.OK, 1, 2)
 }
 
 // tbPage records one OK query page of part; ents are "row=stamp".
 func (h *Hist) TbPage(actor int, part string, call, ret int64, ents ...string) uint64 {
-	out := Output{Status: 200}
+	out := checks.Output{Status: 200}
 	for _, e := range ents {
 		row, stamp, _ := strings.Cut(e, "=")
-		out.Entities = append(out.Entities, Entity{Row: row, Value: stamp, ETag: "W/" + stamp})
+		out.Entities = append(out.Entities, checks.Entity{Row: row, Value: stamp, ETag: "W/" + stamp})
 	}
-	return h.Add(Op{Actor: actor, Kind: KindTableQuery, Key: part, Call: call, Return: ret, Out: out})
+	return h.Add(checks.Op{Actor: actor, Kind: checks.KindTableQuery, Key: part, Call: call, Return: ret, Out: out})
 }
 
 func (h *Hist) TbFinal(part string, ents ...string) uint64 {
-	return h.TbPage(ActorFinal, part, 10_000, 10_010, ents...)
+	return h.TbPage(checks.ActorFinal, part, 10_000, 10_010, ents...)
 }
 
 func TbRows(s ...string) []string { return s }
