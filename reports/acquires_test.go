@@ -16,10 +16,10 @@ func TestAcquiresPerWin(t *testing.T) {
 	lifecycle, _ := GoalOf("blob.lease-lifecycle")
 	m := NewMetrics(MetricsOptions{Workloads: []string{"mutex", "leases"}, Goals: map[string]Goal{"mutex": mutex, "leases": lifecycle}})
 	for i, o := range []checks.Outcome{checks.Conflict, checks.OK, checks.Conflict, checks.Unknown, checks.Conflict, checks.OK, checks.Conflict} {
-		m.Record(mkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
-		m.Record(mkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(MkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(MkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
 	}
-	m.Record(mkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
+	m.Record(MkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
 	ws, _ := m.Summary(time.Second)
 	got := map[string]float64{}
 	for _, w := range ws {

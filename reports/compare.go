@@ -111,7 +111,7 @@ func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
 			continue
 		}
 		oc := OpComparison{Workload: k.workload, Op: k.op}
-		oc.Changes = append(oc.Changes, judge(Change{Metric: "throughput", Base: b.Rate, New: n.Rate,
+		oc.Changes = append(oc.Changes, Judge(Change{Metric: "throughput", Base: b.Rate, New: n.Rate,
 			Noise: rateNoise(b.PerSecond, n.PerSecond, b.Rate)}, o.Tolerance, true))
 		bh, berr := decodeCorrected(b)
 		nh, nerr := decodeCorrected(n)
@@ -130,7 +130,7 @@ func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
 					continue
 				}
 				ch.Noise = combineNoise(noiseOf(baseNoise, k, p.name), noiseOf(newNoise, k, p.name), bv)
-				oc.Changes = append(oc.Changes, judge(ch, o.Tolerance, false))
+				oc.Changes = append(oc.Changes, Judge(ch, o.Tolerance, false))
 			}
 			oc.KS = ksDistance(bh, nh)
 		}
@@ -179,7 +179,7 @@ func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 			continue
 		}
 		uc := UnitComparison{Workload: n.Workload, Kind: n.Kind, Name: name}
-		uc.Changes = append(uc.Changes, judge(Change{Metric: "rate", Base: b.Mean, New: n.Mean,
+		uc.Changes = append(uc.Changes, Judge(Change{Metric: "rate", Base: b.Mean, New: n.Mean,
 			Noise: unitRateNoise(b.PerSecond, n.PerSecond, b.Mean)}, tolerance, true))
 		if b.Latency != nil && n.Latency != nil {
 			for _, p := range []struct {
@@ -241,7 +241,7 @@ func unitRateNoise(base, new []int64, baseMean float64) float64 {
 
 // judge sets a change's relative size and flags. higherIsBetter is true for
 // throughput, false for latency.
-func judge(ch Change, tolerance float64, higherIsBetter bool) Change {
+func Judge(ch Change, tolerance float64, higherIsBetter bool) Change {
 	if ch.Base == 0 {
 		return ch
 	}
@@ -300,7 +300,7 @@ func sortedKeys(a, b map[opKey]OpSummary) []opKey {
 
 func decodeCorrected(o OpSummary) (*hdrhistogram.Histogram, error) {
 	if o.Histograms == nil {
-		return newHistogram(), nil
+		return NewHistogram(), nil
 	}
 	return DecodeHistogram(o.Histograms.Corrected)
 }

@@ -52,7 +52,7 @@ func readIntervals(path string) (string, [][]float64) {
 	defer f.Close()
 	key := ""
 	var qs [][]float64
-	_ = scanLatencyLog(f, func(workload, op string) { key = opKey{workload, op}.key() },
+	_ = ScanLatencyLog(f, func(workload, op string) { key = opKey{workload, op}.key() },
 		func(_ float64, h *hdrhistogram.Histogram) error {
 			if h.TotalCount() == 0 {
 				return nil

@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"math/rand/v2"
@@ -7,26 +7,27 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // runSummary simulates a 20 s run of one op at about rate/s whose latency
 // is base ms plus exponential noise, with hlog files in dir.
-func runSummary(t *testing.T, seed uint64, rate int, baseMs float64, dir string) *Summary {
+func runSummary(t *testing.T, seed uint64, rate int, baseMs float64, dir string) *reports.Summary {
 	t.Helper()
-	m := NewMetrics(MetricsOptions{HlogDir: dir, Start: time.Now()})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir, Start: time.Now()})
 	r := rand.New(rand.NewPCG(seed, 7))
 	for sec := 0; sec < 20; sec++ {
 		n := rate + r.IntN(rate/10+1) - rate/20
 		for i := 0; i < n; i++ {
 			call := float64(sec*1000) + float64(i)*1000/float64(n)
-			m.Record(mkOp("w", "blob.put", 0, checks.OK, call, baseMs+r.ExpFloat64()*baseMs/4, 0))
+			m.Record(reports.MkOp("w", "blob.put", 0, checks.OK, call, baseMs+r.ExpFloat64()*baseMs/4, 0))
 		}
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
 	ws, _ := m.Summary(20 * time.Second)
-	return &Summary{Scenario: "s", Workloads: ws}
+	return &reports.Summary{Scenario: "s", Workloads: ws}
 }
 
 func TestCompareFlagsOnlyRealChanges(t *testing.T) {
@@ -36,13 +37,13 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 	slow := runSummary(t, 3, 200, 25, d+"/c") // 20 ms added
 	fewer := runSummary(t, 4, 100, 5, d+"/d") // half the throughput
 
-	c := CompareRuns(base, same, CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
+	c := reports.CompareRuns(base, same, reports.CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
 	if c.Regressions != 0 || c.Improvements != 0 {
 		t.Errorf("unchanged run flagged: %+v", c.Ops)
 	}
 	for _, ch := range c.Ops[0].Changes {
 		switch {
-		case ch.Metric == "p99.9" && ch.Noise != FewSamples:
+		case ch.Metric == "p99.9" && ch.Noise != reports.FewSamples:
 			t.Errorf("p99.9 of 4,000 samples (4 beyond it) judged: %+v", ch)
 		case ch.Metric != "p99.9" && ch.Noise < 0:
 			t.Errorf("%s: noise unknown although both runs have 20 s and hlogs", ch.Metric)
@@ -52,7 +53,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("KS distance between two draws of one distribution: %v", ks)
 	}
 
-	c = CompareRuns(base, slow, CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/c"})
+	c = reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/c"})
 	flagged := map[string]bool{}
 	for _, ch := range c.Ops[0].Changes {
 		flagged[ch.Metric] = ch.Regressed
@@ -64,7 +65,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("KS distance of disjoint distributions: %v", ks)
 	}
 
-	c = CompareRuns(base, fewer, CompareOptions{Tolerance: 0.1})
+	c = reports.CompareRuns(base, fewer, reports.CompareOptions{Tolerance: 0.1})
 	if ch := c.Ops[0].Changes[0]; !ch.Regressed || ch.Metric != "throughput" {
 		t.Errorf("halved throughput: %+v", ch)
 	}
@@ -73,12 +74,12 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("latency noise without hlogs: %v", ch.Noise)
 	}
 	// The other direction is an improvement, not a regression.
-	c = CompareRuns(slow, base, CompareOptions{Tolerance: 0.1})
+	c = reports.CompareRuns(slow, base, reports.CompareOptions{Tolerance: 0.1})
 	if c.Regressions != 0 || c.Improvements == 0 {
 		t.Errorf("faster run: %d regressions, %d improvements", c.Regressions, c.Improvements)
 	}
 	// A tolerance above the change silences it.
-	c = CompareRuns(base, slow, CompareOptions{Tolerance: 10})
+	c = reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 10})
 	if c.Regressions != 0 {
 		t.Errorf("tolerance 1000%%: %d regressions", c.Regressions)
 	}
@@ -88,10 +89,10 @@ func TestCompareNotesAndText(t *testing.T) {
 	d := t.TempDir()
 	base := runSummary(t, 1, 100, 5, d+"/a")
 	slow := runSummary(t, 3, 100, 25, d+"/c")
-	slow.Workloads[0].Ops = append(slow.Workloads[0].Ops, OpSummary{Op: "blob.get"})
-	c := CompareRuns(base, slow, CompareOptions{Tolerance: 0.1})
+	slow.Workloads[0].Ops = append(slow.Workloads[0].Ops, reports.OpSummary{Op: "blob.get"})
+	c := reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 0.1})
 	var b strings.Builder
-	if err := WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
+	if err := reports.WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"workload w", "blob.put", "throughput", "p99.9", "REGRESSION", "KS", "note: w blob.get: only in the new run", "result: 3 regressions", "few samples"} {
@@ -109,15 +110,15 @@ func TestCompareUnits(t *testing.T) {
 		}
 		return xs
 	}
-	base := &Summary{Units: []UnitSummary{
-		{Workload: "w", Kind: UnitPartition, Name: "hot", Mean: 200, PerSecond: steady(200), Latency: &Percentiles{P50: 2, P99: 10, Count: 2400}},
-		{Workload: "w", Kind: UnitPartition, Name: "gone", Mean: 5, PerSecond: steady(5)},
+	base := &reports.Summary{Units: []reports.UnitSummary{
+		{Workload: "w", Kind: reports.UnitPartition, Name: "hot", Mean: 200, PerSecond: steady(200), Latency: &reports.Percentiles{P50: 2, P99: 10, Count: 2400}},
+		{Workload: "w", Kind: reports.UnitPartition, Name: "gone", Mean: 5, PerSecond: steady(5)},
 	}}
-	new := &Summary{Units: []UnitSummary{
-		{Workload: "w", Kind: UnitPartition, Name: "hot", Mean: 100, PerSecond: steady(100), Latency: &Percentiles{P50: 2.1, P99: 40, Count: 1200}},
-		{Workload: "w", Kind: UnitPartition, Name: "quiet", Mean: 1},
+	new := &reports.Summary{Units: []reports.UnitSummary{
+		{Workload: "w", Kind: reports.UnitPartition, Name: "hot", Mean: 100, PerSecond: steady(100), Latency: &reports.Percentiles{P50: 2.1, P99: 40, Count: 1200}},
+		{Workload: "w", Kind: reports.UnitPartition, Name: "quiet", Mean: 1},
 	}}
-	c := CompareRuns(base, new, CompareOptions{Tolerance: 0.1})
+	c := reports.CompareRuns(base, new, reports.CompareOptions{Tolerance: 0.1})
 	if len(c.Units) != 1 || c.Units[0].Name != "hot" {
 		t.Fatalf("units compared: %+v", c.Units)
 	}
@@ -129,7 +130,7 @@ func TestCompareUnits(t *testing.T) {
 		t.Errorf("unit changes: %+v (%d regressions)", c.Units[0].Changes, c.Regressions)
 	}
 	var b strings.Builder
-	if err := WriteComparison(&b, c, "a", "b"); err != nil {
+	if err := reports.WriteComparison(&b, c, "a", "b"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "partition hot") || !strings.Contains(b.String(), "units (the busiest") {
@@ -151,11 +152,11 @@ func TestNoisyChangeIsNotJudged(t *testing.T) {
 		{0.05, 0.01, false, false, true},   // within the tolerance
 		{0.50, -1, true, false, false},     // noise unknown: the tolerance alone
 	} {
-		ch := judge(Change{Metric: "p90", Base: 10, New: 10 * (1 + c.rel), Noise: c.noise}, 0.1, false)
+		ch := reports.Judge(reports.Change{Metric: "p90", Base: 10, New: 10 * (1 + c.rel), Noise: c.noise}, 0.1, false)
 		if ch.Regressed != c.regressed || (ch.Unjudged != "") != c.unjudged {
 			t.Errorf("%+.1f%% ±%.1f%%: %+v", 100*c.rel, 100*c.noise, ch)
 		}
-		text := verdictText(ch)
+		text := reports.VerdictText(ch)
 		if c.unjudged && text != "noisy, not judged" || c.regressed && text != "REGRESSION" || c.within && text != "" {
 			t.Errorf("%+.1f%% ±%.1f%%: verdict %q", 100*c.rel, 100*c.noise, text)
 		}
@@ -167,15 +168,15 @@ func TestNoisyChangeIsNotJudged(t *testing.T) {
 // key, and the account is labelled once.
 func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
 	per := []int64{50, 51, 49, 50, 50, 51, 49, 50}
-	base := &Summary{Units: []UnitSummary{
-		{Workload: "qhot", Kind: UnitQueue, Name: "sc1a2b3c4d-qhot-q0", Mean: 50, PerSecond: per},
-		{Kind: UnitAccount, Name: "account", Mean: 50, PerSecond: per},
+	base := &reports.Summary{Units: []reports.UnitSummary{
+		{Workload: "qhot", Kind: reports.UnitQueue, Name: "sc1a2b3c4d-qhot-q0", Mean: 50, PerSecond: per},
+		{Kind: reports.UnitAccount, Name: "account", Mean: 50, PerSecond: per},
 	}}
-	new := &Summary{Units: []UnitSummary{
-		{Workload: "qhot", Kind: UnitQueue, Name: "sc9f8e7d6c-qhot-q0", Mean: 50, PerSecond: per},
-		{Kind: UnitAccount, Name: "account", Mean: 50, PerSecond: per},
+	new := &reports.Summary{Units: []reports.UnitSummary{
+		{Workload: "qhot", Kind: reports.UnitQueue, Name: "sc9f8e7d6c-qhot-q0", Mean: 50, PerSecond: per},
+		{Kind: reports.UnitAccount, Name: "account", Mean: 50, PerSecond: per},
 	}}
-	c := CompareRuns(base, new, CompareOptions{Tolerance: 0.1})
+	c := reports.CompareRuns(base, new, reports.CompareOptions{Tolerance: 0.1})
 	names := map[string]bool{}
 	for _, u := range c.Units {
 		names[string(u.Kind)+"/"+u.Name] = true
@@ -186,12 +187,12 @@ func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
 	for in, want := range map[[2]string]string{
 		{"qhot", "sc1a2b3c4d-qhot-q0"}: "q0", {"qhot", "k0"}: "k0", {"w", "sc1a2b3c4d-other-q0"}: "sc1a2b3c4d-other-q0", {"w", "scenery"}: "scenery",
 	} {
-		if got := LogicalUnitName(in[0], in[1]); got != want {
+		if got := reports.LogicalUnitName(in[0], in[1]); got != want {
 			t.Errorf("LogicalUnitName%v = %q, want %q", in, got, want)
 		}
 	}
 	var b strings.Builder
-	if err := WriteComparison(&b, c, "a", "b"); err != nil {
+	if err := reports.WriteComparison(&b, c, "a", "b"); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

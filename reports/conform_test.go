@@ -60,7 +60,7 @@ func TestConformMatrix(t *testing.T) {
 	out := b.String()
 	norm := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
-		norm[fields(l)] = true
+		norm[Fields(l)] = true
 	}
 	for _, want := range []string{
 		"blob / etag",
@@ -228,7 +228,7 @@ func TestConformDiff(t *testing.T) {
 		"r2 status pass (not run)",
 		"2 rules differ",
 	} {
-		if !strings.Contains(fields(strings.ReplaceAll(out, "\n", "|")), want) {
+		if !strings.Contains(Fields(strings.ReplaceAll(out, "\n", "|")), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}

@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"encoding/json"
@@ -8,34 +8,35 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // TestReportsShowDecidedAndUnknownWrites: the text report, the HTML report
 // and summary.json carry each check's decided count and what became of its
 // unknown writes.
 func TestReportsShowDecidedAndUnknownWrites(t *testing.T) {
-	s := &Summary{Scenario: "s", Checks: []checks.Result{
+	s := &reports.Summary{Scenario: "s", Checks: []checks.Result{
 		{Check: "version-chain", Workload: "w", Verdict: checks.Pass, Summary: "w: linearizable", Decided: 5,
 			Unknown: &checks.UnknownWrites{Applied: 1, NotApplied: 2, Open: 3}},
 		{Check: "date-conditions", Workload: "w", Verdict: checks.Undecided, Summary: "w: undecided, nothing to check"},
 	}}
 	const want = "[5 operations decided; unknown writes: 1 applied, 2 not applied, 3 open]"
 	var text strings.Builder
-	if err := WriteText(&text, s); err != nil {
+	if err := reports.WriteText(&text, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
 		t.Errorf("text report lacks %q:\n%s", want, text.String())
 	}
 	var html strings.Builder
-	if err := WriteHTML(&html, s, ""); err != nil {
+	if err := reports.WriteHTML(&html, s, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(html.String(), want) {
 		t.Errorf("HTML report lacks %q", want)
 	}
 	path := filepath.Join(t.TempDir(), "summary.json")
-	if err := WriteSummaryJSON(path, s); err != nil {
+	if err := reports.WriteSummaryJSON(path, s); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)

@@ -41,7 +41,7 @@ func (f FaultWindow) Crash() bool { return f.Kind == "target.crash" }
 // FaultTally counts, from a history pass, the attempts started in each
 // fault window of ws (filled in place).
 type FaultTally struct {
-	ws []FaultWindow
+	Ws []FaultWindow
 	// injected counts throttled answers a fault injected, by workload and
 	// fault (see WorkloadSummary.Injected).
 	injected map[string]map[string]int64
@@ -52,7 +52,7 @@ func NewFaultTally(ws []FaultWindow) *FaultTally {
 	if len(ws) == 0 {
 		return nil
 	}
-	return &FaultTally{ws: ws}
+	return &FaultTally{Ws: ws}
 }
 
 // Observe counts op in every window it started in.
@@ -70,8 +70,8 @@ func (t *FaultTally) Observe(op *checks.Op) {
 		t.injected[op.Workload][op.Out.Fault]++
 	}
 	at := time.Duration(op.Call)
-	for i := range t.ws {
-		w := &t.ws[i]
+	for i := range t.Ws {
+		w := &t.Ws[i]
 		if at < w.From || at >= w.To {
 			continue
 		}
@@ -116,29 +116,6 @@ func InjectedThrottled(w WorkloadSummary) int64 {
 		n += c
 	}
 	return n
-}
-
-// writeFaults prints the fault table, and the crashes that may explain a
-// failed check.
-func writeFaults(w *errWriter, s *Summary) {
-	if len(s.Faults) == 0 {
-		return
-	}
-	w.printf("\nfaults injected on purpose (windows since time zero; attempts started in each)\n")
-	t := textTable{indent: "  ", head: []string{"fault", "kind", "window", "attempts", "ok", "unknown", "throttled", "conflict", "error", "retries", "touched"}}
-	for _, f := range s.Faults {
-		t.add(f.Fault, f.Kind, fmt.Sprintf("+%s..+%s", secs(f.From), secs(f.To)),
-			itoa(f.Attempts), itoa(f.OK), itoa(f.Unknown), itoa(f.Throttled), itoa(f.Conflict), itoa(f.Error), itoa(f.Retries), itoa(f.Touched))
-	}
-	t.write(w)
-	for _, f := range s.Faults {
-		if f.Err != "" {
-			w.printf("  %s: %s\n", f.Fault, f.Err)
-		}
-	}
-	if c := firstCrash(s.Faults); c != nil && anyFailed(s.Checks) {
-		w.printf("  a failed check after crash %s (+%s): a crashed Azurite loses what LokiJS had not saved yet (every 5 s), acknowledged writes included; a lost update after it is the true verdict, caused by the crash\n", c.Fault, secs(c.From))
-	}
 }
 
 // BreaksLine is the report's first line when the run broke a promise of

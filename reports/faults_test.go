@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"bytes"
@@ -10,14 +10,15 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // The tally counts each attempt in the windows it started in, by outcome,
 // with retries and the attempts the fault itself touched.
 func TestFaultTally(t *testing.T) {
 	s := time.Second
-	ws := []FaultWindow{{Fault: "drop", Kind: "http.drop-response", From: 1 * s, To: 3 * s}, {Fault: "crash", Kind: "target.crash", From: 2 * s, To: 4 * s}}
-	tl := NewFaultTally(ws)
+	ws := []reports.FaultWindow{{Fault: "drop", Kind: "http.drop-response", From: 1 * s, To: 3 * s}, {Fault: "crash", Kind: "target.crash", From: 2 * s, To: 4 * s}}
+	tl := reports.NewFaultTally(ws)
 	for _, op := range []checks.Op{
 		{Actor: 0, Call: int64(500 * time.Millisecond), Outcome: checks.OK, Attempt: 1}, // before both
 		{Actor: 0, Call: int64(1500 * time.Millisecond), Outcome: checks.Unknown, Attempt: 1, Out: checks.Output{Fault: "drop (http.drop-response): forwarded"}},
@@ -33,10 +34,10 @@ func TestFaultTally(t *testing.T) {
 	if w := ws[1]; w.Attempts != 2 || w.Error != 1 || w.Throttled != 1 || w.Touched != 0 {
 		t.Errorf("crash window %+v", w)
 	}
-	sum := &Summary{Scenario: "s", Faults: ws, Checks: []checks.Result{{Check: "no-lost-updates", Workload: "c", Verdict: checks.Fail}},
-		Workloads: []WorkloadSummary{{Name: "c", Ops: []OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}}}
+	sum := &reports.Summary{Scenario: "s", Faults: ws, Checks: []checks.Result{{Check: "no-lost-updates", Workload: "c", Verdict: checks.Fail}},
+		Workloads: []reports.WorkloadSummary{{Name: "c", Ops: []reports.OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}}}
 	var b bytes.Buffer
-	if err := WriteText(&b, sum); err != nil {
+	if err := reports.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"faults injected on purpose", "http.drop-response", "+1.0s..+3.0s", "after crash crash (+2.0s)"} {
@@ -52,17 +53,17 @@ func TestFaultTally(t *testing.T) {
 // A run that breaks a promise on purpose says so on its first line, in
 // the text report and on the HTML page; time charts shade the windows.
 func TestBrokenPromiseFirstLineAndBands(t *testing.T) {
-	sum := &Summary{Scenario: "s", Faults: []FaultWindow{{Fault: "nomatch", Kind: "broken.strip-if-match", From: time.Second, To: 2 * time.Second}},
-		Workloads: []WorkloadSummary{{Name: "c", Ops: []OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}, PerSecond: []Counts{{1}, {1}, {1}}}}}}}
+	sum := &reports.Summary{Scenario: "s", Faults: []reports.FaultWindow{{Fault: "nomatch", Kind: "broken.strip-if-match", From: time.Second, To: 2 * time.Second}},
+		Workloads: []reports.WorkloadSummary{{Name: "c", Ops: []reports.OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}, PerSecond: []reports.Counts{{1}, {1}, {1}}}}}}}
 	var b bytes.Buffer
-	if err := WriteText(&b, sum); err != nil {
+	if err := reports.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.HasPrefix(first, "THIS RUN BREAKS THE SERVICE ON PURPOSE: nomatch (broken.strip-if-match)") {
 		t.Errorf("first line %q", first)
 	}
 	var h bytes.Buffer
-	if err := WriteHTML(&h, sum, ""); err != nil {
+	if err := reports.WriteHTML(&h, sum, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(h.String(), "THIS RUN BREAKS THE SERVICE ON PURPOSE") || !strings.Contains(h.String(), `<g class="faults"><rect`) ||
@@ -81,7 +82,7 @@ func TestBrokenPromiseFirstLineAndBands(t *testing.T) {
 func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	s := time.Second
 	const fault = "busy (http.server-busy)"
-	ws := []FaultWindow{{Fault: "busy", Kind: "http.server-busy", From: 0, To: 5 * s}}
+	ws := []reports.FaultWindow{{Fault: "busy", Kind: "http.server-busy", From: 0, To: 5 * s}}
 	busy := checks.Output{Status: 503, ErrorCode: "ServerBusy", Fault: fault}
 	own := checks.Output{Status: 503, ErrorCode: "ServerBusy"}
 	at := func(key string, actor int, sec float64, oc checks.Outcome, out checks.Output) *checks.Op {
@@ -99,24 +100,24 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 		at("k2", 1, 3.2, checks.OK, checks.Output{Status: 201}),
 		at("k1", checks.ActorFinal, 4, checks.Throttled, busy), // not load
 	}
-	run := func(ops []*checks.Op, ws []FaultWindow) *Summary {
+	run := func(ops []*checks.Op, ws []reports.FaultWindow) *reports.Summary {
 		t.Helper()
-		m := NewMetrics(MetricsOptions{})
-		tl := NewFaultTally(append([]FaultWindow(nil), ws...))
+		m := reports.NewMetrics(reports.MetricsOptions{})
+		tl := reports.NewFaultTally(append([]reports.FaultWindow(nil), ws...))
 		for _, op := range ops {
 			m.Record(op)
 			tl.Observe(op)
 		}
 		wss, harness := m.Summary(5 * s)
-		sum := &Summary{Scenario: "s", Elapsed: 5 * s, Workloads: wss, Harness: harness}
+		sum := &reports.Summary{Scenario: "s", Elapsed: 5 * s, Workloads: wss, Harness: harness}
 		if tl != nil {
-			sum.Faults = tl.ws
+			sum.Faults = tl.Ws
 		}
-		sum.Units = m.Units(ActivePeriods(wss, sum.Elapsed), nil, nil)
+		sum.Units = m.Units(reports.ActivePeriods(wss, sum.Elapsed), nil, nil)
 		tl.Apply(sum)
 		return sum
 	}
-	unit := func(sum *Summary, kind UnitKind, name string) UnitSummary {
+	unit := func(sum *reports.Summary, kind reports.UnitKind, name string) reports.UnitSummary {
 		t.Helper()
 		for _, u := range sum.Units {
 			if u.Kind == kind && u.Name == name {
@@ -124,7 +125,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 			}
 		}
 		t.Fatalf("no %s %s in %+v", kind, name, sum.Units)
-		return UnitSummary{}
+		return reports.UnitSummary{}
 	}
 	sum := run(ops, ws)
 	if got := sum.Workloads[0].Injected; len(got) != 1 || got[fault] != 3 {
@@ -133,7 +134,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 
 	// The units: the target throttled k2 once (at 2.5s); faults answered
 	// k1 twice and k2 once; the account sums both apart.
-	k1, k2, acct := unit(sum, UnitBlob, "k1"), unit(sum, UnitBlob, "k2"), unit(sum, UnitAccount, "account")
+	k1, k2, acct := unit(sum, reports.UnitBlob, "k1"), unit(sum, reports.UnitBlob, "k2"), unit(sum, reports.UnitAccount, "account")
 	if k1.Throttled != 0 || k1.InjectedThrottled != 2 || k1.FirstThrottled != 0 || k1.Amount != 1 {
 		t.Errorf("k1: throttled %d injected %d first %v amount %d, want 0 2 0 1", k1.Throttled, k1.InjectedThrottled, k1.FirstThrottled, k1.Amount)
 	}
@@ -148,7 +149,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// and both read back.
 	path := filepath.Join(t.TempDir(), "summary.json")
 	sum.Scenario, sum.Started = "faults", time.Unix(0, 0).UTC() // as a run's has: ReadSummary refuses a file without them
-	if err := WriteSummaryJSON(path, sum); err != nil {
+	if err := reports.WriteSummaryJSON(path, sum); err != nil {
 		t.Fatal(err)
 	}
 	var raw struct {
@@ -174,16 +175,16 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if len(want) > 0 {
 		t.Errorf("summary.json lacks units %v", want)
 	}
-	if back, err := ReadSummary(path); err != nil {
+	if back, err := reports.ReadSummary(path); err != nil {
 		t.Fatal(err)
-	} else if b := unit(back, UnitBlob, "k1"); b.Throttled != 0 || b.InjectedThrottled != 2 {
+	} else if b := unit(back, reports.UnitBlob, "k1"); b.Throttled != 0 || b.InjectedThrottled != 2 {
 		t.Errorf("read back k1: %+v", b)
 	}
 
 	// The limits line: the fault's share, then the target's own throttling
 	// with the first unit the target throttled (k2 at 2.5s, not k1 at 0.5s
 	// where the fault answered).
-	got := strings.Join(LimitedBy(sum.Workloads[0], unitsOf(sum.Units, "c"), 0), "; ")
+	got := strings.Join(reports.LimitedBy(sum.Workloads[0], reports.UnitsOf(sum.Units, "c"), 0), "; ")
 	for _, want := range []string{
 		"throttling injected by fault busy (http.server-busy): 50.0% of the attempts were answered 503/500 on purpose (3)",
 		"the target's own throttling: 16.7% of the attempts were answered 503/500 (1), first at 2.5s on blob k2",
@@ -199,10 +200,10 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// The text report: the workload's split, the unit table's columns (k1:
 	// throttled 0, from s "-", injected 2; k2: 1, 2.5, 1), the account.
 	var b bytes.Buffer
-	if err := WriteText(&b, sum); err != nil {
+	if err := reports.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	out := fields(b.String())
+	out := reports.Fields(b.String())
 	for _, want := range []string{
 		"throttled: 3 injected on purpose (3 by fault busy (http.server-busy)), 1 the target's own",
 		"throttled: the target's own 503/500 answers; injected: the 503/500 answers faults gave on purpose, not the target's",
@@ -218,11 +219,11 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if strings.Contains(out, "include the") {
 		t.Errorf("text report still mixes the counts:\n%s", b.String())
 	}
-	checkWidth(t, "injected", b.String())
+	reports.CheckWidth(t, "injected", b.String())
 
 	// The HTML page: the card's split and the table's injected column.
 	var h bytes.Buffer
-	if err := WriteHTML(&h, sum, ""); err != nil {
+	if err := reports.WriteHTML(&h, sum, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -239,8 +240,8 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// Only injected: nothing is put on the target.
 	only := sum.Workloads[0]
 	only.Injected = map[string]int64{fault: 4}
-	onlyUnits := []UnitSummary{{Workload: "c", Kind: UnitBlob, Name: "k1", InjectedThrottled: 4}}
-	if got := strings.Join(LimitedBy(only, onlyUnits, 0), "; "); strings.Contains(got, "target's own throttling") || strings.Contains(got, "throttling:") {
+	onlyUnits := []reports.UnitSummary{{Workload: "c", Kind: reports.UnitBlob, Name: "k1", InjectedThrottled: 4}}
+	if got := strings.Join(reports.LimitedBy(only, onlyUnits, 0), "; "); strings.Contains(got, "target's own throttling") || strings.Contains(got, "throttling:") {
 		t.Errorf("every throttled answer injected, yet: %q", got)
 	}
 
@@ -253,18 +254,18 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 		plain = append(plain, &c)
 	}
 	sum = run(plain, nil)
-	k1, acct = unit(sum, UnitBlob, "k1"), unit(sum, UnitAccount, "account")
+	k1, acct = unit(sum, reports.UnitBlob, "k1"), unit(sum, reports.UnitAccount, "account")
 	if k1.Throttled != 2 || k1.InjectedThrottled != 0 || k1.FirstThrottled != 0.501 || acct.Throttled != 4 || acct.InjectedThrottled != 0 {
 		t.Errorf("no faults: k1 %+v, account %+v", k1, acct)
 	}
-	if got := strings.Join(LimitedBy(sum.Workloads[0], unitsOf(sum.Units, "c"), 0), "; "); !strings.Contains(got, "throttling: 66.7% of the attempts were answered 503/500 (4), first at 0.5s on blob k1") {
+	if got := strings.Join(reports.LimitedBy(sum.Workloads[0], reports.UnitsOf(sum.Units, "c"), 0), "; "); !strings.Contains(got, "throttling: 66.7% of the attempts were answered 503/500 (4), first at 0.5s on blob k1") {
 		t.Errorf("no faults: %q", got)
 	}
 	b.Reset()
-	if err := WriteText(&b, sum); err != nil {
+	if err := reports.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	if out := fields(b.String()); strings.Contains(out, "injected") || !strings.Contains(out, "4 throttled") {
+	if out := reports.Fields(b.String()); strings.Contains(out, "injected") || !strings.Contains(out, "4 throttled") {
 		t.Errorf("no faults, yet:\n%s", b.String())
 	}
 }
@@ -277,16 +278,16 @@ func TestMergedUnitsKeepInjectedApart(t *testing.T) {
 	ms := int64(time.Millisecond)
 	busy := checks.Output{Status: 503, ErrorCode: "ServerBusy", Fault: "busy (http.server-busy)"}
 	own := checks.Output{Status: 503, ErrorCode: "ServerBusy"}
-	a := writeHistory(t, []*checks.Op{
+	a := reports.WriteHistory(t, []*checks.Op{
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Call: 100 * ms, Return: 110 * ms, Outcome: checks.Throttled, Out: busy},
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Call: 900 * ms, Return: 910 * ms, Outcome: checks.OK, Out: checks.Output{Status: 201}},
 	})
-	b := writeHistory(t, []*checks.Op{
+	b := reports.WriteHistory(t, []*checks.Op{
 		{Actor: 1, Workload: "w", Kind: "blob.put", Key: "k", Call: 300 * ms, Return: 310 * ms, Outcome: checks.Throttled, Out: own},
 		{Actor: 1, Workload: "w", Kind: "blob.put", Key: "k", Call: 400 * ms, Return: 410 * ms, Outcome: checks.Throttled, Out: busy},
 	})
-	replay := NewMetrics(MetricsOptions{Workloads: []string{"w"}})
-	if _, _, err := MergeHistories([]HistoryShard{{Path: a}, {Path: b}}, nil, func(_ int, op *checks.Op) { replay.Record(op) }); err != nil {
+	replay := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"w"}})
+	if _, _, err := reports.MergeHistories([]reports.HistoryShard{{Path: a}, {Path: b}}, nil, func(_ int, op *checks.Op) { replay.Record(op) }); err != nil {
 		t.Fatal(err)
 	}
 	us := replay.Units(func(string) time.Duration { return time.Second }, nil, nil)

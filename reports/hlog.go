@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/internal/boundedread"
 )
 
 // This file streams one HdrHistogram log (.hlog) per (workload, op): an
@@ -64,7 +66,7 @@ func (p *freeHists) Get() *hdrhistogram.Histogram {
 		p.free = p.free[:n-1]
 		return h
 	}
-	return newHistogram()
+	return NewHistogram()
 }
 
 // Put hands back a histogram its user reset.
@@ -410,4 +412,77 @@ func (m *Metrics) HlogFiles() map[string]string {
 		}
 	}
 	return out
+}
+
+// latencyLogHeader is the comment Metrics writes first in each log.
+var latencyLogHeader = regexp.MustCompile(`^#\[stormcheck latency log: workload ("(?:[^"\\]|\\.)*"), op ("(?:[^"\\]|\\.)*")\]`)
+
+// scanLatencyLog reads an HdrHistogram log as Metrics writes it: header
+// gets the stormcheck header's workload and op (if the log has one),
+// interval each interval's start (seconds since the log's StartTime) and
+// histogram, in file order.
+func ScanLatencyLog(r io.Reader, header func(workload, op string), interval func(ts float64, h *hdrhistogram.Histogram) error) error {
+	var startSec float64 // the log's StartTime, to make absolute stamps relative
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), MaxHlogLineBytes)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimSpace(sc.Text())
+		switch {
+		case text == "":
+			continue
+		case strings.HasPrefix(text, "#"):
+			if m := latencyLogHeader.FindStringSubmatch(text); m != nil {
+				w, _ := strconv.Unquote(m[1])
+				o, _ := strconv.Unquote(m[2])
+				header(w, o)
+			} else if v, ok := strings.CutPrefix(text, "#[StartTime: "); ok {
+				if f, err := strconv.ParseFloat(strings.Fields(v)[0], 64); err == nil {
+					startSec = f
+				}
+			}
+			continue
+		case strings.HasPrefix(text, `"`): // the column legend
+			continue
+		}
+		text, _ = strings.CutPrefix(text, "Tag=")
+		if i := strings.IndexByte(text, ','); i >= 0 && !hlogIsNumber(text[:i]) { // a tag
+			text = text[i+1:]
+		}
+		parts := strings.SplitN(text, ",", 4)
+		if len(parts) != 4 {
+			return fmt.Errorf("line %d: not an interval line", line)
+		}
+		ts, err := strconv.ParseFloat(parts[0], 64)
+		if err != nil {
+			return fmt.Errorf("line %d: start timestamp: %v", line, err)
+		}
+		h, err := hdrhistogram.Decode([]byte(parts[3]))
+		if err != nil {
+			return fmt.Errorf("line %d: histogram: %v", line, err)
+		}
+		if startSec > 0 && ts >= startSec-365*24*3600 { // absolute stamps
+			ts -= startSec
+		}
+		if err := interval(ts, h); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	if errors.Is(sc.Err(), bufio.ErrTooLong) {
+		return &boundedread.Error{Line: line + 1, What: "a line of a latency log", Size: -1, Bound: MaxHlogLineBytes}
+	}
+	return sc.Err()
+}
+
+// MaxHlogLineBytes bounds a line of a latency log (hlog/*.hlog) as report,
+// compare and merge read it; the log itself may be any length (one line a
+// second) and is streamed. An interval line holds one encoded histogram:
+// about 400 bytes in a quickstart run, and under 300 KiB for a histogram
+// with every one of its 23,552 counters set.
+const MaxHlogLineBytes = 16 << 20
+
+func hlogIsNumber(s string) bool {
+	_, err := strconv.ParseFloat(s, 64)
+	return err == nil
 }

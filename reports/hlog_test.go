@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // readHlog reads every interval of an .hlog file.
@@ -76,13 +77,13 @@ func TestHlogRoundTrip(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "hlog") // created by Metrics
 			start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
-			m := NewMetrics(MetricsOptions{HlogDir: dir, Start: start})
+			m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir, Start: start})
 			for _, o := range tc.ops {
-				m.Record(mkOp("counter", "blob.put", 0, checks.OK, o[0]*1000, o[1], 0))
+				m.Record(reports.MkOp("counter", "blob.put", 0, checks.OK, o[0]*1000, o[1], 0))
 			}
 			// a harness op and another series must not land in this log
-			m.Record(mkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 999, 0))
-			m.Record(mkOp("other", "blob.get", 0, checks.OK, 0, 999, 0))
+			m.Record(reports.MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 999, 0))
+			m.Record(reports.MkOp("other", "blob.get", 0, checks.OK, 0, 999, 0))
 			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +113,7 @@ func TestHlogRoundTrip(t *testing.T) {
 			if total != int64(len(tc.ops)) {
 				t.Errorf("total count %d, want %d", total, len(tc.ops))
 			}
-			if !hdrhistogram.New(histLowest, histHighest, histDigits).ValuesAreEquivalent(maxv, tc.maxUs) {
+			if !hdrhistogram.New(reports.HistLowest, reports.HistHighest, reports.HistDigits).ValuesAreEquivalent(maxv, tc.maxUs) {
 				t.Errorf("max %d µs, want %d", maxv, tc.maxUs)
 			}
 			b, _ := os.ReadFile(path)
@@ -139,10 +140,10 @@ func TestHlogRoundTrip(t *testing.T) {
 // the run, not only at Close.
 func TestHlogStreams(t *testing.T) {
 	dir := t.TempDir()
-	m := NewMetrics(MetricsOptions{HlogDir: dir})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
 	defer m.Close()
 	for sec := 0; sec < 5; sec++ {
-		m.Record(mkOp("w", "blob.get", 0, checks.OK, float64(sec)*1000, 1, 0))
+		m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, float64(sec)*1000, 1, 0))
 	}
 	// seconds 0..2 are complete (4 is the newest, 3 is in grace)
 	path := filepath.Join(dir, "w.blob.get.hlog")
@@ -164,7 +165,7 @@ func TestHlogStreams(t *testing.T) {
 		t.Errorf("%d intervals after Close, want 5", len(hs))
 	}
 	// Close is idempotent; ops after Close still count in the summary.
-	m.Record(mkOp("w", "blob.get", 0, checks.OK, 9000, 1, 0))
+	m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, 9000, 1, 0))
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -175,9 +176,9 @@ func TestHlogStreams(t *testing.T) {
 
 func TestHlogFileNames(t *testing.T) {
 	dir := t.TempDir()
-	m := NewMetrics(MetricsOptions{HlogDir: dir})
-	m.Record(mkOp("a/b", "blob.get", 0, checks.OK, 0, 1, 0))
-	m.Record(mkOp("a_b", "blob.get", 0, checks.OK, 0, 1, 0))
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
+	m.Record(reports.MkOp("a/b", "blob.get", 0, checks.OK, 0, 1, 0))
+	m.Record(reports.MkOp("a_b", "blob.get", 0, checks.OK, 0, 1, 0))
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -194,8 +195,8 @@ func TestHlogWriteErrorReportedByClose(t *testing.T) {
 	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := NewMetrics(MetricsOptions{HlogDir: filepath.Join(blocker, "hlog")}) // a file, not a dir
-	m.Record(mkOp("w", "blob.get", 0, checks.OK, 0, 1, 0))
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(blocker, "hlog")}) // a file, not a dir
+	m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, 0, 1, 0))
 	err := m.Close()
 	if err == nil || errors.Is(err, io.EOF) {
 		t.Fatalf("Close = %v, want a write error", err)
@@ -210,7 +211,7 @@ func TestHlogWriteErrorReportedByClose(t *testing.T) {
 // behind shows 40 ms more in the corrected log, second by second.
 func TestHlogCorrectedBesideUncorrected(t *testing.T) {
 	dir := t.TempDir()
-	m := NewMetrics(MetricsOptions{HlogDir: dir})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
 	for sec := int64(0); sec < 3; sec++ {
 		for i := int64(0); i < 10; i++ {
 			intended := sec*int64(time.Second) + i*int64(time.Millisecond)
@@ -226,7 +227,7 @@ func TestHlogCorrectedBesideUncorrected(t *testing.T) {
 		want int64 // µs
 	}{
 		{filepath.Join(dir, "w.blob.get.hlog"), 10_000},
-		{filepath.Join(dir, CorrectedHlogDir, "w.blob.get.hlog"), 50_000},
+		{filepath.Join(dir, reports.CorrectedHlogDir, "w.blob.get.hlog"), 50_000},
 	} {
 		ivs := readHlog(t, c.path)
 		if len(ivs) != 3 {
@@ -239,8 +240,8 @@ func TestHlogCorrectedBesideUncorrected(t *testing.T) {
 		}
 	}
 	// The corrected logs stay out of the uncorrected directory's listing.
-	ls := readHlogDir(dir)
-	if len(ls.series) != 1 || !almost(ls.series[latencyKey{"w", "blob.get"}].P50[0], 10, 0.01) {
-		t.Errorf("uncorrected series %+v", ls.series)
+	ls := reports.ReadHlogDir(dir)
+	if len(ls.Series) != 1 || !reports.Almost(ls.Series[reports.LatencyKeyOf{Workload: "w", Op: "blob.get"}].P50[0], 10, 0.01) {
+		t.Errorf("uncorrected series %+v", ls.Series)
 	}
 }

@@ -19,8 +19,8 @@ func TestIntervalEncoderMatchesLibrary(t *testing.T) {
 	cases = append(cases,
 		func(h *hdrhistogram.Histogram) {}, // empty
 		func(h *hdrhistogram.Histogram) { h.RecordValue(1) },
-		func(h *hdrhistogram.Histogram) { h.RecordValue(histLowest) },
-		func(h *hdrhistogram.Histogram) { h.RecordValue(histHighest) },
+		func(h *hdrhistogram.Histogram) { h.RecordValue(HistLowest) },
+		func(h *hdrhistogram.Histogram) { h.RecordValue(HistHighest) },
 		func(h *hdrhistogram.Histogram) { h.RecordValues(700, math.MaxInt64/4) }, // a count of 9 varint bytes
 		func(h *hdrhistogram.Histogram) {
 			for i := int64(0); i < 12; i++ {
@@ -33,13 +33,13 @@ func TestIntervalEncoderMatchesLibrary(t *testing.T) {
 		scale := int64(1) << r.IntN(30)
 		cases = append(cases, func(h *hdrhistogram.Histogram) {
 			for j := 0; j < n; j++ {
-				h.RecordValue(min(1+r.Int64N(scale), histHighest))
+				h.RecordValue(min(1+r.Int64N(scale), HistHighest))
 			}
 		})
 	}
 	var enc intervalEncoder
 	for i, fill := range cases {
-		h := newHistogram()
+		h := NewHistogram()
 		fill(h)
 		sec := int64(r.IntN(100000))
 		h.SetStartTimeMs(sec * 1000)
@@ -68,7 +68,7 @@ func TestIntervalEncoderMatchesLibrary(t *testing.T) {
 //
 //	go test -run '^$' -bench IntervalEncoder -benchmem ./reports/
 func BenchmarkIntervalEncoder(b *testing.B) {
-	h := newHistogram()
+	h := NewHistogram()
 	r := rand.New(rand.NewPCG(3, 4))
 	for i := 0; i < 10000; i++ {
 		h.RecordValue(200 + r.Int64N(5000))

@@ -14,9 +14,6 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 )
 
-// HTMLFile is the HTML report's name in the results directory.
-const HTMLFile = "report.html"
-
 // htmlMaxUnitRows is how many of a workload's units the page lists (and
 // draws) per kind; the rest are summed on one line.
 const htmlMaxUnitRows = 20
@@ -33,7 +30,7 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
 // their pictures), the thresholds and the files. Links are relative to the
 // results directory, where the page belongs.
 func WriteHTML(w io.Writer, s *Summary, hlogDir string) error {
-	return htmlTemplate.Execute(w, buildHTMLPage(s, readHlogDir(hlogDir)))
+	return htmlTemplate.Execute(w, buildHTMLPage(s, ReadHlogDir(hlogDir)))
 }
 
 // WriteHTMLReport writes dir/report.html atomically from s, reading the
@@ -264,7 +261,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
 		}
 		p.Harness = harnessLine(s.Harness)
 		p.Summary = buildHTMLSummary(s, p.ExitCode)
@@ -276,7 +273,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
 		}
 		for _, t := range s.Thresholds {
-			p.Thresholds = append(p.Thresholds, buildHTMLThreshold(t))
+			p.Thresholds = append(p.Thresholds, BuildHTMLThreshold(t))
 		}
 	}
 	labels := make([]string, 0, len(s.Files))
@@ -380,9 +377,9 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 		if hl.dirMissing {
 			continue
 		}
-		ls, corrected, dir := hl.corrected[latencyKey{ws.Name, o.Op}], true, "hlog/"+CorrectedHlogDir+"/"
+		ls, corrected, dir := hl.corrected[LatencyKeyOf{ws.Name, o.Op}], true, "hlog/"+CorrectedHlogDir+"/"
 		if ls == nil {
-			ls, corrected, dir = hl.series[latencyKey{ws.Name, o.Op}], false, "hlog/"
+			ls, corrected, dir = hl.Series[LatencyKeyOf{ws.Name, o.Op}], false, "hlog/"
 		}
 		if ls == nil {
 			hw.Latency = append(hw.Latency, htmlFigure{Caption: o.Op, Note: "no latency log for this op in hlog/"})
@@ -456,7 +453,7 @@ func buildHTMLCheck(r checks.Result) htmlCheck {
 	return hc
 }
 
-func buildHTMLThreshold(t ThresholdResult) htmlThreshold {
+func BuildHTMLThreshold(t ThresholdResult) htmlThreshold {
 	ht := htmlThreshold{Verdict: "fail", Threshold: t.Threshold}
 	if t.Pass {
 		ht.Verdict = "pass"

@@ -149,7 +149,7 @@ func keys(m map[string]string) []string {
 func TestHTMLChartNumbers(t *testing.T) {
 	s, dir, _ := renderFixture(t, plainNames)
 	counter := &s.Workloads[0]
-	units := unitsOf(s.Units, counter.Name)
+	units := UnitsOf(s.Units, counter.Name)
 
 	// throughput: each op's ok+conflict in each second, the busiest blob
 	// and its target
@@ -214,8 +214,8 @@ func TestHTMLChartNumbers(t *testing.T) {
 	}
 
 	// latency over time: the hlog's intervals hold every op of the series
-	hl := readHlogDir(filepath.Join(dir, "hlog"))
-	ls := hl.series[latencyKey{"counter", "blob.put"}]
+	hl := ReadHlogDir(filepath.Join(dir, "hlog"))
+	ls := hl.Series[LatencyKeyOf{"counter", "blob.put"}]
 	if ls == nil || len(hl.problems) > 0 {
 		t.Fatalf("no blob.put log: %v", hl.problems)
 	}
@@ -236,8 +236,8 @@ func TestHTMLChartNumbers(t *testing.T) {
 	// The chart over time is of corrected latency, as the tables: the hot
 	// workload fell behind at 15-18 s, where its corrected p99 per second
 	// is above the uncorrected one, and the page draws the corrected log.
-	hc, hu := hl.corrected[latencyKey{"hot", "table.insert"}], hl.series[latencyKey{"hot", "table.insert"}]
-	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !almost(hc.P50[3], hu.P50[3], 0.01) {
+	hc, hu := hl.corrected[LatencyKeyOf{"hot", "table.insert"}], hl.Series[LatencyKeyOf{"hot", "table.insert"}]
+	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !Almost(hc.P50[3], hu.P50[3], 0.01) {
 		t.Fatalf("corrected log %+v beside uncorrected %+v", hc, hu)
 	}
 	var page strings.Builder
@@ -249,7 +249,7 @@ func TestHTMLChartNumbers(t *testing.T) {
 	}
 
 	// utilisation: peak over target, busiest first
-	pu := unitsOf(s.Units, "hot")
+	pu := UnitsOf(s.Units, "hot")
 	bc := utilisationChart("u", pu, 20)
 	if len(bc.bars) != 12 || bc.bars[0].label != "p0" || bc.bars[0].value != float64(pu[0].Peak)/2000 {
 		t.Fatalf("bars %+v", bc.bars[:1])
@@ -263,10 +263,10 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	dir := t.TempDir()
 	m := NewMetrics(MetricsOptions{HlogDir: dir})
 	for i := 1; i <= 100; i++ { // second 0: 1..100 ms
-		m.Record(mkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
+		m.Record(MkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
 	}
 	for i := 0; i < 10; i++ { // second 3: all 5 ms
-		m.Record(mkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
+		m.Record(MkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -281,7 +281,7 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	for _, c := range []struct{ got, want float64 }{
 		{ls.P50[0], 50}, {ls.P90[0], 90}, {ls.P99[0], 99}, {ls.Max[0], 100}, {ls.P50[1], 5}, {ls.P99[1], 5},
 	} {
-		if !almost(c.got, c.want, 0.002) {
+		if !Almost(c.got, c.want, 0.002) {
 			t.Errorf("got %v ms, want %v", c.got, c.want)
 		}
 	}
@@ -301,8 +301,8 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	if _, err := ReadLatencyLog(other); err == nil || !strings.Contains(err.Error(), "x.table.get.hlog: line 1") {
 		t.Errorf("bad log: %v", err)
 	}
-	hl := readHlogDir(dir)
-	if len(hl.problems) != 1 || hl.series[latencyKey{"w-1", "blob.get"}] == nil {
+	hl := ReadHlogDir(dir)
+	if len(hl.problems) != 1 || hl.Series[LatencyKeyOf{"w-1", "blob.get"}] == nil {
 		t.Errorf("dir read: problems %v", hl.problems)
 	}
 }
@@ -484,7 +484,7 @@ func TestChartPrimitives(t *testing.T) {
 		h.RecordValue(i * 1000)
 	}
 	pts := percentileSpectrum(h, spectrumDecades(h.TotalCount()), 0)
-	if len(pts) != 3*spectrumSteps+1 || !almost(pts[spectrumSteps].ms, 900, 0.002) || !almost(pts[len(pts)-1].ms, 1000, 0.002) {
+	if len(pts) != 3*spectrumSteps+1 || !Almost(pts[spectrumSteps].ms, 900, 0.002) || !Almost(pts[len(pts)-1].ms, 1000, 0.002) {
 		t.Errorf("spectrum %v ... %v", pts[spectrumSteps], pts[len(pts)-1])
 	}
 	_ = time.Second

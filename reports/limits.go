@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
 )
@@ -145,9 +144,3 @@ const (
 	cpuBusy   = 0.85
 	lateShare = 0.05
 )
-
-func writeLimitedBy(w *errWriter, ws WorkloadSummary, units []UnitSummary, clientCPU float64) {
-	if ls := LimitedBy(ws, units, clientCPU); len(ls) > 0 {
-		w.printf("  limited by %s\n", strings.Join(ls, "; "))
-	}
-}

@@ -24,41 +24,6 @@ type ShardResults struct {
 	Scenario []byte
 }
 
-// MergedShard is what a merged summary keeps of each shard it was made
-// from (Summary.MergedFrom).
-type MergedShard struct {
-	Dir   string `json:"dir"`
-	Index int    `json:"index"`
-	Count int    `json:"count"`
-	// Started is the shard's time zero by its own wall clock; Shift is
-	// Started minus the merged run's time zero (the earliest Started): the
-	// shard's times are moved by it.
-	Started time.Time     `json:"started"`
-	Shift   time.Duration `json:"shift_ns"`
-	// Bound is the stated clock-offset bound (clock_offset_bound).
-	Bound time.Duration `json:"clock_offset_bound_ns"`
-	// Late is how late the shard's load started against the agreed start.
-	Late time.Duration `json:"late_ns"`
-	// ClockOffset is the shard's own estimate of its clock minus the
-	// service's (from Date headers).
-	ClockOffset ClockOffset `json:"clock_offset"`
-	// Widened is how much every real-time interval of the shard was
-	// widened on each side: the stated bound, or more when the estimates
-	// show the bound exceeded (BeyondBound > 0).
-	Widened time.Duration `json:"widened_ns"`
-	// BeyondBound is by how much, at least, this shard's clock offset from
-	// shard Versus exceeds the stated bound (0: not shown to exceed;
-	// Versus then means nothing).
-	BeyondBound time.Duration `json:"beyond_bound_ns,omitempty"`
-	Versus      int           `json:"versus,omitempty"`
-	// Ops is how many records of its history went into the merged one.
-	Ops int64 `json:"ops"`
-	// ExitCode, Interrupted and Error are the shard's own run's.
-	ExitCode    int    `json:"exit_code"`
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Error       string `json:"error,omitempty"`
-}
-
 // CheckShards refuses shards that are not the whole of one sharded run:
 // a directory that is no shard, different run ids, scenarios or shard
 // counts, a duplicate or a missing shard. Each error names the directories

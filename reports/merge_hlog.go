@@ -125,7 +125,7 @@ func latencyLogKey(path string) (LatencyKey, error) {
 	defer f.Close()
 	var k LatencyKey
 	errFound := errors.New("found")
-	err = scanLatencyLog(f, func(w, op string) { k = LatencyKey{w, op} }, func(float64, *hdrhistogram.Histogram) error { return errFound })
+	err = ScanLatencyLog(f, func(w, op string) { k = LatencyKey{w, op} }, func(float64, *hdrhistogram.Histogram) error { return errFound })
 	if err != nil && !errors.Is(err, errFound) {
 		return k, fmt.Errorf("%s: %w", path, err)
 	}
@@ -206,13 +206,13 @@ func mergeOneLog(inputs []hlogInput, out string, key LatencyKey, corrected bool,
 	if err != nil {
 		return nil, problems, err
 	}
-	total := newHistogram()
+	total := NewHistogram()
 	for len(heads) > 0 {
 		sec := int64(math.MaxInt64)
 		for _, hd := range heads {
 			sec = min(sec, hd.sec)
 		}
-		iv := newHistogram()
+		iv := NewHistogram()
 		iv.SetStartTimeMs(sec * 1000)
 		iv.SetEndTimeMs((sec + 1) * 1000)
 		live := heads[:0]
@@ -253,7 +253,7 @@ func readShardLog(in hlogInput) iter.Seq[hlogInterval] {
 		defer f.Close()
 		errStop := errors.New("stop")
 		shift := in.shift.Seconds()
-		err = scanLatencyLog(f, func(string, string) {}, func(ts float64, h *hdrhistogram.Histogram) error {
+		err = ScanLatencyLog(f, func(string, string) {}, func(ts float64, h *hdrhistogram.Histogram) error {
 			if !yield(hlogInterval{sec: int64(math.Floor(ts + 0.5 + shift)), h: h}) {
 				return errStop
 			}

@@ -3,10 +3,11 @@ package reports
 import (
 	"fmt"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"math"
 	"slices"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // ActivePeriods gives each workload's active period (its rate period) from
@@ -180,7 +181,7 @@ func (in MergeInput) mergeLatency(workload string, o *OpSummary) (notes []string
 		if which == "corrected" {
 			missed = o.Missed
 		}
-		h := newHistogram()
+		h := NewHistogram()
 		var logCount int64
 		if fromLog != nil {
 			logCount = fromLog.TotalCount()

@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // recordShard records ops into a Metrics writing hlogs into dir, as a
@@ -20,7 +21,7 @@ import (
 // return, plain and corrected.
 func recordShard(t *testing.T, dir string, start time.Time, ops []*checks.Op) {
 	t.Helper()
-	m := NewMetrics(MetricsOptions{HlogDir: dir, Start: start})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir, Start: start})
 	for _, op := range ops {
 		m.Record(op)
 	}
@@ -53,7 +54,7 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 	origin := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	shifts := []time.Duration{0, 300 * time.Millisecond, 1700 * time.Millisecond}
 	var dirs []string
-	all, allCor := newHistogram(), newHistogram()
+	all, allCor := reports.NewHistogram(), reports.NewHistogram()
 	perSec := map[int64]int64{} // merged second -> values
 	for i, shift := range shifts {
 		dir := filepath.Join(t.TempDir(), "hlog")
@@ -61,18 +62,18 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 		recordShard(t, dir, origin.Add(shift), ops)
 		dirs = append(dirs, dir)
 		for _, op := range ops {
-			all.RecordValue(micros(op.Latency()))
-			allCor.RecordValue(micros(op.CorrectedLatency()))
+			all.RecordValue(reports.Micros(op.Latency()))
+			allCor.RecordValue(reports.Micros(op.CorrectedLatency()))
 			sec := op.Return / int64(time.Second)
 			perSec[int64(math.Floor(float64(sec)+0.5+shift.Seconds()))]++
 		}
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	totals, files, problems, err := MergeHlogs(dirs, shifts, out, origin)
+	totals, files, problems, err := reports.MergeHlogs(dirs, shifts, out, origin)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("merge: %v %v", err, problems)
 	}
-	got := totals[LatencyKey{"w", "blob.put"}]
+	got := totals[reports.LatencyKey{Workload: "w", Op: "blob.put"}]
 	if got == nil || !got.Latency.Equals(all) || !got.Corrected.Equals(allCor) {
 		t.Fatalf("merged totals are not the histogram of every value: %+v", got)
 	}
@@ -90,13 +91,13 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[int64]int64{}
-		var header LatencyKey
-		err = scanLatencyLog(f, func(w, op string) { header = LatencyKey{w, op} }, func(ts float64, h *hdrhistogram.Histogram) error {
+		var header reports.LatencyKey
+		err = reports.ScanLatencyLog(f, func(w, op string) { header = reports.LatencyKey{Workload: w, Op: op} }, func(ts float64, h *hdrhistogram.Histogram) error {
 			seen[int64(ts)] += h.TotalCount()
 			return nil
 		})
 		f.Close()
-		if err != nil || header != (LatencyKey{"w", "blob.put"}) {
+		if err != nil || header != (reports.LatencyKey{Workload: "w", Op: "blob.put"}) {
 			t.Fatalf("%s: %v, header %v", name, err, header)
 		}
 		for sec, n := range perSec {
@@ -108,7 +109,7 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 			t.Errorf("%s: %d intervals, want %d", name, len(seen), len(perSec))
 		}
 		// The page reads it as any run's log.
-		if ls, err := ReadLatencyLog(filepath.Join(out, name)); err != nil || ls.Workload != "w" {
+		if ls, err := reports.ReadLatencyLog(filepath.Join(out, name)); err != nil || ls.Workload != "w" {
 			t.Errorf("%s: ReadLatencyLog %v %+v", name, err, ls)
 		}
 	}
@@ -126,35 +127,16 @@ func TestMergeHlogsNamesADamagedLog(t *testing.T) {
 	if err := os.WriteFile(p, append(raw, []byte("0.000,1.000,0.1,HISTFAAAAnotahistogram\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	totals, _, problems, err := MergeHlogs([]string{a, b}, []time.Duration{0, 0}, t.TempDir(), origin)
+	totals, _, problems, err := reports.MergeHlogs([]string{a, b}, []time.Duration{0, 0}, t.TempDir(), origin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0], "shard 1") || !strings.Contains(problems[0], p) {
 		t.Fatalf("problems %q: want shard 1's log named", problems)
 	}
-	if n := totals[LatencyKey{"w", "blob.get"}].Latency.TotalCount(); n != 1000 {
+	if n := totals[reports.LatencyKey{Workload: "w", Op: "blob.get"}].Latency.TotalCount(); n != 1000 {
 		t.Errorf("merged %d values, want the 1000 before the damage", n)
 	}
-}
-
-func writeHistory(t *testing.T, ops []*checks.Op) string {
-	t.Helper()
-	var buf bytes.Buffer
-	z, err := checks.NewHistoryWriter(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, op := range ops {
-		op.Seq = uint64(i + 1)
-		z.Write(op.AppendJSONLine(nil))
-	}
-	z.Close()
-	p := filepath.Join(t.TempDir(), "history.jsonl.zst")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // The histories merge k-way by rebased return: every record once, times
@@ -162,18 +144,18 @@ func writeHistory(t *testing.T, ops []*checks.Op) string {
 // unwidened times.
 func TestMergeHistoriesKWay(t *testing.T) {
 	ms := int64(time.Millisecond)
-	a := writeHistory(t, []*checks.Op{
+	a := reports.WriteHistory(t, []*checks.Op{
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Intended: 1 * ms, Call: 1 * ms, Return: 10 * ms},
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Intended: 20 * ms, Call: 20 * ms, Return: 30 * ms},
 	})
-	b := writeHistory(t, []*checks.Op{
+	b := reports.WriteHistory(t, []*checks.Op{
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 0, Call: 0, Return: 5 * ms},
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 10 * ms, Call: 12 * ms, Return: 15 * ms},
 	})
-	shards := []HistoryShard{{Path: a, Shift: 0, Widen: 2 * time.Millisecond}, {Path: b, Shift: 7 * time.Millisecond, Widen: 100 * time.Millisecond}}
+	shards := []reports.HistoryShard{{Path: a, Shift: 0, Widen: 2 * time.Millisecond}, {Path: b, Shift: 7 * time.Millisecond, Widen: 100 * time.Millisecond}}
 	var out bytes.Buffer
 	var seen []string
-	counts, trunc, err := MergeHistories(shards, &out, func(shard int, op *checks.Op) {
+	counts, trunc, err := reports.MergeHistories(shards, &out, func(shard int, op *checks.Op) {
 		seen = append(seen, time.Duration(op.Return).String())
 	})
 	if err != nil || len(trunc) > 0 || counts[0] != 2 || counts[1] != 2 {
@@ -200,68 +182,68 @@ func TestMergeHistoriesKWay(t *testing.T) {
 
 // A history cut short is merged up to its last whole record and named.
 func TestMergeHistoriesTruncatedShard(t *testing.T) {
-	a := writeHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.put", Key: "k", Return: 1}, {Workload: "w", Kind: "blob.put", Key: "k", Return: 2}})
+	a := reports.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.put", Key: "k", Return: 1}, {Workload: "w", Kind: "blob.put", Key: "k", Return: 2}})
 	raw, _ := os.ReadFile(a)
 	if err := os.WriteFile(a, raw[:len(raw)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := writeHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.get", Key: "k", Return: 1}})
-	counts, trunc, err := MergeHistories([]HistoryShard{{Path: a}, {Path: b}}, nil, nil)
+	b := reports.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.get", Key: "k", Return: 1}})
+	counts, trunc, err := reports.MergeHistories([]reports.HistoryShard{{Path: a}, {Path: b}}, nil, nil)
 	if err != nil || len(trunc) != 1 || !strings.Contains(trunc[0].Error(), a) || counts[1] != 1 {
 		t.Fatalf("counts %v truncated %v err %v", counts, trunc, err)
 	}
 }
 
-func shardAt(dir string, i, n int, runID string, started time.Time, bound time.Duration, off ClockOffset) ShardResults {
-	return ShardResults{Dir: dir, Scenario: []byte("name: s\n"), Summary: &Summary{Scenario: "s", Started: started,
-		Shard: &ShardInfo{Index: i, Count: n, RunID: runID, ClockOffsetBound: bound, ClockOffset: off}}}
+func shardAt(dir string, i, n int, runID string, started time.Time, bound time.Duration, off reports.ClockOffset) reports.ShardResults {
+	return reports.ShardResults{Dir: dir, Scenario: []byte("name: s\n"), Summary: &reports.Summary{Scenario: "s", Started: started,
+		Shard: &reports.ShardInfo{Index: i, Count: n, RunID: runID, ClockOffsetBound: bound, ClockOffset: off}}}
 }
 
 func TestCheckShardsRefusesWithNames(t *testing.T) {
 	now := time.Now()
-	ok := func(i int) ShardResults {
-		return shardAt("d"+string(rune('0'+i)), i, 3, "abcd0001", now, 0, ClockOffset{})
+	ok := func(i int) reports.ShardResults {
+		return shardAt("d"+string(rune('0'+i)), i, 3, "abcd0001", now, 0, reports.ClockOffset{})
 	}
 	cases := []struct {
 		name   string
-		shards func() []ShardResults
+		shards func() []reports.ShardResults
 		want   []string
 	}{
-		{"not a shard", func() []ShardResults {
+		{"not a shard", func() []reports.ShardResults {
 			s := ok(1)
 			s.Summary.Shard = nil
-			return []ShardResults{ok(0), s, ok(2)}
+			return []reports.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1: summary.json has no \"shard\""}},
-		{"different run ids", func() []ShardResults {
+		{"different run ids", func() []reports.ShardResults {
 			s := ok(2)
 			s.Summary.Shard.RunID = "abcd0002"
-			return []ShardResults{ok(0), ok(1), s}
+			return []reports.ShardResults{ok(0), ok(1), s}
 		}, []string{`d2 is run "abcd0002" but d0 is run "abcd0001"`}},
-		{"different scenarios", func() []ShardResults {
+		{"different scenarios", func() []reports.ShardResults {
 			s := ok(1)
 			s.Summary.Scenario = "other"
-			return []ShardResults{ok(0), s, ok(2)}
+			return []reports.ShardResults{ok(0), s, ok(2)}
 		}, []string{`d1 ran scenario "other" but d0 ran "s"`}},
-		{"scenario files differ", func() []ShardResults {
+		{"scenario files differ", func() []reports.ShardResults {
 			s := ok(1)
 			s.Scenario = []byte("name: s\nseed: 2\n")
-			return []ShardResults{ok(0), s, ok(2)}
+			return []reports.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1/scenario.yaml differs from d0/scenario.yaml"}},
-		{"different counts", func() []ShardResults {
+		{"different counts", func() []reports.ShardResults {
 			s := ok(1)
 			s.Summary.Shard.Count = 4
-			return []ShardResults{ok(0), s, ok(2)}
+			return []reports.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1 is shard 1 of 4 but d0 is shard 0 of 3"}},
-		{"duplicate and missing", func() []ShardResults {
+		{"duplicate and missing", func() []reports.ShardResults {
 			s := ok(0)
 			s.Dir = "again"
-			return []ShardResults{ok(0), s, ok(2)}
+			return []reports.ShardResults{ok(0), s, ok(2)}
 		}, []string{"shard 0 of 3 given twice: d0 and again", "missing: shard 1"}},
-		{"missing", func() []ShardResults { return []ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1", "stormcheck cleanup --run abcd0001"}},
+		{"missing", func() []reports.ShardResults { return []reports.ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1", "stormcheck cleanup --run abcd0001"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := CheckShards(c.shards())
+			_, err := reports.CheckShards(c.shards())
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -272,7 +254,7 @@ func TestCheckShardsRefusesWithNames(t *testing.T) {
 			}
 		})
 	}
-	got, err := CheckShards([]ShardResults{ok(2), ok(0), ok(1)})
+	got, err := reports.CheckShards([]reports.ShardResults{ok(2), ok(0), ok(1)})
 	if err != nil || got[0].Dir != "d0" || got[2].Dir != "d2" {
 		t.Fatalf("a whole run refused or not ordered: %v", err)
 	}
@@ -281,9 +263,11 @@ func TestCheckShardsRefusesWithNames(t *testing.T) {
 func TestPlanShardsWidening(t *testing.T) {
 	t0 := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	ms := time.Millisecond
-	tight := func(mid time.Duration) ClockOffset { return ClockOffset{Lo: mid - 5*ms, Hi: mid + 5*ms, Samples: 100} }
+	tight := func(mid time.Duration) reports.ClockOffset {
+		return reports.ClockOffset{Lo: mid - 5*ms, Hi: mid + 5*ms, Samples: 100}
+	}
 	t.Run("within the bound", func(t *testing.T) {
-		origin, plan, notes := PlanShards([]ShardResults{
+		origin, plan, notes := reports.PlanShards([]reports.ShardResults{
 			shardAt("a", 0, 3, "r", t0.Add(2*ms), 100*ms, tight(0)),
 			shardAt("b", 1, 3, "r", t0, 100*ms, tight(60*ms)),
 			shardAt("c", 2, 3, "r", t0.Add(time.Second), 100*ms, tight(-30*ms)),
@@ -301,7 +285,7 @@ func TestPlanShardsWidening(t *testing.T) {
 		}
 	})
 	t.Run("beyond the bound", func(t *testing.T) {
-		_, plan, notes := PlanShards([]ShardResults{
+		_, plan, notes := reports.PlanShards([]reports.ShardResults{
 			shardAt("a", 0, 4, "r", t0, 100*ms, tight(0)),
 			shardAt("b", 1, 4, "r", t0, 100*ms, tight(10*ms)),
 			shardAt("c", 2, 4, "r", t0, 100*ms, tight(500*ms)),
@@ -312,7 +296,7 @@ func TestPlanShardsWidening(t *testing.T) {
 		if c.BeyondBound != 410*ms || c.Versus != 3 || c.Widened != 430*ms {
 			t.Errorf("shard 2: beyond %v versus %d widened %v; want 410ms vs shard 3, widened 430ms", c.BeyondBound, c.Versus, c.Widened)
 		}
-		for _, p := range []MergedShard{plan[0], plan[1], plan[3]} {
+		for _, p := range []reports.MergedShard{plan[0], plan[1], plan[3]} {
 			if p.BeyondBound != 0 || p.Widened != 100*ms {
 				t.Errorf("shard %d blamed: %+v", p.Index, p)
 			}
@@ -334,9 +318,9 @@ func TestPlanShardsWidening(t *testing.T) {
 		}
 	})
 	t.Run("no estimate and a stepped clock", func(t *testing.T) {
-		_, plan, notes := PlanShards([]ShardResults{
-			shardAt("a", 0, 2, "r", t0, 100*ms, ClockOffset{}),
-			shardAt("b", 1, 2, "r", t0, 100*ms, ClockOffset{Lo: 300 * ms, Hi: 100 * ms, Samples: 9}),
+		_, plan, notes := reports.PlanShards([]reports.ShardResults{
+			shardAt("a", 0, 2, "r", t0, 100*ms, reports.ClockOffset{}),
+			shardAt("b", 1, 2, "r", t0, 100*ms, reports.ClockOffset{Lo: 300 * ms, Hi: 100 * ms, Samples: 9}),
 		})
 		if plan[0].Widened != 100*ms || plan[1].Widened != 300*ms || len(notes) != 2 ||
 			!strings.Contains(notes[0], "shard 0 has no clock offset estimate") || !strings.Contains(notes[1], "shard 1's clock offset estimates disagree by 200ms") {
@@ -348,16 +332,16 @@ func TestPlanShardsWidening(t *testing.T) {
 // The text report says where each shard's times went and, first and in
 // capitals, a clock beyond the bound.
 func TestTextShowsMergedShards(t *testing.T) {
-	s := &Summary{Scenario: "s", RunID: "abcd0001", MergedFrom: []MergedShard{
+	s := &reports.Summary{Scenario: "s", RunID: "abcd0001", MergedFrom: []reports.MergedShard{
 		{Index: 0, Bound: 100 * time.Millisecond, Widened: 100 * time.Millisecond, Ops: 10},
 		{Index: 1, Bound: 100 * time.Millisecond, Widened: 2 * time.Second, BeyondBound: time.Second, Versus: 0, Shift: 300 * time.Millisecond, Ops: 12, Late: 40 * time.Millisecond},
 	}, MergeNotes: []string{"clock offset bound exceeded: shard 1's clock is at least 1.1s off shard 0's"}}
 	var b strings.Builder
-	if err := WriteText(&b, s); err != nil {
+	if err := reports.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	var page strings.Builder
-	if err := WriteHTML(&page, s, ""); err != nil {
+	if err := reports.WriteHTML(&page, s, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"2 shards of run abcd0001", "shard 1 &#43;300ms widened 2s", "CLOCK OFFSET BOUND EXCEEDED: shard 1&#39;s clock"} {
@@ -379,41 +363,41 @@ func TestTextShowsMergedShards(t *testing.T) {
 func TestMergeSummaryLatencySources(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 3))
 	origin := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	var shards []ShardResults
+	var shards []reports.ShardResults
 	var dirs []string
-	replay := NewMetrics(MetricsOptions{Start: origin, Workloads: []string{"w"}})
-	wantLat, wantCor := newHistogram(), newHistogram()
+	replay := reports.NewMetrics(reports.MetricsOptions{Start: origin, Workloads: []string{"w"}})
+	wantLat, wantCor := reports.NewHistogram(), reports.NewHistogram()
 	for i := range 2 {
 		dir := filepath.Join(t.TempDir(), "hlog")
-		m := NewMetrics(MetricsOptions{HlogDir: dir, Start: origin, Workloads: []string{"w"}})
+		m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir, Start: origin, Workloads: []string{"w"}})
 		for _, op := range randomOps(r, 400, 3, "blob.put") {
 			m.Record(op)
 			replay.Record(op)
-			wantLat.RecordValue(micros(op.Latency()))
-			wantCor.RecordValue(micros(op.CorrectedLatency()))
+			wantLat.RecordValue(reports.Micros(op.Latency()))
+			wantCor.RecordValue(reports.Micros(op.CorrectedLatency()))
 		}
 		m.RecordMissed("w", "blob.put", int64(2*time.Second), int64(5+i))
-		wantCor.RecordValues(micros(int64(2*time.Second)), int64(5+i))
+		wantCor.RecordValues(reports.Micros(int64(2*time.Second)), int64(5+i))
 		if err := m.Close(); err != nil {
 			t.Fatal(err)
 		}
 		ws, _ := m.Summary(3 * time.Second)
-		shards = append(shards, ShardResults{Dir: fmt.Sprint("s", i), Summary: &Summary{Started: origin, Workloads: ws,
-			Shard: &ShardInfo{Index: i, Count: 2, RunID: "abcd0001"}}})
+		shards = append(shards, reports.ShardResults{Dir: fmt.Sprint("s", i), Summary: &reports.Summary{Started: origin, Workloads: ws,
+			Shard: &reports.ShardInfo{Index: i, Count: 2, RunID: "abcd0001"}}})
 		dirs = append(dirs, dir)
 	}
-	merge := func(dirs []string) *Summary {
-		totals, _, _, err := MergeHlogs(dirs, []time.Duration{0, 0}, t.TempDir(), origin)
+	merge := func(dirs []string) *reports.Summary {
+		totals, _, _, err := reports.MergeHlogs(dirs, []time.Duration{0, 0}, t.TempDir(), origin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, plan, _ := PlanShards(shards)
-		return MergeSummary(MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
+		_, plan, _ := reports.PlanShards(shards)
+		return reports.MergeSummary(reports.MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
 	}
 	s := merge(dirs)
 	o := s.Workloads[0].Ops[0]
-	lat, _ := DecodeHistogram(o.Histograms.Latency)
-	cor, _ := DecodeHistogram(o.Histograms.Corrected)
+	lat, _ := reports.DecodeHistogram(o.Histograms.Latency)
+	cor, _ := reports.DecodeHistogram(o.Histograms.Corrected)
 	if o.Count != 800 || o.Missed != 11 || !lat.Equals(wantLat) || !cor.Equals(wantCor) || o.Corrected.Count != 811 || o.Corrected.Max != 2000 {
 		t.Errorf("count %d missed %d latency equal %v corrected equal %v corrected count %d max %v",
 			o.Count, o.Missed, lat.Equals(wantLat), cor.Equals(wantCor), o.Corrected.Count, o.Corrected.Max)
@@ -427,7 +411,7 @@ func TestMergeSummaryLatencySources(t *testing.T) {
 	}
 	s = merge(dirs)
 	o = s.Workloads[0].Ops[0]
-	lat, _ = DecodeHistogram(o.Histograms.Latency)
+	lat, _ = reports.DecodeHistogram(o.Histograms.Latency)
 	if !lat.Equals(wantLat) || len(s.MergeNotes) != 1 || !strings.Contains(s.MergeNotes[0], "the shards' logs hold 400 values, their summaries count 800") {
 		t.Errorf("a log gone: latency equal %v, notes %q", lat.Equals(wantLat), s.MergeNotes)
 	}

@@ -20,9 +20,9 @@ import (
 // significant digits; longer latencies are recorded as 1h (the exact maximum
 // is kept apart, so Max still tells the truth).
 const (
-	histLowest  = 1
-	histHighest = int64(time.Hour / time.Microsecond)
-	histDigits  = 3
+	HistLowest  = 1
+	HistHighest = int64(time.Hour / time.Microsecond)
+	HistDigits  = 3
 )
 
 // maxSeconds bounds the per-second series (about 48 days), so a corrupt
@@ -179,19 +179,19 @@ func NewMetrics(opts MetricsOptions) *Metrics {
 	return m
 }
 
-func newHistogram() *hdrhistogram.Histogram {
-	return hdrhistogram.New(histLowest, histHighest, histDigits)
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistLowest, HistHighest, HistDigits)
 }
 
 // micros converts a latency in nanoseconds to whole microseconds (rounded
 // to nearest), clamped to what the histograms hold.
-func micros(ns int64) int64 {
+func Micros(ns int64) int64 {
 	if ns <= 0 {
 		return 0
 	}
 	us := (ns + 500) / 1000
-	if us > histHighest {
-		us = histHighest
+	if us > HistHighest {
+		us = HistHighest
 	}
 	return us
 }
@@ -207,7 +207,7 @@ func (m *Metrics) lookup(k seriesKey) *series {
 	if s, ok := old[k]; ok {
 		return s
 	}
-	s := &series{key: k, lat: newHistogram(), cor: newHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1}}
+	s := &series{key: k, lat: NewHistogram(), cor: NewHistogram(), first: -1, acct: unitSeries{first: -1, firstThrottle: -1}}
 	if m.opts.Export && !k.harness {
 		s.live = &liveHist{}
 	}
@@ -242,7 +242,7 @@ func (m *Metrics) Record(op *checks.Op) {
 	}
 	lat := max(op.Latency(), 0)
 	cor := max(op.CorrectedLatency(), lat)
-	latUs, corUs := micros(lat), micros(cor)
+	latUs, corUs := Micros(lat), Micros(cor)
 	sec := min(max(op.Return/int64(time.Second), 0), maxSeconds-1)
 
 	s.mu.Lock()
@@ -273,7 +273,7 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.scanned += int64(op.Out.Scanned)
 		s.returned += int64(returned(op))
 	}
-	us, unit := usageOf(op)
+	us, unit := UsageOf(op)
 	if counted(op) {
 		s.acct.add(op, accountAmount(us, unit))
 	}
@@ -300,7 +300,7 @@ func (m *Metrics) RecordMissed(workload, kind string, latency, count int64) {
 	s := m.lookup(seriesKey{workload: workload, kind: kind})
 	latency = max(latency, 0)
 	s.mu.Lock()
-	_ = s.cor.RecordValues(micros(latency), count)
+	_ = s.cor.RecordValues(Micros(latency), count)
 	if latency > 0 && count > (math.MaxInt64-s.corSum)/latency {
 		s.corSum = math.MaxInt64 // saturate: a mean past 292 years says enough
 	} else {

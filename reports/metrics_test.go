@@ -10,22 +10,6 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 )
 
-// mkOp makes a load op: call at callMs, returning latMs later, intended
-// lagMs before the call.
-func mkOp(workload, kind string, actor int, out checks.Outcome, callMs, latMs, lagMs float64) *checks.Op {
-	call := int64(callMs * 1e6)
-	return &checks.Op{
-		Actor:    actor,
-		Workload: workload,
-		Kind:     kind,
-		Attempt:  1,
-		Intended: call - int64(lagMs*1e6),
-		Call:     call,
-		Return:   call + int64(latMs*1e6),
-		Outcome:  out,
-	}
-}
-
 func TestOutcomeIndexing(t *testing.T) {
 	if len(checks.Outcomes) != numOutcomes {
 		t.Fatalf("checks has %d outcomes, reports counts %d", len(checks.Outcomes), numOutcomes)
@@ -48,13 +32,13 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 		{
 			name: "outcomes per workload",
 			ops: []*checks.Op{
-				mkOp("counter", "blob.get", 0, checks.OK, 10, 1, 0),
-				mkOp("counter", "blob.put", 0, checks.OK, 12, 1, 0),
-				mkOp("counter", "blob.put", 1, checks.Conflict, 12, 1, 0),
-				mkOp("counter", "blob.put", 2, checks.Throttled, 12, 1, 0),
-				mkOp("counter", "blob.put", 3, checks.Error, 12, 1, 0),
-				mkOp("counter", "blob.put", 3, checks.Unknown, 14, 1, 0),
-				mkOp("create", "blob.create", 0, checks.OK, 10, 1, 0),
+				MkOp("counter", "blob.get", 0, checks.OK, 10, 1, 0),
+				MkOp("counter", "blob.put", 0, checks.OK, 12, 1, 0),
+				MkOp("counter", "blob.put", 1, checks.Conflict, 12, 1, 0),
+				MkOp("counter", "blob.put", 2, checks.Throttled, 12, 1, 0),
+				MkOp("counter", "blob.put", 3, checks.Error, 12, 1, 0),
+				MkOp("counter", "blob.put", 3, checks.Unknown, 14, 1, 0),
+				MkOp("create", "blob.create", 0, checks.OK, 10, 1, 0),
 			},
 			want: map[string]WorkloadProgress{
 				"counter": {Workload: "counter", Ops: 6, OK: 2, Conflicts: 1, Throttled: 1, Errors: 1, Unknown: 1},
@@ -64,10 +48,10 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 		{
 			name: "harness ops kept apart",
 			ops: []*checks.Op{
-				mkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 1, 1, 0),
-				mkOp("counter", "blob.put", checks.ActorSetup, checks.Error, 1, 1, 0),
-				mkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 900, 1, 0),
-				mkOp("counter", "blob.put", 0, checks.OK, 10, 1, 0),
+				MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 1, 1, 0),
+				MkOp("counter", "blob.put", checks.ActorSetup, checks.Error, 1, 1, 0),
+				MkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 900, 1, 0),
+				MkOp("counter", "blob.put", 0, checks.OK, 10, 1, 0),
 			},
 			want: map[string]WorkloadProgress{
 				"counter": {Workload: "counter", Ops: 1, OK: 1},
@@ -78,7 +62,7 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 		{
 			name: "out-of-range outcome counts as unknown",
 			ops: []*checks.Op{
-				mkOp("w", "blob.get", 0, checks.Outcome(42), 10, 1, 0),
+				MkOp("w", "blob.get", 0, checks.Outcome(42), 10, 1, 0),
 			},
 			want: map[string]WorkloadProgress{
 				"w": {Workload: "w", Ops: 1, Unknown: 1},
@@ -157,7 +141,7 @@ func TestPercentilesKnownDistributions(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			m := NewMetrics(MetricsOptions{})
 			for i := 0; i < tc.n; i++ {
-				m.Record(mkOp("w", "blob.get", 0, checks.OK, float64(i), tc.latMs(i), tc.lagMs(i)))
+				m.Record(MkOp("w", "blob.get", 0, checks.OK, float64(i), tc.latMs(i), tc.lagMs(i)))
 			}
 			ws, _ := m.Summary(10 * time.Second)
 			p := ws[0].Ops[0].Latency
@@ -187,11 +171,11 @@ func TestCorrectedAtLeastUncorrected(t *testing.T) {
 	m := NewMetrics(MetricsOptions{})
 	// An open loop falling behind: op i was due at i ms but called at 2i ms.
 	for i := 0; i < 1000; i++ {
-		op := mkOp("open", "blob.get", 0, checks.OK, float64(2*i), 5, float64(i))
+		op := MkOp("open", "blob.get", 0, checks.OK, float64(2*i), 5, float64(i))
 		m.Record(op)
 	}
 	// A caller bug (intended after call) must not make corrected smaller.
-	m.Record(mkOp("open", "blob.get", 0, checks.OK, 10, 5, -3))
+	m.Record(MkOp("open", "blob.get", 0, checks.OK, 10, 5, -3))
 	ws, _ := m.Summary(0)
 	o := ws[0].Ops[0]
 	l, c := o.Latency, o.Corrected
@@ -212,19 +196,19 @@ func TestProgressRateAndPerSecond(t *testing.T) {
 	m := NewMetrics(MetricsOptions{Workloads: []string{"zeta", "idle", "alpha"}})
 	// zeta: 10 ops in second 0, 30 in second 1 (20 ok, 10 conflict), 5 in second 2.
 	for i := 0; i < 10; i++ {
-		m.Record(mkOp("zeta", "blob.put", 0, checks.OK, 100+float64(i), 1, 0))
+		m.Record(MkOp("zeta", "blob.put", 0, checks.OK, 100+float64(i), 1, 0))
 	}
 	for i := 0; i < 30; i++ {
 		out := checks.OK
 		if i%3 == 0 {
 			out = checks.Conflict
 		}
-		m.Record(mkOp("zeta", "blob.put", i, out, 1100+float64(i), 1, 0))
+		m.Record(MkOp("zeta", "blob.put", i, out, 1100+float64(i), 1, 0))
 	}
 	for i := 0; i < 5; i++ {
-		m.Record(mkOp("zeta", "blob.get", 0, checks.OK, 2100, 1, 0))
+		m.Record(MkOp("zeta", "blob.get", 0, checks.OK, 2100, 1, 0))
 	}
-	m.Record(mkOp("alpha", "blob.get", 0, checks.OK, 2100, 1, 0))
+	m.Record(MkOp("alpha", "blob.get", 0, checks.OK, 2100, 1, 0))
 
 	tests := []struct {
 		elapsed time.Duration
@@ -286,7 +270,7 @@ func TestConcurrentRecord(t *testing.T) {
 				if i%100 == 0 {
 					actor = checks.ActorSetup
 				}
-				m.Record(mkOp(workloads[i%2], kinds[i%3], actor, checks.Outcome(i%5), float64(i), float64(i%50), 1))
+				m.Record(MkOp(workloads[i%2], kinds[i%3], actor, checks.Outcome(i%5), float64(i), float64(i%50), 1))
 			}
 		}()
 	}
@@ -330,7 +314,7 @@ func BenchmarkRecord(b *testing.B) {
 			ops := make([]*checks.Op, 0, 6)
 			for _, w := range []string{"counter", "create"} {
 				for _, k := range []string{"blob.get", "blob.put", "blob.create"} {
-					ops = append(ops, mkOp(w, k, 0, checks.OK, 0, 3, 0))
+					ops = append(ops, MkOp(w, k, 0, checks.OK, 0, 3, 0))
 				}
 			}
 			b.ReportAllocs()

@@ -2,7 +2,7 @@ package reports
 
 // naturalLess orders names as people do: runs of digits by their value, so
 // k2 comes before k10 and k0-r9 before k0-r10; otherwise byte by byte.
-func naturalLess(a, b string) bool {
+func NaturalLess(a, b string) bool {
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		if isDigit(a[i]) && isDigit(b[j]) {

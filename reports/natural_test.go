@@ -1,18 +1,20 @@
-package reports
+package reports_test
 
 import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 func TestNaturalLess(t *testing.T) {
 	got := []string{"k10", "k2", "k0-r10", "k0-r9", "k1", "p007", "p7", "a", "", "k0-r100", "(other units)", "k0-r1x", "k0-r1"}
 	slices.SortFunc(got, func(a, b string) int {
-		if naturalLess(a, b) {
+		if reports.NaturalLess(a, b) {
 			return -1
 		}
-		if naturalLess(b, a) {
+		if reports.NaturalLess(b, a) {
 			return 1
 		}
 		return 0
@@ -25,7 +27,7 @@ func TestNaturalLess(t *testing.T) {
 
 // Units of equal peak are listed k2 before k10, in the text and the page.
 func TestUnitsInNaturalOrder(t *testing.T) {
-	m := NewMetrics(MetricsOptions{})
+	m := reports.NewMetrics(reports.MetricsOptions{})
 	for _, k := range []string{"k10", "k2", "k1"} {
 		m.Record(unitOp("w", "blob.put", k, 0.5, 0))
 	}

@@ -1,8 +1,6 @@
 package reports
 
 import (
-	"fmt"
-	"strings"
 	"time"
 )
 
@@ -52,52 +50,6 @@ type ClockOffset struct {
 // Contains reports whether d lies in the interval.
 func (c ClockOffset) Contains(d time.Duration) bool {
 	return c.Samples > 0 && c.Lo <= d && d <= c.Hi
-}
-
-// writeShard is the text report's shard line.
-func writeShard(w *errWriter, sh *ShardInfo) {
-	if sh == nil {
-		return
-	}
-	writeWrapped(w, "shard     ", "          ", shardText(sh))
-}
-
-// shardText says which part of which run a shard is, when its load started
-// against the agreed start, what its clock is against the service's, and
-// which of the run's one-time duties it did.
-func shardText(sh *ShardInfo) string {
-	parts := []string{fmt.Sprintf("%d of %d, run %s", sh.Index, sh.Count, sh.RunID)}
-	switch {
-	case sh.StartAt != "":
-		parts = append(parts, "start at "+sh.StartAt)
-	case sh.Rendezvous != "":
-		parts = append(parts, "start at "+sh.Rendezvous+" (stamped by shard 0)")
-	}
-	if sh.Late > 0 {
-		parts = append(parts, "LATE by "+sh.Late.Round(time.Millisecond).String())
-	}
-	if c := sh.ClockOffset; c.Samples > 0 {
-		parts = append(parts, fmt.Sprintf("clock %s..%s from the service's (%d responses; bound %s)",
-			signedDuration(c.Lo), signedDuration(c.Hi), c.Samples, sh.ClockOffsetBound))
-	}
-	var did, not []string
-	for _, d := range []struct {
-		name string
-		done bool
-	}{{"setup", sh.Setup}, {"final reads", sh.FinalReads}, {"cleanup", sh.Cleanup}} {
-		if d.done {
-			did = append(did, d.name)
-		} else {
-			not = append(not, d.name)
-		}
-	}
-	if len(did) > 0 {
-		parts = append(parts, "did the run's "+strings.Join(did, ", "))
-	}
-	if len(not) > 0 && sh.Count > 1 {
-		parts = append(parts, strings.Join(not, ", ")+" by other shards")
-	}
-	return strings.Join(parts, "; ")
 }
 
 // signedDuration prints a duration with its sign, rounded to 0.1 ms.

@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"os"
@@ -6,18 +6,20 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // TestTextShowsTheShard: a shard's report says which shard of which run,
 // how late it started, its clock against the service's, what it did and
 // that the checks are the merge's.
 func TestTextShowsTheShard(t *testing.T) {
-	s := &Summary{Scenario: "shards", Files: map[string]string{},
-		Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}},
-		Shard: &ShardInfo{Index: 2, Count: 3, RunID: "5ba4d0c1", StartAt: "2026-11-24T09:51:58Z", Late: time.Hour + 1126*time.Millisecond,
-			ClockOffsetBound: 100 * time.Millisecond, ClockOffset: ClockOffset{Lo: -2600 * time.Microsecond, Hi: 12100 * time.Microsecond, Samples: 128}}}
+	s := &reports.Summary{Scenario: "shards", Files: map[string]string{},
+		Workloads: []reports.WorkloadSummary{{Name: "w", Ops: []reports.OpSummary{{Op: "blob.get", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}},
+		Shard: &reports.ShardInfo{Index: 2, Count: 3, RunID: "5ba4d0c1", StartAt: "2026-11-24T09:51:58Z", Late: time.Hour + 1126*time.Millisecond,
+			ClockOffsetBound: 100 * time.Millisecond, ClockOffset: reports.ClockOffset{Lo: -2600 * time.Microsecond, Hi: 12100 * time.Microsecond, Samples: 128}}}
 	var b strings.Builder
-	if err := WriteText(&b, s); err != nil {
+	if err := reports.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")
@@ -29,19 +31,19 @@ func TestTextShowsTheShard(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := WriteHTMLReport(dir, s); err != nil {
+	if err := reports.WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	page, err := os.ReadFile(filepath.Join(dir, reports.HTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(page), "<dt>shard</dt><dd>2 of 3, run 5ba4d0c1; start at 2026-11-24T09:51:58Z; LATE by 1h0m1.126s") {
 		t.Errorf("the HTML report has no shard line")
 	}
-	s.Shard = &ShardInfo{Index: 0, Count: 3, RunID: "5ba4d0c1", Rendezvous: "2026-11-24T10:52:08Z", Setup: true, FinalReads: true, Cleanup: true}
+	s.Shard = &reports.ShardInfo{Index: 0, Count: 3, RunID: "5ba4d0c1", Rendezvous: "2026-11-24T10:52:08Z", Setup: true, FinalReads: true, Cleanup: true}
 	b.Reset()
-	_ = WriteText(&b, s)
+	_ = reports.WriteText(&b, s)
 	out = strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{"(stamped by shard 0)", "did the run's setup, final reads, cleanup"} {
 		if !strings.Contains(out, want) {

@@ -60,7 +60,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
 		for i := range s.Workloads {
-			writeWorkload(ew, &s.Workloads[i], unitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
+			writeWorkload(ew, &s.Workloads[i], UnitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
 		writeSpread(ew, s)
 		writeAccount(ew, s.Units, s.Capacity)
@@ -91,23 +91,6 @@ func anyOps(s *Summary) bool {
 	}
 	return false
 }
-
-// errWriter keeps the first write error so the report code stays linear.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	n, err := e.w.Write(p)
-	e.err = err
-	return n, err
-}
-
-func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
 func writeHeader(w *errWriter, s *Summary, ran bool) {
 	name := s.Scenario
@@ -151,7 +134,7 @@ func writeHeader(w *errWriter, s *Summary, ran bool) {
 }
 
 // unitsOf returns a workload's units, in the order given.
-func unitsOf(all []UnitSummary, workload string) []UnitSummary {
+func UnitsOf(all []UnitSummary, workload string) []UnitSummary {
 	var out []UnitSummary
 	for _, u := range all {
 		if u.Workload == workload {
@@ -333,22 +316,6 @@ func responseRows(ops []OpSummary) [][]string {
 	}
 	return rows
 }
-
-// ms formats milliseconds with about three significant digits.
-func ms(v float64) string {
-	switch {
-	case v < 1:
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	case v < 10:
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	case v < 100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	default:
-		return strconv.FormatFloat(v, 'f', 0, 64)
-	}
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func plural(n int64, word string) string {
 	if n == 1 {

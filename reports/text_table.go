@@ -4,14 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
 )
-
-// TextWidth is the width the text report is laid out for: every line fits
-// in 80 columns except the ones DESIGN of the report leaves long on purpose
-// (a violation's recorded operations and the files' paths, which are
-// copied, not read).
-const TextWidth = 80
 
 // maxFirstColumn bounds the first column of a text table: a longer name
 // (a long op or blob name) goes on a line of its own, the row's figures
@@ -32,8 +25,6 @@ type textTable struct {
 }
 
 func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func width(s string) int { return utf8.RuneCountInString(s) }
 
 // write lays the table out within TextWidth.
 func (t *textTable) write(w *errWriter) {

@@ -9,19 +9,16 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 )
 
-// fields collapses runs of spaces so assertions do not depend on padding.
-func fields(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // fieldsLines is fields line by line, with the continuation lines of a
 // wrapped header line (indented under the header's value) joined to it.
 func fieldsLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if len(out) > 0 && strings.HasPrefix(l, "          ") && !strings.HasPrefix(strings.TrimSpace(l), "#") {
-			out[len(out)-1] += " " + fields(l)
+			out[len(out)-1] += " " + Fields(l)
 			continue
 		}
-		out = append(out, fields(l))
+		out = append(out, Fields(l))
 	}
 	return strings.Join(out, "\n") + "\n"
 }
@@ -35,7 +32,7 @@ func TestWriteText(t *testing.T) {
 	lines := strings.Split(out, "\n")
 	norm := make([]string, len(lines))
 	for i, l := range lines {
-		norm[i] = fields(l)
+		norm[i] = Fields(l)
 	}
 	has := func(want string) int {
 		t.Helper()
@@ -83,7 +80,7 @@ func TestWriteText(t *testing.T) {
 		"PASS no-lost-updates counter counter: 2766 acknowledged writes, final value 2766",
 		"FAIL single-winner create create: 2 rounds with more than one winner",
 	} {
-		if !strings.Contains(fields(out), want) {
+		if !strings.Contains(Fields(out), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
@@ -147,7 +144,7 @@ func TestWriteTextMinimal(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			norm := fields(strings.ReplaceAll(out, "\n", " | "))
+			norm := Fields(strings.ReplaceAll(out, "\n", " | "))
 			for _, w := range tc.want {
 				if !strings.Contains(norm, w) {
 					t.Errorf("lacks %q:\n%s", w, out)

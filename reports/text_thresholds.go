@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"strconv"
 	"strings"
 )
 
@@ -51,15 +50,4 @@ func writeCapacity(w *errWriter, c *CapacityInfo) {
 	if c.Emulation != "" {
 		w.printf("emulation %s\n", c.Emulation)
 	}
-}
-
-// number formats a measured value compactly: 0.83, 12.5, 2000.
-func number(v float64) string {
-	switch {
-	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
-		return strconv.FormatInt(int64(v), 10)
-	case v >= 100 || v <= -100:
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	return strconv.FormatFloat(v, 'g', 3, 64)
 }

@@ -3,11 +3,13 @@ package reports
 import (
 	"strconv"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
 )
 
 // maxUnitRows is how many of a workload's units the text report lists;
 // the rest are summed on one line.
-const maxUnitRows = 8
+const MaxUnitRows = 8
 
 // writeUnits prints a workload's units against their targets: the busiest
 // first, then how the load spread over them.
@@ -15,7 +17,7 @@ func writeUnits(w *errWriter, us []UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
-	u := buildUnitTable(us, maxUnitRows)
+	u := buildUnitTable(us, MaxUnitRows)
 	writeWrapped(w, "  ", "    ", u.heading)
 	t := textTable{indent: "    ", head: textHeads(u.head), rows: u.rows}
 	t.write(w)
@@ -77,34 +79,6 @@ func writeDensity(w *errWriter, ops []OpSummary) {
 	t.write(w)
 }
 
-func percent(part, whole int64) string {
-	if whole == 0 {
-		return "-"
-	}
-	return strconv.FormatFloat(100*float64(part)/float64(whole), 'f', 1, 64) + "%"
-}
-
-// thousands writes n with comma separators: 20,000.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// shortSource is a target's source up to its first comma: "checklist".
-func shortSource(s string) string {
-	if i := strings.IndexByte(s, ','); i > 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // writeAccount prints the whole account's figures against its targets:
 // operations, the target's throttled answers apart from those faults
 // injected, and ingress and egress (request and response bodies).
@@ -132,15 +106,15 @@ func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
 				in, out = c.Targets["ingress_gbps"]*1e9/8, c.Targets["egress_gbps"]*1e9/8
 			}
 			w.printf("         ingress busiest second %s (%s of %s Gbps), egress %s (%s of %s Gbps)\n",
-				byteRate(u.PeakSent), percent(u.PeakSent, int64(in)), number(in*8/1e9),
-				byteRate(u.PeakReceived), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
+				ByteRate(u.PeakSent), percent(u.PeakSent, int64(in)), number(in*8/1e9),
+				ByteRate(u.PeakReceived), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
 		}
 	}
 }
 
 // byteRate writes bytes per second in the largest unit that keeps a
 // whole number in front: 512 B/s, 3.4 KiB/s, 12.0 MiB/s.
-func byteRate(b int64) string {
+func ByteRate(b int64) string {
 	switch {
 	case b >= 1<<20:
 		return strconv.FormatFloat(float64(b)/(1<<20), 'f', 1, 64) + " MiB/s"
@@ -148,4 +122,24 @@ func byteRate(b int64) string {
 		return strconv.FormatFloat(float64(b)/(1<<10), 'f', 1, 64) + " KiB/s"
 	}
 	return strconv.FormatInt(b, 10) + " B/s"
+}
+
+// harnessLine is the harness's ops on one line: count per op, with the
+// outcomes other than ok when there are any.
+func harnessLine(ops []OpSummary) string {
+	parts := make([]string, 0, len(ops))
+	for _, o := range ops {
+		part := o.Op + " " + itoa(o.Count)
+		var bad []string
+		for _, oc := range checks.Outcomes[1:] {
+			if n := o.Outcomes[oc.String()]; n > 0 {
+				bad = append(bad, itoa(n)+" "+oc.String())
+			}
+		}
+		if len(bad) > 0 {
+			part += " (" + strings.Join(bad, ", ") + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -2,32 +2,9 @@ package reports
 
 import (
 	"bytes"
-	"regexp"
 	"strings"
 	"testing"
 )
-
-// opDump is a violation's recorded operation, as the checks list it.
-var opDump = regexp.MustCompile(`^ {8}#\d+ `)
-
-// checkWidth fails for every line of a text report wider than TextWidth,
-// except the ones the report leaves long on purpose: a violation's
-// recorded operations and the files' paths.
-func checkWidth(t *testing.T, name, out string) {
-	t.Helper()
-	files := false
-	for i, l := range strings.Split(out, "\n") {
-		if l == "files" {
-			files = true
-		}
-		if files || opDump.MatchString(l) {
-			continue
-		}
-		if n := width(l); n > TextWidth {
-			t.Errorf("%s: line %d is %d columns:\n%s", name, i+1, n, l)
-		}
-	}
-}
 
 // TestTextFitsIn80Columns renders the realistic fixture run (two
 // workloads, units, throttling, responses, checks with a violation,
@@ -50,13 +27,13 @@ func TestTextFitsIn80Columns(t *testing.T) {
 		if err := WriteText(&b, s); err != nil {
 			t.Fatal(err)
 		}
-		checkWidth(t, name, b.String())
+		CheckWidth(t, name, b.String())
 		if name == "long" {
 			// The long op name has a line of its own, its figures beneath.
 			if !strings.Contains(b.String(), "\n  container.lease.acquire-with-a-very-long-name\n") {
 				t.Errorf("long op name not on its own line:\n%s", b.String())
 			}
-			if !strings.Contains(fields(b.String()), "container.lease.acquire-with-a-very-long-name 409 LeaseAlreadyPresent 123444444 100.0%") {
+			if !strings.Contains(Fields(b.String()), "container.lease.acquire-with-a-very-long-name 409 LeaseAlreadyPresent 123444444 100.0%") {
 				t.Errorf("no 409 LeaseAlreadyPresent row:\n%s", b.String())
 			}
 		}
@@ -80,7 +57,7 @@ func TestTextTableSplitsWideTables(t *testing.T) {
 	w := &errWriter{w: &b}
 	tb.write(w)
 	out := b.String()
-	checkWidth(t, "wide", out)
+	CheckWidth(t, "wide", out)
 	if strings.Count(out, "  name") != 2 || strings.Count(out, "  k0") != 2 || !strings.Contains(out, "column-l") {
 		t.Errorf("want two column groups, each with the first column:\n%s", out)
 	}

@@ -120,7 +120,7 @@ func matchingOps(s *Summary, t scenarios.Threshold) []OpSummary {
 // mergedCorrected adds the ops' corrected-latency histograms: distributions
 // are merged, never percentiles averaged.
 func mergedCorrected(ops []OpSummary) (*hdrhistogram.Histogram, error) {
-	sum := newHistogram()
+	sum := NewHistogram()
 	for _, o := range ops {
 		if o.Histograms == nil {
 			continue

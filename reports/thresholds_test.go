@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"encoding/json"
@@ -8,31 +8,32 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // thresholdSummary is a run of workload "w": blob.put with latencies 1..100
 // ms (corrected = uncorrected), 10 s long, 50 ok and 50 conflicts, and in
 // seconds 4 and 5 two throttled answers; one partition unit at 1,500/s.
-func thresholdSummary(t *testing.T) *Summary {
+func thresholdSummary(t *testing.T) *reports.Summary {
 	m := thresholdRun()
 	ws, _ := m.Summary(10 * time.Second)
-	return &Summary{Workloads: ws, Units: []UnitSummary{{Workload: "w", Kind: UnitPartition, Name: "p0", Target: 2000,
+	return &reports.Summary{Workloads: ws, Units: []reports.UnitSummary{{Workload: "w", Kind: reports.UnitPartition, Name: "p0", Target: 2000,
 		Peak: 1500, PeakSecond: 1, Utilisation: 0.75, PerSecond: []int64{1000, 1500, 1500, 200}}}}
 }
 
 // thresholdRun records thresholdSummary's operations.
-func thresholdRun() *Metrics {
-	m := NewMetrics(MetricsOptions{})
+func thresholdRun() *reports.Metrics {
+	m := reports.NewMetrics(reports.MetricsOptions{})
 	for i := 1; i <= 100; i++ {
 		out := checks.OK
 		if i%2 == 0 {
 			out = checks.Conflict
 		}
-		m.Record(mkOp("w", "blob.put", 0, out, float64(i*100), float64(i), 0))
+		m.Record(reports.MkOp("w", "blob.put", 0, out, float64(i*100), float64(i), 0))
 	}
-	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
-	m.Record(mkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
+	m.Record(reports.MkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
+	m.Record(reports.MkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
 	return m
 }
 
@@ -75,7 +76,7 @@ func TestEvaluateThresholds(t *testing.T) {
 		{"throughput(blob.put) > 5 over 2s", true, 9.5, "0s-2s", ""},
 		{"throughput(blob.put) > 9.8 over 2s", false, 9.5, "0s-2s", ""},
 	} {
-		r := EvaluateThresholds(s, parseThresholds(t, c.line))[0]
+		r := reports.EvaluateThresholds(s, parseThresholds(t, c.line))[0]
 		if r.Pass != c.pass || !near(r.Actual, c.actual) || r.Window != c.window || r.Note != c.note {
 			t.Errorf("%s: got %+v, want pass %v actual %v window %q note %q", c.line, r, c.pass, c.actual, c.window, c.note)
 		}
@@ -86,9 +87,9 @@ func near(a, b float64) bool { return a-b < 0.02*b+1e-9 && b-a < 0.02*b+1e-9 }
 
 func TestThresholdsInTextReport(t *testing.T) {
 	s := thresholdSummary(t)
-	s.Thresholds = EvaluateThresholds(s, parseThresholds(t, "p99(blob.put) < 50ms", "throttled == 0 over 2s", "errors == 0"))
+	s.Thresholds = reports.EvaluateThresholds(s, parseThresholds(t, "p99(blob.put) < 50ms", "throttled == 0 over 2s", "errors == 0"))
 	var b strings.Builder
-	if err := WriteText(&b, s); err != nil {
+	if err := reports.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"thresholds: 1 pass, 2 fail", "FAIL  p99(blob.put) < 50ms", "measured 99", "worst at 4s-6s", "PASS  errors == 0"} {
@@ -109,7 +110,7 @@ func TestCountThresholdsOfAWorkloadOrAnOp(t *testing.T) {
 		{"throttled(blob.put) == 0", 0},
 		{"conflicts(w/blob.put) < 100", 50},
 	} {
-		r := EvaluateThresholds(s, parseThresholds(t, c.line))[0]
+		r := reports.EvaluateThresholds(s, parseThresholds(t, c.line))[0]
 		if r.Actual != c.actual {
 			t.Errorf("%s: measured %v, want %v (%+v)", c.line, r.Actual, c.actual, r)
 		}
@@ -125,13 +126,13 @@ func TestCountThresholdsOfAWorkloadOrAnOp(t *testing.T) {
 func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 	m := thresholdRun()
 	for _, at := range []float64{4200, 7100, 7300} {
-		op := mkOp("w", "blob.get", 0, checks.Throttled, at, 1, 0)
+		op := reports.MkOp("w", "blob.get", 0, checks.Throttled, at, 1, 0)
 		op.Out.Fault = "busy (http.throttle)"
 		m.Record(op)
 	}
 	ws, _ := m.Summary(10 * time.Second)
-	s := &Summary{Workloads: ws}
-	var get *OpSummary
+	s := &reports.Summary{Workloads: ws}
+	var get *reports.OpSummary
 	for i := range ws[0].Ops {
 		if ws[0].Ops[i].Op == "blob.get" {
 			get = &ws[0].Ops[i]
@@ -144,11 +145,11 @@ func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Summary
+	var back reports.Summary
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	for _, sum := range []*Summary{s, &back} {
+	for _, sum := range []*reports.Summary{s, &back} {
 		for _, c := range []struct {
 			line     string
 			pass     bool
@@ -165,22 +166,22 @@ func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 			{"throttled <= 2 over 2s", true, 2, "4s-6s", 1},
 			{"errors == 0", true, 0, "", 0},
 		} {
-			r := EvaluateThresholds(sum, parseThresholds(t, c.line))[0]
+			r := reports.EvaluateThresholds(sum, parseThresholds(t, c.line))[0]
 			if r.Pass != c.pass || !near(r.Actual, c.actual) || r.Window != c.window || r.Injected != c.injected {
 				t.Errorf("%s: got %+v, want pass %v actual %v window %q injected %d", c.line, r, c.pass, c.actual, c.window, c.injected)
 			}
 		}
 	}
-	s.Thresholds = EvaluateThresholds(s, parseThresholds(t, "throttled <= 2", "errors == 0"))
+	s.Thresholds = reports.EvaluateThresholds(s, parseThresholds(t, "throttled <= 2", "errors == 0"))
 	var text strings.Builder
-	if err := WriteText(&text, s); err != nil {
+	if err := reports.WriteText(&text, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "PASS  throttled <= 2  measured 2, leaving out 3 throttled answers faults"
 	if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "errors == 0  measured 0, leaving out") {
 		t.Errorf("text report: want %q on the throttling line only:\n%s", want, text.String())
 	}
-	if h := buildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
+	if h := reports.BuildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
 		t.Errorf("HTML threshold: %+v", h)
 	}
 }

@@ -26,7 +26,7 @@ func NewUnitLatencyCollector(units []UnitSummary) *UnitLatencyCollector {
 	c := &UnitLatencyCollector{units: units, hists: map[unitKey]*hdrhistogram.Histogram{}, sums: map[unitKey]*[2]int64{}}
 	for _, u := range units {
 		if u.PerSecond != nil && u.Kind != UnitAccount && u.Name != OtherUnits {
-			c.hists[unitKey{u.Workload, u.Kind, u.Name}] = newHistogram()
+			c.hists[unitKey{u.Workload, u.Kind, u.Name}] = NewHistogram()
 		}
 	}
 	return c
@@ -37,17 +37,17 @@ func (c *UnitLatencyCollector) Observe(op *checks.Op) {
 	if len(c.hists) == 0 || op.IsHarness() {
 		return
 	}
-	us, ok := usageOf(op)
+	us, ok := UsageOf(op)
 	if !ok {
 		return
 	}
-	k := unitKey{op.Workload, us.kind, us.name}
+	k := unitKey{op.Workload, us.Kind, us.Name}
 	h := c.hists[k]
 	if h == nil {
 		return
 	}
 	cor := max(op.CorrectedLatency(), op.Latency(), 0)
-	_ = h.RecordValue(micros(cor))
+	_ = h.RecordValue(Micros(cor))
 	sm := c.sums[k]
 	if sm == nil {
 		sm = &[2]int64{}

@@ -38,9 +38,9 @@ const TableScanUnit = "(table scan)"
 
 // usage is what one operation costs its unit.
 type usage struct {
-	kind   UnitKind
-	name   string
-	amount int64
+	Kind   UnitKind
+	Name   string
+	Amount int64
 }
 
 // usageOf says which unit op counts against and how much: a blob request
@@ -50,7 +50,7 @@ type usage struct {
 // counts its messages (each put, each message got, each update and delete)
 // against its queue. ok is false for operations on no unit (containers,
 // tables, queues themselves).
-func usageOf(op *checks.Op) (u usage, ok bool) {
+func UsageOf(op *checks.Op) (u usage, ok bool) {
 	kind, key := op.Kind, op.Key
 	switch {
 	case strings.HasPrefix(kind, "blob."):
@@ -80,7 +80,7 @@ func usageOf(op *checks.Op) (u usage, ok bool) {
 // maxUnits bounds the units tracked per second; beyond it, further units
 // are folded into one "(other units)" line so a run over a million blobs
 // cannot exhaust memory.
-const maxUnits = 4096
+const MaxUnits = 4096
 
 // OtherUnits names the line further units are folded into.
 const OtherUnits = "(other units)"
@@ -142,8 +142,8 @@ func counted(op *checks.Op) bool {
 // accountAmount is what op costs the account: a request, or a table
 // operation's entities, a queue operation's messages.
 func accountAmount(us usage, ok bool) int64 {
-	if ok && us.kind != UnitBlob {
-		return us.amount
+	if ok && us.Kind != UnitBlob {
+		return us.Amount
 	}
 	return 1
 }
@@ -155,10 +155,10 @@ func (u *units) record(op *checks.Op, us usage, ok bool) {
 	if !ok || !counted(op) {
 		return
 	}
-	k := unitKey{op.Workload, us.kind, us.name}
-	if !u.add(k, op, us.amount, false) {
+	k := unitKey{op.Workload, us.Kind, us.Name}
+	if !u.add(k, op, us.Amount, false) {
 		k.name = OtherUnits
-		u.add(k, op, us.amount, true)
+		u.add(k, op, us.Amount, true)
 	}
 }
 
@@ -189,7 +189,7 @@ func (u *units) add(k unitKey, op *checks.Op, amount int64, force bool) bool {
 func (u *units) admit() bool {
 	u.count.Lock()
 	defer u.count.Unlock()
-	if u.n >= maxUnits {
+	if u.n >= MaxUnits {
 		return false
 	}
 	u.n++
@@ -348,7 +348,7 @@ func (m *Metrics) Units(active func(workload string) time.Duration, targets, ban
 		if a.Peak != b.Peak {
 			return a.Peak > b.Peak
 		}
-		return naturalLess(a.Name, b.Name)
+		return NaturalLess(a.Name, b.Name)
 	})
 	kept := map[unitKey]int{}
 	for i := range out {

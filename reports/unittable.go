@@ -3,9 +3,6 @@ package reports
 import (
 	"fmt"
 	"strconv"
-	"strings"
-
-	"github.com/stormcheck/stormcheck/checks"
 )
 
 // unitTable is what the text and HTML reports show of a workload's units
@@ -124,26 +121,6 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
 	}
 	return t
-}
-
-// harnessLine is the harness's ops on one line: count per op, with the
-// outcomes other than ok when there are any.
-func harnessLine(ops []OpSummary) string {
-	parts := make([]string, 0, len(ops))
-	for _, o := range ops {
-		part := o.Op + " " + itoa(o.Count)
-		var bad []string
-		for _, oc := range checks.Outcomes[1:] {
-			if n := o.Outcomes[oc.String()]; n > 0 {
-				bad = append(bad, itoa(n)+" "+oc.String())
-			}
-		}
-		if len(bad) > 0 {
-			part += " (" + strings.Join(bad, ", ") + ")"
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, ", ")
 }
 
 // mib writes bytes as MiB with one decimal.

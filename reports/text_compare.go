@@ -44,7 +44,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 			if ch.Metric == "throughput" {
 				unit = "/s"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), verdictText(ch))
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
 		}
 		if len(o.Changes) > 1 {
 			fmt.Fprintf(tw, "  \tKS\t\t\t%s\t\t\n", strconv.FormatFloat(o.KS, 'f', 2, 64))
@@ -65,7 +65,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 				if ch.Metric == "rate" {
 					unit = "/s"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", w, name, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), verdictText(ch))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", w, name, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
 			}
 		}
 		tw.Flush()
@@ -81,8 +81,6 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 	return ew.err
 }
 
-func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
-
 func signed(f float64) string {
 	s := pct(f)
 	if !strings.HasPrefix(s, "-") {
@@ -91,7 +89,7 @@ func signed(f float64) string {
 	return s
 }
 
-func verdictText(ch Change) string {
+func VerdictText(ch Change) string {
 	switch {
 	case ch.Regressed:
 		return "REGRESSION"

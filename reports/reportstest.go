@@ -1,16 +1,107 @@
+// Package reportstest holds what the reports' tests share: sample summaries,
+// a fixture run written as a results folder (with hostile names), the
+// checks on a rendering's widths and fields, and histories to merge. Only
+// tests import it.
 package reports
 
 import (
+	"bytes"
 	"math"
 	"math/rand"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 )
+
+// fields collapses runs of spaces so assertions do not depend on padding.
+func Fields(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// opDump is a violation's recorded operation, as the checks list it.
+var opDump = regexp.MustCompile(`^ {8}#\d+ `)
+
+// checkWidth fails for every line of a text report wider than TextWidth,
+// except the ones the report leaves long on purpose: a violation's
+// recorded operations and the files' paths.
+func CheckWidth(t *testing.T, name, out string) {
+	t.Helper()
+	files := false
+	for i, l := range strings.Split(out, "\n") {
+		if l == "files" {
+			files = true
+		}
+		if files || opDump.MatchString(l) {
+			continue
+		}
+		if n := width(l); n > TextWidth {
+			t.Errorf("%s: line %d is %d columns:\n%s", name, i+1, n, l)
+		}
+	}
+}
+
+func sampleSummary() *Summary {
+	op1 := *MkOp("create", "blob.create", 0, checks.OK, 10, 2, 0)
+	op1.Seq, op1.Key = 12, "k1"
+	op2 := *MkOp("create", "blob.create", 1, checks.OK, 11, 2, 0)
+	op2.Seq, op2.Key = 13, "k1"
+	return &Summary{
+		Scenario:    "mixed",
+		File:        "scenarios/examples/mixed.yaml",
+		Seed:        42,
+		Target:      "managed Azurite 3.37.0 (127.0.0.1)",
+		Started:     time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC),
+		Elapsed:     60*time.Second + 230*time.Millisecond,
+		Interrupted: true,
+		Workloads: []WorkloadSummary{
+			{
+				Name: "counter", Kind: "blob.etag-counter", Executor: "closed", Actors: 8,
+				Ops: []OpSummary{
+					{
+						Op: "blob.get", Count: 12000, Rate: 200,
+						Outcomes:  map[string]int64{"ok": 12000, "conflict": 0, "throttled": 0, "error": 0, "unknown": 0},
+						Latency:   Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
+						Corrected: Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
+					},
+					{
+						Op: "blob.put", Count: 3000, Rate: 50,
+						Outcomes:  map[string]int64{"ok": 2766, "conflict": 234, "throttled": 0, "error": 0, "unknown": 0},
+						Latency:   Percentiles{P50: 1.5, P90: 3, P99: 6, P999: 11, Max: 15, Mean: 2, Count: 3000},
+						Corrected: Percentiles{P50: 1.5, P90: 3, P99: 7.25, P999: 210, Max: 1450, Mean: 3, Count: 3000},
+					},
+				},
+			},
+			{
+				Name: "create", Kind: "blob.create-once", Executor: "open", Actors: 64, Late: 12, Dropped: 3,
+				Ops: []OpSummary{{
+					Op: "blob.create", Count: 80, Rate: 16,
+					Outcomes:  map[string]int64{"ok": 16, "conflict": 63, "throttled": 0, "error": 0, "unknown": 1},
+					Latency:   Percentiles{P50: 0.512, P90: 0.9, P99: 1, P999: 1, Max: 1, Mean: 0.6, Count: 80},
+					Corrected: Percentiles{P50: 0.6, P90: 1.1, P99: 1.5, P999: 1.5, Max: 1.5, Mean: 0.7, Count: 80},
+				}},
+			},
+		},
+		Checks: []checks.Result{
+			{Check: "no-lost-updates", Workload: "counter", Verdict: checks.Pass, Summary: "counter: 2766 acknowledged writes, final value 2766"},
+			{Check: "single-winner", Workload: "create", Verdict: checks.Fail, Summary: "create: 2 rounds with more than one winner", Total: 5,
+				Violations: []checks.Violation{
+					{Key: "k1", Message: "two creates with If-None-Match: * succeeded", Ops: []checks.Op{op1, op2}},
+					{Key: "k2", Message: "second"}, {Key: "k3", Message: "third"}, {Key: "k4", Message: "fourth"},
+				}},
+			{Check: "linearizable", Workload: "create", Verdict: checks.Undecided, Summary: "create: search budget exhausted"},
+		},
+		Harness: []OpSummary{
+			{Op: "blob.get", Count: 16, Outcomes: map[string]int64{"ok": 15, "error": 1}},
+			{Op: "blob.put", Count: 16, Outcomes: map[string]int64{"ok": 16}},
+		},
+		Files:    map[string]string{"history": "history.jsonl", "hlog counter blob.put": "hlog/counter.blob.put.hlog"},
+		ExitCode: 1,
+	}
+}
 
 // fixtureNames are the names a fixture run uses; the hostile set puts
 // markup everywhere a name can reach the page.
@@ -190,6 +281,41 @@ func fixtureResponse(kind string, out checks.Outcome) checks.Output {
 }
 
 // almost reports whether a and b agree to within rel (relative).
-func almost(a, b, rel float64) bool {
+func Almost(a, b, rel float64) bool {
 	return math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b))+1e-9
+}
+
+// mkOp makes a load op: call at callMs, returning latMs later, intended
+// lagMs before the call.
+func MkOp(workload, kind string, actor int, out checks.Outcome, callMs, latMs, lagMs float64) *checks.Op {
+	call := int64(callMs * 1e6)
+	return &checks.Op{
+		Actor:    actor,
+		Workload: workload,
+		Kind:     kind,
+		Attempt:  1,
+		Intended: call - int64(lagMs*1e6),
+		Call:     call,
+		Return:   call + int64(latMs*1e6),
+		Outcome:  out,
+	}
+}
+
+func WriteHistory(t *testing.T, ops []*checks.Op) string {
+	t.Helper()
+	var buf bytes.Buffer
+	z, err := checks.NewHistoryWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, op := range ops {
+		op.Seq = uint64(i + 1)
+		z.Write(op.AppendJSONLine(nil))
+	}
+	z.Close()
+	p := filepath.Join(t.TempDir(), "history.jsonl.zst")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
