@@ -31,7 +31,7 @@ func TestAcquiresPerWin(t *testing.T) {
 	var b strings.Builder
 	for _, w := range ws {
 		if w.Name == "mutex" {
-			ew := &errWriter{w: &b}
+			ew := &ErrWriter{W: &b}
 			writeAchieved(ew, &w)
 		}
 	}

@@ -12,21 +12,21 @@ import (
 )
 
 // errWriter keeps the first write error so the report code stays linear.
-type errWriter struct {
-	w   io.Writer
-	err error
+type ErrWriter struct {
+	W   io.Writer
+	Err error
 }
 
-func (e *errWriter) Write(p []byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
+func (e *ErrWriter) Write(p []byte) (int, error) {
+	if e.Err != nil {
+		return 0, e.Err
 	}
-	n, err := e.w.Write(p)
-	e.err = err
+	n, err := e.W.Write(p)
+	e.Err = err
 	return n, err
 }
 
-func (e *errWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+func (e *ErrWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
 // ms formats milliseconds with about three significant digits.
 func ms(v float64) string {

@@ -267,7 +267,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		p.Summary = buildHTMLSummary(s, p.ExitCode)
 		p.AcrossTables = buildHTMLAcross(s)
 		var account strings.Builder
-		writeAccount(&errWriter{w: &account}, s.Units, s.Capacity)
+		writeAccount(&ErrWriter{W: &account}, s.Units, s.Capacity)
 		p.Account = strings.TrimPrefix(strings.Join(strings.Fields(account.String()), " "), "account: ")
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))

@@ -36,9 +36,9 @@ const uncorrectedLabel = "  uncorrected"
 // violation's recorded operations and the files' paths may be longer:
 // they are copied, not read, and wrapping would break them.
 func WriteText(w io.Writer, s *Summary) error {
-	out := &errWriter{w: w}
+	out := &ErrWriter{W: w}
 	var buf bytes.Buffer
-	ew := &errWriter{w: &buf}
+	ew := &ErrWriter{W: &buf}
 	flush := func() {
 		for _, line := range strings.SplitAfter(buf.String(), "\n") {
 			if line == "" {
@@ -76,7 +76,7 @@ func WriteText(w io.Writer, s *Summary) error {
 	}
 	writeFiles(ew, s.Files)
 	flush()
-	return errors.Join(ew.err, out.err)
+	return errors.Join(ew.Err, out.Err)
 }
 
 // anyOps reports whether the run recorded any operation at all.
@@ -92,7 +92,7 @@ func anyOps(s *Summary) bool {
 	return false
 }
 
-func writeHeader(w *errWriter, s *Summary, ran bool) {
+func writeHeader(w *ErrWriter, s *Summary, ran bool) {
 	name := s.Scenario
 	if name == "" {
 		name = "(unnamed scenario)"
@@ -164,7 +164,7 @@ func workloadDesc(ws *WorkloadSummary) string {
 	return strings.Join(desc, ", ")
 }
 
-func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
+func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
 	w.printf("\nworkload %s", ws.Name)
 	if desc := workloadDesc(ws); desc != "" {
 		w.printf(" (%s)", desc)
@@ -204,7 +204,7 @@ func writeWorkload(w *errWriter, ws *WorkloadSummary, units []UnitSummary, clien
 
 // writeAchieved says what the workload achieved (its Goal), at what
 // rate over its active period.
-func writeAchieved(w *errWriter, ws *WorkloadSummary) {
+func writeAchieved(w *ErrWriter, ws *WorkloadSummary) {
 	if ws.Goal == "" {
 		return
 	}
@@ -220,7 +220,7 @@ func writeAchieved(w *errWriter, ws *WorkloadSummary) {
 }
 
 // writeOpTable writes the attempts per op by outcome, and the rate.
-func writeOpTable(w *errWriter, ops []OpSummary) {
+func writeOpTable(w *ErrWriter, ops []OpSummary) {
 	t := textTable{indent: "  ", head: []string{"op", "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s"}}
 	for _, o := range ops {
 		row := []string{o.Op, itoa(o.Count)}
@@ -234,7 +234,7 @@ func writeOpTable(w *errWriter, ops []OpSummary) {
 
 // writeInjected says which of the table's throttled answers faults
 // injected on purpose, and how many are the target's own.
-func writeInjected(w *errWriter, ws *WorkloadSummary) {
+func writeInjected(w *ErrWriter, ws *WorkloadSummary) {
 	injected := InjectedThrottled(*ws)
 	if injected == 0 {
 		return
@@ -254,7 +254,7 @@ func writeInjected(w *errWriter, ws *WorkloadSummary) {
 
 // writeLatencyTable writes each op's latency percentiles, max and mean
 // (corrected), with an "uncorrected" row beneath where those differ.
-func writeLatencyTable(w *errWriter, ops []OpSummary) {
+func writeLatencyTable(w *ErrWriter, ops []OpSummary) {
 	t := textTable{indent: "  ", head: []string{"latency ms", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"}}
 	for _, o := range ops {
 		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
@@ -281,7 +281,7 @@ func latencyCells(p Percentiles) []string {
 // 2xx by HTTP status and x-ms-error-code: a lost If-Match race (412
 // ConditionNotMet) and a lease held by another (409 LeaseAlreadyPresent)
 // tell different stories.
-func writeResponses(w *errWriter, ops []OpSummary) {
+func writeResponses(w *ErrWriter, ops []OpSummary) {
 	rows := responseRows(ops)
 	if len(rows) == 0 {
 		return
@@ -326,7 +326,7 @@ func plural(n int64, word string) string {
 
 // writeHarness writes the harness ops on one line: count per op, with the
 // outcomes other than ok when there are any.
-func writeHarness(w *errWriter, ops []OpSummary) {
+func writeHarness(w *ErrWriter, ops []OpSummary) {
 	if len(ops) == 0 {
 		return
 	}
@@ -335,7 +335,7 @@ func writeHarness(w *errWriter, ops []OpSummary) {
 
 // writeMemory says how much memory the harness held at its peak (the
 // bounded-memory promise, and what a shard's pod must be given).
-func writeMemory(w *errWriter, s *Summary) {
+func writeMemory(w *ErrWriter, s *Summary) {
 	if s.PeakRSS <= 0 {
 		return
 	}
@@ -346,7 +346,7 @@ func writeMemory(w *errWriter, s *Summary) {
 	w.printf("%s %.1f MiB resident (load, final reads and checks)\n", who, float64(s.PeakRSS)/(1<<20))
 }
 
-func writeChecks(w *errWriter, rs []checks.Result, failed string) {
+func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
 	if failed != "" {
 		w.printf("\nchecks: FAILED TO RUN: %s\n", failed)
 		return
@@ -398,7 +398,7 @@ func writeChecks(w *errWriter, rs []checks.Result, failed string) {
 	}
 }
 
-func writeFiles(w *errWriter, files map[string]string) {
+func writeFiles(w *ErrWriter, files map[string]string) {
 	if len(files) == 0 {
 		return
 	}

@@ -11,7 +11,7 @@ import (
 // WriteComparison prints a comparison: per workload and op, each figure's
 // base, new, change, noise and verdict.
 func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error {
-	ew := &errWriter{w: w}
+	ew := &ErrWriter{W: w}
 	ew.printf("base  %s\nnew   %s\n", baseName, newName)
 	ew.printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", pct(c.Tolerance))
 	ew.printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
@@ -78,7 +78,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 		verdict = plural(int64(c.Regressions), "regression")
 	}
 	ew.printf("\nresult: %s, %s\n", verdict, plural(int64(c.Improvements), "improvement"))
-	return ew.err
+	return ew.Err
 }
 
 func signed(f float64) string {

@@ -4,7 +4,7 @@ import "fmt"
 
 // writeFaults prints the fault table, and the crashes that may explain a
 // failed check.
-func writeFaults(w *errWriter, s *Summary) {
+func writeFaults(w *ErrWriter, s *Summary) {
 	if len(s.Faults) == 0 {
 		return
 	}

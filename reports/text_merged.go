@@ -8,7 +8,7 @@ import (
 // writeMerged tells, for a run merged from shards, which shards it holds,
 // where each one's times went, and what the merge found worth saying: a
 // clock offset beyond the stated bound comes first, in capitals.
-func writeMerged(w *errWriter, s *Summary) {
+func writeMerged(w *ErrWriter, s *Summary) {
 	if len(s.MergedFrom) == 0 {
 		return
 	}

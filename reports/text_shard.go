@@ -7,7 +7,7 @@ import (
 )
 
 // writeShard is the text report's shard line.
-func writeShard(w *errWriter, sh *ShardInfo) {
+func writeShard(w *ErrWriter, sh *ShardInfo) {
 	if sh == nil {
 		return
 	}

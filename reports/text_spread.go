@@ -80,7 +80,7 @@ func spreadTables(s *Summary) []spreadTable {
 }
 
 // writeSpread writes the spread tables.
-func writeSpread(w *errWriter, s *Summary) {
+func writeSpread(w *ErrWriter, s *Summary) {
 	for _, st := range spreadTables(s) {
 		w.printf("\n%s spread by workload (key patterns side by side)\n", st.kind)
 		t := textTable{indent: "  ", head: st.head, rows: st.rows}

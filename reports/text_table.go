@@ -27,7 +27,7 @@ type textTable struct {
 func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 // write lays the table out within TextWidth.
-func (t *textTable) write(w *errWriter) {
+func (t *textTable) write(w *ErrWriter) {
 	n := len(t.head)
 	headLines := 1
 	for _, h := range t.head {
@@ -101,7 +101,7 @@ func headerLine(h string, l, lines int) string {
 	return parts[i]
 }
 
-func (t *textTable) line(w *errWriter, widths, cols []int, cells []string) {
+func (t *textTable) line(w *ErrWriter, widths, cols []int, cells []string) {
 	var b strings.Builder
 	b.WriteString(t.indent)
 	b.WriteString(cells[0])
@@ -121,7 +121,7 @@ func (t *textTable) line(w *errWriter, widths, cols []int, cells []string) {
 // writeWrapped writes prose within TextWidth: the first line after first,
 // the following ones after rest (a hanging indent), broken at spaces. A
 // word longer than a line stays whole.
-func writeWrapped(w *errWriter, first, rest, text string) {
+func writeWrapped(w *ErrWriter, first, rest, text string) {
 	for _, line := range wrap(text, first, rest) {
 		w.printf("%s\n", line)
 	}

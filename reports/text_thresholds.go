@@ -6,7 +6,7 @@ import (
 
 // writeThresholds prints each criterion with its verdict and the value
 // measured.
-func writeThresholds(w *errWriter, rs []ThresholdResult) {
+func writeThresholds(w *ErrWriter, rs []ThresholdResult) {
 	if len(rs) == 0 {
 		return
 	}
@@ -29,7 +29,7 @@ func writeThresholds(w *errWriter, rs []ThresholdResult) {
 }
 
 // writeCapacity says which targets the units were measured against.
-func writeCapacity(w *errWriter, c *CapacityInfo) {
+func writeCapacity(w *ErrWriter, c *CapacityInfo) {
 	if c == nil {
 		return
 	}

@@ -13,7 +13,7 @@ const MaxUnitRows = 8
 
 // writeUnits prints a workload's units against their targets: the busiest
 // first, then how the load spread over them.
-func writeUnits(w *errWriter, us []UnitSummary) {
+func writeUnits(w *ErrWriter, us []UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
@@ -59,7 +59,7 @@ func textHeads(head []string) []string {
 
 // writeDensity prints, for the table reads of a workload, the entities
 // scanned against those returned (the checklist's query density).
-func writeDensity(w *errWriter, ops []OpSummary) {
+func writeDensity(w *ErrWriter, ops []OpSummary) {
 	t := textTable{indent: "  ", head: []string{"op", "scanned", "returned", "returned/\nscanned", "scanned\nper read"}}
 	for _, o := range ops {
 		if o.Scanned == 0 {
@@ -82,7 +82,7 @@ func writeDensity(w *errWriter, ops []OpSummary) {
 // writeAccount prints the whole account's figures against its targets:
 // operations, the target's throttled answers apart from those faults
 // injected, and ingress and egress (request and response bodies).
-func writeAccount(w *errWriter, us []UnitSummary, c *CapacityInfo) {
+func writeAccount(w *ErrWriter, us []UnitSummary, c *CapacityInfo) {
 	for _, u := range us {
 		if u.Kind != UnitAccount {
 			continue

@@ -54,7 +54,7 @@ func TestTextTableSplitsWideTables(t *testing.T) {
 	}
 	tb.add(row...)
 	var b bytes.Buffer
-	w := &errWriter{w: &b}
+	w := &ErrWriter{W: &b}
 	tb.write(w)
 	out := b.String()
 	CheckWidth(t, "wide", out)

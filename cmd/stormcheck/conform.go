@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/conformreport"
 	"github.com/stormcheck/stormcheck/runner"
 	scconform "github.com/stormcheck/stormcheck/runner/conform"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
@@ -193,11 +194,11 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		r := verdict.CompareBaseline(results, base)
 		rep = &r
 	}
-	_ = reports.WriteConformMatrix(stdout, results, rep)
-	if err := reports.WriteConformJSON(filepath.Join(dir, "conform.json"), results, rep); err != nil {
+	_ = conformreport.WriteConformMatrix(stdout, results, rep)
+	if err := conformreport.WriteConformJSON(filepath.Join(dir, "conform.json"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
-	if err := reports.WriteConformJUnit(filepath.Join(dir, "conform.junit.xml"), results, rep); err != nil {
+	if err := conformreport.WriteConformJUnit(filepath.Join(dir, "conform.junit.xml"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
 	if f.writeBaseline != "" && interrupted {
@@ -343,7 +344,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		_ = t.Close()
 	}
 	diffs := verdict.DiffTargets(sides[0], sides[1])
-	_ = reports.WriteConformDiff(stdout, diffs, args[0], args[1])
+	_ = conformreport.WriteConformDiff(stdout, diffs, args[0], args[1])
 	if len(diffs) > 0 {
 		return exitViolation
 	}

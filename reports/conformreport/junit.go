@@ -1,4 +1,4 @@
-package reports
+package conformreport
 
 import (
 	"encoding/xml"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // JUnit XML, as CI systems read it: testsuites, one testsuite per service
@@ -93,7 +94,7 @@ func WriteConformJUnit(path string, results []verdict.RuleResult, rep *verdict.B
 		doc.Suites = append(doc.Suites, s)
 	}
 	doc.Time = junitSeconds(total)
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return reports.WriteFileAtomic(path, func(w io.Writer) error {
 		if _, err := io.WriteString(w, xml.Header); err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package reports
+package conformreport
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // conformNotRun stands for a rule or step that did not run on one side.
@@ -17,10 +18,10 @@ const conformNotRun = "(not run)"
 // step whose observed response differs, aligned in two columns. A count
 // line ends it.
 func WriteConformDiff(w io.Writer, diffs []verdict.RuleDiff, nameA, nameB string) error {
-	ew := &errWriter{w: w}
+	ew := &reports.ErrWriter{W: w}
 	if len(diffs) == 0 {
 		fmt.Fprintf(ew, "no differences between %s and %s\n", nameA, nameB)
-		return ew.err
+		return ew.Err
 	}
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "RULE\t\t%s\t%s\n", nameA, nameB)
@@ -39,7 +40,7 @@ func WriteConformDiff(w io.Writer, diffs []verdict.RuleDiff, nameA, nameB string
 	}
 	tw.Flush()
 	fmt.Fprintf(ew, "%d rules differ\n", len(diffs))
-	return ew.err
+	return ew.Err
 }
 
 // orNotRun is s, or conformNotRun when empty.

@@ -1,4 +1,4 @@
-package reports
+package conformreport
 
 import (
 	"encoding/json"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // conformRule makes a concluded result: steps judged from (expect, observe)
@@ -60,7 +61,7 @@ func TestConformMatrix(t *testing.T) {
 	out := b.String()
 	norm := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
-		norm[Fields(l)] = true
+		norm[reports.Fields(l)] = true
 	}
 	for _, want := range []string{
 		"blob / etag",
@@ -228,7 +229,7 @@ func TestConformDiff(t *testing.T) {
 		"r2 status pass (not run)",
 		"2 rules differ",
 	} {
-		if !strings.Contains(Fields(strings.ReplaceAll(out, "\n", "|")), want) {
+		if !strings.Contains(reports.Fields(strings.ReplaceAll(out, "\n", "|")), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}

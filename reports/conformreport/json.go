@@ -1,10 +1,11 @@
-package reports
+package conformreport
 
 import (
 	"encoding/json"
 	"io"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // ConformReport is the JSON form of a conformance run.
@@ -25,7 +26,7 @@ func WriteConformJSON(path string, results []verdict.RuleResult, rep *verdict.Ba
 	if out.Results == nil {
 		out.Results = []verdict.RuleResult{}
 	}
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return reports.WriteFileAtomic(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)

@@ -1,4 +1,4 @@
-package reports
+package conformreport
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // conformNoTag names the group of a rule without the tag it is grouped by.
@@ -26,7 +27,7 @@ const conformNoTag = "(untagged)"
 // rule could not be run. A totals line ends the matrix, then, with a
 // baseline, the baseline's counts and verdict.
 func WriteConformMatrix(w io.Writer, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
-	ew := &errWriter{w: w}
+	ew := &reports.ErrWriter{W: w}
 	groups := groupConform(results)
 	for gi, g := range groups {
 		if gi > 0 {
@@ -73,7 +74,7 @@ func WriteConformMatrix(w io.Writer, results []verdict.RuleResult, rep *verdict.
 			fmt.Fprintf(ew, "in the baseline but not run: %s\n", strings.Join(rep.NotRun, ", "))
 		}
 	}
-	return ew.err
+	return ew.Err
 }
 
 // conformGroup is one service/feature section of the matrix.
