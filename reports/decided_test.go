@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 // TestReportsShowDecidedAndUnknownWrites: the text report, the HTML report
@@ -28,11 +29,11 @@ func TestReportsShowDecidedAndUnknownWrites(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
 		t.Errorf("text report lacks %q:\n%s", want, text.String())
 	}
-	var html strings.Builder
-	if err := reports.WriteHTML(&html, s, ""); err != nil {
+	var htmlX strings.Builder
+	if err := html.WriteHTML(&htmlX, s, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(html.String(), want) {
+	if !strings.Contains(htmlX.String(), want) {
 		t.Errorf("HTML report lacks %q", want)
 	}
 	path := filepath.Join(t.TempDir(), "summary.json")

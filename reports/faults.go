@@ -153,6 +153,6 @@ func anyFailed(rs []checks.Result) bool {
 	return false
 }
 
-func secs(d time.Duration) string {
+func Secs(d time.Duration) string {
 	return fmt.Sprintf("%.1fs", d.Seconds())
 }

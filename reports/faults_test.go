@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 // The tally counts each attempt in the windows it started in, by outcome,
@@ -63,7 +64,7 @@ func TestBrokenPromiseFirstLineAndBands(t *testing.T) {
 		t.Errorf("first line %q", first)
 	}
 	var h bytes.Buffer
-	if err := reports.WriteHTML(&h, sum, ""); err != nil {
+	if err := html.WriteHTML(&h, sum, ""); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(h.String(), "THIS RUN BREAKS THE SERVICE ON PURPOSE") || !strings.Contains(h.String(), `<g class="faults"><rect`) ||
@@ -223,7 +224,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 
 	// The HTML page: the card's split and the table's injected column.
 	var h bytes.Buffer
-	if err := reports.WriteHTML(&h, sum, ""); err != nil {
+	if err := html.WriteHTML(&h, sum, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{

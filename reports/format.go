@@ -29,7 +29,7 @@ func (e *ErrWriter) Write(p []byte) (int, error) {
 func (e *ErrWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
 // ms formats milliseconds with about three significant digits.
-func ms(v float64) string {
+func Ms(v float64) string {
 	switch {
 	case v < 1:
 		return strconv.FormatFloat(v, 'f', 3, 64)
@@ -42,12 +42,12 @@ func ms(v float64) string {
 	}
 }
 
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
 
 // number formats a measured value compactly: 0.83, 12.5, 2000.
-func number(v float64) string {
+func Number(v float64) string {
 	switch {
 	case v == float64(int64(v)) && v < 1e15 && v > -1e15:
 		return strconv.FormatInt(int64(v), 10)
@@ -57,7 +57,7 @@ func number(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-func percent(part, whole int64) string {
+func Percent(part, whole int64) string {
 	if whole == 0 {
 		return "-"
 	}
@@ -65,7 +65,7 @@ func percent(part, whole int64) string {
 }
 
 // thousands writes n with comma separators: 20,000.
-func thousands(n int64) string {
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	var b strings.Builder
 	for i, c := range s {

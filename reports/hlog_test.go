@@ -12,6 +12,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 // readHlog reads every interval of an .hlog file.
@@ -240,8 +241,8 @@ func TestHlogCorrectedBesideUncorrected(t *testing.T) {
 		}
 	}
 	// The corrected logs stay out of the uncorrected directory's listing.
-	ls := reports.ReadHlogDir(dir)
-	if len(ls.Series) != 1 || !reports.Almost(ls.Series[reports.LatencyKeyOf{Workload: "w", Op: "blob.get"}].P50[0], 10, 0.01) {
+	ls := html.ReadHlogDir(dir)
+	if len(ls.Series) != 1 || !reports.Almost(ls.Series[html.LatencyKeyOf{Workload: "w", Op: "blob.get"}].P50[0], 10, 0.01) {
 		t.Errorf("uncorrected series %+v", ls.Series)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 // recordShard records ops into a Metrics writing hlogs into dir, as a
@@ -109,7 +110,7 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 			t.Errorf("%s: %d intervals, want %d", name, len(seen), len(perSec))
 		}
 		// The page reads it as any run's log.
-		if ls, err := reports.ReadLatencyLog(filepath.Join(out, name)); err != nil || ls.Workload != "w" {
+		if ls, err := html.ReadLatencyLog(filepath.Join(out, name)); err != nil || ls.Workload != "w" {
 			t.Errorf("%s: ReadLatencyLog %v %+v", name, err, ls)
 		}
 	}
@@ -341,7 +342,7 @@ func TestTextShowsMergedShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	var page strings.Builder
-	if err := reports.WriteHTML(&page, s, ""); err != nil {
+	if err := html.WriteHTML(&page, s, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"2 shards of run abcd0001", "shard 1 &#43;300ms widened 2s", "CLOCK OFFSET BOUND EXCEEDED: shard 1&#39;s clock"} {

@@ -105,21 +105,21 @@ func sampleSummary() *Summary {
 
 // fixtureNames are the names a fixture run uses; the hostile set puts
 // markup everywhere a name can reach the page.
-type fixtureNames struct {
+type FixtureNames struct {
 	scenario, counter, hot, idle string
 	key, hotKey                  string
 	checkSummary                 string
 	fileLabel, filePath          string
 }
 
-var plainNames = fixtureNames{
+var PlainNames = FixtureNames{
 	scenario: "report-fixture", counter: "counter", hot: "hot", idle: "idle",
 	key: "k0", hotKey: "p0",
 	checkSummary: "1 key, 180 acknowledged increments, 0 unknown: no update lost",
 	fileLabel:    "azurite log", filePath: "azurite.log",
 }
 
-var hostileNames = fixtureNames{
+var HostileNames = FixtureNames{
 	scenario: `<script>alert("scenario")</script>`, counter: `counter"><b>`, hot: "hot&<i>", idle: "idle'",
 	key: `k0<img src=x onerror=alert(1)>`, hotKey: "p0<svg onload=alert(2)>",
 	checkSummary: `</pre></td><script>alert(3)</script>`,
@@ -134,7 +134,7 @@ var hostileNames = fixtureNames{
 // its hlog directory; units against their targets; a passing, a failing
 // (with a violation picture) and an undecided check; thresholds. It
 // returns the summary, also written as dir/summary.json.
-func writeFixtureRun(t testing.TB, dir string, names fixtureNames) *Summary {
+func WriteFixtureRun(t testing.TB, dir string, names FixtureNames) *Summary {
 	t.Helper()
 	start := time.Date(2026, 11, 22, 4, 48, 16, 0, time.UTC)
 	counterGoal, _ := GoalOf("blob.etag-counter")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 // TestTextShowsTheShard: a shard's report says which shard of which run,
@@ -31,7 +32,7 @@ func TestTextShowsTheShard(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	if err := reports.WriteHTMLReport(dir, s); err != nil {
+	if err := html.WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, reports.HTMLFile))

@@ -53,7 +53,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			}
 		}
 	}
-	ran := anyOps(s)
+	ran := AnyOps(s)
 	if line := BreaksLine(s); line != "" {
 		ew.printf("%s\n", line)
 	}
@@ -63,7 +63,7 @@ func WriteText(w io.Writer, s *Summary) error {
 			writeWorkload(ew, &s.Workloads[i], UnitsOf(s.Units, s.Workloads[i].Name), s.ClientCPU)
 		}
 		writeSpread(ew, s)
-		writeAccount(ew, s.Units, s.Capacity)
+		WriteAccount(ew, s.Units, s.Capacity)
 		writeHarness(ew, s.Harness)
 		writeMemory(ew, s)
 		writeFaults(ew, s)
@@ -80,7 +80,7 @@ func WriteText(w io.Writer, s *Summary) error {
 }
 
 // anyOps reports whether the run recorded any operation at all.
-func anyOps(s *Summary) bool {
+func AnyOps(s *Summary) bool {
 	if len(s.Harness) > 0 || len(s.Checks) > 0 {
 		return true
 	}
@@ -110,7 +110,7 @@ func writeHeader(w *ErrWriter, s *Summary, ran bool) {
 	if !s.Started.IsZero() {
 		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
 	}
-	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), timeBase(s))
+	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
 	writeMerged(w, s)
@@ -146,7 +146,7 @@ func UnitsOf(all []UnitSummary, workload string) []UnitSummary {
 
 // workloadDesc is a workload's kind, loop and actors: "blob.lww, closed
 // loop, 4 actors".
-func workloadDesc(ws *WorkloadSummary) string {
+func WorkloadDesc(ws *WorkloadSummary) string {
 	var desc []string
 	if ws.Kind != "" {
 		desc = append(desc, ws.Kind)
@@ -159,14 +159,14 @@ func workloadDesc(ws *WorkloadSummary) string {
 		desc = append(desc, ws.Executor)
 	}
 	if ws.Actors > 0 {
-		desc = append(desc, plural(int64(ws.Actors), "actor"))
+		desc = append(desc, Plural(int64(ws.Actors), "actor"))
 	}
 	return strings.Join(desc, ", ")
 }
 
 func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
 	w.printf("\nworkload %s", ws.Name)
-	if desc := workloadDesc(ws); desc != "" {
+	if desc := WorkloadDesc(ws); desc != "" {
 		w.printf(" (%s)", desc)
 	}
 	w.printf("\n")
@@ -216,16 +216,16 @@ func writeAchieved(w *ErrWriter, ws *WorkloadSummary) {
 	if ws.AcquiresPerWin > 0 {
 		perWin = fmt.Sprintf("; %s acquires per lease won", strconv.FormatFloat(ws.AcquiresPerWin, 'f', -1, 64))
 	}
-	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s%s", thousands(ws.Achieved), ws.Goal, rate, perWin))
+	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s%s", Thousands(ws.Achieved), ws.Goal, rate, perWin))
 }
 
 // writeOpTable writes the attempts per op by outcome, and the rate.
 func writeOpTable(w *ErrWriter, ops []OpSummary) {
 	t := textTable{indent: "  ", head: []string{"op", "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s"}}
 	for _, o := range ops {
-		row := []string{o.Op, itoa(o.Count)}
+		row := []string{o.Op, Itoa(o.Count)}
 		for _, oc := range checks.Outcomes {
-			row = append(row, itoa(o.Outcomes[oc.String()]))
+			row = append(row, Itoa(o.Outcomes[oc.String()]))
 		}
 		t.add(append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))...)
 	}
@@ -249,7 +249,7 @@ func writeInjected(w *ErrWriter, ws *WorkloadSummary) {
 	}
 	sort.Strings(faults)
 	writeWrapped(w, "  ", "    ", fmt.Sprintf("throttled: %s injected on purpose (%s), %s the target's own",
-		thousands(injected), strings.Join(faults, ", "), thousands(throttled-injected)))
+		Thousands(injected), strings.Join(faults, ", "), Thousands(throttled-injected)))
 }
 
 // writeLatencyTable writes each op's latency percentiles, max and mean
@@ -257,7 +257,7 @@ func writeInjected(w *ErrWriter, ws *WorkloadSummary) {
 func writeLatencyTable(w *ErrWriter, ops []OpSummary) {
 	t := textTable{indent: "  ", head: []string{"latency ms", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"}}
 	for _, o := range ops {
-		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
+		cor, unc := LatencyCells(o.Corrected), LatencyCells(o.Latency)
 		t.add(append([]string{o.Op}, cor...)...)
 		if strings.Join(cor, " ") != strings.Join(unc, " ") {
 			t.add(append([]string{uncorrectedLabel}, unc...)...)
@@ -266,15 +266,15 @@ func writeLatencyTable(w *ErrWriter, ops []OpSummary) {
 	t.write(w)
 }
 
-func latencyCells(p Percentiles) []string {
+func LatencyCells(p Percentiles) []string {
 	if p.Count == 0 {
 		return []string{"-", "-", "-", "-", "-", "-", "-"}
 	}
 	p95 := "-" // a summary written before p95 was kept
 	if p.P95 > 0 || p.P90 == 0 {
-		p95 = ms(p.P95)
+		p95 = Ms(p.P95)
 	}
-	return []string{ms(p.P50), ms(p.P90), p95, ms(p.P99), ms(p.P999), ms(p.Max), ms(p.Mean)}
+	return []string{Ms(p.P50), Ms(p.P90), p95, Ms(p.P99), Ms(p.P999), Ms(p.Max), Ms(p.Mean)}
 }
 
 // writeResponses breaks down, per op, the attempts that were not answered
@@ -282,7 +282,7 @@ func latencyCells(p Percentiles) []string {
 // ConditionNotMet) and a lease held by another (409 LeaseAlreadyPresent)
 // tell different stories.
 func writeResponses(w *ErrWriter, ops []OpSummary) {
-	rows := responseRows(ops)
+	rows := ResponseRows(ops)
 	if len(rows) == 0 {
 		return
 	}
@@ -295,7 +295,7 @@ var responseHead = []string{"op", "status", "x-ms-error-code", "count", "of op"}
 
 // responseRows are, per op, the attempts not answered 2xx by status and
 // error code, with their share of the op's attempts.
-func responseRows(ops []OpSummary) [][]string {
+func ResponseRows(ops []OpSummary) [][]string {
 	var rows [][]string
 	for _, o := range ops {
 		for _, r := range o.Responses {
@@ -311,17 +311,17 @@ func responseRows(ops []OpSummary) [][]string {
 			case code == "":
 				code = "-"
 			}
-			rows = append(rows, []string{o.Op, status, code, itoa(r.Count), percent(r.Count, o.Count)})
+			rows = append(rows, []string{o.Op, status, code, Itoa(r.Count), Percent(r.Count, o.Count)})
 		}
 	}
 	return rows
 }
 
-func plural(n int64, word string) string {
+func Plural(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return itoa(n) + " " + word + "s"
+	return Itoa(n) + " " + word + "s"
 }
 
 // writeHarness writes the harness ops on one line: count per op, with the
@@ -330,7 +330,7 @@ func writeHarness(w *ErrWriter, ops []OpSummary) {
 	if len(ops) == 0 {
 		return
 	}
-	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", harnessLine(ops))
+	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", HarnessLine(ops))
 }
 
 // writeMemory says how much memory the harness held at its peak (the
@@ -372,7 +372,7 @@ func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
 		if len(prefix) > TextWidth/2 {
 			hang = "    "
 		}
-		for _, l := range breakLine(prefix+r.Summary+decidedNote(r), len(prefix), hang) {
+		for _, l := range breakLine(prefix+r.Summary+DecidedNote(r), len(prefix), hang) {
 			w.printf(noWrap+"%s\n", l)
 		}
 		if r.Verdict != checks.Fail {
@@ -390,7 +390,7 @@ func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
 			}
 		}
 		if more := max(r.Total, len(r.Violations)) - shown; more > 0 {
-			w.printf("    ... and %s\n", plural(int64(more), "more violation"))
+			w.printf("    ... and %s\n", Plural(int64(more), "more violation"))
 		}
 		for _, f := range r.Files {
 			w.printf("    picture: %s\n", f)
@@ -417,7 +417,7 @@ func writeFiles(w *ErrWriter, files map[string]string) {
 
 // timeBase says where the load starts on the run's clock and how long the
 // target took to be ready before it (set-up, not in the run's times).
-func timeBase(s *Summary) string {
+func TimeBase(s *Summary) string {
 	var parts []string
 	if s.LoadStart > 0 {
 		parts = append(parts, "load from +"+s.LoadStart.Round(100*time.Millisecond).String())
@@ -434,11 +434,11 @@ func timeBase(s *Summary) string {
 // decidedNote is what a check result adds to its line: how many operations
 // it decided and, where it judges writes of unknown outcome, what became of
 // them.
-func decidedNote(r checks.Result) string {
+func DecidedNote(r checks.Result) string {
 	if r.Decided == 0 && r.Unknown == nil {
 		return "" // a result from before the count, or one that decided nothing (it says so)
 	}
-	note := fmt.Sprintf(" [%s decided", plural(int64(r.Decided), "operation"))
+	note := fmt.Sprintf(" [%s decided", Plural(int64(r.Decided), "operation"))
 	if u := r.Unknown; u != nil {
 		note += fmt.Sprintf("; unknown writes: %d applied, %d not applied, %d open", u.Applied, u.NotApplied, u.Open)
 	}

@@ -44,7 +44,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 			if ch.Metric == "throughput" {
 				unit = "/s"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
+			fmt.Fprintf(tw, "  %s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", op, ch.Metric, Number(ch.Base), unit, Number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
 		}
 		if len(o.Changes) > 1 {
 			fmt.Fprintf(tw, "  \tKS\t\t\t%s\t\t\n", strconv.FormatFloat(o.KS, 'f', 2, 64))
@@ -65,7 +65,7 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 				if ch.Metric == "rate" {
 					unit = "/s"
 				}
-				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", w, name, ch.Metric, number(ch.Base), unit, number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
+				fmt.Fprintf(tw, "  %s\t%s\t%s\t%s%s\t%s%s\t%s\t%s\t%s\n", w, name, ch.Metric, Number(ch.Base), unit, Number(ch.New), unit, signed(ch.Relative), noiseText(ch), VerdictText(ch))
 			}
 		}
 		tw.Flush()
@@ -75,9 +75,9 @@ func WriteComparison(w io.Writer, c *Comparison, baseName, newName string) error
 	}
 	verdict := "no regression"
 	if c.Regressions > 0 {
-		verdict = plural(int64(c.Regressions), "regression")
+		verdict = Plural(int64(c.Regressions), "regression")
 	}
-	ew.printf("\nresult: %s, %s\n", verdict, plural(int64(c.Improvements), "improvement"))
+	ew.printf("\nresult: %s, %s\n", verdict, Plural(int64(c.Improvements), "improvement"))
 	return ew.Err
 }
 

@@ -24,8 +24,8 @@ func writeMerged(w *ErrWriter, s *Summary) {
 		if p.Late > 0 {
 			parts = append(parts, "load started "+p.Late.Round(time.Millisecond).String()+" late")
 		}
-		parts = append(parts, itoa(p.Ops)+" ops", "exit "+itoa(int64(p.ExitCode)))
-		writeWrapped(w, "  shard "+itoa(int64(p.Index))+"  ", "           ", strings.Join(parts, ", "))
+		parts = append(parts, Itoa(p.Ops)+" ops", "exit "+Itoa(int64(p.ExitCode)))
+		writeWrapped(w, "  shard "+Itoa(int64(p.Index))+"  ", "           ", strings.Join(parts, ", "))
 	}
 	for _, n := range s.MergeNotes {
 		if strings.HasPrefix(n, "clock offset bound exceeded") {

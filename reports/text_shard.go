@@ -11,13 +11,13 @@ func writeShard(w *ErrWriter, sh *ShardInfo) {
 	if sh == nil {
 		return
 	}
-	writeWrapped(w, "shard     ", "          ", shardText(sh))
+	writeWrapped(w, "shard     ", "          ", ShardText(sh))
 }
 
 // shardText says which part of which run a shard is, when its load started
 // against the agreed start, what its clock is against the service's, and
 // which of the run's one-time duties it did.
-func shardText(sh *ShardInfo) string {
+func ShardText(sh *ShardInfo) string {
 	parts := []string{fmt.Sprintf("%d of %d, run %s", sh.Index, sh.Count, sh.RunID)}
 	switch {
 	case sh.StartAt != "":

@@ -11,13 +11,13 @@ import (
 // against the target, and the target's throttled answers (with, when any
 // fault answered 503/500 on purpose, those injected answers apart).
 type spreadTable struct {
-	kind UnitKind
-	head []string // header cells; "\n" where a text header breaks
-	rows [][]string
+	Kind UnitKind
+	Head []string // header cells; "\n" where a text header breaks
+	Rows [][]string
 }
 
 // spreadTables returns the comparisons the run has, partitions first.
-func spreadTables(s *Summary) []spreadTable {
+func SpreadTables(s *Summary) []spreadTable {
 	var out []spreadTable
 	for _, kind := range []UnitKind{UnitPartition, UnitQueue, UnitBlob} {
 		type row struct {
@@ -57,22 +57,22 @@ func spreadTables(s *Summary) []spreadTable {
 			order[ws.Name] = i
 		}
 		sort.SliceStable(rows, func(i, j int) bool { return order[rows[i].workload] < order[rows[j].workload] })
-		t := spreadTable{kind: kind, head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
+		t := spreadTable{Kind: kind, Head: []string{"workload", string(kind) + "s", "busiest\noverall", "busiest\nper second",
 			"busiest\npeak/s", "peak/\ntarget", "throttled"}}
 		if injected {
-			t.head = append(t.head, "injected")
+			t.Head = append(t.Head, "injected")
 		}
 		for _, r := range rows {
 			util := "-"
 			if r.target > 0 {
-				util = percent(r.peak, int64(r.target))
+				util = Percent(r.peak, int64(r.target))
 			}
-			cells := []string{r.workload, strconv.Itoa(r.units), percent(r.top, r.amount),
-				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", itoa(r.peak), util, itoa(r.throttled)}
+			cells := []string{r.workload, strconv.Itoa(r.units), Percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", Itoa(r.peak), util, Itoa(r.throttled)}
 			if injected {
-				cells = append(cells, itoa(r.injected))
+				cells = append(cells, Itoa(r.injected))
 			}
-			t.rows = append(t.rows, cells)
+			t.Rows = append(t.Rows, cells)
 		}
 		out = append(out, t)
 	}
@@ -81,9 +81,9 @@ func spreadTables(s *Summary) []spreadTable {
 
 // writeSpread writes the spread tables.
 func writeSpread(w *ErrWriter, s *Summary) {
-	for _, st := range spreadTables(s) {
-		w.printf("\n%s spread by workload (key patterns side by side)\n", st.kind)
-		t := textTable{indent: "  ", head: st.head, rows: st.rows}
+	for _, st := range SpreadTables(s) {
+		w.printf("\n%s spread by workload (key patterns side by side)\n", st.Kind)
+		t := textTable{indent: "  ", head: st.Head, rows: st.Rows}
 		t.write(w)
 	}
 }

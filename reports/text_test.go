@@ -184,7 +184,7 @@ func TestMs(t *testing.T) {
 		{12.34, "12.3"}, {99.9, "99.9"}, {123.4, "123"}, {61234.5, "61234"},
 	}
 	for _, tc := range tests {
-		if got := ms(tc.in); got != tc.want {
+		if got := Ms(tc.in); got != tc.want {
 			t.Errorf("ms(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

@@ -24,7 +24,7 @@ func writeThresholds(w *ErrWriter, rs []ThresholdResult) {
 		if !r.Pass {
 			verdict = "FAIL"
 		}
-		w.printf("  %-4s  %-*s  %s\n", verdict, width, r.Threshold, r.measured())
+		w.printf("  %-4s  %-*s  %s\n", verdict, width, r.Threshold, r.Measured())
 	}
 }
 
@@ -36,12 +36,12 @@ func writeCapacity(w *ErrWriter, c *CapacityInfo) {
 	var parts []string
 	for _, k := range []string{"blob", "partition", "queue", "account"} {
 		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+number(v)+"/s")
+			parts = append(parts, k+" "+Number(v)+"/s")
 		}
 	}
 	w.printf("capacity  profile %s", c.Profile)
 	if c.Scale != 1 {
-		w.printf(" scaled by %s", number(c.Scale))
+		w.printf(" scaled by %s", Number(c.Scale))
 	}
 	if len(c.Overridden) > 0 {
 		w.printf(", overridden: %s", strings.Join(c.Overridden, ", "))

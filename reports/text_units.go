@@ -17,15 +17,15 @@ func writeUnits(w *ErrWriter, us []UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
-	u := buildUnitTable(us, MaxUnitRows)
-	writeWrapped(w, "  ", "    ", u.heading)
-	t := textTable{indent: "    ", head: textHeads(u.head), rows: u.rows}
+	u := BuildUnitTable(us, MaxUnitRows)
+	writeWrapped(w, "  ", "    ", u.Heading)
+	t := textTable{indent: "    ", head: textHeads(u.Head), rows: u.Rows}
 	t.write(w)
-	if u.more != "" {
-		writeWrapped(w, "    ", "      ", u.more)
+	if u.More != "" {
+		writeWrapped(w, "    ", "      ", u.More)
 	}
-	if u.spread != "" {
-		writeWrapped(w, "  ", "    ", u.spread)
+	if u.Spread != "" {
+		writeWrapped(w, "  ", "    ", u.Spread)
 	}
 }
 
@@ -70,7 +70,7 @@ func writeDensity(w *ErrWriter, ops []OpSummary) {
 		if reads > 0 {
 			per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
 		}
-		t.add(o.Op, itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per)
+		t.add(o.Op, Itoa(o.Scanned), Itoa(o.Returned), Percent(o.Returned, o.Scanned), per)
 	}
 	if len(t.rows) == 0 {
 		return
@@ -82,15 +82,15 @@ func writeDensity(w *ErrWriter, ops []OpSummary) {
 // writeAccount prints the whole account's figures against its targets:
 // operations, the target's throttled answers apart from those faults
 // injected, and ingress and egress (request and response bodies).
-func writeAccount(w *ErrWriter, us []UnitSummary, c *CapacityInfo) {
+func WriteAccount(w *ErrWriter, us []UnitSummary, c *CapacityInfo) {
 	for _, u := range us {
 		if u.Kind != UnitAccount {
 			continue
 		}
-		w.printf("\naccount: %s %s served, mean %s/s, busiest second %s/s at %ds", thousands(u.Amount), u.Measure,
-			strconv.FormatFloat(u.Mean, 'f', 1, 64), thousands(u.Peak), u.PeakSecond)
+		w.printf("\naccount: %s %s served, mean %s/s, busiest second %s/s at %ds", Thousands(u.Amount), u.Measure,
+			strconv.FormatFloat(u.Mean, 'f', 1, 64), Thousands(u.Peak), u.PeakSecond)
 		if u.Target > 0 {
-			w.printf(", target %s/s (%s)", thousands(int64(u.Target)), percent(u.Peak, int64(u.Target)))
+			w.printf(", target %s/s (%s)", Thousands(int64(u.Target)), Percent(u.Peak, int64(u.Target)))
 		}
 		switch {
 		case u.InjectedThrottled > 0:
@@ -106,8 +106,8 @@ func writeAccount(w *ErrWriter, us []UnitSummary, c *CapacityInfo) {
 				in, out = c.Targets["ingress_gbps"]*1e9/8, c.Targets["egress_gbps"]*1e9/8
 			}
 			w.printf("         ingress busiest second %s (%s of %s Gbps), egress %s (%s of %s Gbps)\n",
-				ByteRate(u.PeakSent), percent(u.PeakSent, int64(in)), number(in*8/1e9),
-				ByteRate(u.PeakReceived), percent(u.PeakReceived, int64(out)), number(out*8/1e9))
+				ByteRate(u.PeakSent), Percent(u.PeakSent, int64(in)), Number(in*8/1e9),
+				ByteRate(u.PeakReceived), Percent(u.PeakReceived, int64(out)), Number(out*8/1e9))
 		}
 	}
 }
@@ -126,14 +126,14 @@ func ByteRate(b int64) string {
 
 // harnessLine is the harness's ops on one line: count per op, with the
 // outcomes other than ok when there are any.
-func harnessLine(ops []OpSummary) string {
+func HarnessLine(ops []OpSummary) string {
 	parts := make([]string, 0, len(ops))
 	for _, o := range ops {
-		part := o.Op + " " + itoa(o.Count)
+		part := o.Op + " " + Itoa(o.Count)
 		var bad []string
 		for _, oc := range checks.Outcomes[1:] {
 			if n := o.Outcomes[oc.String()]; n > 0 {
-				bad = append(bad, itoa(n)+" "+oc.String())
+				bad = append(bad, Itoa(n)+" "+oc.String())
 			}
 		}
 		if len(bad) > 0 {

@@ -19,7 +19,7 @@ func TestTextFitsIn80Columns(t *testing.T) {
 			{Op: "container.setacl", Count: 5, Outcomes: map[string]int64{"ok": 5}},
 		}}}}
 	for name, s := range map[string]*Summary{
-		"fixture": writeFixtureRun(t, t.TempDir(), plainNames),
+		"fixture": WriteFixtureRun(t, t.TempDir(), PlainNames),
 		"sample":  sampleSummary(),
 		"long":    long,
 	} {

@@ -32,15 +32,15 @@ type ThresholdResult struct {
 
 // measured says what a criterion measured, as the text and HTML reports
 // show it.
-func (r ThresholdResult) measured() string {
+func (r ThresholdResult) Measured() string {
 	var s string
 	switch {
 	case r.Note != "":
 		return r.Note
 	case r.Window != "":
-		s = fmt.Sprintf("measured %s (worst at %s)", number(r.Actual), r.Window)
+		s = fmt.Sprintf("measured %s (worst at %s)", Number(r.Actual), r.Window)
 	default:
-		s = "measured " + number(r.Actual)
+		s = "measured " + Number(r.Actual)
 	}
 	if r.Injected > 0 {
 		s += fmt.Sprintf(", leaving out %d throttled answers faults injected on purpose", r.Injected)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -181,7 +182,7 @@ func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 	if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "errors == 0  measured 0, leaving out") {
 		t.Errorf("text report: want %q on the throttling line only:\n%s", want, text.String())
 	}
-	if h := reports.BuildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
+	if h := html.BuildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
 		t.Errorf("HTML threshold: %+v", h)
 	}
 }

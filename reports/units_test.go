@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 )
 
 func TestUsageOf(t *testing.T) {
@@ -294,7 +295,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	}
 	reports.CheckWidth(t, "spread", b.String())
 	var h bytes.Buffer
-	if err := reports.WriteHTML(&h, s, ""); err != nil {
+	if err := html.WriteHTML(&h, s, ""); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"<th>peak/ target</th><th>throttled</th><th>injected</th></tr>",

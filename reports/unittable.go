@@ -9,11 +9,11 @@ import (
 // of one kind: a heading, the column names, a row per listed unit, the
 // rest summed on one line, and how the load spread.
 type unitTable struct {
-	heading string
-	head    []string
-	rows    [][]string
-	more    string // "" when every unit is listed
-	spread  string // "" for a single unit
+	Heading string
+	Head    []string
+	Rows    [][]string
+	More    string // "" when every unit is listed
+	Spread  string // "" for a single unit
 }
 
 // buildUnitTable lays out us (one kind, busiest first), listing at most
@@ -21,16 +21,16 @@ type unitTable struct {
 // the target's own throttling; the answers faults injected on purpose have
 // a column of their own after it. Columns for the first throttled second,
 // injected answers and latency appear only when a listed unit has them.
-func buildUnitTable(us []UnitSummary, limit int) unitTable {
+func BuildUnitTable(us []UnitSummary, limit int) unitTable {
 	kind, measure := us[0].Kind, us[0].Measure
 	served := "acknowledged"
 	if kind == UnitBlob {
 		served = "served (lost races' 412/409 included)"
 	}
-	t := unitTable{heading: fmt.Sprintf("per %s: %s/s %s, mean over the active period and busiest second", kind, measure, served)}
+	t := unitTable{Heading: fmt.Sprintf("per %s: %s/s %s, mean over the active period and busiest second", kind, measure, served)}
 	queue := kind == UnitQueue
 	if queue {
-		t.heading = fmt.Sprintf("per %s: message ops/s acknowledged (each put, each message got, each delete and update counts one, as the target counts them), mean over the active period and busiest second; messages put and consumed (deleted)", kind)
+		t.Heading = fmt.Sprintf("per %s: message ops/s acknowledged (each put, each message got, each delete and update counts one, as the target counts them), mean over the active period and busiest second; messages put and consumed (deleted)", kind)
 	}
 	throttled, injected, latency, bytes := false, false, false, false
 	for i, u := range us {
@@ -44,10 +44,10 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 		}
 	}
 	if injected {
-		t.heading += "; throttled: the target's own 503/500 answers; injected: the 503/500 answers faults gave on purpose, not the target's"
+		t.Heading += "; throttled: the target's own 503/500 answers; injected: the 503/500 answers faults gave on purpose, not the target's"
 	}
 	if latency {
-		t.heading += "; latency (ms, corrected) of all its attempts"
+		t.Heading += "; latency (ms, corrected) of all its attempts"
 	}
 	if target := us[0].Target; target > 0 {
 		src := TargetFor(kind)
@@ -55,24 +55,24 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 		if target != src.PerSecond {
 			source = "the scenario's capacity"
 		}
-		t.heading += fmt.Sprintf("; target %s %s/s per %s (%s)", thousands(int64(target)), measure, kind, source)
+		t.Heading += fmt.Sprintf("; target %s %s/s per %s (%s)", Thousands(int64(target)), measure, kind, source)
 	}
-	t.head = []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
+	t.Head = []string{string(kind), measure, "mean/s", "peak/s", "at s", "peak/target", "throttled"}
 	if queue {
-		t.head = append(t.head[:2], append([]string{"put", "consumed"}, t.head[2:]...)...)
+		t.Head = append(t.Head[:2], append([]string{"put", "consumed"}, t.Head[2:]...)...)
 	}
 	if throttled {
-		t.head = append(t.head, "from s")
+		t.Head = append(t.Head, "from s")
 	}
 	if injected {
-		t.head = append(t.head, "injected")
+		t.Head = append(t.Head, "injected")
 	}
 	if latency {
-		t.head = append(t.head, "p50", "p99")
+		t.Head = append(t.Head, "p50", "p99")
 	}
 	if bytes {
-		t.head = append(t.head, "peak MiB/s", "of "+mib(us[0].BandwidthTarget)+" MiB/s")
-		t.heading += "; bandwidth: request and response bodies"
+		t.Head = append(t.Head, "peak MiB/s", "of "+mib(us[0].BandwidthTarget)+" MiB/s")
+		t.Heading += "; bandwidth: request and response bodies"
 	}
 	var total, rest int64
 	for _, u := range us {
@@ -87,9 +87,9 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 		if u.Target > 0 {
 			util = strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64) + "%"
 		}
-		row := []string{u.Name, itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), itoa(u.Peak), itoa(u.PeakSecond), util, itoa(u.Throttled)}
+		row := []string{u.Name, Itoa(u.Amount), strconv.FormatFloat(u.Mean, 'f', 1, 64), Itoa(u.Peak), Itoa(u.PeakSecond), util, Itoa(u.Throttled)}
 		if queue {
-			row = append(row[:2], append([]string{itoa(u.Put), itoa(u.Consumed)}, row[2:]...)...)
+			row = append(row[:2], append([]string{Itoa(u.Put), Itoa(u.Consumed)}, row[2:]...)...)
 		}
 		if throttled {
 			from := "-"
@@ -99,26 +99,26 @@ func buildUnitTable(us []UnitSummary, limit int) unitTable {
 			row = append(row, from)
 		}
 		if injected {
-			row = append(row, itoa(u.InjectedThrottled))
+			row = append(row, Itoa(u.InjectedThrottled))
 		}
 		if latency {
 			p50, p99 := "-", "-"
 			if u.Latency != nil {
-				p50, p99 = ms(u.Latency.P50), ms(u.Latency.P99)
+				p50, p99 = Ms(u.Latency.P50), Ms(u.Latency.P99)
 			}
 			row = append(row, p50, p99)
 		}
 		if bytes {
-			row = append(row, mib(float64(u.PeakBytes)), percent(u.PeakBytes, int64(u.BandwidthTarget)))
+			row = append(row, mib(float64(u.PeakBytes)), Percent(u.PeakBytes, int64(u.BandwidthTarget)))
 		}
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 	}
 	if n := len(us) - limit; n > 0 {
-		t.more = fmt.Sprintf("... %d more %ss with %s %s (%s of the total)", n, kind, thousands(rest), measure, percent(rest, total))
+		t.More = fmt.Sprintf("... %d more %ss with %s %s (%s of the total)", n, kind, Thousands(rest), measure, Percent(rest, total))
 	}
 	if len(us) > 1 && total > 0 {
-		t.spread = fmt.Sprintf("spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean)",
-			len(us), kind, percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
+		t.Spread = fmt.Sprintf("spread: %d %ss; the busiest took %s of the %s overall, and the busiest of each second %s of that second (mean)",
+			len(us), kind, Percent(us[0].Amount, total), measure, strconv.FormatFloat(100*us[0].BusiestShare, 'f', 1, 64)+"%")
 	}
 	return t
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -115,7 +116,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *wor
 // it of itself: the returned error does).
 func WriteResults(dir string, sum *reports.Summary) error {
 	sum.Files["report"] = reports.HTMLFile
-	if err := reports.WriteHTMLReport(dir, sum); err != nil {
+	if err := html.WriteHTMLReport(dir, sum); err != nil {
 		delete(sum.Files, "report")
 		sum.NotWritten = noteNotWritten(sum.NotWritten, reports.HTMLFile, err)
 	}

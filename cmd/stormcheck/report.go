@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/runner"
 )
 
@@ -49,7 +50,7 @@ func reportSaved(cmd *cobra.Command, dir, format string) int {
 	code := s.ExitCode
 	if format == "json" {
 		// The summary as saved: nothing in the folder is rewritten.
-	} else if err := reports.WriteHTMLReport(dir, s); err != nil {
+	} else if err := html.WriteHTMLReport(dir, s); err != nil {
 		fmt.Fprintln(stderr, "stormcheck report:", err)
 		code = exitHarness
 	} else {
@@ -57,7 +58,7 @@ func reportSaved(cmd *cobra.Command, dir, format string) int {
 	}
 	switch format {
 	case "html":
-		err = reports.WriteHTML(stdout, s, reports.HlogDirOf(dir, s))
+		err = html.WriteHTML(stdout, s, html.HlogDirOf(dir, s))
 	case "json":
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -101,7 +102,7 @@ func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf 
 	shifts := make([]time.Duration, len(shards))
 	for i, s := range shards {
 		hist[i] = reports.HistoryShard{Path: runner.HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
-		hlogDirs[i] = reports.HlogDirOf(s.Dir, s.Summary)
+		hlogDirs[i] = html.HlogDirOf(s.Dir, s.Summary)
 		shifts[i] = plan[i].Shift
 	}
 	var errs []error

@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // This file builds the HTML report's charts from a summary's figures: what
@@ -26,7 +27,7 @@ func timeAxisLabel(k int) string {
 
 // workloadSeconds is how many seconds the workload's per-second series
 // cover (the longest op's).
-func workloadSeconds(ws *WorkloadSummary) int {
+func workloadSeconds(ws *reports.WorkloadSummary) int {
 	n := 0
 	for _, o := range ws.Ops {
 		n = max(n, len(o.PerSecond))
@@ -35,7 +36,7 @@ func workloadSeconds(ws *WorkloadSummary) int {
 }
 
 // okConflict is an op's ok+conflict attempts per second.
-func okConflict(o *OpSummary) []float64 {
+func okConflict(o *reports.OpSummary) []float64 {
 	out := make([]float64, len(o.PerSecond))
 	for i, c := range o.PerSecond {
 		out[i] = float64(c[checks.OK] + c[checks.Conflict])
@@ -45,9 +46,9 @@ func okConflict(o *OpSummary) []float64 {
 
 // busiestUnits returns, per unit kind of the workload (in first-seen
 // order), the busiest unit that kept its per-second series.
-func busiestUnits(units []UnitSummary) []UnitSummary {
-	var out []UnitSummary
-	seen := map[UnitKind]bool{}
+func busiestUnits(units []reports.UnitSummary) []reports.UnitSummary {
+	var out []reports.UnitSummary
+	seen := map[reports.UnitKind]bool{}
 	for _, u := range units {
 		if seen[u.Kind] || len(u.PerSecond) == 0 {
 			continue
@@ -60,7 +61,7 @@ func busiestUnits(units []UnitSummary) []UnitSummary {
 
 // throughputChart draws each op's ok+conflict per second, and the busiest
 // unit's acknowledged amount per second against its target.
-func throughputChart(id string, ws *WorkloadSummary, units []UnitSummary) *lineChart {
+func throughputChart(id string, ws *reports.WorkloadSummary, units []reports.UnitSummary) *lineChart {
 	n := workloadSeconds(ws)
 	for _, u := range busiestUnits(units) {
 		n = max(n, len(u.PerSecond))
@@ -98,7 +99,7 @@ func throughputChart(id string, ws *WorkloadSummary, units []UnitSummary) *lineC
 		})
 		if u.Target > 0 {
 			c.refs = append(c.refs, chartRefLine{y: u.Target, color: palBlack, dash: "8 4",
-				label: fmt.Sprintf("target %s %s/s per %s", thousands(int64(u.Target)), u.Measure, u.Kind)})
+				label: fmt.Sprintf("target %s %s/s per %s", reports.Thousands(int64(u.Target)), u.Measure, u.Kind)})
 		}
 	}
 	return c
@@ -106,7 +107,7 @@ func throughputChart(id string, ws *WorkloadSummary, units []UnitSummary) *lineC
 
 // outcomeChart stacks an op's attempts per second by outcome (the outcomes
 // it had), from ok at the bottom to unknown at the top.
-func outcomeChart(id, workload string, o *OpSummary, seconds int) *lineChart {
+func outcomeChart(id, workload string, o *reports.OpSummary, seconds int) *lineChart {
 	k := chartBucketSize(seconds)
 	c := &lineChart{
 		id:     id,
@@ -132,7 +133,7 @@ func outcomeChart(id, workload string, o *OpSummary, seconds int) *lineChart {
 		xs, ys := chartBuckets(stacked, k)
 		c.lines = append(c.lines, chartLine{
 			name: oc.String(), color: chartOutcomeColours[oi], fill: true, x: xs, y: ys, base: below,
-			tip: fmt.Sprintf("%s: %s %s", o.Op, thousands(o.Outcomes[oc.String()]), oc.String()),
+			tip: fmt.Sprintf("%s: %s %s", o.Op, reports.Thousands(o.Outcomes[oc.String()]), oc.String()),
 		})
 		below = ys
 	}
@@ -191,7 +192,7 @@ func latencyChart(id, workload string, ls *LatencySeries, seconds int, corrected
 // spectrumChart draws an op's latency percentile spectrum, corrected and
 // uncorrected, over the percentile on the usual log scale (0%, 90%, 99%,
 // 99.9% ...). It reports an error when a histogram cannot be decoded.
-func spectrumChart(id, workload string, o *OpSummary) (*lineChart, error) {
+func spectrumChart(id, workload string, o *reports.OpSummary) (*lineChart, error) {
 	decades := spectrumDecades(o.Count)
 	var ticks []chartTick
 	for x := 0; x <= decades; x++ {
@@ -220,7 +221,7 @@ func spectrumChart(id, workload string, o *OpSummary) (*lineChart, error) {
 		if h.enc == "" {
 			continue
 		}
-		hist, err := DecodeHistogram(h.enc)
+		hist, err := reports.DecodeHistogram(h.enc)
 		if err != nil {
 			return c, fmt.Errorf("%s %s histogram: %w", o.Op, h.name, err)
 		}
@@ -230,14 +231,14 @@ func spectrumChart(id, workload string, o *OpSummary) (*lineChart, error) {
 			xs[j], ys[j] = p.x, p.ms
 		}
 		c.lines = append(c.lines, chartLine{name: h.name, color: h.color, dash: chartDashes[i], width: h.width, x: xs, y: ys,
-			tip: fmt.Sprintf("%s %s: p50 %s ms, p99 %s ms, max %s ms", o.Op, h.name, ms(capMs(hist.ValueAtQuantile(50), h.maxMs)), ms(capMs(hist.ValueAtQuantile(99), h.maxMs)), ms(h.maxMs))})
+			tip: fmt.Sprintf("%s %s: p50 %s ms, p99 %s ms, max %s ms", o.Op, h.name, reports.Ms(capMs(hist.ValueAtQuantile(50), h.maxMs)), reports.Ms(capMs(hist.ValueAtQuantile(99), h.maxMs)), reports.Ms(h.maxMs))})
 	}
 	return c, nil
 }
 
 // utilisationChart draws each unit's busiest second against its target
 // (peak/target), busiest first, for the units a target applies to.
-func utilisationChart(id string, units []UnitSummary, limit int) *barChart {
+func utilisationChart(id string, units []reports.UnitSummary, limit int) *barChart {
 	c := &barChart{
 		id:       id,
 		xLabel:   "busiest second / target",
@@ -261,8 +262,8 @@ func utilisationChart(id string, units []UnitSummary, limit int) *barChart {
 		}
 		c.bars = append(c.bars, chartBar{
 			label: u.Name, value: u.Utilisation, color: color,
-			text: fmt.Sprintf("%s%% (%s/s)", strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64), thousands(u.Peak)),
-			tip:  fmt.Sprintf("%s %s: peak %d %s/s at %d s, target %s/s", u.Kind, u.Name, u.Peak, u.Measure, u.PeakSecond, thousands(int64(u.Target))),
+			text: fmt.Sprintf("%s%% (%s/s)", strconv.FormatFloat(100*u.Utilisation, 'f', 1, 64), reports.Thousands(u.Peak)),
+			tip:  fmt.Sprintf("%s %s: peak %d %s/s at %d s, target %s/s", u.Kind, u.Name, u.Peak, u.Measure, u.PeakSecond, reports.Thousands(int64(u.Target))),
 		})
 	}
 	return c
@@ -285,7 +286,7 @@ const histogramBinsPerDecade = 10
 // latencyHistogramChart draws an op's latency distribution as a histogram
 // over a log latency axis: the share of attempts in each bin (ten per
 // factor of ten), corrected filled, uncorrected as a line.
-func latencyHistogramChart(id, workload string, o *OpSummary) (*lineChart, error) {
+func latencyHistogramChart(id, workload string, o *reports.OpSummary) (*lineChart, error) {
 	c := &lineChart{
 		id:     id,
 		title:  "workload " + workload + ", " + o.Op + ": latency histogram",
@@ -309,7 +310,7 @@ func latencyHistogramChart(id, workload string, o *OpSummary) (*lineChart, error
 		if s.enc == "" {
 			continue
 		}
-		h, err := DecodeHistogram(s.enc)
+		h, err := reports.DecodeHistogram(s.enc)
 		if err != nil {
 			return c, fmt.Errorf("%s %s histogram: %w", o.Op, s.name, err)
 		}
@@ -360,7 +361,7 @@ func latencyHistogramChart(id, workload string, o *OpSummary) (*lineChart, error
 
 // inFlightChart draws the workload's calls in flight per second (the mean
 // over each second): its actors busy with the service, as k6 draws VUs.
-func inFlightChart(id string, ws *WorkloadSummary) *lineChart {
+func inFlightChart(id string, ws *reports.WorkloadSummary) *lineChart {
 	k := chartBucketSize(len(ws.InFlight))
 	c := &lineChart{
 		id:     id,

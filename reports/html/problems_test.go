@@ -1,15 +1,17 @@
-package reports
+package html
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // TestHTMLSaysWhatWentWrongAfterTheLoad: what could not be written, what
 // was left on the target and why the checks did not run are on the page,
 // not hidden behind an empty checks section.
 func TestHTMLSaysWhatWentWrongAfterTheLoad(t *testing.T) {
-	s := &Summary{Scenario: "s", Files: map[string]string{},
+	s := &reports.Summary{Scenario: "s", Files: map[string]string{},
 		NotWritten:   []string{"history.jsonl.zst: no space left on device"},
 		CleanupError: "gave up after 10s: listing containers sc1a2b3c4d-*: timeout",
 		ChecksError:  "checks: history: unexpected EOF"}

@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // htmlMaxUnitRows is how many of a workload's units the page lists (and
@@ -29,20 +30,20 @@ var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
 // units' utilisation, then the checks with their violations (linking to
 // their pictures), the thresholds and the files. Links are relative to the
 // results directory, where the page belongs.
-func WriteHTML(w io.Writer, s *Summary, hlogDir string) error {
+func WriteHTML(w io.Writer, s *reports.Summary, hlogDir string) error {
 	return htmlTemplate.Execute(w, buildHTMLPage(s, ReadHlogDir(hlogDir)))
 }
 
 // WriteHTMLReport writes dir/report.html atomically from s, reading the
 // latency logs from dir's hlog directory (Files["hlog"], else "hlog").
-func WriteHTMLReport(dir string, s *Summary) error {
-	return WriteFileAtomic(filepath.Join(dir, HTMLFile), func(w io.Writer) error {
+func WriteHTMLReport(dir string, s *reports.Summary) error {
+	return reports.WriteFileAtomic(filepath.Join(dir, reports.HTMLFile), func(w io.Writer) error {
 		return WriteHTML(w, s, HlogDirOf(dir, s))
 	})
 }
 
 // HlogDirOf is where a saved run in dir keeps its latency logs.
-func HlogDirOf(dir string, s *Summary) string {
+func HlogDirOf(dir string, s *reports.Summary) string {
 	rel := "hlog"
 	if s != nil && s.Files["hlog"] != "" {
 		rel = s.Files["hlog"]
@@ -179,7 +180,7 @@ var exitMeanings = map[int]string{
 // the command has set ExitCode, so a zero is derived again from the
 // verdicts, as the command derives it: a violation, then an interrupt, a
 // harness error, a failed threshold, an undecided check.
-func htmlExitCode(s *Summary) int {
+func htmlExitCode(s *reports.Summary) int {
 	if s.ExitCode != 0 {
 		return s.ExitCode
 	}
@@ -192,7 +193,7 @@ func htmlExitCode(s *Summary) int {
 			undecided = true
 		}
 	}
-	thresholdFailed := slices.ContainsFunc(s.Thresholds, func(t ThresholdResult) bool { return !t.Pass })
+	thresholdFailed := slices.ContainsFunc(s.Thresholds, func(t reports.ThresholdResult) bool { return !t.Pass })
 	switch {
 	case s.Interrupted:
 		return 130
@@ -206,7 +207,7 @@ func htmlExitCode(s *Summary) int {
 	return 0
 }
 
-func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
+func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	name := s.Scenario
 	if name == "" {
 		name = "(unnamed scenario)"
@@ -218,8 +219,8 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
 		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
-		Ran:        anyOps(s),
-		Breaks:     BreaksLine(s),
+		Ran:        reports.AnyOps(s),
+		Breaks:     reports.BreaksLine(s),
 		HlogIssues: hl.problems,
 	}
 	p.ExitMeaning = exitMeanings[p.ExitCode]
@@ -233,7 +234,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	if !s.Started.IsZero() {
 		p.Meta = append(p.Meta, htmlKV{"started", s.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
-	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100*time.Millisecond).String() + timeBase(s)})
+	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100*time.Millisecond).String() + reports.TimeBase(s)})
 	if c := s.Capacity; c != nil {
 		p.Meta = append(p.Meta, htmlKV{"capacity", capacityText(c)})
 		if c.Emulation != "" {
@@ -241,7 +242,7 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 		}
 	}
 	if s.Shard != nil {
-		p.Meta = append(p.Meta, htmlKV{"shard", shardText(s.Shard)})
+		p.Meta = append(p.Meta, htmlKV{"shard", reports.ShardText(s.Shard)})
 	}
 	p.Meta = append(p.Meta, mergedMeta(s)...)
 	if hl.dirMissing && p.Ran {
@@ -261,13 +262,13 @@ func buildHTMLPage(s *Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], reports.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
 		}
-		p.Harness = harnessLine(s.Harness)
+		p.Harness = reports.HarnessLine(s.Harness)
 		p.Summary = buildHTMLSummary(s, p.ExitCode)
 		p.AcrossTables = buildHTMLAcross(s)
 		var account strings.Builder
-		writeAccount(&ErrWriter{W: &account}, s.Units, s.Capacity)
+		reports.WriteAccount(&reports.ErrWriter{W: &account}, s.Units, s.Capacity)
 		p.Account = strings.TrimPrefix(strings.Join(strings.Fields(account.String()), " "), "account: ")
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
@@ -292,16 +293,16 @@ func htmlFileOf(label, path string) htmlFile {
 	return htmlFile{Label: label, Path: path, Href: filepath.ToSlash(path)}
 }
 
-func capacityText(c *CapacityInfo) string {
+func capacityText(c *reports.CapacityInfo) string {
 	var parts []string
 	for _, k := range []string{"blob", "partition", "queue", "account"} {
 		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+number(v)+"/s")
+			parts = append(parts, k+" "+reports.Number(v)+"/s")
 		}
 	}
 	t := "profile " + c.Profile
 	if c.Scale != 1 && c.Scale != 0 {
-		t += " scaled by " + number(c.Scale)
+		t += " scaled by " + reports.Number(c.Scale)
 	}
 	if len(c.Overridden) > 0 {
 		t += ", overridden: " + strings.Join(c.Overridden, ", ")
@@ -312,24 +313,24 @@ func capacityText(c *CapacityInfo) string {
 	return t
 }
 
-func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlogData, clientCPU float64, faults []FaultWindow) htmlWorkload {
+func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
-	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: workloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: LimitedBy(*ws, units, clientCPU)}
-	hw.LateDrop = ArrivalsLine(*ws)
-	hw.Responses = responseRows(ws.Ops)
+	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: reports.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
+	hw.LateDrop = reports.ArrivalsLine(*ws)
+	hw.Responses = reports.ResponseRows(ws.Ops)
 	if ws.Goal != "" {
-		hw.Achieved = fmt.Sprintf("%s %s", thousands(ws.Achieved), ws.Goal)
+		hw.Achieved = fmt.Sprintf("%s %s", reports.Thousands(ws.Achieved), ws.Goal)
 		if ws.Active > 0 {
 			hw.Achieved += fmt.Sprintf(", %s/s over %s", strconv.FormatFloat(float64(ws.Achieved)/ws.Active.Seconds(), 'f', 1, 64), ws.Active.Round(100*time.Millisecond))
 		}
 	}
 	for _, o := range ws.Ops {
-		row := []string{itoa(o.Count)}
+		row := []string{reports.Itoa(o.Count)}
 		for _, oc := range checks.Outcomes {
-			row = append(row, itoa(o.Outcomes[oc.String()]))
+			row = append(row, reports.Itoa(o.Outcomes[oc.String()]))
 		}
 		row = append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))
-		cor, unc := latencyCells(o.Corrected), latencyCells(o.Latency)
+		cor, unc := reports.LatencyCells(o.Corrected), reports.LatencyCells(o.Latency)
 		hw.Ops = append(hw.Ops, htmlOpRow{Op: o.Op, Cells: append(row, cor...)})
 		if strings.Join(cor, " ") != strings.Join(unc, " ") {
 			blank := make([]string, len(row))
@@ -340,7 +341,7 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 			if reads := o.Outcomes["ok"]; reads > 0 {
 				per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
 			}
-			hw.Density = append(hw.Density, htmlDensityRow{o.Op, itoa(o.Scanned), itoa(o.Returned), percent(o.Returned, o.Scanned), per})
+			hw.Density = append(hw.Density, htmlDensityRow{o.Op, reports.Itoa(o.Scanned), reports.Itoa(o.Returned), reports.Percent(o.Returned, o.Scanned), per})
 		}
 	}
 	if hw.Empty {
@@ -377,7 +378,7 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 		if hl.dirMissing {
 			continue
 		}
-		ls, corrected, dir := hl.corrected[LatencyKeyOf{ws.Name, o.Op}], true, "hlog/"+CorrectedHlogDir+"/"
+		ls, corrected, dir := hl.corrected[LatencyKeyOf{ws.Name, o.Op}], true, "hlog/"+reports.CorrectedHlogDir+"/"
 		if ls == nil {
 			ls, corrected, dir = hl.Series[LatencyKeyOf{ws.Name, o.Op}], false, "hlog/"
 		}
@@ -395,14 +396,14 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 	if hl.dirMissing {
 		hw.LatencyMsg = "Not shown: this run has no hlog/ directory with per-second latency logs."
 	}
-	var kinds []UnitKind
+	var kinds []reports.UnitKind
 	for _, u := range units {
 		if !slices.Contains(kinds, u.Kind) {
 			kinds = append(kinds, u.Kind)
 		}
 	}
 	for n, k := range kinds {
-		var of []UnitSummary
+		var of []reports.UnitSummary
 		for _, u := range units {
 			if u.Kind == k {
 				of = append(of, u)
@@ -413,18 +414,18 @@ func buildHTMLWorkload(i int, ws *WorkloadSummary, units []UnitSummary, hl *hlog
 	return hw
 }
 
-func buildHTMLUnits(id string, us []UnitSummary) htmlUnits {
+func buildHTMLUnits(id string, us []reports.UnitSummary) htmlUnits {
 	kind := us[0].Kind
-	t := buildUnitTable(us, htmlMaxUnitRows)
+	t := reports.BuildUnitTable(us, htmlMaxUnitRows)
 	hu := htmlUnits{
 		Title:   fmt.Sprintf("Per-%s utilisation", kind),
-		Heading: strings.ToUpper(t.heading[:1]) + t.heading[1:],
-		Head:    t.head,
-		Rows:    t.rows,
-		More:    t.more,
+		Heading: strings.ToUpper(t.Heading[:1]) + t.Heading[1:],
+		Head:    t.Head,
+		Rows:    t.Rows,
+		More:    t.More,
 	}
-	if t.spread != "" {
-		hu.Spread = strings.ToUpper(t.spread[:1]) + t.spread[1:] + "."
+	if t.Spread != "" {
+		hu.Spread = strings.ToUpper(t.Spread[:1]) + t.Spread[1:] + "."
 	}
 	bc := utilisationChart(id, us, htmlMaxUnitRows)
 	if len(bc.bars) > 0 {
@@ -436,7 +437,7 @@ func buildHTMLUnits(id string, us []UnitSummary) htmlUnits {
 }
 
 func buildHTMLCheck(r checks.Result) htmlCheck {
-	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + decidedNote(r)}
+	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + reports.DecidedNote(r)}
 	for _, v := range r.Violations {
 		var ops []string
 		for i := range v.Ops {
@@ -445,7 +446,7 @@ func buildHTMLCheck(r checks.Result) htmlCheck {
 		hc.Violations = append(hc.Violations, htmlViolation{Key: v.Key, Message: v.Message, Ops: strings.Join(ops, "\n")})
 	}
 	if more := r.Total - len(r.Violations); more > 0 {
-		hc.More = "... and " + plural(int64(more), "more violation")
+		hc.More = "... and " + reports.Plural(int64(more), "more violation")
 	}
 	for _, f := range r.Files {
 		hc.Files = append(hc.Files, htmlFileOf("picture", f))
@@ -453,11 +454,11 @@ func buildHTMLCheck(r checks.Result) htmlCheck {
 	return hc
 }
 
-func BuildHTMLThreshold(t ThresholdResult) htmlThreshold {
+func BuildHTMLThreshold(t reports.ThresholdResult) htmlThreshold {
 	ht := htmlThreshold{Verdict: "fail", Threshold: t.Threshold}
 	if t.Pass {
 		ht.Verdict = "pass"
 	}
-	ht.Measured = t.measured()
+	ht.Measured = t.Measured()
 	return ht
 }

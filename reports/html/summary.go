@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // This file builds what the HTML report shows first, as k6's and
@@ -45,7 +46,7 @@ type htmlAcross struct {
 	Rows  [][]string
 }
 
-func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
+func buildHTMLSummary(s *reports.Summary, exitCode int) htmlSummary {
 	hs := htmlSummary{Verdict: "pass", Text: fmt.Sprintf("exit code %d: %s", exitCode, exitMeanings[exitCode])}
 	switch exitCode {
 	case 0:
@@ -66,7 +67,7 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 		}
 	}
 	var calls, served, errs, throttled, injected int64
-	var worst Percentiles
+	var worst reports.Percentiles
 	worstOp := ""
 	var active float64
 	for _, ws := range s.Workloads {
@@ -80,7 +81,7 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 			}
 		}
 		active = max(active, ws.Active.Seconds())
-		injected += InjectedThrottled(ws)
+		injected += reports.InjectedThrottled(ws)
 	}
 	checksCard := htmlCard{Label: "checks", Value: fmt.Sprintf("%d pass", pass), Bad: fail+undecided > 0}
 	if fail+undecided > 0 {
@@ -98,22 +99,22 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 		hs.Cards = append(hs.Cards, htmlCard{Label: "thresholds", Value: fmt.Sprintf("%d of %d pass", len(s.Thresholds)-failed, len(s.Thresholds)), Bad: failed > 0})
 	}
 	if active > 0 {
-		hs.Cards = append(hs.Cards, htmlCard{Label: "throughput", Value: number(float64(served)/active) + "/s",
-			Note: fmt.Sprintf("ok+conflict, %s calls in %s", thousands(calls), strconv.FormatFloat(active, 'f', 1, 64)+" s")})
+		hs.Cards = append(hs.Cards, htmlCard{Label: "throughput", Value: reports.Number(float64(served)/active) + "/s",
+			Note: fmt.Sprintf("ok+conflict, %s calls in %s", reports.Thousands(calls), strconv.FormatFloat(active, 'f', 1, 64)+" s")})
 	}
 	if worstOp != "" {
-		hs.Cards = append(hs.Cards, htmlCard{Label: "worst p99 (corrected)", Value: ms(worst.P99) + " ms", Note: worstOp})
+		hs.Cards = append(hs.Cards, htmlCard{Label: "worst p99 (corrected)", Value: reports.Ms(worst.P99) + " ms", Note: worstOp})
 	}
-	errCard := htmlCard{Label: "errors", Value: thousands(errs), Note: "error + unknown", Bad: errs > 0}
+	errCard := htmlCard{Label: "errors", Value: reports.Thousands(errs), Note: "error + unknown", Bad: errs > 0}
 	if calls > 0 {
-		errCard.Note += ", " + percent(errs, calls) + " of calls"
+		errCard.Note += ", " + reports.Percent(errs, calls) + " of calls"
 	}
 	hs.Cards = append(hs.Cards, errCard)
 	if throttled > 0 {
-		card := htmlCard{Label: "throttled", Value: thousands(throttled), Note: percent(throttled, calls) + " of calls", Bad: true}
+		card := htmlCard{Label: "throttled", Value: reports.Thousands(throttled), Note: reports.Percent(throttled, calls) + " of calls", Bad: true}
 		if injected > 0 {
 			// Injected on purpose: not the target's throttling.
-			card.Note += fmt.Sprintf(", %s injected by faults, %s the target's own", thousands(injected), thousands(throttled-injected))
+			card.Note += fmt.Sprintf(", %s injected by faults, %s the target's own", reports.Thousands(injected), reports.Thousands(throttled-injected))
 			card.Bad = throttled > injected
 		}
 		hs.Cards = append(hs.Cards, card)
@@ -139,13 +140,13 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 		}
 		achieved, achievedRate := "-", "-"
 		if ws.Goal != "" {
-			achieved, achievedRate = thousands(ws.Achieved)+" "+ws.Goal, rate(ws.Achieved)
+			achieved, achievedRate = reports.Thousands(ws.Achieved)+" "+ws.Goal, rate(ws.Achieved)
 		}
 		p := "-"
 		if p99 > 0 {
-			p = ms(p99)
+			p = reports.Ms(p99)
 		}
-		row.Cells = []string{achieved, achievedRate, thousands(n), rate(n), p, thousands(e), thousands(th)}
+		row.Cells = []string{achieved, achievedRate, reports.Thousands(n), rate(n), p, reports.Thousands(e), reports.Thousands(th)}
 		for _, r := range s.Checks {
 			if r.Workload == ws.Name {
 				row.Checks = append(row.Checks, htmlCheckBadge{string(r.Verdict), r.Check})
@@ -158,11 +159,11 @@ func buildHTMLSummary(s *Summary, exitCode int) htmlSummary {
 
 // buildHTMLAcross turns the spread tables into the page's tables (header
 // cells on one line).
-func buildHTMLAcross(s *Summary) []htmlAcross {
+func buildHTMLAcross(s *reports.Summary) []htmlAcross {
 	var out []htmlAcross
-	for _, st := range spreadTables(s) {
-		a := htmlAcross{Title: fmt.Sprintf("Per-%s spread by workload (key patterns side by side)", st.kind), Rows: st.rows}
-		for _, h := range st.head {
+	for _, st := range reports.SpreadTables(s) {
+		a := htmlAcross{Title: fmt.Sprintf("Per-%s spread by workload (key patterns side by side)", st.Kind), Rows: st.Rows}
+		for _, h := range st.Head {
 			a.Head = append(a.Head, strings.ReplaceAll(h, "\n", " "))
 		}
 		out = append(out, a)

@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"math"
@@ -7,12 +7,13 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // The histogram's bins hold every attempt once: their shares add up to
 // 100 % for each line, and the corrected line's largest bin holds its p50.
 func TestLatencyHistogramSharesAddUp(t *testing.T) {
-	s := writeFixtureRun(t, t.TempDir(), plainNames)
+	s := reports.WriteFixtureRun(t, t.TempDir(), reports.PlainNames)
 	o := &s.Workloads[1].Ops[0] // hot table.insert: corrected differs
 	c, err := latencyHistogramChart("h", "hot", o)
 	if err != nil {
@@ -48,7 +49,7 @@ func TestLatencyHistogramSharesAddUp(t *testing.T) {
 // each calling back to back for 2 s are 4 in flight in each second, and an
 // actor that waited half of the second adds half.
 func TestInFlightPerSecond(t *testing.T) {
-	m := NewMetrics(MetricsOptions{Workloads: []string{"w"}})
+	m := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"w"}})
 	ms := int64(time.Millisecond)
 	for a := range 4 {
 		for at := int64(0); at < 2000*ms; at += 100 * ms {
@@ -61,7 +62,7 @@ func TestInFlightPerSecond(t *testing.T) {
 	if len(got) != 3 || got[0] != 4 || got[1] != 4 || got[2] != 0.5 {
 		t.Errorf("in flight %v, want [4 4 0.5]", got)
 	}
-	c := inFlightChart("f", &WorkloadSummary{Name: "w", Actors: 4, InFlight: got})
+	c := inFlightChart("f", &reports.WorkloadSummary{Name: "w", Actors: 4, InFlight: got})
 	if len(c.lines) != 1 || c.lines[0].y[1] != 4 || len(c.refs) != 1 || c.refs[0].y != 4 {
 		t.Errorf("chart %+v", c)
 	}
@@ -69,13 +70,13 @@ func TestInFlightPerSecond(t *testing.T) {
 
 // The comparison across workloads is a table on the page, not text.
 func TestHTMLAcrossWorkloadsIsATable(t *testing.T) {
-	s := &Summary{Scenario: "two", Workloads: []WorkloadSummary{
-		{Name: "hot", Ops: []OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}},
-		{Name: "spread", Ops: []OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}},
-	}, Units: []UnitSummary{
-		{Workload: "hot", Kind: UnitBlob, Name: "k0", Amount: 10, Peak: 10, Target: 500, BusiestShare: 1},
-		{Workload: "spread", Kind: UnitBlob, Name: "k0", Amount: 5, Peak: 5, Target: 500, BusiestShare: 0.5},
-		{Workload: "spread", Kind: UnitBlob, Name: "k1", Amount: 5, Peak: 5, Target: 500, BusiestShare: 0.5},
+	s := &reports.Summary{Scenario: "two", Workloads: []reports.WorkloadSummary{
+		{Name: "hot", Ops: []reports.OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}},
+		{Name: "spread", Ops: []reports.OpSummary{{Op: "blob.put", Count: 10, Outcomes: map[string]int64{"ok": 10}}}},
+	}, Units: []reports.UnitSummary{
+		{Workload: "hot", Kind: reports.UnitBlob, Name: "k0", Amount: 10, Peak: 10, Target: 500, BusiestShare: 1},
+		{Workload: "spread", Kind: reports.UnitBlob, Name: "k0", Amount: 5, Peak: 5, Target: 500, BusiestShare: 0.5},
+		{Workload: "spread", Kind: reports.UnitBlob, Name: "k1", Amount: 5, Peak: 5, Target: 500, BusiestShare: 0.5},
 	}}
 	var b strings.Builder
 	if err := WriteHTML(&b, s, ""); err != nil {

@@ -1,15 +1,17 @@
-package reports
+package html
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // mergedMeta is what the page's header says of a run merged from shards:
 // the shards and their widening, then each merge note (a clock offset
 // beyond the stated bound first, in capitals, as the text report says it).
-func mergedMeta(s *Summary) []htmlKV {
+func mergedMeta(s *reports.Summary) []htmlKV {
 	if len(s.MergedFrom) == 0 {
 		return nil
 	}

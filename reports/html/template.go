@@ -1,4 +1,4 @@
-package reports
+package html
 
 // htmlTemplateText is the HTML report's page: one file, inline CSS, no
 // script, and a Content-Security-Policy that forbids loading anything from

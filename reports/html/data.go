@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // This file reads a run's HdrHistogram logs (hlog/, written by Metrics)
@@ -59,7 +60,7 @@ func ReadHlogDir(dir string) *hlogData {
 		return d
 	}
 	d.readLogs(dir, d.Series)
-	d.readLogs(filepath.Join(dir, CorrectedHlogDir), d.corrected)
+	d.readLogs(filepath.Join(dir, reports.CorrectedHlogDir), d.corrected)
 	return d
 }
 
@@ -107,7 +108,7 @@ func ReadLatencyLog(path string) (*LatencySeries, error) {
 
 func readLatencyLog(r io.Reader) (*LatencySeries, error) {
 	ls := &LatencySeries{}
-	err := ScanLatencyLog(r, func(workload, op string) { ls.Workload, ls.Op = workload, op },
+	err := reports.ScanLatencyLog(r, func(workload, op string) { ls.Workload, ls.Op = workload, op },
 		func(ts float64, h *hdrhistogram.Histogram) error {
 			q := h.ValueAtPercentiles([]float64{50, 90, 99})
 			ls.Second = append(ls.Second, ts)

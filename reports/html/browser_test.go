@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/internal/browser"
 )
 
@@ -28,11 +29,11 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatalf("the HTML report's browser test needs Chromium: %v", err)
 	}
 	dir := t.TempDir()
-	s := writeFixtureRun(t, dir, plainNames)
+	s := reports.WriteFixtureRun(t, dir, reports.PlainNames)
 	if err := WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	page := loadInChromium(t, exe, filepath.Join(dir, HTMLFile), "report.png", 2400)
+	page := loadInChromium(t, exe, filepath.Join(dir, reports.HTMLFile), "report.png", 2400)
 	want := map[string]bool{}
 	for _, id := range []string{
 		"w1-throughput", "w1-outcomes-1", "w1-outcomes-2", "w1-latency-1", "w1-latency-2", "w1-spectrum-1", "w1-spectrum-2", "w1-units-1",
@@ -53,12 +54,12 @@ func TestHTMLReportInChromium(t *testing.T) {
 
 	if d := os.Getenv("STORMCHECK_REPORT_DIR"); d != "" {
 		t.Run("saved run", func(t *testing.T) {
-			s, err := ReadSummary(filepath.Join(d, "summary.json"))
+			s, err := reports.ReadSummary(filepath.Join(d, "summary.json"))
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := t.TempDir()
-			path := filepath.Join(out, HTMLFile)
+			path := filepath.Join(out, reports.HTMLFile)
 			f, err := os.Create(path)
 			if err != nil {
 				t.Fatal(err)

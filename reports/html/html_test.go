@@ -1,4 +1,4 @@
-package reports
+package html
 
 import (
 	"bytes"
@@ -15,14 +15,15 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // renderFixture writes a fixture run into a temporary results directory
 // and renders its page.
-func renderFixture(t *testing.T, names fixtureNames) (*Summary, string, string) {
+func renderFixture(t *testing.T, names reports.FixtureNames) (*reports.Summary, string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s := writeFixtureRun(t, dir, names)
+	s := reports.WriteFixtureRun(t, dir, names)
 	var b bytes.Buffer
 	if err := WriteHTML(&b, s, filepath.Join(dir, "hlog")); err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func svgsOf(t *testing.T, page string) map[string]string {
 }
 
 func TestHTMLReportHasEveryChart(t *testing.T) {
-	s, _, page := renderFixture(t, plainNames)
+	s, _, page := renderFixture(t, reports.PlainNames)
 	svgs := svgsOf(t, page)
 	want := []string{
 		"w1-throughput", "w1-outcomes-1", "w1-outcomes-2", "w1-latency-1", "w1-latency-2", "w1-spectrum-1", "w1-spectrum-2", "w1-units-1",
@@ -122,12 +123,12 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 	}
 	// the op table's figures are the summary's
 	for _, o := range s.Workloads[0].Ops {
-		row := "<td>" + o.Op + "</td><td>" + itoa(o.Count) + "</td><td>" + itoa(o.Outcomes["ok"]) + "</td><td>" + itoa(o.Outcomes["conflict"]) + "</td>"
+		row := "<td>" + o.Op + "</td><td>" + reports.Itoa(o.Count) + "</td><td>" + reports.Itoa(o.Outcomes["ok"]) + "</td><td>" + reports.Itoa(o.Outcomes["conflict"]) + "</td>"
 		if !strings.Contains(page, row) {
 			t.Errorf("page lacks the row %q", row)
 		}
-		if !strings.Contains(page, "<td>"+ms(o.Corrected.P99)+"</td>") {
-			t.Errorf("page lacks %s p99 %s", o.Op, ms(o.Corrected.P99))
+		if !strings.Contains(page, "<td>"+reports.Ms(o.Corrected.P99)+"</td>") {
+			t.Errorf("page lacks %s p99 %s", o.Op, reports.Ms(o.Corrected.P99))
 		}
 	}
 	// self-contained: nothing to fetch, no script
@@ -147,9 +148,9 @@ func keys(m map[string]string) []string {
 }
 
 func TestHTMLChartNumbers(t *testing.T) {
-	s, dir, _ := renderFixture(t, plainNames)
+	s, dir, _ := renderFixture(t, reports.PlainNames)
 	counter := &s.Workloads[0]
-	units := UnitsOf(s.Units, counter.Name)
+	units := reports.UnitsOf(s.Units, counter.Name)
 
 	// throughput: each op's ok+conflict in each second, the busiest blob
 	// and its target
@@ -237,7 +238,7 @@ func TestHTMLChartNumbers(t *testing.T) {
 	// workload fell behind at 15-18 s, where its corrected p99 per second
 	// is above the uncorrected one, and the page draws the corrected log.
 	hc, hu := hl.corrected[LatencyKeyOf{"hot", "table.insert"}], hl.Series[LatencyKeyOf{"hot", "table.insert"}]
-	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !Almost(hc.P50[3], hu.P50[3], 0.01) {
+	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !reports.Almost(hc.P50[3], hu.P50[3], 0.01) {
 		t.Fatalf("corrected log %+v beside uncorrected %+v", hc, hu)
 	}
 	var page strings.Builder
@@ -249,7 +250,7 @@ func TestHTMLChartNumbers(t *testing.T) {
 	}
 
 	// utilisation: peak over target, busiest first
-	pu := UnitsOf(s.Units, "hot")
+	pu := reports.UnitsOf(s.Units, "hot")
 	bc := utilisationChart("u", pu, 20)
 	if len(bc.bars) != 12 || bc.bars[0].label != "p0" || bc.bars[0].value != float64(pu[0].Peak)/2000 {
 		t.Fatalf("bars %+v", bc.bars[:1])
@@ -261,12 +262,12 @@ func TestHTMLChartNumbers(t *testing.T) {
 
 func TestReadLatencyLogPercentiles(t *testing.T) {
 	dir := t.TempDir()
-	m := NewMetrics(MetricsOptions{HlogDir: dir})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
 	for i := 1; i <= 100; i++ { // second 0: 1..100 ms
-		m.Record(MkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
+		m.Record(reports.MkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
 	}
 	for i := 0; i < 10; i++ { // second 3: all 5 ms
-		m.Record(MkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
+		m.Record(reports.MkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -281,7 +282,7 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	for _, c := range []struct{ got, want float64 }{
 		{ls.P50[0], 50}, {ls.P90[0], 90}, {ls.P99[0], 99}, {ls.Max[0], 100}, {ls.P50[1], 5}, {ls.P99[1], 5},
 	} {
-		if !Almost(c.got, c.want, 0.002) {
+		if !reports.Almost(c.got, c.want, 0.002) {
 			t.Errorf("got %v ms, want %v", c.got, c.want)
 		}
 	}
@@ -308,7 +309,7 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 }
 
 func TestHTMLEscapesEverything(t *testing.T) {
-	_, _, page := renderFixture(t, hostileNames)
+	_, _, page := renderFixture(t, reports.HostileNames)
 	for _, bad := range []string{"<script", "<img", "<b>", "<i>", "<u>", "<svg onload", `href="javascript:`, `counter"`, "onerror=alert(1)>"} {
 		if strings.Contains(page, bad) {
 			i := strings.Index(page, bad)
@@ -330,7 +331,7 @@ func TestHTMLEscapesEverything(t *testing.T) {
 }
 
 func TestHTMLWithoutUnitsHlogOrHistograms(t *testing.T) {
-	s, _, _ := renderFixture(t, plainNames)
+	s, _, _ := renderFixture(t, reports.PlainNames)
 	s.Units, s.Capacity, s.Thresholds = nil, nil, nil
 	for i := range s.Workloads {
 		for j := range s.Workloads[i].Ops {
@@ -367,7 +368,7 @@ func TestHTMLWithoutUnitsHlogOrHistograms(t *testing.T) {
 }
 
 func TestHTMLRunThatFailedEarly(t *testing.T) {
-	s := &Summary{Scenario: "broken", Seed: 3, Error: "azurite: did not start <in 30s>", Interrupted: true,
+	s := &reports.Summary{Scenario: "broken", Seed: 3, Error: "azurite: did not start <in 30s>", Interrupted: true,
 		Files: map[string]string{"scenario": "scenario.yaml"}}
 	var b bytes.Buffer
 	if err := WriteHTML(&b, s, ""); err != nil {
@@ -389,16 +390,16 @@ func TestHTMLExitCode(t *testing.T) {
 	fail := checks.Result{Verdict: checks.Fail}
 	und := checks.Result{Verdict: checks.Undecided}
 	for _, c := range []struct {
-		s    Summary
+		s    reports.Summary
 		want int
 	}{
-		{Summary{}, 0},
-		{Summary{ExitCode: 6}, 6},
-		{Summary{Checks: []checks.Result{und, fail}, Interrupted: true}, 1},
-		{Summary{Checks: []checks.Result{und}, Interrupted: true}, 130},
-		{Summary{Checks: []checks.Result{und}, Error: "x"}, 3},
-		{Summary{Checks: []checks.Result{und}, Thresholds: []ThresholdResult{{Pass: false}}}, 5},
-		{Summary{Checks: []checks.Result{und}}, 4},
+		{reports.Summary{}, 0},
+		{reports.Summary{ExitCode: 6}, 6},
+		{reports.Summary{Checks: []checks.Result{und, fail}, Interrupted: true}, 1},
+		{reports.Summary{Checks: []checks.Result{und}, Interrupted: true}, 130},
+		{reports.Summary{Checks: []checks.Result{und}, Error: "x"}, 3},
+		{reports.Summary{Checks: []checks.Result{und}, Thresholds: []reports.ThresholdResult{{Pass: false}}}, 5},
+		{reports.Summary{Checks: []checks.Result{und}}, 4},
 	} {
 		if got := htmlExitCode(&c.s); got != c.want {
 			t.Errorf("%+v: exit code %d, want %d", c.s, got, c.want)
@@ -408,12 +409,12 @@ func TestHTMLExitCode(t *testing.T) {
 
 func TestWriteHTMLReportFile(t *testing.T) {
 	dir := t.TempDir()
-	s := writeFixtureRun(t, dir, plainNames)
+	s := reports.WriteFixtureRun(t, dir, reports.PlainNames)
 	s.Files["hlog"] = "hlog/"
 	if err := WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	b, err := os.ReadFile(filepath.Join(dir, reports.HTMLFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +424,7 @@ func TestWriteHTMLReportFile(t *testing.T) {
 	if m, _ := filepath.Glob(filepath.Join(dir, ".report.html.tmp-*")); len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
-	if got := HlogDirOf(dir, &Summary{}); got != filepath.Join(dir, "hlog") {
+	if got := HlogDirOf(dir, &reports.Summary{}); got != filepath.Join(dir, "hlog") {
 		t.Errorf("default hlog dir %s", got)
 	}
 }
@@ -484,7 +485,7 @@ func TestChartPrimitives(t *testing.T) {
 		h.RecordValue(i * 1000)
 	}
 	pts := percentileSpectrum(h, spectrumDecades(h.TotalCount()), 0)
-	if len(pts) != 3*spectrumSteps+1 || !Almost(pts[spectrumSteps].ms, 900, 0.002) || !Almost(pts[len(pts)-1].ms, 1000, 0.002) {
+	if len(pts) != 3*spectrumSteps+1 || !reports.Almost(pts[spectrumSteps].ms, 900, 0.002) || !reports.Almost(pts[len(pts)-1].ms, 1000, 0.002) {
 		t.Errorf("spectrum %v ... %v", pts[spectrumSteps], pts[len(pts)-1])
 	}
 	_ = time.Second

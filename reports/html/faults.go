@@ -1,6 +1,10 @@
-package reports
+package html
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/stormcheck/stormcheck/reports"
+)
 
 // chartBand is a shaded stretch of a time chart's x axis: a fault window.
 type chartBand struct {
@@ -13,10 +17,10 @@ const palFault = "#f4c7c3"
 
 // withFaultBands shades c (a chart over seconds since time zero) with the
 // fault windows fs and returns it.
-func withFaultBands(c *lineChart, fs []FaultWindow) *lineChart {
+func withFaultBands(c *lineChart, fs []reports.FaultWindow) *lineChart {
 	for _, f := range fs {
 		c.bands = append(c.bands, chartBand{from: f.From.Seconds(), to: f.To.Seconds(),
-			label: fmt.Sprintf("fault %s (%s) +%s..+%s", f.Fault, f.Kind, secs(f.From), secs(f.To))})
+			label: fmt.Sprintf("fault %s (%s) +%s..+%s", f.Fault, f.Kind, reports.Secs(f.From), reports.Secs(f.To))})
 	}
 	return c
 }
