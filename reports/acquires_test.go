@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"strings"
@@ -6,20 +6,21 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // TestAcquiresPerWin: a workload whose goal names its lease acquire
 // (lease-mutex) reports acquire attempts per acquire that succeeded, in
 // the summary and on its achieved line; other workloads report none.
 func TestAcquiresPerWin(t *testing.T) {
-	mutex, _ := GoalOf("blob.lease-mutex")
-	lifecycle, _ := GoalOf("blob.lease-lifecycle")
-	m := NewMetrics(MetricsOptions{Workloads: []string{"mutex", "leases"}, Goals: map[string]Goal{"mutex": mutex, "leases": lifecycle}})
+	mutex, _ := reports.GoalOf("blob.lease-mutex")
+	lifecycle, _ := reports.GoalOf("blob.lease-lifecycle")
+	m := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"mutex", "leases"}, Goals: map[string]reports.Goal{"mutex": mutex, "leases": lifecycle}})
 	for i, o := range []checks.Outcome{checks.Conflict, checks.OK, checks.Conflict, checks.Unknown, checks.Conflict, checks.OK, checks.Conflict} {
-		m.Record(MkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
-		m.Record(MkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(reports.MkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(reports.MkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
 	}
-	m.Record(MkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
+	m.Record(reports.MkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
 	ws, _ := m.Summary(time.Second)
 	got := map[string]float64{}
 	for _, w := range ws {
@@ -31,8 +32,8 @@ func TestAcquiresPerWin(t *testing.T) {
 	var b strings.Builder
 	for _, w := range ws {
 		if w.Name == "mutex" {
-			ew := &ErrWriter{W: &b}
-			writeAchieved(ew, &w)
+			ew := &reports.ErrWriter{W: &b}
+			reports.WriteAchieved(ew, &w)
 		}
 	}
 	if !strings.Contains(b.String(), "achieved: 1 increments") || !strings.Contains(b.String(), "; 3.5 acquires per lease won") {

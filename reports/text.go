@@ -174,7 +174,7 @@ func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clien
 	if len(ws.Ops) == 0 {
 		w.printf("  no operations recorded\n")
 	} else {
-		writeAchieved(w, ws)
+		WriteAchieved(w, ws)
 		writeOpTable(w, ws.Ops)
 		writeInjected(w, ws)
 		writeLatencyTable(w, ws.Ops)
@@ -204,7 +204,7 @@ func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clien
 
 // writeAchieved says what the workload achieved (its Goal), at what
 // rate over its active period.
-func writeAchieved(w *ErrWriter, ws *WorkloadSummary) {
+func WriteAchieved(w *ErrWriter, ws *WorkloadSummary) {
 	if ws.Goal == "" {
 		return
 	}
