@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // TestAcquiresPerWin: a workload whose goal names its lease acquire
@@ -33,7 +34,7 @@ func TestAcquiresPerWin(t *testing.T) {
 	for _, w := range ws {
 		if w.Name == "mutex" {
 			ew := &reports.ErrWriter{W: &b}
-			reports.WriteAchieved(ew, &w)
+			text.WriteAchieved(ew, &w)
 		}
 	}
 	if !strings.Contains(b.String(), "achieved: 1 increments") || !strings.Contains(b.String(), "; 3.5 acquires per lease won") {

@@ -81,11 +81,11 @@ const FewSamples = -2
 
 // minTail is how many samples a run needs beyond a percentile for a change
 // in it to be flagged: p99 needs 1,000 samples, p99.9 10,000.
-const minTail = 10
+const MinTail = 10
 
 func tooFew(h *hdrhistogram.Histogram, q float64) bool { return few(h.TotalCount(), q) }
 
-func few(n int64, q float64) bool { return float64(n)*(1-q/100) < minTail }
+func few(n int64, q float64) bool { return float64(n)*(1-q/100) < MinTail }
 
 // comparedPercentiles are the latency figures compared.
 var comparedPercentiles = []struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // runSummary simulates a 20 s run of one op at about rate/s whose latency
@@ -92,7 +93,7 @@ func TestCompareNotesAndText(t *testing.T) {
 	slow.Workloads[0].Ops = append(slow.Workloads[0].Ops, reports.OpSummary{Op: "blob.get"})
 	c := reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 0.1})
 	var b strings.Builder
-	if err := reports.WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
+	if err := text.WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"workload w", "blob.put", "throughput", "p99.9", "REGRESSION", "KS", "note: w blob.get: only in the new run", "result: 3 regressions", "few samples"} {
@@ -130,7 +131,7 @@ func TestCompareUnits(t *testing.T) {
 		t.Errorf("unit changes: %+v (%d regressions)", c.Units[0].Changes, c.Regressions)
 	}
 	var b strings.Builder
-	if err := reports.WriteComparison(&b, c, "a", "b"); err != nil {
+	if err := text.WriteComparison(&b, c, "a", "b"); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "partition hot") || !strings.Contains(b.String(), "units (the busiest") {
@@ -156,9 +157,9 @@ func TestNoisyChangeIsNotJudged(t *testing.T) {
 		if ch.Regressed != c.regressed || (ch.Unjudged != "") != c.unjudged {
 			t.Errorf("%+.1f%% ±%.1f%%: %+v", 100*c.rel, 100*c.noise, ch)
 		}
-		text := reports.VerdictText(ch)
-		if c.unjudged && text != "noisy, not judged" || c.regressed && text != "REGRESSION" || c.within && text != "" {
-			t.Errorf("%+.1f%% ±%.1f%%: verdict %q", 100*c.rel, 100*c.noise, text)
+		textX := text.VerdictText(ch)
+		if c.unjudged && textX != "noisy, not judged" || c.regressed && textX != "REGRESSION" || c.within && textX != "" {
+			t.Errorf("%+.1f%% ±%.1f%%: verdict %q", 100*c.rel, 100*c.noise, textX)
 		}
 	}
 }
@@ -192,7 +193,7 @@ func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	if err := reports.WriteComparison(&b, c, "a", "b"); err != nil {
+	if err := text.WriteComparison(&b, c, "a", "b"); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()

@@ -10,6 +10,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // TestReportsShowDecidedAndUnknownWrites: the text report, the HTML report
@@ -22,12 +23,12 @@ func TestReportsShowDecidedAndUnknownWrites(t *testing.T) {
 		{Check: "date-conditions", Workload: "w", Verdict: checks.Undecided, Summary: "w: undecided, nothing to check"},
 	}}
 	const want = "[5 operations decided; unknown writes: 1 applied, 2 not applied, 3 open]"
-	var text strings.Builder
-	if err := reports.WriteText(&text, s); err != nil {
+	var textX strings.Builder
+	if err := text.WriteText(&textX, s); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(strings.Join(strings.Fields(text.String()), " "), want) {
-		t.Errorf("text report lacks %q:\n%s", want, text.String())
+	if !strings.Contains(strings.Join(strings.Fields(textX.String()), " "), want) {
+		t.Errorf("text report lacks %q:\n%s", want, textX.String())
 	}
 	var htmlX strings.Builder
 	if err := html.WriteHTML(&htmlX, s, ""); err != nil {

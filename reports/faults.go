@@ -135,7 +135,7 @@ func BreaksLine(s *Summary) string {
 	return "THIS RUN BREAKS THE SERVICE ON PURPOSE: " + strings.Join(names, ", ") + "; a failing check is the expected result"
 }
 
-func firstCrash(ws []FaultWindow) *FaultWindow {
+func FirstCrash(ws []FaultWindow) *FaultWindow {
 	for i := range ws {
 		if ws[i].Crash() {
 			return &ws[i]
@@ -144,7 +144,7 @@ func firstCrash(ws []FaultWindow) *FaultWindow {
 	return nil
 }
 
-func anyFailed(rs []checks.Result) bool {
+func AnyFailed(rs []checks.Result) bool {
 	for _, r := range rs {
 		if r.Verdict == checks.Fail {
 			return true

@@ -12,6 +12,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // The tally counts each attempt in the windows it started in, by outcome,
@@ -38,7 +39,7 @@ func TestFaultTally(t *testing.T) {
 	sum := &reports.Summary{Scenario: "s", Faults: ws, Checks: []checks.Result{{Check: "no-lost-updates", Workload: "c", Verdict: checks.Fail}},
 		Workloads: []reports.WorkloadSummary{{Name: "c", Ops: []reports.OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}}}}}}
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, sum); err != nil {
+	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"faults injected on purpose", "http.drop-response", "+1.0s..+3.0s", "after crash crash (+2.0s)"} {
@@ -57,7 +58,7 @@ func TestBrokenPromiseFirstLineAndBands(t *testing.T) {
 	sum := &reports.Summary{Scenario: "s", Faults: []reports.FaultWindow{{Fault: "nomatch", Kind: "broken.strip-if-match", From: time.Second, To: 2 * time.Second}},
 		Workloads: []reports.WorkloadSummary{{Name: "c", Ops: []reports.OpSummary{{Op: "blob.put", Count: 1, Outcomes: map[string]int64{"ok": 1}, PerSecond: []reports.Counts{{1}, {1}, {1}}}}}}}
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, sum); err != nil {
+	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	if first, _, _ := strings.Cut(b.String(), "\n"); !strings.HasPrefix(first, "THIS RUN BREAKS THE SERVICE ON PURPOSE: nomatch (broken.strip-if-match)") {
@@ -185,7 +186,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// The limits line: the fault's share, then the target's own throttling
 	// with the first unit the target throttled (k2 at 2.5s, not k1 at 0.5s
 	// where the fault answered).
-	got := strings.Join(reports.LimitedBy(sum.Workloads[0], reports.UnitsOf(sum.Units, "c"), 0), "; ")
+	got := strings.Join(reports.LimitedBy(sum.Workloads[0], text.UnitsOf(sum.Units, "c"), 0), "; ")
 	for _, want := range []string{
 		"throttling injected by fault busy (http.server-busy): 50.0% of the attempts were answered 503/500 on purpose (3)",
 		"the target's own throttling: 16.7% of the attempts were answered 503/500 (1), first at 2.5s on blob k2",
@@ -201,7 +202,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	// The text report: the workload's split, the unit table's columns (k1:
 	// throttled 0, from s "-", injected 2; k2: 1, 2.5, 1), the account.
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, sum); err != nil {
+	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	out := reports.Fields(b.String())
@@ -259,11 +260,11 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if k1.Throttled != 2 || k1.InjectedThrottled != 0 || k1.FirstThrottled != 0.501 || acct.Throttled != 4 || acct.InjectedThrottled != 0 {
 		t.Errorf("no faults: k1 %+v, account %+v", k1, acct)
 	}
-	if got := strings.Join(reports.LimitedBy(sum.Workloads[0], reports.UnitsOf(sum.Units, "c"), 0), "; "); !strings.Contains(got, "throttling: 66.7% of the attempts were answered 503/500 (4), first at 0.5s on blob k1") {
+	if got := strings.Join(reports.LimitedBy(sum.Workloads[0], text.UnitsOf(sum.Units, "c"), 0), "; "); !strings.Contains(got, "throttling: 66.7% of the attempts were answered 503/500 (4), first at 0.5s on blob k1") {
 		t.Errorf("no faults: %q", got)
 	}
 	b.Reset()
-	if err := reports.WriteText(&b, sum); err != nil {
+	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
 	if out := reports.Fields(b.String()); strings.Contains(out, "injected") || !strings.Contains(out, "4 throttled") {

@@ -26,7 +26,7 @@ func (e *ErrWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (e *ErrWriter) printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
+func (e *ErrWriter) Printf(format string, a ...any) { fmt.Fprintf(e, format, a...) }
 
 // ms formats milliseconds with about three significant digits.
 func Ms(v float64) string {
@@ -44,7 +44,7 @@ func Ms(v float64) string {
 
 func Itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-func pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
+func Pct(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + "%" }
 
 // number formats a measured value compactly: 0.83, 12.5, 2000.
 func Number(v float64) string {
@@ -91,4 +91,4 @@ func shortSource(s string) string {
 // copied, not read).
 const TextWidth = 80
 
-func width(s string) int { return utf8.RuneCountInString(s) }
+func Width(s string) int { return utf8.RuneCountInString(s) }

@@ -36,7 +36,7 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 	sort.Strings(faults)
 	for _, f := range faults {
 		if n := w.Injected[f]; n > 0 && total > 0 {
-			out = append(out, fmt.Sprintf("throttling injected by fault %s: %s of the attempts were answered 503/500 on purpose (%d)", f, pct(float64(n)/float64(total)), n))
+			out = append(out, fmt.Sprintf("throttling injected by fault %s: %s of the attempts were answered 503/500 on purpose (%d)", f, Pct(float64(n)/float64(total)), n))
 		}
 	}
 	injected := InjectedThrottled(w)
@@ -54,7 +54,7 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 		if injected > 0 {
 			what = "the target's own throttling"
 		}
-		s := fmt.Sprintf("%s: %s of the attempts were answered 503/500 (%d)", what, pct(float64(throttled)/float64(total)), throttled)
+		s := fmt.Sprintf("%s: %s of the attempts were answered 503/500 (%d)", what, Pct(float64(throttled)/float64(total)), throttled)
 		if where != "" {
 			s += fmt.Sprintf(", first at %ss on %s", strconv.FormatFloat(first, 'f', 1, 64), where)
 		}
@@ -62,7 +62,7 @@ func LimitedBy(w WorkloadSummary, units []UnitSummary, clientCPU float64) []stri
 	}
 	busy := clientCPU >= cpuBusy
 	if busy {
-		out = append(out, fmt.Sprintf("the client: the harness used %s of the machine's CPU during the load (figures may understate the target)", pct(clientCPU)))
+		out = append(out, fmt.Sprintf("the client: the harness used %s of the machine's CPU during the load (figures may understate the target)", Pct(clientCPU)))
 	}
 	if w.Executor == "open" && throttled == 0 {
 		out = append(out, openLoopLimits(w, busy)...)

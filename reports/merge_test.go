@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // recordShard records ops into a Metrics writing hlogs into dir, as a
@@ -338,7 +339,7 @@ func TestTextShowsMergedShards(t *testing.T) {
 		{Index: 1, Bound: 100 * time.Millisecond, Widened: 2 * time.Second, BeyondBound: time.Second, Versus: 0, Shift: 300 * time.Millisecond, Ops: 12, Late: 40 * time.Millisecond},
 	}, MergeNotes: []string{"clock offset bound exceeded: shard 1's clock is at least 1.1s off shard 0's"}}
 	var b strings.Builder
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	var page strings.Builder

@@ -38,13 +38,13 @@ func CheckWidth(t *testing.T, name, out string) {
 		if files || opDump.MatchString(l) {
 			continue
 		}
-		if n := width(l); n > TextWidth {
+		if n := Width(l); n > TextWidth {
 			t.Errorf("%s: line %d is %d columns:\n%s", name, i+1, n, l)
 		}
 	}
 }
 
-func sampleSummary() *Summary {
+func SampleSummary() *Summary {
 	op1 := *MkOp("create", "blob.create", 0, checks.OK, 10, 2, 0)
 	op1.Seq, op1.Key = 12, "k1"
 	op2 := *MkOp("create", "blob.create", 1, checks.OK, 11, 2, 0)

@@ -53,7 +53,7 @@ func (c ClockOffset) Contains(d time.Duration) bool {
 }
 
 // signedDuration prints a duration with its sign, rounded to 0.1 ms.
-func signedDuration(d time.Duration) string {
+func SignedDuration(d time.Duration) string {
 	s := d.Round(100 * time.Microsecond).String()
 	if d >= 0 {
 		s = "+" + s

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // TestTextShowsTheShard: a shard's report says which shard of which run,
@@ -20,7 +21,7 @@ func TestTextShowsTheShard(t *testing.T) {
 		Shard: &reports.ShardInfo{Index: 2, Count: 3, RunID: "5ba4d0c1", StartAt: "2026-11-24T09:51:58Z", Late: time.Hour + 1126*time.Millisecond,
 			ClockOffsetBound: 100 * time.Millisecond, ClockOffset: reports.ClockOffset{Lo: -2600 * time.Microsecond, Hi: 12100 * time.Microsecond, Samples: 128}}}
 	var b strings.Builder
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")
@@ -44,7 +45,7 @@ func TestTextShowsTheShard(t *testing.T) {
 	}
 	s.Shard = &reports.ShardInfo{Index: 0, Count: 3, RunID: "5ba4d0c1", Rendezvous: "2026-11-24T10:52:08Z", Setup: true, FinalReads: true, Cleanup: true}
 	b.Reset()
-	_ = reports.WriteText(&b, s)
+	_ = text.WriteText(&b, s)
 	out = strings.Join(strings.Fields(b.String()), " ")
 	for _, want := range []string{"(stamped by shard 0)", "did the run's setup, final reads, cleanup"} {
 		if !strings.Contains(out, want) {

@@ -77,7 +77,7 @@ func TestActivePeriod(t *testing.T) {
 }
 
 func TestSummaryJSONRoundTrip(t *testing.T) {
-	s := sampleSummary()
+	s := SampleSummary()
 	path := filepath.Join(t.TempDir(), "summary.json")
 	if err := WriteSummaryJSON(path, s); err != nil {
 		t.Fatal(err)

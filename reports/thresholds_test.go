@@ -10,6 +10,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
@@ -90,7 +91,7 @@ func TestThresholdsInTextReport(t *testing.T) {
 	s := thresholdSummary(t)
 	s.Thresholds = reports.EvaluateThresholds(s, parseThresholds(t, "p99(blob.put) < 50ms", "throttled == 0 over 2s", "errors == 0"))
 	var b strings.Builder
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"thresholds: 1 pass, 2 fail", "FAIL  p99(blob.put) < 50ms", "measured 99", "worst at 4s-6s", "PASS  errors == 0"} {
@@ -174,13 +175,13 @@ func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 		}
 	}
 	s.Thresholds = reports.EvaluateThresholds(s, parseThresholds(t, "throttled <= 2", "errors == 0"))
-	var text strings.Builder
-	if err := reports.WriteText(&text, s); err != nil {
+	var textX strings.Builder
+	if err := text.WriteText(&textX, s); err != nil {
 		t.Fatal(err)
 	}
 	want := "PASS  throttled <= 2  measured 2, leaving out 3 throttled answers faults"
-	if !strings.Contains(text.String(), want) || strings.Contains(text.String(), "errors == 0  measured 0, leaving out") {
-		t.Errorf("text report: want %q on the throttling line only:\n%s", want, text.String())
+	if !strings.Contains(textX.String(), want) || strings.Contains(textX.String(), "errors == 0  measured 0, leaving out") {
+		t.Errorf("text report: want %q on the throttling line only:\n%s", want, textX.String())
 	}
 	if h := html.BuildHTMLThreshold(s.Thresholds[0]); !strings.Contains(h.Measured, "leaving out 3 throttled answers faults injected") {
 		t.Errorf("HTML threshold: %+v", h)

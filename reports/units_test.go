@@ -11,6 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 func TestUsageOf(t *testing.T) {
@@ -165,7 +166,7 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 	}
 	s.Units = append(s.Units, reports.UnitSummary{Kind: reports.UnitAccount, Name: "account", Measure: "operations", Amount: 952, Mean: 95.2, Peak: 400, PeakSecond: 3, Target: 20000, Throttled: 2})
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -180,7 +181,7 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 		}
 	}
 	if strings.Contains(out, "  p9 ") {
-		t.Errorf("the report lists more than %d units:\n%s", reports.MaxUnitRows, out)
+		t.Errorf("the report lists more than %d units:\n%s", text.MaxUnitRows, out)
 	}
 }
 
@@ -265,7 +266,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 		{Workload: "hashed", Kind: reports.UnitPartition, Name: "002-x", Amount: 30, Peak: 5, Target: 200, BusiestShare: 0.02},
 	}
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -282,7 +283,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	s.Units[0].InjectedThrottled = 7
 	s.Units[2].InjectedThrottled = 5
 	b.Reset()
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	// (80 columns: with "partitions" the injected column goes beneath,
@@ -335,7 +336,7 @@ func TestUnitBandwidth(t *testing.T) {
 	}
 	s := &reports.Summary{Workloads: []reports.WorkloadSummary{{Name: "w", Ops: []reports.OpSummary{{Op: "blob.put", Count: 4, Outcomes: map[string]int64{"ok": 4}}}}}, Units: us}
 	var b bytes.Buffer
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	// (two-line column names: "peak" over "MiB/s", "of 60.0" over "MiB/s")
@@ -348,7 +349,7 @@ func TestUnitBandwidth(t *testing.T) {
 
 func TestByteRate(t *testing.T) {
 	for b, want := range map[int64]string{0: "0 B/s", 512: "512 B/s", 3500: "3.4 KiB/s", 12 << 20: "12.0 MiB/s"} {
-		if got := reports.ByteRate(b); got != want {
+		if got := text.ByteRate(b); got != want {
 			t.Errorf("byteRate(%d) = %q, want %q", b, got, want)
 		}
 	}
@@ -399,7 +400,7 @@ func TestQueueUnitCountsMessagesPutAndConsumed(t *testing.T) {
 	}
 	var b bytes.Buffer
 	s := &reports.Summary{Workloads: []reports.WorkloadSummary{{Name: "q", Ops: []reports.OpSummary{{Op: "queue.put", Count: 3, Outcomes: map[string]int64{"ok": 3}}}}}, Units: us}
-	if err := reports.WriteText(&b, s); err != nil {
+	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(reports.Fields(b.String()), "queue ops put consumed mean/s") || !strings.Contains(reports.Fields(b.String()), "qa 8 3 2 ") {

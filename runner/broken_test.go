@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
-	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -58,12 +58,12 @@ faults:
 			if got == nil || got.Verdict != checks.Fail {
 				t.Fatalf("check %s: %+v, want fail\n%s", check, got, log)
 			}
-			var text strings.Builder
-			if err := reports.WriteText(&text, sum); err != nil {
+			var textX strings.Builder
+			if err := text.WriteText(&textX, sum); err != nil {
 				t.Fatal(err)
 			}
-			if !strings.HasPrefix(text.String(), "THIS RUN BREAKS THE SERVICE ON PURPOSE: breaker ("+c.kind+")") {
-				t.Errorf("first line: %.120s", text.String())
+			if !strings.HasPrefix(textX.String(), "THIS RUN BREAKS THE SERVICE ON PURPOSE: breaker ("+c.kind+")") {
+				t.Errorf("first line: %.120s", textX.String())
 			}
 			t.Logf("%s caught: %s", check, got.Summary)
 		})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -119,15 +120,15 @@ func TestHTTPFaultsKeepVerdictsTrue(t *testing.T) {
 	case unitsInjected == 0 || unitsInjected > injected:
 		t.Errorf("units count %d injected answers, the workloads %d", unitsInjected, injected)
 	}
-	var text strings.Builder
-	if err := reports.WriteText(&text, sum); err != nil {
+	var textX strings.Builder
+	if err := text.WriteText(&textX, sum); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "faults injected on purpose") || !strings.Contains(text.String(), "http.drop-response") {
-		t.Errorf("the text report has no fault table:\n%s", text.String())
+	if !strings.Contains(textX.String(), "faults injected on purpose") || !strings.Contains(textX.String(), "http.drop-response") {
+		t.Errorf("the text report has no fault table:\n%s", textX.String())
 	}
-	if !strings.Contains(text.String(), "injected: the 503/500 answers faults gave on purpose") {
-		t.Errorf("the unit tables have no injected column:\n%s", text.String())
+	if !strings.Contains(textX.String(), "injected: the 503/500 answers faults gave on purpose") {
+		t.Errorf("the unit tables have no injected column:\n%s", textX.String())
 	}
 }
 
@@ -269,16 +270,16 @@ faults:
 	if len(sum.Faults) != 1 || sum.Faults[0].Fault != "boom" || sum.Faults[0].Err != "" {
 		t.Fatalf("fault windows %+v\n%s", sum.Faults, log)
 	}
-	var text strings.Builder
-	if err := reports.WriteText(&text, sum); err != nil {
+	var textX strings.Builder
+	if err := text.WriteText(&textX, sum); err != nil {
 		t.Fatal(err)
 	}
 	failed := false
 	for _, r := range sum.Checks {
 		failed = failed || r.Verdict == checks.Fail
 	}
-	if failed != strings.Contains(text.String(), "a failed check after crash boom") {
-		t.Errorf("failed %v, but the report's crash note does not follow:\n%s", failed, text.String())
+	if failed != strings.Contains(textX.String(), "a failed check after crash boom") {
+		t.Errorf("failed %v, but the report's crash note does not follow:\n%s", failed, textX.String())
 	}
 	t.Logf("checks failed after the crash: %v", failed)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -83,7 +84,7 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		fmt.Fprintln(stderr, "stormcheck check:", err)
 		return exitHarness
 	}
-	reports.WriteText(stdout, checkedSummary(saved, sc, results))
+	text.WriteText(stdout, checkedSummary(saved, sc, results))
 	code := exitOK
 	if truncated {
 		code = exitUndecided // what the missing records held was not judged

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -83,7 +84,7 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 		if err := enc.Encode(c); err != nil {
 			return exitHarness
 		}
-	} else if err := reports.WriteComparison(stdout, c, basePath, newPath); err != nil {
+	} else if err := text.WriteComparison(stdout, c, basePath, newPath); err != nil {
 		return exitHarness
 	}
 	if c.Regressions > 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/shards"
 	"github.com/stormcheck/stormcheck/runner/target"
@@ -229,7 +230,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 	} else if cerr != nil {
 		return &exitError{code: exitHarness, err: fmt.Errorf("stormcheck merge: %w", cerr)}
 	}
-	reports.WriteText(stdout, sum)
+	text.WriteText(stdout, sum)
 	if err != nil {
 		fmt.Fprintf(stderr, "stormcheck merge: %s\n", strings.TrimSpace(target.Redact(err.Error())))
 	}

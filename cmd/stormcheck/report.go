@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 )
 
@@ -65,7 +66,7 @@ func reportSaved(cmd *cobra.Command, dir, format string) int {
 		enc.SetEscapeHTML(false)
 		err = enc.Encode(s)
 	default:
-		err = reports.WriteText(stdout, s)
+		err = text.WriteText(stdout, s)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck report:", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/cleanup"
 	"github.com/stormcheck/stormcheck/runner/shards"
@@ -233,7 +234,7 @@ func runScenario(cmd *cobra.Command, file string, f *runFlags) error {
 	// Record the exit code in the summary and the page too (rewritten
 	// atomically; what cannot be written is named in the report below).
 	_ = runner.WriteResults(dir, sum)
-	reports.WriteText(stdout, sum)
+	text.WriteText(stdout, sum)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "stormcheck: %s\n", strings.TrimSpace(target.Redact(runErr.Error())))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // htmlMaxUnitRows is how many of a workload's units the page lists (and
@@ -219,7 +220,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
 		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
-		Ran:        reports.AnyOps(s),
+		Ran:        text.AnyOps(s),
 		Breaks:     reports.BreaksLine(s),
 		HlogIssues: hl.problems,
 	}
@@ -234,7 +235,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	if !s.Started.IsZero() {
 		p.Meta = append(p.Meta, htmlKV{"started", s.Started.UTC().Format("2006-01-02 15:04:05 UTC")})
 	}
-	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100*time.Millisecond).String() + reports.TimeBase(s)})
+	p.Meta = append(p.Meta, htmlKV{"elapsed", s.Elapsed.Round(100*time.Millisecond).String() + text.TimeBase(s)})
 	if c := s.Capacity; c != nil {
 		p.Meta = append(p.Meta, htmlKV{"capacity", capacityText(c)})
 		if c.Emulation != "" {
@@ -242,7 +243,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 		}
 	}
 	if s.Shard != nil {
-		p.Meta = append(p.Meta, htmlKV{"shard", reports.ShardText(s.Shard)})
+		p.Meta = append(p.Meta, htmlKV{"shard", text.ShardText(s.Shard)})
 	}
 	p.Meta = append(p.Meta, mergedMeta(s)...)
 	if hl.dirMissing && p.Ran {
@@ -262,13 +263,13 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], reports.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
 		}
-		p.Harness = reports.HarnessLine(s.Harness)
+		p.Harness = text.HarnessLine(s.Harness)
 		p.Summary = buildHTMLSummary(s, p.ExitCode)
 		p.AcrossTables = buildHTMLAcross(s)
 		var account strings.Builder
-		reports.WriteAccount(&reports.ErrWriter{W: &account}, s.Units, s.Capacity)
+		text.WriteAccount(&reports.ErrWriter{W: &account}, s.Units, s.Capacity)
 		p.Account = strings.TrimPrefix(strings.Join(strings.Fields(account.String()), " "), "account: ")
 		for _, r := range s.Checks {
 			p.Checks = append(p.Checks, buildHTMLCheck(r))
@@ -315,9 +316,9 @@ func capacityText(c *reports.CapacityInfo) string {
 
 func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
-	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: reports.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
+	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: text.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = reports.ArrivalsLine(*ws)
-	hw.Responses = reports.ResponseRows(ws.Ops)
+	hw.Responses = text.ResponseRows(ws.Ops)
 	if ws.Goal != "" {
 		hw.Achieved = fmt.Sprintf("%s %s", reports.Thousands(ws.Achieved), ws.Goal)
 		if ws.Active > 0 {
@@ -330,7 +331,7 @@ func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitS
 			row = append(row, reports.Itoa(o.Outcomes[oc.String()]))
 		}
 		row = append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))
-		cor, unc := reports.LatencyCells(o.Corrected), reports.LatencyCells(o.Latency)
+		cor, unc := text.LatencyCells(o.Corrected), text.LatencyCells(o.Latency)
 		hw.Ops = append(hw.Ops, htmlOpRow{Op: o.Op, Cells: append(row, cor...)})
 		if strings.Join(cor, " ") != strings.Join(unc, " ") {
 			blank := make([]string, len(row))
@@ -437,7 +438,7 @@ func buildHTMLUnits(id string, us []reports.UnitSummary) htmlUnits {
 }
 
 func buildHTMLCheck(r checks.Result) htmlCheck {
-	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + reports.DecidedNote(r)}
+	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + text.DecidedNote(r)}
 	for _, v := range r.Violations {
 		var ops []string
 		for i := range v.Ops {
@@ -446,7 +447,7 @@ func buildHTMLCheck(r checks.Result) htmlCheck {
 		hc.Violations = append(hc.Violations, htmlViolation{Key: v.Key, Message: v.Message, Ops: strings.Join(ops, "\n")})
 	}
 	if more := r.Total - len(r.Violations); more > 0 {
-		hc.More = "... and " + reports.Plural(int64(more), "more violation")
+		hc.More = "... and " + text.Plural(int64(more), "more violation")
 	}
 	for _, f := range r.Files {
 		hc.Files = append(hc.Files, htmlFileOf("picture", f))

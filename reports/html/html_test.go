@@ -16,6 +16,7 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // renderFixture writes a fixture run into a temporary results directory
@@ -150,7 +151,7 @@ func keys(m map[string]string) []string {
 func TestHTMLChartNumbers(t *testing.T) {
 	s, dir, _ := renderFixture(t, reports.PlainNames)
 	counter := &s.Workloads[0]
-	units := reports.UnitsOf(s.Units, counter.Name)
+	units := text.UnitsOf(s.Units, counter.Name)
 
 	// throughput: each op's ok+conflict in each second, the busiest blob
 	// and its target
@@ -250,7 +251,7 @@ func TestHTMLChartNumbers(t *testing.T) {
 	}
 
 	// utilisation: peak over target, busiest first
-	pu := reports.UnitsOf(s.Units, "hot")
+	pu := text.UnitsOf(s.Units, "hot")
 	bc := utilisationChart("u", pu, 20)
 	if len(bc.bars) != 12 || bc.bars[0].label != "p0" || bc.bars[0].value != float64(pu[0].Peak)/2000 {
 		t.Fatalf("bars %+v", bc.bars[:1])

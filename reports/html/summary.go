@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // This file builds what the HTML report shows first, as k6's and
@@ -161,7 +162,7 @@ func buildHTMLSummary(s *reports.Summary, exitCode int) htmlSummary {
 // cells on one line).
 func buildHTMLAcross(s *reports.Summary) []htmlAcross {
 	var out []htmlAcross
-	for _, st := range reports.SpreadTables(s) {
+	for _, st := range text.SpreadTables(s) {
 		a := htmlAcross{Title: fmt.Sprintf("Per-%s spread by workload (key patterns side by side)", st.Kind), Rows: st.Rows}
 		for _, h := range st.Head {
 			a.Head = append(a.Head, strings.ReplaceAll(h, "\n", " "))

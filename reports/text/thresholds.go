@@ -1,12 +1,14 @@
-package reports
+package text
 
 import (
 	"strings"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // writeThresholds prints each criterion with its verdict and the value
 // measured.
-func writeThresholds(w *ErrWriter, rs []ThresholdResult) {
+func writeThresholds(w *reports.ErrWriter, rs []reports.ThresholdResult) {
 	if len(rs) == 0 {
 		return
 	}
@@ -18,36 +20,36 @@ func writeThresholds(w *ErrWriter, rs []ThresholdResult) {
 		}
 		width = max(width, len(r.Threshold))
 	}
-	w.printf("\nthresholds: %d pass, %d fail\n", pass, len(rs)-pass)
+	w.Printf("\nthresholds: %d pass, %d fail\n", pass, len(rs)-pass)
 	for _, r := range rs {
 		verdict := "PASS"
 		if !r.Pass {
 			verdict = "FAIL"
 		}
-		w.printf("  %-4s  %-*s  %s\n", verdict, width, r.Threshold, r.Measured())
+		w.Printf("  %-4s  %-*s  %s\n", verdict, width, r.Threshold, r.Measured())
 	}
 }
 
 // writeCapacity says which targets the units were measured against.
-func writeCapacity(w *ErrWriter, c *CapacityInfo) {
+func writeCapacity(w *reports.ErrWriter, c *reports.CapacityInfo) {
 	if c == nil {
 		return
 	}
 	var parts []string
 	for _, k := range []string{"blob", "partition", "queue", "account"} {
 		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+Number(v)+"/s")
+			parts = append(parts, k+" "+reports.Number(v)+"/s")
 		}
 	}
-	w.printf("capacity  profile %s", c.Profile)
+	w.Printf("capacity  profile %s", c.Profile)
 	if c.Scale != 1 {
-		w.printf(" scaled by %s", Number(c.Scale))
+		w.Printf(" scaled by %s", reports.Number(c.Scale))
 	}
 	if len(c.Overridden) > 0 {
-		w.printf(", overridden: %s", strings.Join(c.Overridden, ", "))
+		w.Printf(", overridden: %s", strings.Join(c.Overridden, ", "))
 	}
-	w.printf(" (%s)\n", strings.Join(parts, ", "))
+	w.Printf(" (%s)\n", strings.Join(parts, ", "))
 	if c.Emulation != "" {
-		w.printf("emulation %s\n", c.Emulation)
+		w.Printf("emulation %s\n", c.Emulation)
 	}
 }

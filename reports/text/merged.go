@@ -1,19 +1,21 @@
-package reports
+package text
 
 import (
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // writeMerged tells, for a run merged from shards, which shards it holds,
 // where each one's times went, and what the merge found worth saying: a
 // clock offset beyond the stated bound comes first, in capitals.
-func writeMerged(w *ErrWriter, s *Summary) {
+func writeMerged(w *reports.ErrWriter, s *reports.Summary) {
 	if len(s.MergedFrom) == 0 {
 		return
 	}
 	bound := s.MergedFrom[0].Bound
-	w.printf("merged    %d shards of run %s; each shard's intervals widened by its clock bound (%s stated)\n", len(s.MergedFrom), s.RunID, bound)
+	w.Printf("merged    %d shards of run %s; each shard's intervals widened by its clock bound (%s stated)\n", len(s.MergedFrom), s.RunID, bound)
 	for _, p := range s.MergedFrom {
 		var parts []string
 		parts = append(parts, "+"+p.Shift.Round(time.Millisecond).String())
@@ -24,8 +26,8 @@ func writeMerged(w *ErrWriter, s *Summary) {
 		if p.Late > 0 {
 			parts = append(parts, "load started "+p.Late.Round(time.Millisecond).String()+" late")
 		}
-		parts = append(parts, Itoa(p.Ops)+" ops", "exit "+Itoa(int64(p.ExitCode)))
-		writeWrapped(w, "  shard "+Itoa(int64(p.Index))+"  ", "           ", strings.Join(parts, ", "))
+		parts = append(parts, reports.Itoa(p.Ops)+" ops", "exit "+reports.Itoa(int64(p.ExitCode)))
+		writeWrapped(w, "  shard "+reports.Itoa(int64(p.Index))+"  ", "           ", strings.Join(parts, ", "))
 	}
 	for _, n := range s.MergeNotes {
 		if strings.HasPrefix(n, "clock offset bound exceeded") {

@@ -1,10 +1,11 @@
-package reports
+package text
 
 import (
 	"strconv"
 	"strings"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // maxUnitRows is how many of a workload's units the text report lists;
@@ -13,11 +14,11 @@ const MaxUnitRows = 8
 
 // writeUnits prints a workload's units against their targets: the busiest
 // first, then how the load spread over them.
-func writeUnits(w *ErrWriter, us []UnitSummary) {
+func writeUnits(w *reports.ErrWriter, us []reports.UnitSummary) {
 	if len(us) == 0 {
 		return
 	}
-	u := BuildUnitTable(us, MaxUnitRows)
+	u := reports.BuildUnitTable(us, MaxUnitRows)
 	writeWrapped(w, "  ", "    ", u.Heading)
 	t := textTable{indent: "    ", head: textHeads(u.Head), rows: u.Rows}
 	t.write(w)
@@ -36,7 +37,7 @@ func textHeads(head []string) []string {
 	out := make([]string, len(head))
 	for i, h := range head {
 		switch {
-		case width(h) <= 8:
+		case reports.Width(h) <= 8:
 			out[i] = h
 		case strings.Contains(h, " "):
 			// the space that makes the longer line shortest
@@ -59,7 +60,7 @@ func textHeads(head []string) []string {
 
 // writeDensity prints, for the table reads of a workload, the entities
 // scanned against those returned (the checklist's query density).
-func writeDensity(w *ErrWriter, ops []OpSummary) {
+func writeDensity(w *reports.ErrWriter, ops []reports.OpSummary) {
 	t := textTable{indent: "  ", head: []string{"op", "scanned", "returned", "returned/\nscanned", "scanned\nper read"}}
 	for _, o := range ops {
 		if o.Scanned == 0 {
@@ -70,7 +71,7 @@ func writeDensity(w *ErrWriter, ops []OpSummary) {
 		if reads > 0 {
 			per = strconv.FormatFloat(float64(o.Scanned)/float64(reads), 'f', 1, 64)
 		}
-		t.add(o.Op, Itoa(o.Scanned), Itoa(o.Returned), Percent(o.Returned, o.Scanned), per)
+		t.add(o.Op, reports.Itoa(o.Scanned), reports.Itoa(o.Returned), reports.Percent(o.Returned, o.Scanned), per)
 	}
 	if len(t.rows) == 0 {
 		return
@@ -82,32 +83,32 @@ func writeDensity(w *ErrWriter, ops []OpSummary) {
 // writeAccount prints the whole account's figures against its targets:
 // operations, the target's throttled answers apart from those faults
 // injected, and ingress and egress (request and response bodies).
-func WriteAccount(w *ErrWriter, us []UnitSummary, c *CapacityInfo) {
+func WriteAccount(w *reports.ErrWriter, us []reports.UnitSummary, c *reports.CapacityInfo) {
 	for _, u := range us {
-		if u.Kind != UnitAccount {
+		if u.Kind != reports.UnitAccount {
 			continue
 		}
-		w.printf("\naccount: %s %s served, mean %s/s, busiest second %s/s at %ds", Thousands(u.Amount), u.Measure,
-			strconv.FormatFloat(u.Mean, 'f', 1, 64), Thousands(u.Peak), u.PeakSecond)
+		w.Printf("\naccount: %s %s served, mean %s/s, busiest second %s/s at %ds", reports.Thousands(u.Amount), u.Measure,
+			strconv.FormatFloat(u.Mean, 'f', 1, 64), reports.Thousands(u.Peak), u.PeakSecond)
 		if u.Target > 0 {
-			w.printf(", target %s/s (%s)", Thousands(int64(u.Target)), Percent(u.Peak, int64(u.Target)))
+			w.Printf(", target %s/s (%s)", reports.Thousands(int64(u.Target)), reports.Percent(u.Peak, int64(u.Target)))
 		}
 		switch {
 		case u.InjectedThrottled > 0:
 			// Faults' answers are not the account's throttling.
-			w.printf(", %d throttled by the target, %d answered 503/500 on purpose by faults", u.Throttled, u.InjectedThrottled)
+			w.Printf(", %d throttled by the target, %d answered 503/500 on purpose by faults", u.Throttled, u.InjectedThrottled)
 		case u.Throttled > 0:
-			w.printf(", %d throttled", u.Throttled)
+			w.Printf(", %d throttled", u.Throttled)
 		}
-		w.printf("\n")
+		w.Printf("\n")
 		if u.PeakSent > 0 || u.PeakReceived > 0 {
-			in, out := float64(AccountIngress), float64(AccountEgress)
+			in, out := float64(reports.AccountIngress), float64(reports.AccountEgress)
 			if c != nil && c.Targets["ingress_gbps"] > 0 {
 				in, out = c.Targets["ingress_gbps"]*1e9/8, c.Targets["egress_gbps"]*1e9/8
 			}
-			w.printf("         ingress busiest second %s (%s of %s Gbps), egress %s (%s of %s Gbps)\n",
-				ByteRate(u.PeakSent), Percent(u.PeakSent, int64(in)), Number(in*8/1e9),
-				ByteRate(u.PeakReceived), Percent(u.PeakReceived, int64(out)), Number(out*8/1e9))
+			w.Printf("         ingress busiest second %s (%s of %s Gbps), egress %s (%s of %s Gbps)\n",
+				ByteRate(u.PeakSent), reports.Percent(u.PeakSent, int64(in)), reports.Number(in*8/1e9),
+				ByteRate(u.PeakReceived), reports.Percent(u.PeakReceived, int64(out)), reports.Number(out*8/1e9))
 		}
 	}
 }
@@ -126,14 +127,14 @@ func ByteRate(b int64) string {
 
 // harnessLine is the harness's ops on one line: count per op, with the
 // outcomes other than ok when there are any.
-func HarnessLine(ops []OpSummary) string {
+func HarnessLine(ops []reports.OpSummary) string {
 	parts := make([]string, 0, len(ops))
 	for _, o := range ops {
-		part := o.Op + " " + Itoa(o.Count)
+		part := o.Op + " " + reports.Itoa(o.Count)
 		var bad []string
 		for _, oc := range checks.Outcomes[1:] {
 			if n := o.Outcomes[oc.String()]; n > 0 {
-				bad = append(bad, Itoa(n)+" "+oc.String())
+				bad = append(bad, reports.Itoa(n)+" "+oc.String())
 			}
 		}
 		if len(bad) > 0 {

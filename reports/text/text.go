@@ -1,4 +1,4 @@
-package reports
+package text
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // maxTextViolations bounds the violations the text report shows per check.
@@ -35,27 +36,27 @@ const uncorrectedLabel = "  uncorrected"
 // into column groups, prose wraps with a hanging indent. Only a
 // violation's recorded operations and the files' paths may be longer:
 // they are copied, not read, and wrapping would break them.
-func WriteText(w io.Writer, s *Summary) error {
-	out := &ErrWriter{W: w}
+func WriteText(w io.Writer, s *reports.Summary) error {
+	out := &reports.ErrWriter{W: w}
 	var buf bytes.Buffer
-	ew := &ErrWriter{W: &buf}
+	ew := &reports.ErrWriter{W: &buf}
 	flush := func() {
 		for _, line := range strings.SplitAfter(buf.String(), "\n") {
 			if line == "" {
 				continue
 			}
 			if rest, ok := strings.CutPrefix(line, noWrap); ok {
-				out.printf("%s", rest)
+				out.Printf("%s", rest)
 				continue
 			}
 			for _, l := range wrapLine(strings.TrimSuffix(line, "\n")) {
-				out.printf("%s\n", l)
+				out.Printf("%s\n", l)
 			}
 		}
 	}
 	ran := AnyOps(s)
-	if line := BreaksLine(s); line != "" {
-		ew.printf("%s\n", line)
+	if line := reports.BreaksLine(s); line != "" {
+		ew.Printf("%s\n", line)
 	}
 	writeHeader(ew, s, ran)
 	if ran { // a run that failed before its first operation shows only its error
@@ -68,7 +69,7 @@ func WriteText(w io.Writer, s *Summary) error {
 		writeMemory(ew, s)
 		writeFaults(ew, s)
 		if s.Shard != nil && s.Shard.Count > 1 && len(s.Checks) == 0 && s.ChecksError == "" {
-			ew.printf("\nchecks: left to stormcheck merge (a shard's history is part of the run's)\n")
+			ew.Printf("\nchecks: left to stormcheck merge (a shard's history is part of the run's)\n")
 		} else {
 			writeChecks(ew, s.Checks, s.ChecksError)
 		}
@@ -80,7 +81,7 @@ func WriteText(w io.Writer, s *Summary) error {
 }
 
 // anyOps reports whether the run recorded any operation at all.
-func AnyOps(s *Summary) bool {
+func AnyOps(s *reports.Summary) bool {
 	if len(s.Harness) > 0 || len(s.Checks) > 0 {
 		return true
 	}
@@ -92,7 +93,7 @@ func AnyOps(s *Summary) bool {
 	return false
 }
 
-func writeHeader(w *ErrWriter, s *Summary, ran bool) {
+func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	name := s.Scenario
 	if name == "" {
 		name = "(unnamed scenario)"
@@ -102,40 +103,40 @@ func writeHeader(w *ErrWriter, s *Summary, ran bool) {
 		meta = append(meta, s.File)
 	}
 	meta = append(meta, "seed "+strconv.FormatInt(s.Seed, 10))
-	w.printf("scenario  %s (%s)\n", name, strings.Join(meta, ", "))
+	w.Printf("scenario  %s (%s)\n", name, strings.Join(meta, ", "))
 	if s.Target != "" {
-		w.printf("target    %s\n", s.Target)
+		w.Printf("target    %s\n", s.Target)
 	}
 	when := ""
 	if !s.Started.IsZero() {
 		when = "started " + s.Started.UTC().Format("2006-01-02 15:04:05 UTC") + ", "
 	}
-	w.printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
+	w.Printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
 	writeMerged(w, s)
 	if s.Interrupted {
-		w.printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
+		w.Printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
 	}
 	if s.Error != "" {
-		w.printf("ERROR: %s\n", s.Error)
+		w.Printf("ERROR: %s\n", s.Error)
 	}
 	for _, nw := range s.NotWritten {
-		w.printf("NOT WRITTEN: %s\n", nw)
+		w.Printf("NOT WRITTEN: %s\n", nw)
 	}
 	if s.CleanupError != "" {
-		w.printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
+		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
 	if ran && len(s.Workloads) > 0 {
-		w.printf("\n")
+		w.Printf("\n")
 		writeWrapped(w, "", "         ", "rate/s:  ok+conflict attempts per second over the workload's active period")
 		writeWrapped(w, "", "         ", "latency: ms from the intended start (corrected); \"uncorrected\" rows, where they differ: call to return")
 	}
 }
 
 // unitsOf returns a workload's units, in the order given.
-func UnitsOf(all []UnitSummary, workload string) []UnitSummary {
-	var out []UnitSummary
+func UnitsOf(all []reports.UnitSummary, workload string) []reports.UnitSummary {
+	var out []reports.UnitSummary
 	for _, u := range all {
 		if u.Workload == workload {
 			out = append(out, u)
@@ -146,7 +147,7 @@ func UnitsOf(all []UnitSummary, workload string) []UnitSummary {
 
 // workloadDesc is a workload's kind, loop and actors: "blob.lww, closed
 // loop, 4 actors".
-func WorkloadDesc(ws *WorkloadSummary) string {
+func WorkloadDesc(ws *reports.WorkloadSummary) string {
 	var desc []string
 	if ws.Kind != "" {
 		desc = append(desc, ws.Kind)
@@ -164,15 +165,15 @@ func WorkloadDesc(ws *WorkloadSummary) string {
 	return strings.Join(desc, ", ")
 }
 
-func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clientCPU float64) {
-	w.printf("\nworkload %s", ws.Name)
+func writeWorkload(w *reports.ErrWriter, ws *reports.WorkloadSummary, units []reports.UnitSummary, clientCPU float64) {
+	w.Printf("\nworkload %s", ws.Name)
 	if desc := WorkloadDesc(ws); desc != "" {
-		w.printf(" (%s)", desc)
+		w.Printf(" (%s)", desc)
 	}
-	w.printf("\n")
+	w.Printf("\n")
 
 	if len(ws.Ops) == 0 {
-		w.printf("  no operations recorded\n")
+		w.Printf("  no operations recorded\n")
 	} else {
 		WriteAchieved(w, ws)
 		writeOpTable(w, ws.Ops)
@@ -180,19 +181,19 @@ func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clien
 		writeLatencyTable(w, ws.Ops)
 		writeResponses(w, ws.Ops)
 	}
-	if line := ArrivalsLine(*ws); line != "" {
-		w.printf("  %s\n", line)
+	if line := reports.ArrivalsLine(*ws); line != "" {
+		w.Printf("  %s\n", line)
 	}
 	writeLimitedBy(w, *ws, units, clientCPU)
 	writeDensity(w, ws.Ops)
-	var kinds []UnitKind
+	var kinds []reports.UnitKind
 	for _, u := range units {
 		if !slices.Contains(kinds, u.Kind) {
 			kinds = append(kinds, u.Kind)
 		}
 	}
 	for _, k := range kinds {
-		var of []UnitSummary
+		var of []reports.UnitSummary
 		for _, u := range units {
 			if u.Kind == k {
 				of = append(of, u)
@@ -204,7 +205,7 @@ func writeWorkload(w *ErrWriter, ws *WorkloadSummary, units []UnitSummary, clien
 
 // writeAchieved says what the workload achieved (its Goal), at what
 // rate over its active period.
-func WriteAchieved(w *ErrWriter, ws *WorkloadSummary) {
+func WriteAchieved(w *reports.ErrWriter, ws *reports.WorkloadSummary) {
 	if ws.Goal == "" {
 		return
 	}
@@ -216,16 +217,16 @@ func WriteAchieved(w *ErrWriter, ws *WorkloadSummary) {
 	if ws.AcquiresPerWin > 0 {
 		perWin = fmt.Sprintf("; %s acquires per lease won", strconv.FormatFloat(ws.AcquiresPerWin, 'f', -1, 64))
 	}
-	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s%s", Thousands(ws.Achieved), ws.Goal, rate, perWin))
+	writeWrapped(w, "  ", "    ", fmt.Sprintf("achieved: %s %s%s%s", reports.Thousands(ws.Achieved), ws.Goal, rate, perWin))
 }
 
 // writeOpTable writes the attempts per op by outcome, and the rate.
-func writeOpTable(w *ErrWriter, ops []OpSummary) {
+func writeOpTable(w *reports.ErrWriter, ops []reports.OpSummary) {
 	t := textTable{indent: "  ", head: []string{"op", "count", "ok", "conflict", "throttled", "error", "unknown", "rate/s"}}
 	for _, o := range ops {
-		row := []string{o.Op, Itoa(o.Count)}
+		row := []string{o.Op, reports.Itoa(o.Count)}
 		for _, oc := range checks.Outcomes {
-			row = append(row, Itoa(o.Outcomes[oc.String()]))
+			row = append(row, reports.Itoa(o.Outcomes[oc.String()]))
 		}
 		t.add(append(row, strconv.FormatFloat(o.Rate, 'f', 1, 64))...)
 	}
@@ -234,8 +235,8 @@ func writeOpTable(w *ErrWriter, ops []OpSummary) {
 
 // writeInjected says which of the table's throttled answers faults
 // injected on purpose, and how many are the target's own.
-func writeInjected(w *ErrWriter, ws *WorkloadSummary) {
-	injected := InjectedThrottled(*ws)
+func writeInjected(w *reports.ErrWriter, ws *reports.WorkloadSummary) {
+	injected := reports.InjectedThrottled(*ws)
 	if injected == 0 {
 		return
 	}
@@ -249,12 +250,12 @@ func writeInjected(w *ErrWriter, ws *WorkloadSummary) {
 	}
 	sort.Strings(faults)
 	writeWrapped(w, "  ", "    ", fmt.Sprintf("throttled: %s injected on purpose (%s), %s the target's own",
-		Thousands(injected), strings.Join(faults, ", "), Thousands(throttled-injected)))
+		reports.Thousands(injected), strings.Join(faults, ", "), reports.Thousands(throttled-injected)))
 }
 
 // writeLatencyTable writes each op's latency percentiles, max and mean
 // (corrected), with an "uncorrected" row beneath where those differ.
-func writeLatencyTable(w *ErrWriter, ops []OpSummary) {
+func writeLatencyTable(w *reports.ErrWriter, ops []reports.OpSummary) {
 	t := textTable{indent: "  ", head: []string{"latency ms", "p50", "p90", "p95", "p99", "p99.9", "max", "mean"}}
 	for _, o := range ops {
 		cor, unc := LatencyCells(o.Corrected), LatencyCells(o.Latency)
@@ -266,22 +267,22 @@ func writeLatencyTable(w *ErrWriter, ops []OpSummary) {
 	t.write(w)
 }
 
-func LatencyCells(p Percentiles) []string {
+func LatencyCells(p reports.Percentiles) []string {
 	if p.Count == 0 {
 		return []string{"-", "-", "-", "-", "-", "-", "-"}
 	}
 	p95 := "-" // a summary written before p95 was kept
 	if p.P95 > 0 || p.P90 == 0 {
-		p95 = Ms(p.P95)
+		p95 = reports.Ms(p.P95)
 	}
-	return []string{Ms(p.P50), Ms(p.P90), p95, Ms(p.P99), Ms(p.P999), Ms(p.Max), Ms(p.Mean)}
+	return []string{reports.Ms(p.P50), reports.Ms(p.P90), p95, reports.Ms(p.P99), reports.Ms(p.P999), reports.Ms(p.Max), reports.Ms(p.Mean)}
 }
 
 // writeResponses breaks down, per op, the attempts that were not answered
 // 2xx by HTTP status and x-ms-error-code: a lost If-Match race (412
 // ConditionNotMet) and a lease held by another (409 LeaseAlreadyPresent)
 // tell different stories.
-func writeResponses(w *ErrWriter, ops []OpSummary) {
+func writeResponses(w *reports.ErrWriter, ops []reports.OpSummary) {
 	rows := ResponseRows(ops)
 	if len(rows) == 0 {
 		return
@@ -295,7 +296,7 @@ var responseHead = []string{"op", "status", "x-ms-error-code", "count", "of op"}
 
 // responseRows are, per op, the attempts not answered 2xx by status and
 // error code, with their share of the op's attempts.
-func ResponseRows(ops []OpSummary) [][]string {
+func ResponseRows(ops []reports.OpSummary) [][]string {
 	var rows [][]string
 	for _, o := range ops {
 		for _, r := range o.Responses {
@@ -311,7 +312,7 @@ func ResponseRows(ops []OpSummary) [][]string {
 			case code == "":
 				code = "-"
 			}
-			rows = append(rows, []string{o.Op, status, code, Itoa(r.Count), Percent(r.Count, o.Count)})
+			rows = append(rows, []string{o.Op, status, code, reports.Itoa(r.Count), reports.Percent(r.Count, o.Count)})
 		}
 	}
 	return rows
@@ -321,21 +322,21 @@ func Plural(n int64, word string) string {
 	if n == 1 {
 		return "1 " + word
 	}
-	return Itoa(n) + " " + word + "s"
+	return reports.Itoa(n) + " " + word + "s"
 }
 
 // writeHarness writes the harness ops on one line: count per op, with the
 // outcomes other than ok when there are any.
-func writeHarness(w *ErrWriter, ops []OpSummary) {
+func writeHarness(w *reports.ErrWriter, ops []reports.OpSummary) {
 	if len(ops) == 0 {
 		return
 	}
-	w.printf("\nharness (setup, final reads; not in the figures above): %s\n", HarnessLine(ops))
+	w.Printf("\nharness (setup, final reads; not in the figures above): %s\n", HarnessLine(ops))
 }
 
 // writeMemory says how much memory the harness held at its peak (the
 // bounded-memory promise, and what a shard's pod must be given).
-func writeMemory(w *ErrWriter, s *Summary) {
+func writeMemory(w *reports.ErrWriter, s *reports.Summary) {
 	if s.PeakRSS <= 0 {
 		return
 	}
@@ -343,16 +344,16 @@ func writeMemory(w *ErrWriter, s *Summary) {
 	if len(s.MergedFrom) > 0 {
 		who = "harness memory: the largest shard's peak"
 	}
-	w.printf("%s %.1f MiB resident (load, final reads and checks)\n", who, float64(s.PeakRSS)/(1<<20))
+	w.Printf("%s %.1f MiB resident (load, final reads and checks)\n", who, float64(s.PeakRSS)/(1<<20))
 }
 
-func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
+func writeChecks(w *reports.ErrWriter, rs []checks.Result, failed string) {
 	if failed != "" {
-		w.printf("\nchecks: FAILED TO RUN: %s\n", failed)
+		w.Printf("\nchecks: FAILED TO RUN: %s\n", failed)
 		return
 	}
 	if len(rs) == 0 {
-		w.printf("\nchecks: none\n")
+		w.Printf("\nchecks: none\n")
 		return
 	}
 	n := map[checks.Verdict]int{}
@@ -362,18 +363,18 @@ func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
 		width = max(width, len(r.Check))
 		wwidth = max(wwidth, len(r.Workload))
 	}
-	w.printf("\nchecks: %d pass, %d fail, %d undecided\n", n[checks.Pass], n[checks.Fail], n[checks.Undecided])
+	w.Printf("\nchecks: %d pass, %d fail, %d undecided\n", n[checks.Pass], n[checks.Fail], n[checks.Undecided])
 	for _, r := range rs {
 		prefix := fmt.Sprintf("  %-9s  %-*s  ", strings.ToUpper(string(r.Verdict)), width, r.Check)
 		if wwidth > 0 { // a workload column only when some result names one
 			prefix += fmt.Sprintf("%-*s  ", wwidth, r.Workload)
 		}
 		hang := strings.Repeat(" ", len(prefix)) // the summary wraps under itself
-		if len(prefix) > TextWidth/2 {
+		if len(prefix) > reports.TextWidth/2 {
 			hang = "    "
 		}
 		for _, l := range breakLine(prefix+r.Summary+DecidedNote(r), len(prefix), hang) {
-			w.printf(noWrap+"%s\n", l)
+			w.Printf(noWrap+"%s\n", l)
 		}
 		if r.Verdict != checks.Fail {
 			continue
@@ -381,24 +382,24 @@ func writeChecks(w *ErrWriter, rs []checks.Result, failed string) {
 		shown := min(len(r.Violations), maxTextViolations)
 		for _, v := range r.Violations[:shown] {
 			if v.Key != "" {
-				w.printf("    - %s: %s\n", v.Key, v.Message)
+				w.Printf("    - %s: %s\n", v.Key, v.Message)
 			} else {
-				w.printf("    - %s\n", v.Message)
+				w.Printf("    - %s\n", v.Message)
 			}
 			for i := range v.Ops {
-				w.printf(noWrap+"        %s\n", v.Ops[i].String())
+				w.Printf(noWrap+"        %s\n", v.Ops[i].String())
 			}
 		}
 		if more := max(r.Total, len(r.Violations)) - shown; more > 0 {
-			w.printf("    ... and %s\n", Plural(int64(more), "more violation"))
+			w.Printf("    ... and %s\n", Plural(int64(more), "more violation"))
 		}
 		for _, f := range r.Files {
-			w.printf("    picture: %s\n", f)
+			w.Printf("    picture: %s\n", f)
 		}
 	}
 }
 
-func writeFiles(w *ErrWriter, files map[string]string) {
+func writeFiles(w *reports.ErrWriter, files map[string]string) {
 	if len(files) == 0 {
 		return
 	}
@@ -409,15 +410,15 @@ func writeFiles(w *ErrWriter, files map[string]string) {
 		width = max(width, len(l))
 	}
 	sort.Strings(labels)
-	w.printf("\nfiles\n")
+	w.Printf("\nfiles\n")
 	for _, l := range labels {
-		w.printf(noWrap+"  %-*s  %s\n", width, l, files[l])
+		w.Printf(noWrap+"  %-*s  %s\n", width, l, files[l])
 	}
 }
 
 // timeBase says where the load starts on the run's clock and how long the
 // target took to be ready before it (set-up, not in the run's times).
-func TimeBase(s *Summary) string {
+func TimeBase(s *reports.Summary) string {
 	var parts []string
 	if s.LoadStart > 0 {
 		parts = append(parts, "load from +"+s.LoadStart.Round(100*time.Millisecond).String())

@@ -1,8 +1,10 @@
-package reports
+package text
 
 import (
 	"sort"
 	"strconv"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // spreadTable compares, for one kind of unit that two or more workloads
@@ -11,15 +13,15 @@ import (
 // against the target, and the target's throttled answers (with, when any
 // fault answered 503/500 on purpose, those injected answers apart).
 type spreadTable struct {
-	Kind UnitKind
+	Kind reports.UnitKind
 	Head []string // header cells; "\n" where a text header breaks
 	Rows [][]string
 }
 
 // spreadTables returns the comparisons the run has, partitions first.
-func SpreadTables(s *Summary) []spreadTable {
+func SpreadTables(s *reports.Summary) []spreadTable {
 	var out []spreadTable
-	for _, kind := range []UnitKind{UnitPartition, UnitQueue, UnitBlob} {
+	for _, kind := range []reports.UnitKind{reports.UnitPartition, reports.UnitQueue, reports.UnitBlob} {
 		type row struct {
 			workload                  string
 			units                     int
@@ -65,12 +67,12 @@ func SpreadTables(s *Summary) []spreadTable {
 		for _, r := range rows {
 			util := "-"
 			if r.target > 0 {
-				util = Percent(r.peak, int64(r.target))
+				util = reports.Percent(r.peak, int64(r.target))
 			}
-			cells := []string{r.workload, strconv.Itoa(r.units), Percent(r.top, r.amount),
-				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", Itoa(r.peak), util, Itoa(r.throttled)}
+			cells := []string{r.workload, strconv.Itoa(r.units), reports.Percent(r.top, r.amount),
+				strconv.FormatFloat(100*r.share, 'f', 1, 64) + "%", reports.Itoa(r.peak), util, reports.Itoa(r.throttled)}
 			if injected {
-				cells = append(cells, Itoa(r.injected))
+				cells = append(cells, reports.Itoa(r.injected))
 			}
 			t.Rows = append(t.Rows, cells)
 		}
@@ -80,9 +82,9 @@ func SpreadTables(s *Summary) []spreadTable {
 }
 
 // writeSpread writes the spread tables.
-func writeSpread(w *ErrWriter, s *Summary) {
+func writeSpread(w *reports.ErrWriter, s *reports.Summary) {
 	for _, st := range SpreadTables(s) {
-		w.printf("\n%s spread by workload (key patterns side by side)\n", st.Kind)
+		w.Printf("\n%s spread by workload (key patterns side by side)\n", st.Kind)
 		t := textTable{indent: "  ", head: st.Head, rows: st.Rows}
 		t.write(w)
 	}

@@ -1,4 +1,4 @@
-package reports
+package text
 
 import (
 	"io"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // breakLineQuadratic is breakLine as it was before it was made linear
@@ -15,17 +16,17 @@ import (
 // linear one must agree with, line for line.
 func breakLineQuadratic(line string, keep int, hang string) []string {
 	var out []string
-	for width(line) > TextWidth {
+	for reports.Width(line) > reports.TextWidth {
 		r := []rune(line)
 		cut := -1
-		for i := min(TextWidth, len(r)-1); i > keep; i-- {
+		for i := min(reports.TextWidth, len(r)-1); i > keep; i-- {
 			if r[i] == ' ' {
 				cut = i
 				break
 			}
 		}
 		if cut < 0 {
-			for i := TextWidth; i < len(r); i++ {
+			for i := reports.TextWidth; i < len(r); i++ {
 				if r[i] == ' ' {
 					cut = i
 					break
@@ -88,7 +89,7 @@ func TestLongSummaryWrapsInLinearWork(t *testing.T) {
 		keys = append(keys, "counter-"+strings.Repeat("9", i%5)+" (too large for porcupine, and version-chain could not decide it: no final read of 1 key: 350 ops, 32 actors)")
 	}
 	summary := "2000 keys, undecided: " + strings.Join(keys, "; ")
-	s := &Summary{Scenario: "cut", Checks: []checks.Result{{Check: "linearizable", Workload: "counter", Verdict: checks.Undecided,
+	s := &reports.Summary{Scenario: "cut", Checks: []checks.Result{{Check: "linearizable", Workload: "counter", Verdict: checks.Undecided,
 		Summary: summary, Judgeable: 1}}}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -1,9 +1,11 @@
-package reports
+package text
 
 import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // maxFirstColumn bounds the first column of a text table: a longer name
@@ -27,7 +29,7 @@ type textTable struct {
 func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
 
 // write lays the table out within TextWidth.
-func (t *textTable) write(w *ErrWriter) {
+func (t *textTable) write(w *reports.ErrWriter) {
 	n := len(t.head)
 	headLines := 1
 	for _, h := range t.head {
@@ -36,25 +38,25 @@ func (t *textTable) write(w *ErrWriter) {
 	widths := make([]int, n)
 	for i, h := range t.head {
 		for _, part := range strings.Split(h, "\n") {
-			widths[i] = max(widths[i], width(part))
+			widths[i] = max(widths[i], reports.Width(part))
 		}
 	}
 	for _, r := range t.rows {
 		for i := 0; i < n && i < len(r); i++ {
-			if i == 0 && width(r[0]) > maxFirstColumn {
+			if i == 0 && reports.Width(r[0]) > maxFirstColumn {
 				continue
 			}
-			widths[i] = max(widths[i], width(r[i]))
+			widths[i] = max(widths[i], reports.Width(r[i]))
 		}
 	}
 	// Pack the other columns into groups that fit beside the first.
 	var groups [][]int
-	used := width(t.indent) + widths[0]
+	used := reports.Width(t.indent) + widths[0]
 	var cur []int
 	for i := 1; i < n; i++ {
-		if len(cur) > 0 && used+2+widths[i] > TextWidth {
+		if len(cur) > 0 && used+2+widths[i] > reports.TextWidth {
 			groups = append(groups, cur)
-			cur, used = nil, width(t.indent)+widths[0]
+			cur, used = nil, reports.Width(t.indent)+widths[0]
 		}
 		cur = append(cur, i)
 		used += 2 + widths[i]
@@ -64,7 +66,7 @@ func (t *textTable) write(w *ErrWriter) {
 	}
 	for g, cols := range groups {
 		if g > 0 {
-			w.printf("\n")
+			w.Printf("\n")
 		}
 		for l := 0; l < headLines; l++ {
 			cells := []string{headerLine(t.head[0], l, headLines)}
@@ -82,8 +84,8 @@ func (t *textTable) write(w *ErrWriter) {
 				}
 				cells = append(cells, cell)
 			}
-			if width(r[0]) > maxFirstColumn {
-				w.printf("%s%s\n", t.indent, r[0])
+			if reports.Width(r[0]) > maxFirstColumn {
+				w.Printf("%s%s\n", t.indent, r[0])
 				cells[0] = ""
 			}
 			t.line(w, widths, cols, cells)
@@ -101,29 +103,29 @@ func headerLine(h string, l, lines int) string {
 	return parts[i]
 }
 
-func (t *textTable) line(w *ErrWriter, widths, cols []int, cells []string) {
+func (t *textTable) line(w *reports.ErrWriter, widths, cols []int, cells []string) {
 	var b strings.Builder
 	b.WriteString(t.indent)
 	b.WriteString(cells[0])
-	b.WriteString(strings.Repeat(" ", max(widths[0]-width(cells[0]), 0)))
+	b.WriteString(strings.Repeat(" ", max(widths[0]-reports.Width(cells[0]), 0)))
 	for j, c := range cols {
 		b.WriteString("  ")
-		pad := strings.Repeat(" ", max(widths[c]-width(cells[j+1]), 0))
+		pad := strings.Repeat(" ", max(widths[c]-reports.Width(cells[j+1]), 0))
 		if slices.Contains(t.left, c) {
 			b.WriteString(cells[j+1] + pad)
 		} else {
 			b.WriteString(pad + cells[j+1])
 		}
 	}
-	w.printf("%s\n", strings.TrimRight(b.String(), " "))
+	w.Printf("%s\n", strings.TrimRight(b.String(), " "))
 }
 
 // writeWrapped writes prose within TextWidth: the first line after first,
 // the following ones after rest (a hanging indent), broken at spaces. A
 // word longer than a line stays whole.
-func writeWrapped(w *ErrWriter, first, rest, text string) {
+func writeWrapped(w *reports.ErrWriter, first, rest, text string) {
 	for _, line := range wrap(text, first, rest) {
-		w.printf("%s\n", line)
+		w.Printf("%s\n", line)
 	}
 }
 
@@ -142,7 +144,7 @@ func wrap(text, first, rest string) []string {
 // quadratic: a cut 6.5M-operation history whose linearizable summary named
 // 10,000 undecided keys spent most of `stormcheck check`'s CPU here.)
 func breakLine(line string, keep int, hang string) []string {
-	if width(line) <= TextWidth {
+	if reports.Width(line) <= reports.TextWidth {
 		return []string{line}
 	}
 	// The line being broken is lead followed by r[pos:]: lead is empty for
@@ -166,16 +168,16 @@ func breakLine(line string, keep int, hang string) []string {
 		return b.String()
 	}
 	var out []string
-	for n := len(r); n > TextWidth; n = len(lead) + len(r) - pos {
+	for n := len(r); n > reports.TextWidth; n = len(lead) + len(r) - pos {
 		cut := -1
-		for i := min(TextWidth, n-1); i > keep; i-- {
+		for i := min(reports.TextWidth, n-1); i > keep; i-- {
 			if at(i) == ' ' {
 				cut = i
 				break
 			}
 		}
 		if cut < 0 { // one long word: break after it
-			for i := TextWidth; i < n; i++ {
+			for i := reports.TextWidth; i < n; i++ {
 				if at(i) == ' ' {
 					cut = i
 					break
@@ -217,7 +219,7 @@ var headerLabel = regexp.MustCompile(`^[a-z]+ {2,}`)
 // lines hang under a header line's value ("scenario  ..."), else two
 // columns in from the line's own indent.
 func wrapLine(line string) []string {
-	if width(line) <= TextWidth {
+	if reports.Width(line) <= reports.TextWidth {
 		return []string{line}
 	}
 	lead := line[:len(line)-len(strings.TrimLeft(line, " "))]

@@ -1,13 +1,15 @@
-package reports
+package text
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // writeShard is the text report's shard line.
-func writeShard(w *ErrWriter, sh *ShardInfo) {
+func writeShard(w *reports.ErrWriter, sh *reports.ShardInfo) {
 	if sh == nil {
 		return
 	}
@@ -17,7 +19,7 @@ func writeShard(w *ErrWriter, sh *ShardInfo) {
 // shardText says which part of which run a shard is, when its load started
 // against the agreed start, what its clock is against the service's, and
 // which of the run's one-time duties it did.
-func ShardText(sh *ShardInfo) string {
+func ShardText(sh *reports.ShardInfo) string {
 	parts := []string{fmt.Sprintf("%d of %d, run %s", sh.Index, sh.Count, sh.RunID)}
 	switch {
 	case sh.StartAt != "":
@@ -30,7 +32,7 @@ func ShardText(sh *ShardInfo) string {
 	}
 	if c := sh.ClockOffset; c.Samples > 0 {
 		parts = append(parts, fmt.Sprintf("clock %s..%s from the service's (%d responses; bound %s)",
-			signedDuration(c.Lo), signedDuration(c.Hi), c.Samples, sh.ClockOffsetBound))
+			reports.SignedDuration(c.Lo), reports.SignedDuration(c.Hi), c.Samples, sh.ClockOffsetBound))
 	}
 	var did, not []string
 	for _, d := range []struct {

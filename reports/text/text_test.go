@@ -1,4 +1,4 @@
-package reports
+package text
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // fieldsLines is fields line by line, with the continuation lines of a
@@ -15,24 +16,24 @@ func fieldsLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if len(out) > 0 && strings.HasPrefix(l, "          ") && !strings.HasPrefix(strings.TrimSpace(l), "#") {
-			out[len(out)-1] += " " + Fields(l)
+			out[len(out)-1] += " " + reports.Fields(l)
 			continue
 		}
-		out = append(out, Fields(l))
+		out = append(out, reports.Fields(l))
 	}
 	return strings.Join(out, "\n") + "\n"
 }
 
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
-	if err := WriteText(&b, sampleSummary()); err != nil {
+	if err := WriteText(&b, reports.SampleSummary()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	lines := strings.Split(out, "\n")
 	norm := make([]string, len(lines))
 	for i, l := range lines {
-		norm[i] = Fields(l)
+		norm[i] = reports.Fields(l)
 	}
 	has := func(want string) int {
 		t.Helper()
@@ -80,7 +81,7 @@ func TestWriteText(t *testing.T) {
 		"PASS no-lost-updates counter counter: 2766 acknowledged writes, final value 2766",
 		"FAIL single-winner create create: 2 rounds with more than one winner",
 	} {
-		if !strings.Contains(Fields(out), want) {
+		if !strings.Contains(reports.Fields(out), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
@@ -113,26 +114,26 @@ func TestWriteText(t *testing.T) {
 func TestWriteTextMinimal(t *testing.T) {
 	tests := []struct {
 		name   string
-		s      *Summary
+		s      *reports.Summary
 		want   []string
 		absent []string
 	}{
 		{
 			name: "empty run",
-			s:    &Summary{Scenario: "s", Error: "target unreachable"},
+			s:    &reports.Summary{Scenario: "s", Error: "target unreachable"},
 			// Nothing ran: the error alone, no empty tables around it.
 			want:   []string{"ERROR: target unreachable"},
 			absent: []string{"INTERRUPTED", "latency in ms", "rate/s", "harness", "files", "checks:"},
 		},
 		{
 			name: "workload without ops",
-			s: &Summary{Scenario: "s", Workloads: []WorkloadSummary{{Name: "w", Executor: "open"}},
+			s: &reports.Summary{Scenario: "s", Workloads: []reports.WorkloadSummary{{Name: "w", Executor: "open"}},
 				Checks: []checks.Result{{Check: "c", Verdict: checks.Fail, Summary: "1 violation", Total: 1}}},
 			want: []string{"workload w (open loop)", "no operations recorded", "late starts 0, dropped starts 0", "FAIL c 1 violation"},
 		},
 		{
 			name: "op with no latencies",
-			s: &Summary{Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get",
+			s: &reports.Summary{Workloads: []reports.WorkloadSummary{{Name: "w", Ops: []reports.OpSummary{{Op: "blob.get",
 				Outcomes: map[string]int64{}}}}}},
 			want: []string{"blob.get 0 0 0 0 0 0 0.0", "blob.get - - - - - - -"},
 		},
@@ -144,7 +145,7 @@ func TestWriteTextMinimal(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			norm := Fields(strings.ReplaceAll(out, "\n", " | "))
+			norm := reports.Fields(strings.ReplaceAll(out, "\n", " | "))
 			for _, w := range tc.want {
 				if !strings.Contains(norm, w) {
 					t.Errorf("lacks %q:\n%s", w, out)
@@ -170,7 +171,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteTextReportsWriteError(t *testing.T) {
-	if err := WriteText(&failWriter{n: 3}, sampleSummary()); err == nil || err.Error() != "disk full" {
+	if err := WriteText(&failWriter{n: 3}, reports.SampleSummary()); err == nil || err.Error() != "disk full" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -184,14 +185,14 @@ func TestMs(t *testing.T) {
 		{12.34, "12.3"}, {99.9, "99.9"}, {123.4, "123"}, {61234.5, "61234"},
 	}
 	for _, tc := range tests {
-		if got := Ms(tc.in); got != tc.want {
+		if got := reports.Ms(tc.in); got != tc.want {
 			t.Errorf("ms(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
 
 func TestWriteTextNamesCheckPictures(t *testing.T) {
-	s := &Summary{Scenario: "s", Workloads: []WorkloadSummary{{Name: "w", Ops: []OpSummary{{Op: "blob.get", Count: 1}}}},
+	s := &reports.Summary{Scenario: "s", Workloads: []reports.WorkloadSummary{{Name: "w", Ops: []reports.OpSummary{{Op: "blob.get", Count: 1}}}},
 		Checks: []checks.Result{{Check: "linearizable", Workload: "w", Verdict: checks.Fail, Total: 1,
 			Violations: []checks.Violation{{Key: "k0", Message: "not linearizable"}}, Files: []string{"checks/w.linearizable-k0.html"}}}}
 	var b strings.Builder
@@ -206,7 +207,7 @@ func TestWriteTextNamesCheckPictures(t *testing.T) {
 // TestTimeBaseShownApart: the run line says where the load starts on the
 // run's clock and how long the target took to start before it.
 func TestTimeBaseShownApart(t *testing.T) {
-	s := sampleSummary()
+	s := reports.SampleSummary()
 	s.Startup, s.LoadStart = 76900*time.Millisecond, 300*time.Millisecond
 	var b strings.Builder
 	if err := WriteText(&b, s); err != nil {
@@ -233,10 +234,10 @@ func TestWriteTextShowsPeakMemory(t *testing.T) {
 		{"unmeasured", 0, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := sampleSummary()
+			s := reports.SampleSummary()
 			s.PeakRSS = c.peak
 			if c.merged {
-				s.MergedFrom = []MergedShard{{}}
+				s.MergedFrom = []reports.MergedShard{{}}
 			}
 			var b strings.Builder
 			if err := WriteText(&b, s); err != nil {
