@@ -12,6 +12,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -115,7 +116,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 		if tl != nil {
 			sum.Faults = tl.Ws
 		}
-		sum.Units = m.Units(reports.ActivePeriods(wss, sum.Elapsed), nil, nil)
+		sum.Units = m.Units(merge.ActivePeriods(wss, sum.Elapsed), nil, nil)
 		tl.Apply(sum)
 		return sum
 	}
@@ -289,7 +290,7 @@ func TestMergedUnitsKeepInjectedApart(t *testing.T) {
 		{Actor: 1, Workload: "w", Kind: "blob.put", Key: "k", Call: 400 * ms, Return: 410 * ms, Outcome: checks.Throttled, Out: busy},
 	})
 	replay := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"w"}})
-	if _, _, err := reports.MergeHistories([]reports.HistoryShard{{Path: a}, {Path: b}}, nil, func(_ int, op *checks.Op) { replay.Record(op) }); err != nil {
+	if _, _, err := merge.MergeHistories([]merge.HistoryShard{{Path: a}, {Path: b}}, nil, func(_ int, op *checks.Op) { replay.Record(op) }); err != nil {
 		t.Fatal(err)
 	}
 	us := replay.Units(func(string) time.Duration { return time.Second }, nil, nil)

@@ -176,7 +176,7 @@ func (h *hlogs) wake() {
 // newIntervals sets up a series' log state with a unique file name. The
 // caller holds Metrics.mu.
 func (h *hlogs) newIntervals(k seriesKey, corrected bool) *intervals {
-	base := safeName(k.workload) + "." + safeName(k.kind)
+	base := SafeName(k.workload) + "." + SafeName(k.kind)
 	if corrected {
 		base = CorrectedHlogDir + "/" + base
 	}
@@ -202,7 +202,7 @@ func (s *series) eachLog(f func(iv *intervals)) {
 }
 
 // safeName keeps letters, digits, '.', '-' and '_' and replaces the rest.
-func safeName(s string) string {
+func SafeName(s string) string {
 	if s == "" {
 		return "_"
 	}
@@ -296,7 +296,7 @@ func (h *hlogs) open(iv *intervals) error {
 	}
 	iv.f = f
 	iv.bw = bufio.NewWriter(f)
-	lw, err := newLatencyLogWriter(iv.bw, iv.workload, iv.kind, iv.corrected, h.startMs)
+	lw, err := NewLatencyLogWriter(iv.bw, iv.workload, iv.kind, iv.corrected, h.startMs)
 	if err != nil {
 		return err
 	}
@@ -307,7 +307,7 @@ func (h *hlogs) open(iv *intervals) error {
 // newLatencyLogWriter starts a latency log on w: the stormcheck header
 // (workload, op, what the values are), the format version, the start time
 // (Unix ms) and the legend.
-func newLatencyLogWriter(w io.Writer, workload, kind string, corrected bool, startMs int64) (*hdrhistogram.HistogramLogWriter, error) {
+func NewLatencyLogWriter(w io.Writer, workload, kind string, corrected bool, startMs int64) (*hdrhistogram.HistogramLogWriter, error) {
 	what := "[values: uncorrected latency (call to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"
 	if corrected {
 		what = "[values: corrected latency (intended start to return) in microseconds; one interval per second of the run, timestamps relative to StartTime]"

@@ -189,7 +189,7 @@ func DecodeHistogram(enc string) (*hdrhistogram.Histogram, error) {
 	return hdrhistogram.Decode([]byte(enc))
 }
 
-func encodeHistogram(h *hdrhistogram.Histogram) string {
+func EncodeHistogram(h *hdrhistogram.Histogram) string {
 	b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase)
 	if err != nil {
 		return ""
@@ -300,8 +300,8 @@ func (s *series) summary(period time.Duration) OpSummary {
 		Op:        s.key.kind,
 		Count:     n,
 		Outcomes:  make(map[string]int64, numOutcomes),
-		Latency:   percentiles(s.lat, n, s.latSum, s.latMax),
-		Corrected: percentiles(s.cor, n+s.missed, s.corSum, s.corMax),
+		Latency:   PercentilesOf(s.lat, n, s.latSum, s.latMax),
+		Corrected: PercentilesOf(s.cor, n+s.missed, s.corSum, s.corMax),
 		Missed:    s.missed,
 		Scanned:   s.scanned,
 		Returned:  s.returned,
@@ -311,7 +311,7 @@ func (s *series) summary(period time.Duration) OpSummary {
 	o.Responses = append(o.Responses, s.resp...)
 	sortResponses(o.Responses)
 	if n > 0 || s.missed > 0 {
-		o.Histograms = &OpHistograms{Latency: encodeHistogram(s.lat), Corrected: encodeHistogram(s.cor)}
+		o.Histograms = &OpHistograms{Latency: EncodeHistogram(s.lat), Corrected: EncodeHistogram(s.cor)}
 	}
 	for _, oc := range checks.Outcomes {
 		o.Outcomes[oc.String()] = s.counts[oc]
@@ -327,7 +327,7 @@ var summaryQuantiles = []float64{50, 90, 95, 99, 99.9}
 // percentiles reads a microsecond histogram into milliseconds. Percentiles
 // are capped at the exact maximum (the histogram reports the top of a
 // value's bucket, which can lie above it).
-func percentiles(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
+func PercentilesOf(h *hdrhistogram.Histogram, n, sumNs, maxNs int64) Percentiles {
 	if n == 0 {
 		return Percentiles{}
 	}

@@ -63,7 +63,7 @@ func (c *UnitLatencyCollector) Apply() {
 		u := &c.units[i]
 		k := unitKey{u.Workload, u.Kind, u.Name}
 		if h := c.hists[k]; h != nil && h.TotalCount() > 0 {
-			p := percentiles(h, h.TotalCount(), c.sums[k][0], c.sums[k][1])
+			p := PercentilesOf(h, h.TotalCount(), c.sums[k][0], c.sums[k][1])
 			u.Latency = &p
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -55,7 +56,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *wor
 	sum.Capacity = CapacityInfo(sc)
 	// A workload's own active period; the account's is the load phase
 	// (the longest workload's), not the run with Azurite's start.
-	sum.Units = m.Units(reports.ActivePeriods(ws, sum.Elapsed), UnitTargets(sc.Capacity), BandwidthTargets(sc.Capacity))
+	sum.Units = m.Units(merge.ActivePeriods(ws, sum.Elapsed), UnitTargets(sc.Capacity), BandwidthTargets(sc.Capacity))
 	// One pass over the history feeds the checks and the units' latencies.
 	units := reports.NewUnitLatencyCollector(sum.Units)
 	tally := reports.NewFaultTally(sum.Faults)

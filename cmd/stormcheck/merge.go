@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
-	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/shards"
@@ -147,7 +147,7 @@ func mergeRun(cmd *cobra.Command, out string, dirs []string, f *mergeFlags) erro
 		return &exitError{code: exitInterrupted, err: fmt.Errorf("stormcheck merge: interrupted; %s not written", out)}
 	}
 
-	var shardsX []reports.ShardResults
+	var shardsX []merge.ShardResults
 	var st scenarios.Target
 	var to target.Options
 	if f.from == "" {

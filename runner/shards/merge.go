@@ -14,6 +14,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -22,8 +23,8 @@ import (
 // Read reads the summaries and scenarios of the shards' results
 // directories and refuses those that are not the whole of one sharded run
 // (reports.CheckShards); the shards come back ordered by index.
-func Read(dirs []string) ([]reports.ShardResults, error) {
-	var shards []reports.ShardResults
+func Read(dirs []string) ([]merge.ShardResults, error) {
+	var shards []merge.ShardResults
 	for _, d := range dirs {
 		s, err := reports.ReadSummary(filepath.Join(d, runner.SummaryFile))
 		if err != nil {
@@ -39,9 +40,9 @@ func Read(dirs []string) ([]reports.ShardResults, error) {
 		if err := firstRecordFits(runner.HistoryPath(d)); err != nil {
 			return nil, fmt.Errorf("%s: %w", d, err)
 		}
-		shards = append(shards, reports.ShardResults{Dir: d, Summary: s, Scenario: sc})
+		shards = append(shards, merge.ShardResults{Dir: d, Summary: s, Scenario: sc})
 	}
-	return reports.CheckShards(shards)
+	return merge.CheckShards(shards)
 }
 
 // firstRecordFits reads a history up to its first record and returns the
@@ -67,7 +68,7 @@ func firstRecordFits(path string) error {
 // (ExitCode is the caller's) with the first error. Once ctx is done (an
 // interrupt) it stops before its next step and returns no summary and
 // ctx's error: what it wrote is the caller's to discard.
-func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
+func Merge(ctx context.Context, out string, shards []merge.ShardResults, logf func(string, ...any)) (*reports.Summary, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
@@ -84,7 +85,7 @@ func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf 
 	if err != nil {
 		return nil, fmt.Errorf("the shards' scenario: %w", err)
 	}
-	origin, plan, notes := reports.PlanShards(shards)
+	origin, plan, notes := merge.PlanShards(shards)
 	for _, n := range notes {
 		logf("%s", n)
 	}
@@ -97,18 +98,18 @@ func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf 
 		}
 	}
 	replay := reports.NewMetrics(reports.MetricsOptions{Start: origin, Workloads: names, Goals: goals})
-	hist := make([]reports.HistoryShard, len(shards))
+	hist := make([]merge.HistoryShard, len(shards))
 	hlogDirs := make([]string, len(shards))
 	shifts := make([]time.Duration, len(shards))
 	for i, s := range shards {
-		hist[i] = reports.HistoryShard{Path: runner.HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
+		hist[i] = merge.HistoryShard{Path: runner.HistoryPath(s.Dir), Shift: plan[i].Shift, Widen: plan[i].Widened}
 		hlogDirs[i] = html.HlogDirOf(s.Dir, s.Summary)
 		shifts[i] = plan[i].Shift
 	}
 	var errs []error
 	logf("merging the histories of %d shards", len(shards))
 	historyPath := filepath.Join(out, runner.HistoryFile)
-	counts, truncated, histErr := reports.MergeHistoryFile(historyPath, hist, func(_ int, op *checks.Op) { replay.Record(op) })
+	counts, truncated, histErr := merge.MergeHistoryFile(historyPath, hist, func(_ int, op *checks.Op) { replay.Record(op) })
 	if histErr != nil {
 		errs = append(errs, fmt.Errorf("merged history: %w", histErr))
 	}
@@ -123,12 +124,12 @@ func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf 
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	latency, hlogFiles, problems, err := reports.MergeHlogs(hlogDirs, shifts, filepath.Join(out, runner.HlogDir), origin)
+	latency, hlogFiles, problems, err := merge.MergeHlogs(hlogDirs, shifts, filepath.Join(out, runner.HlogDir), origin)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("merged hlogs: %w", err))
 	}
 	notes = append(notes, problems...)
-	sum := reports.MergeSummary(reports.MergeInput{Shards: shards, Plan: plan, Origin: origin, Notes: notes, Replayed: replay,
+	sum := merge.MergeSummary(merge.MergeInput{Shards: shards, Plan: plan, Origin: origin, Notes: notes, Replayed: replay,
 		Latency: latency, Targets: runner.UnitTargets(sc.Capacity), Bandwidth: runner.BandwidthTargets(sc.Capacity)})
 	sum.File = sc.File
 	if len(hlogFiles) > 0 {
@@ -142,7 +143,7 @@ func Merge(ctx context.Context, out string, shards []reports.ShardResults, logf 
 		return nil, ctx.Err()
 	}
 	units := reports.NewUnitLatencyCollector(sum.Units)
-	if _, _, err := reports.MergeHistories(hist, nil, func(_ int, op *checks.Op) { units.Observe(op) }); err != nil {
+	if _, _, err := merge.MergeHistories(hist, nil, func(_ int, op *checks.Op) { units.Observe(op) }); err != nil {
 		logf("unit latencies: %v", err)
 	}
 	units.Apply()

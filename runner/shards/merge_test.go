@@ -10,6 +10,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -60,7 +61,7 @@ func writeShardDir(t *testing.T, dir string, index, count int, started time.Time
 	}
 	s := &reports.Summary{Scenario: sc.Name, File: "merge-units.yaml", Started: started, Elapsed: elapsed, RunID: "abcd0042",
 		Workloads: ws, Harness: harness, Capacity: runner.CapacityInfo(sc), Files: map[string]string{"hlog": runner.HlogDir + "/"},
-		Units: m.Units(reports.ActivePeriods(ws, elapsed), runner.UnitTargets(sc.Capacity), runner.BandwidthTargets(sc.Capacity)),
+		Units: m.Units(merge.ActivePeriods(ws, elapsed), runner.UnitTargets(sc.Capacity), runner.BandwidthTargets(sc.Capacity)),
 		Shard: &reports.ShardInfo{Index: index, Count: count, RunID: "abcd0042", ClockOffsetBound: bound, ClockOffset: off}}
 	s.Thresholds = reports.EvaluateThresholds(s, sc.Thresholds)
 	if err := reports.WriteSummaryJSON(filepath.Join(dir, runner.SummaryFile), s); err != nil {

@@ -1,4 +1,4 @@
-package reports
+package merge
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // This file holds what `stormcheck merge` decides before it reads a
@@ -20,7 +22,7 @@ type ShardResults struct {
 	// Dir is the directory (as given, for messages); Summary its
 	// summary.json; Scenario the bytes of its scenario.yaml.
 	Dir      string
-	Summary  *Summary
+	Summary  *reports.Summary
 	Scenario []byte
 }
 
@@ -106,7 +108,7 @@ func CheckShards(shards []ShardResults) ([]ShardResults, error) {
 // BeyondBound says by how much at least the bound was exceeded. Every
 // shard is widened by at least B. Notes say, in words, every exceeded
 // bound and every shard without an estimate.
-func PlanShards(shards []ShardResults) (origin time.Time, plan []MergedShard, notes []string) {
+func PlanShards(shards []ShardResults) (origin time.Time, plan []reports.MergedShard, notes []string) {
 	for i, s := range shards {
 		if i == 0 || s.Summary.Started.Before(origin) {
 			origin = s.Summary.Started
@@ -116,11 +118,11 @@ func PlanShards(shards []ShardResults) (origin time.Time, plan []MergedShard, no
 	for _, s := range shards {
 		bound = max(bound, s.Summary.Shard.ClockOffsetBound)
 	}
-	plan = make([]MergedShard, len(shards))
+	plan = make([]reports.MergedShard, len(shards))
 	var mids []time.Duration
 	for i, s := range shards {
 		si := s.Summary.Shard
-		plan[i] = MergedShard{Dir: s.Dir, Index: si.Index, Count: si.Count, Started: s.Summary.Started,
+		plan[i] = reports.MergedShard{Dir: s.Dir, Index: si.Index, Count: si.Count, Started: s.Summary.Started,
 			Shift: s.Summary.Started.Sub(origin), Bound: bound, Late: si.Late, ClockOffset: si.ClockOffset, Widened: bound,
 			ExitCode: s.Summary.ExitCode, Interrupted: s.Summary.Interrupted, Error: s.Summary.Error}
 		co := si.ClockOffset
@@ -140,8 +142,8 @@ func PlanShards(shards []ShardResults) (origin time.Time, plan []MergedShard, no
 	}
 	slices.Sort(mids)
 	median := mids[len(mids)/2]
-	usable := func(c ClockOffset) bool { return c.Samples > 0 && c.Lo <= c.Hi }
-	dist := func(c ClockOffset) time.Duration { return absDuration((c.Lo+c.Hi)/2 - median) }
+	usable := func(c reports.ClockOffset) bool { return c.Samples > 0 && c.Lo <= c.Hi }
+	dist := func(c reports.ClockOffset) time.Duration { return absDuration((c.Lo+c.Hi)/2 - median) }
 	for i := range plan {
 		for j := i + 1; j < len(plan); j++ {
 			a, b := plan[i].ClockOffset, plan[j].ClockOffset

@@ -1,4 +1,4 @@
-package reports_test
+package merge_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/merge"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -71,11 +72,11 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 		}
 	}
 	out := filepath.Join(t.TempDir(), "merged")
-	totals, files, problems, err := reports.MergeHlogs(dirs, shifts, out, origin)
+	totals, files, problems, err := merge.MergeHlogs(dirs, shifts, out, origin)
 	if err != nil || len(problems) > 0 {
 		t.Fatalf("merge: %v %v", err, problems)
 	}
-	got := totals[reports.LatencyKey{Workload: "w", Op: "blob.put"}]
+	got := totals[merge.LatencyKey{Workload: "w", Op: "blob.put"}]
 	if got == nil || !got.Latency.Equals(all) || !got.Corrected.Equals(allCor) {
 		t.Fatalf("merged totals are not the histogram of every value: %+v", got)
 	}
@@ -93,13 +94,13 @@ func TestMergeHlogsIsOneHistogramOfAllValues(t *testing.T) {
 			t.Fatal(err)
 		}
 		seen := map[int64]int64{}
-		var header reports.LatencyKey
-		err = reports.ScanLatencyLog(f, func(w, op string) { header = reports.LatencyKey{Workload: w, Op: op} }, func(ts float64, h *hdrhistogram.Histogram) error {
+		var header merge.LatencyKey
+		err = reports.ScanLatencyLog(f, func(w, op string) { header = merge.LatencyKey{Workload: w, Op: op} }, func(ts float64, h *hdrhistogram.Histogram) error {
 			seen[int64(ts)] += h.TotalCount()
 			return nil
 		})
 		f.Close()
-		if err != nil || header != (reports.LatencyKey{Workload: "w", Op: "blob.put"}) {
+		if err != nil || header != (merge.LatencyKey{Workload: "w", Op: "blob.put"}) {
 			t.Fatalf("%s: %v, header %v", name, err, header)
 		}
 		for sec, n := range perSec {
@@ -129,14 +130,14 @@ func TestMergeHlogsNamesADamagedLog(t *testing.T) {
 	if err := os.WriteFile(p, append(raw, []byte("0.000,1.000,0.1,HISTFAAAAnotahistogram\n")...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	totals, _, problems, err := reports.MergeHlogs([]string{a, b}, []time.Duration{0, 0}, t.TempDir(), origin)
+	totals, _, problems, err := merge.MergeHlogs([]string{a, b}, []time.Duration{0, 0}, t.TempDir(), origin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(problems) != 1 || !strings.Contains(problems[0], "shard 1") || !strings.Contains(problems[0], p) {
 		t.Fatalf("problems %q: want shard 1's log named", problems)
 	}
-	if n := totals[reports.LatencyKey{Workload: "w", Op: "blob.get"}].Latency.TotalCount(); n != 1000 {
+	if n := totals[merge.LatencyKey{Workload: "w", Op: "blob.get"}].Latency.TotalCount(); n != 1000 {
 		t.Errorf("merged %d values, want the 1000 before the damage", n)
 	}
 }
@@ -154,10 +155,10 @@ func TestMergeHistoriesKWay(t *testing.T) {
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 0, Call: 0, Return: 5 * ms},
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 10 * ms, Call: 12 * ms, Return: 15 * ms},
 	})
-	shards := []reports.HistoryShard{{Path: a, Shift: 0, Widen: 2 * time.Millisecond}, {Path: b, Shift: 7 * time.Millisecond, Widen: 100 * time.Millisecond}}
+	shards := []merge.HistoryShard{{Path: a, Shift: 0, Widen: 2 * time.Millisecond}, {Path: b, Shift: 7 * time.Millisecond, Widen: 100 * time.Millisecond}}
 	var out bytes.Buffer
 	var seen []string
-	counts, trunc, err := reports.MergeHistories(shards, &out, func(shard int, op *checks.Op) {
+	counts, trunc, err := merge.MergeHistories(shards, &out, func(shard int, op *checks.Op) {
 		seen = append(seen, time.Duration(op.Return).String())
 	})
 	if err != nil || len(trunc) > 0 || counts[0] != 2 || counts[1] != 2 {
@@ -190,62 +191,62 @@ func TestMergeHistoriesTruncatedShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := reports.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.get", Key: "k", Return: 1}})
-	counts, trunc, err := reports.MergeHistories([]reports.HistoryShard{{Path: a}, {Path: b}}, nil, nil)
+	counts, trunc, err := merge.MergeHistories([]merge.HistoryShard{{Path: a}, {Path: b}}, nil, nil)
 	if err != nil || len(trunc) != 1 || !strings.Contains(trunc[0].Error(), a) || counts[1] != 1 {
 		t.Fatalf("counts %v truncated %v err %v", counts, trunc, err)
 	}
 }
 
-func shardAt(dir string, i, n int, runID string, started time.Time, bound time.Duration, off reports.ClockOffset) reports.ShardResults {
-	return reports.ShardResults{Dir: dir, Scenario: []byte("name: s\n"), Summary: &reports.Summary{Scenario: "s", Started: started,
+func shardAt(dir string, i, n int, runID string, started time.Time, bound time.Duration, off reports.ClockOffset) merge.ShardResults {
+	return merge.ShardResults{Dir: dir, Scenario: []byte("name: s\n"), Summary: &reports.Summary{Scenario: "s", Started: started,
 		Shard: &reports.ShardInfo{Index: i, Count: n, RunID: runID, ClockOffsetBound: bound, ClockOffset: off}}}
 }
 
 func TestCheckShardsRefusesWithNames(t *testing.T) {
 	now := time.Now()
-	ok := func(i int) reports.ShardResults {
+	ok := func(i int) merge.ShardResults {
 		return shardAt("d"+string(rune('0'+i)), i, 3, "abcd0001", now, 0, reports.ClockOffset{})
 	}
 	cases := []struct {
 		name   string
-		shards func() []reports.ShardResults
+		shards func() []merge.ShardResults
 		want   []string
 	}{
-		{"not a shard", func() []reports.ShardResults {
+		{"not a shard", func() []merge.ShardResults {
 			s := ok(1)
 			s.Summary.Shard = nil
-			return []reports.ShardResults{ok(0), s, ok(2)}
+			return []merge.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1: summary.json has no \"shard\""}},
-		{"different run ids", func() []reports.ShardResults {
+		{"different run ids", func() []merge.ShardResults {
 			s := ok(2)
 			s.Summary.Shard.RunID = "abcd0002"
-			return []reports.ShardResults{ok(0), ok(1), s}
+			return []merge.ShardResults{ok(0), ok(1), s}
 		}, []string{`d2 is run "abcd0002" but d0 is run "abcd0001"`}},
-		{"different scenarios", func() []reports.ShardResults {
+		{"different scenarios", func() []merge.ShardResults {
 			s := ok(1)
 			s.Summary.Scenario = "other"
-			return []reports.ShardResults{ok(0), s, ok(2)}
+			return []merge.ShardResults{ok(0), s, ok(2)}
 		}, []string{`d1 ran scenario "other" but d0 ran "s"`}},
-		{"scenario files differ", func() []reports.ShardResults {
+		{"scenario files differ", func() []merge.ShardResults {
 			s := ok(1)
 			s.Scenario = []byte("name: s\nseed: 2\n")
-			return []reports.ShardResults{ok(0), s, ok(2)}
+			return []merge.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1/scenario.yaml differs from d0/scenario.yaml"}},
-		{"different counts", func() []reports.ShardResults {
+		{"different counts", func() []merge.ShardResults {
 			s := ok(1)
 			s.Summary.Shard.Count = 4
-			return []reports.ShardResults{ok(0), s, ok(2)}
+			return []merge.ShardResults{ok(0), s, ok(2)}
 		}, []string{"d1 is shard 1 of 4 but d0 is shard 0 of 3"}},
-		{"duplicate and missing", func() []reports.ShardResults {
+		{"duplicate and missing", func() []merge.ShardResults {
 			s := ok(0)
 			s.Dir = "again"
-			return []reports.ShardResults{ok(0), s, ok(2)}
+			return []merge.ShardResults{ok(0), s, ok(2)}
 		}, []string{"shard 0 of 3 given twice: d0 and again", "missing: shard 1"}},
-		{"missing", func() []reports.ShardResults { return []reports.ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1", "stormcheck cleanup --run abcd0001"}},
+		{"missing", func() []merge.ShardResults { return []merge.ShardResults{ok(2), ok(0)} }, []string{"run abcd0001 has 3 shards; missing: shard 1", "stormcheck cleanup --run abcd0001"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := reports.CheckShards(c.shards())
+			_, err := merge.CheckShards(c.shards())
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -256,7 +257,7 @@ func TestCheckShardsRefusesWithNames(t *testing.T) {
 			}
 		})
 	}
-	got, err := reports.CheckShards([]reports.ShardResults{ok(2), ok(0), ok(1)})
+	got, err := merge.CheckShards([]merge.ShardResults{ok(2), ok(0), ok(1)})
 	if err != nil || got[0].Dir != "d0" || got[2].Dir != "d2" {
 		t.Fatalf("a whole run refused or not ordered: %v", err)
 	}
@@ -269,7 +270,7 @@ func TestPlanShardsWidening(t *testing.T) {
 		return reports.ClockOffset{Lo: mid - 5*ms, Hi: mid + 5*ms, Samples: 100}
 	}
 	t.Run("within the bound", func(t *testing.T) {
-		origin, plan, notes := reports.PlanShards([]reports.ShardResults{
+		origin, plan, notes := merge.PlanShards([]merge.ShardResults{
 			shardAt("a", 0, 3, "r", t0.Add(2*ms), 100*ms, tight(0)),
 			shardAt("b", 1, 3, "r", t0, 100*ms, tight(60*ms)),
 			shardAt("c", 2, 3, "r", t0.Add(time.Second), 100*ms, tight(-30*ms)),
@@ -287,7 +288,7 @@ func TestPlanShardsWidening(t *testing.T) {
 		}
 	})
 	t.Run("beyond the bound", func(t *testing.T) {
-		_, plan, notes := reports.PlanShards([]reports.ShardResults{
+		_, plan, notes := merge.PlanShards([]merge.ShardResults{
 			shardAt("a", 0, 4, "r", t0, 100*ms, tight(0)),
 			shardAt("b", 1, 4, "r", t0, 100*ms, tight(10*ms)),
 			shardAt("c", 2, 4, "r", t0, 100*ms, tight(500*ms)),
@@ -320,7 +321,7 @@ func TestPlanShardsWidening(t *testing.T) {
 		}
 	})
 	t.Run("no estimate and a stepped clock", func(t *testing.T) {
-		_, plan, notes := reports.PlanShards([]reports.ShardResults{
+		_, plan, notes := merge.PlanShards([]merge.ShardResults{
 			shardAt("a", 0, 2, "r", t0, 100*ms, reports.ClockOffset{}),
 			shardAt("b", 1, 2, "r", t0, 100*ms, reports.ClockOffset{Lo: 300 * ms, Hi: 100 * ms, Samples: 9}),
 		})
@@ -365,7 +366,7 @@ func TestTextShowsMergedShards(t *testing.T) {
 func TestMergeSummaryLatencySources(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 3))
 	origin := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	var shards []reports.ShardResults
+	var shards []merge.ShardResults
 	var dirs []string
 	replay := reports.NewMetrics(reports.MetricsOptions{Start: origin, Workloads: []string{"w"}})
 	wantLat, wantCor := reports.NewHistogram(), reports.NewHistogram()
@@ -384,19 +385,19 @@ func TestMergeSummaryLatencySources(t *testing.T) {
 			t.Fatal(err)
 		}
 		ws, _ := m.Summary(3 * time.Second)
-		shards = append(shards, reports.ShardResults{Dir: fmt.Sprint("s", i), Summary: &reports.Summary{Started: origin, Workloads: ws,
+		shards = append(shards, merge.ShardResults{Dir: fmt.Sprint("s", i), Summary: &reports.Summary{Started: origin, Workloads: ws,
 			Shard: &reports.ShardInfo{Index: i, Count: 2, RunID: "abcd0001"}}})
 		dirs = append(dirs, dir)
 	}
-	merge := func(dirs []string) *reports.Summary {
-		totals, _, _, err := reports.MergeHlogs(dirs, []time.Duration{0, 0}, t.TempDir(), origin)
+	mergeX := func(dirs []string) *reports.Summary {
+		totals, _, _, err := merge.MergeHlogs(dirs, []time.Duration{0, 0}, t.TempDir(), origin)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, plan, _ := reports.PlanShards(shards)
-		return reports.MergeSummary(reports.MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
+		_, plan, _ := merge.PlanShards(shards)
+		return merge.MergeSummary(merge.MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
 	}
-	s := merge(dirs)
+	s := mergeX(dirs)
 	o := s.Workloads[0].Ops[0]
 	lat, _ := reports.DecodeHistogram(o.Histograms.Latency)
 	cor, _ := reports.DecodeHistogram(o.Histograms.Corrected)
@@ -411,7 +412,7 @@ func TestMergeSummaryLatencySources(t *testing.T) {
 	if err := os.Remove(filepath.Join(dirs[1], "w.blob.put.hlog")); err != nil {
 		t.Fatal(err)
 	}
-	s = merge(dirs)
+	s = mergeX(dirs)
 	o = s.Workloads[0].Ops[0]
 	lat, _ = reports.DecodeHistogram(o.Histograms.Latency)
 	if !lat.Equals(wantLat) || len(s.MergeNotes) != 1 || !strings.Contains(s.MergeNotes[0], "the shards' logs hold 400 values, their summaries count 800") {

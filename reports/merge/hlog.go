@@ -1,4 +1,4 @@
-package reports
+package merge
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // MergedLatency is one (workload, op)'s latency over every shard: the sum
@@ -53,7 +54,7 @@ func MergeHlogs(hlogDirs []string, shifts []time.Duration, outDir string, origin
 		for _, corrected := range []bool{false, true} {
 			d := dir
 			if corrected {
-				d = filepath.Join(dir, CorrectedHlogDir)
+				d = filepath.Join(dir, reports.CorrectedHlogDir)
 			}
 			paths, _ := filepath.Glob(filepath.Join(d, "*.hlog"))
 			for _, p := range paths {
@@ -82,9 +83,9 @@ func MergeHlogs(hlogDirs []string, shifts []time.Duration, outDir string, origin
 	files := map[string]string{}
 	names := map[string]bool{}
 	for _, id := range ids {
-		base := safeName(id.key.Workload) + "." + safeName(id.key.Op)
+		base := reports.SafeName(id.key.Workload) + "." + reports.SafeName(id.key.Op)
 		if id.corrected {
-			base = CorrectedHlogDir + "/" + base
+			base = reports.CorrectedHlogDir + "/" + base
 		}
 		name := base + ".hlog"
 		for i := 2; names[name]; i++ {
@@ -125,7 +126,7 @@ func latencyLogKey(path string) (LatencyKey, error) {
 	defer f.Close()
 	var k LatencyKey
 	errFound := errors.New("found")
-	err = ScanLatencyLog(f, func(w, op string) { k = LatencyKey{w, op} }, func(float64, *hdrhistogram.Histogram) error { return errFound })
+	err = reports.ScanLatencyLog(f, func(w, op string) { k = LatencyKey{w, op} }, func(float64, *hdrhistogram.Histogram) error { return errFound })
 	if err != nil && !errors.Is(err, errFound) {
 		return k, fmt.Errorf("%s: %w", path, err)
 	}
@@ -202,17 +203,17 @@ func mergeOneLog(inputs []hlogInput, out string, key LatencyKey, corrected bool,
 	}
 	defer f.Close()
 	bw := bufio.NewWriter(f)
-	lw, err := newLatencyLogWriter(bw, key.Workload, key.Op, corrected, origin.UnixMilli())
+	lw, err := reports.NewLatencyLogWriter(bw, key.Workload, key.Op, corrected, origin.UnixMilli())
 	if err != nil {
 		return nil, problems, err
 	}
-	total := NewHistogram()
+	total := reports.NewHistogram()
 	for len(heads) > 0 {
 		sec := int64(math.MaxInt64)
 		for _, hd := range heads {
 			sec = min(sec, hd.sec)
 		}
-		iv := NewHistogram()
+		iv := reports.NewHistogram()
 		iv.SetStartTimeMs(sec * 1000)
 		iv.SetEndTimeMs((sec + 1) * 1000)
 		live := heads[:0]
@@ -253,7 +254,7 @@ func readShardLog(in hlogInput) iter.Seq[hlogInterval] {
 		defer f.Close()
 		errStop := errors.New("stop")
 		shift := in.shift.Seconds()
-		err = ScanLatencyLog(f, func(string, string) {}, func(ts float64, h *hdrhistogram.Histogram) error {
+		err = reports.ScanLatencyLog(f, func(string, string) {}, func(ts float64, h *hdrhistogram.Histogram) error {
 			if !yield(hlogInterval{sec: int64(math.Floor(ts + 0.5 + shift)), h: h}) {
 				return errStop
 			}

@@ -1,4 +1,4 @@
-package reports
+package merge
 
 import (
 	"fmt"
@@ -8,13 +8,14 @@ import (
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // ActivePeriods gives each workload's active period (its rate period) from
 // ws; for the account (name ""), the load phase: the longest workload's
 // (not the run with Azurite's start), or elapsed when none was measured. A
 // run's units and a merged run's are measured over it.
-func ActivePeriods(ws []WorkloadSummary, elapsed time.Duration) func(string) time.Duration {
+func ActivePeriods(ws []reports.WorkloadSummary, elapsed time.Duration) func(string) time.Duration {
 	return func(name string) time.Duration {
 		var load time.Duration
 		for _, w := range ws {
@@ -37,17 +38,17 @@ type MergeInput struct {
 	// history merge; Origin the merged time zero; Notes what the planning
 	// and the merge found worth saying.
 	Shards []ShardResults
-	Plan   []MergedShard
+	Plan   []reports.MergedShard
 	Origin time.Time
 	Notes  []string
 	// Replayed holds every record of the merged history, on the merged
 	// time line before widening: the counts, per-second series, units and
 	// in-flight figures come from it.
-	Replayed *Metrics
+	Replayed *reports.Metrics
 	// Latency is the hlogs' merged totals (MergeHlogs).
 	Latency map[LatencyKey]*MergedLatency
 	// Targets and Bandwidth are the unit targets (nil: the checklist's).
-	Targets, Bandwidth map[UnitKind]float64
+	Targets, Bandwidth map[reports.UnitKind]float64
 }
 
 // MergeSummary makes the merged run's summary: figures from the replayed
@@ -57,9 +58,9 @@ type MergeInput struct {
 // no log holds, gives its whole-run histogram from summary.json instead:
 // also exact), the shards' open-loop and fault figures added up. Checks,
 // unit latencies and thresholds are the caller's, after.
-func MergeSummary(in MergeInput) *Summary {
+func MergeSummary(in MergeInput) *reports.Summary {
 	first := in.Shards[0].Summary
-	s := &Summary{
+	s := &reports.Summary{
 		Scenario: first.Scenario, File: first.File, Seed: first.Seed,
 		Target:  fmt.Sprintf("%s, %d shards", first.Target, len(in.Shards)),
 		Started: in.Origin, RunID: first.Shard.RunID, Capacity: first.Capacity,
@@ -134,8 +135,8 @@ func MergeSummary(in MergeInput) *Summary {
 	}
 	// Workloads no shard recorded an operation of still appear.
 	for _, sw := range first.Workloads {
-		if !slices.ContainsFunc(ws, func(w WorkloadSummary) bool { return w.Name == sw.Name }) {
-			w := WorkloadSummary{Name: sw.Name, Kind: sw.Kind, Executor: sw.Executor}
+		if !slices.ContainsFunc(ws, func(w reports.WorkloadSummary) bool { return w.Name == sw.Name }) {
+			w := reports.WorkloadSummary{Name: sw.Name, Kind: sw.Kind, Executor: sw.Executor}
 			for _, sh := range in.Shards {
 				for _, o := range sh.Summary.Workloads {
 					if o.Name == sw.Name {
@@ -158,18 +159,18 @@ func MergeSummary(in MergeInput) *Summary {
 // holds) the sum of the shards' whole-run histograms from summary.json:
 // exact too. Max is the largest of the shards' exact maxima, Mean the
 // count-weighted mean of theirs. It returns what is worth saying.
-func (in MergeInput) mergeLatency(workload string, o *OpSummary) (notes []string) {
+func (in MergeInput) mergeLatency(workload string, o *reports.OpSummary) (notes []string) {
 	logs := in.Latency[LatencyKey{workload, o.Op}]
 	if logs == nil {
 		logs = &MergedLatency{}
 	}
-	var ops []*OpSummary
+	var ops []*reports.OpSummary
 	for _, sh := range in.Shards {
 		if so := findOp(sh.Summary, workload, o.Op); so != nil {
 			ops = append(ops, so)
 		}
 	}
-	merge := func(fromLog *hdrhistogram.Histogram, pct func(*OpSummary) Percentiles, enc func(*OpHistograms) string, which string) (*hdrhistogram.Histogram, Percentiles) {
+	merge := func(fromLog *hdrhistogram.Histogram, pct func(*reports.OpSummary) reports.Percentiles, enc func(*reports.OpHistograms) string, which string) (*hdrhistogram.Histogram, reports.Percentiles) {
 		var count, missed int64
 		var maxMs, sumMs float64
 		for _, so := range ops {
@@ -181,7 +182,7 @@ func (in MergeInput) mergeLatency(workload string, o *OpSummary) (notes []string
 		if which == "corrected" {
 			missed = o.Missed
 		}
-		h := NewHistogram()
+		h := reports.NewHistogram()
 		var logCount int64
 		if fromLog != nil {
 			logCount = fromLog.TotalCount()
@@ -197,7 +198,7 @@ func (in MergeInput) mergeLatency(workload string, o *OpSummary) (notes []string
 				if so.Histograms == nil {
 					continue
 				}
-				if d, err := DecodeHistogram(enc(so.Histograms)); err == nil {
+				if d, err := reports.DecodeHistogram(enc(so.Histograms)); err == nil {
 					h.Merge(d)
 				}
 			}
@@ -207,18 +208,18 @@ func (in MergeInput) mergeLatency(workload string, o *OpSummary) (notes []string
 		if count > 0 {
 			sumNs = int64(math.Round(sumMs / float64(count) * 1e6 * float64(n)))
 		}
-		return h, percentiles(h, n, sumNs, int64(math.Round(maxMs*1e6)))
+		return h, reports.PercentilesOf(h, n, sumNs, int64(math.Round(maxMs*1e6)))
 	}
-	lat, lp := merge(logs.Latency, func(so *OpSummary) Percentiles { return so.Latency }, func(h *OpHistograms) string { return h.Latency }, "plain")
-	cor, cp := merge(logs.Corrected, func(so *OpSummary) Percentiles { return so.Corrected }, func(h *OpHistograms) string { return h.Corrected }, "corrected")
+	lat, lp := merge(logs.Latency, func(so *reports.OpSummary) reports.Percentiles { return so.Latency }, func(h *reports.OpHistograms) string { return h.Latency }, "plain")
+	cor, cp := merge(logs.Corrected, func(so *reports.OpSummary) reports.Percentiles { return so.Corrected }, func(h *reports.OpHistograms) string { return h.Corrected }, "corrected")
 	o.Latency, o.Corrected = lp, cp
 	if lat.TotalCount() > 0 || cor.TotalCount() > 0 {
-		o.Histograms = &OpHistograms{Latency: encodeHistogram(lat), Corrected: encodeHistogram(cor)}
+		o.Histograms = &reports.OpHistograms{Latency: reports.EncodeHistogram(lat), Corrected: reports.EncodeHistogram(cor)}
 	}
 	return notes
 }
 
-func findOp(s *Summary, workload, op string) *OpSummary {
+func findOp(s *reports.Summary, workload, op string) *reports.OpSummary {
 	for i := range s.Workloads {
 		if s.Workloads[i].Name != workload {
 			continue
