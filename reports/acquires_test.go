@@ -7,6 +7,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -18,10 +19,10 @@ func TestAcquiresPerWin(t *testing.T) {
 	lifecycle, _ := reports.GoalOf("blob.lease-lifecycle")
 	m := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"mutex", "leases"}, Goals: map[string]reports.Goal{"mutex": mutex, "leases": lifecycle}})
 	for i, o := range []checks.Outcome{checks.Conflict, checks.OK, checks.Conflict, checks.Unknown, checks.Conflict, checks.OK, checks.Conflict} {
-		m.Record(reports.MkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
-		m.Record(reports.MkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(reportstest.MkOp("mutex", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
+		m.Record(reportstest.MkOp("leases", "blob.lease.acquire", i%3, o, float64(10*i), 1, 0))
 	}
-	m.Record(reports.MkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
+	m.Record(reportstest.MkOp("mutex", "blob.put", 0, checks.OK, 80, 1, 0))
 	ws, _ := m.Summary(time.Second)
 	got := map[string]float64{}
 	for _, w := range ws {

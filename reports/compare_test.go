@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -21,7 +22,7 @@ func runSummary(t *testing.T, seed uint64, rate int, baseMs float64, dir string)
 		n := rate + r.IntN(rate/10+1) - rate/20
 		for i := 0; i < n; i++ {
 			call := float64(sec*1000) + float64(i)*1000/float64(n)
-			m.Record(reports.MkOp("w", "blob.put", 0, checks.OK, call, baseMs+r.ExpFloat64()*baseMs/4, 0))
+			m.Record(reportstest.MkOp("w", "blob.put", 0, checks.OK, call, baseMs+r.ExpFloat64()*baseMs/4, 0))
 		}
 	}
 	if err := m.Close(); err != nil {

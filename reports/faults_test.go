@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/reports/merge"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -206,7 +207,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	out := reports.Fields(b.String())
+	out := reportstest.Fields(b.String())
 	for _, want := range []string{
 		"throttled: 3 injected on purpose (3 by fault busy (http.server-busy)), 1 the target's own",
 		"throttled: the target's own 503/500 answers; injected: the 503/500 answers faults gave on purpose, not the target's",
@@ -222,7 +223,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if strings.Contains(out, "include the") {
 		t.Errorf("text report still mixes the counts:\n%s", b.String())
 	}
-	reports.CheckWidth(t, "injected", b.String())
+	reportstest.CheckWidth(t, "injected", b.String())
 
 	// The HTML page: the card's split and the table's injected column.
 	var h bytes.Buffer
@@ -268,7 +269,7 @@ func TestInjectedThrottlingIsNotTheTargets(t *testing.T) {
 	if err := text.WriteText(&b, sum); err != nil {
 		t.Fatal(err)
 	}
-	if out := reports.Fields(b.String()); strings.Contains(out, "injected") || !strings.Contains(out, "4 throttled") {
+	if out := reportstest.Fields(b.String()); strings.Contains(out, "injected") || !strings.Contains(out, "4 throttled") {
 		t.Errorf("no faults, yet:\n%s", b.String())
 	}
 }
@@ -281,11 +282,11 @@ func TestMergedUnitsKeepInjectedApart(t *testing.T) {
 	ms := int64(time.Millisecond)
 	busy := checks.Output{Status: 503, ErrorCode: "ServerBusy", Fault: "busy (http.server-busy)"}
 	own := checks.Output{Status: 503, ErrorCode: "ServerBusy"}
-	a := reports.WriteHistory(t, []*checks.Op{
+	a := reportstest.WriteHistory(t, []*checks.Op{
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Call: 100 * ms, Return: 110 * ms, Outcome: checks.Throttled, Out: busy},
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Call: 900 * ms, Return: 910 * ms, Outcome: checks.OK, Out: checks.Output{Status: 201}},
 	})
-	b := reports.WriteHistory(t, []*checks.Op{
+	b := reportstest.WriteHistory(t, []*checks.Op{
 		{Actor: 1, Workload: "w", Kind: "blob.put", Key: "k", Call: 300 * ms, Return: 310 * ms, Outcome: checks.Throttled, Out: own},
 		{Actor: 1, Workload: "w", Kind: "blob.put", Key: "k", Call: 400 * ms, Return: 410 * ms, Outcome: checks.Throttled, Out: busy},
 	})

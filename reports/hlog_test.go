@@ -13,6 +13,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // readHlog reads every interval of an .hlog file.
@@ -80,11 +81,11 @@ func TestHlogRoundTrip(t *testing.T) {
 			start := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 			m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir, Start: start})
 			for _, o := range tc.ops {
-				m.Record(reports.MkOp("counter", "blob.put", 0, checks.OK, o[0]*1000, o[1], 0))
+				m.Record(reportstest.MkOp("counter", "blob.put", 0, checks.OK, o[0]*1000, o[1], 0))
 			}
 			// a harness op and another series must not land in this log
-			m.Record(reports.MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 999, 0))
-			m.Record(reports.MkOp("other", "blob.get", 0, checks.OK, 0, 999, 0))
+			m.Record(reportstest.MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 999, 0))
+			m.Record(reportstest.MkOp("other", "blob.get", 0, checks.OK, 0, 999, 0))
 			if err := m.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +145,7 @@ func TestHlogStreams(t *testing.T) {
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
 	defer m.Close()
 	for sec := 0; sec < 5; sec++ {
-		m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, float64(sec)*1000, 1, 0))
+		m.Record(reportstest.MkOp("w", "blob.get", 0, checks.OK, float64(sec)*1000, 1, 0))
 	}
 	// seconds 0..2 are complete (4 is the newest, 3 is in grace)
 	path := filepath.Join(dir, "w.blob.get.hlog")
@@ -166,7 +167,7 @@ func TestHlogStreams(t *testing.T) {
 		t.Errorf("%d intervals after Close, want 5", len(hs))
 	}
 	// Close is idempotent; ops after Close still count in the summary.
-	m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, 9000, 1, 0))
+	m.Record(reportstest.MkOp("w", "blob.get", 0, checks.OK, 9000, 1, 0))
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -178,8 +179,8 @@ func TestHlogStreams(t *testing.T) {
 func TestHlogFileNames(t *testing.T) {
 	dir := t.TempDir()
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
-	m.Record(reports.MkOp("a/b", "blob.get", 0, checks.OK, 0, 1, 0))
-	m.Record(reports.MkOp("a_b", "blob.get", 0, checks.OK, 0, 1, 0))
+	m.Record(reportstest.MkOp("a/b", "blob.get", 0, checks.OK, 0, 1, 0))
+	m.Record(reportstest.MkOp("a_b", "blob.get", 0, checks.OK, 0, 1, 0))
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +198,7 @@ func TestHlogWriteErrorReportedByClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(blocker, "hlog")}) // a file, not a dir
-	m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, 0, 1, 0))
+	m.Record(reportstest.MkOp("w", "blob.get", 0, checks.OK, 0, 1, 0))
 	err := m.Close()
 	if err == nil || errors.Is(err, io.EOF) {
 		t.Fatalf("Close = %v, want a write error", err)
@@ -242,7 +243,7 @@ func TestHlogCorrectedBesideUncorrected(t *testing.T) {
 	}
 	// The corrected logs stay out of the uncorrected directory's listing.
 	ls := html.ReadHlogDir(dir)
-	if len(ls.Series) != 1 || !reports.Almost(ls.Series[html.LatencyKeyOf{Workload: "w", Op: "blob.get"}].P50[0], 10, 0.01) {
+	if len(ls.Series) != 1 || !reportstest.Almost(ls.Series[html.LatencyKeyOf{Workload: "w", Op: "blob.get"}].P50[0], 10, 0.01) {
 		t.Errorf("uncorrected series %+v", ls.Series)
 	}
 }

@@ -25,8 +25,8 @@ var liveBounds = func() []int64 {
 // LiveBuckets (the last slot is above every bound), guarded by the series
 // lock.
 type liveHist struct {
-	counts [numOutcomes][]uint64
-	sum    [numOutcomes]int64 // nanoseconds
+	counts [NumOutcomes][]uint64
+	sum    [NumOutcomes]int64 // nanoseconds
 }
 
 func (h *liveHist) record(o checks.Outcome, ns int64) {

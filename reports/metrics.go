@@ -35,7 +35,7 @@ const maxSeconds = 1 << 22
 type Counts [5]int64
 
 // numOutcomes is how many outcomes checks defines; a test keeps it in step.
-const numOutcomes = len(Counts{})
+const NumOutcomes = len(Counts{})
 
 // Total is the sum over every outcome.
 func (c Counts) Total() int64 {
@@ -237,7 +237,7 @@ func (m *Metrics) Record(op *checks.Op) {
 	s := m.lookup(k)
 
 	o := op.Outcome
-	if int(o) >= numOutcomes {
+	if int(o) >= NumOutcomes {
 		o = checks.Unknown
 	}
 	lat := max(op.Latency(), 0)
@@ -393,10 +393,10 @@ func (m *Metrics) ProgressAt(elapsed time.Duration) []WorkloadProgress {
 // HarnessProgress snapshots the harness operations (setup and final reads)
 // as one pseudo-workload named "harness", e.g. to show setup progress.
 func (m *Metrics) HarnessProgress() WorkloadProgress {
-	return m.harnessProgressAt(time.Since(m.start))
+	return m.HarnessProgressAt(time.Since(m.start))
 }
 
-func (m *Metrics) harnessProgressAt(elapsed time.Duration) WorkloadProgress {
+func (m *Metrics) HarnessProgressAt(elapsed time.Duration) WorkloadProgress {
 	full := int64(elapsed/time.Second) - 1
 	var c Counts
 	var last int64

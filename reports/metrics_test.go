@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"fmt"
@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 func TestOutcomeIndexing(t *testing.T) {
-	if len(checks.Outcomes) != numOutcomes {
-		t.Fatalf("checks has %d outcomes, reports counts %d", len(checks.Outcomes), numOutcomes)
+	if len(checks.Outcomes) != reports.NumOutcomes {
+		t.Fatalf("checks has %d outcomes, reports counts %d", len(checks.Outcomes), reports.NumOutcomes)
 	}
 	for i, o := range checks.Outcomes {
 		if int(o) != i {
@@ -25,22 +27,22 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 	tests := []struct {
 		name      string
 		ops       []*checks.Op
-		want      map[string]WorkloadProgress // by workload
+		want      map[string]reports.WorkloadProgress // by workload
 		harnessOK int64
 		harnessN  int64
 	}{
 		{
 			name: "outcomes per workload",
 			ops: []*checks.Op{
-				MkOp("counter", "blob.get", 0, checks.OK, 10, 1, 0),
-				MkOp("counter", "blob.put", 0, checks.OK, 12, 1, 0),
-				MkOp("counter", "blob.put", 1, checks.Conflict, 12, 1, 0),
-				MkOp("counter", "blob.put", 2, checks.Throttled, 12, 1, 0),
-				MkOp("counter", "blob.put", 3, checks.Error, 12, 1, 0),
-				MkOp("counter", "blob.put", 3, checks.Unknown, 14, 1, 0),
-				MkOp("create", "blob.create", 0, checks.OK, 10, 1, 0),
+				reportstest.MkOp("counter", "blob.get", 0, checks.OK, 10, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 0, checks.OK, 12, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 1, checks.Conflict, 12, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 2, checks.Throttled, 12, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 3, checks.Error, 12, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 3, checks.Unknown, 14, 1, 0),
+				reportstest.MkOp("create", "blob.create", 0, checks.OK, 10, 1, 0),
 			},
-			want: map[string]WorkloadProgress{
+			want: map[string]reports.WorkloadProgress{
 				"counter": {Workload: "counter", Ops: 6, OK: 2, Conflicts: 1, Throttled: 1, Errors: 1, Unknown: 1},
 				"create":  {Workload: "create", Ops: 1, OK: 1},
 			},
@@ -48,12 +50,12 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 		{
 			name: "harness ops kept apart",
 			ops: []*checks.Op{
-				MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 1, 1, 0),
-				MkOp("counter", "blob.put", checks.ActorSetup, checks.Error, 1, 1, 0),
-				MkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 900, 1, 0),
-				MkOp("counter", "blob.put", 0, checks.OK, 10, 1, 0),
+				reportstest.MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 1, 1, 0),
+				reportstest.MkOp("counter", "blob.put", checks.ActorSetup, checks.Error, 1, 1, 0),
+				reportstest.MkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 900, 1, 0),
+				reportstest.MkOp("counter", "blob.put", 0, checks.OK, 10, 1, 0),
 			},
-			want: map[string]WorkloadProgress{
+			want: map[string]reports.WorkloadProgress{
 				"counter": {Workload: "counter", Ops: 1, OK: 1},
 			},
 			harnessOK: 2,
@@ -62,16 +64,16 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 		{
 			name: "out-of-range outcome counts as unknown",
 			ops: []*checks.Op{
-				MkOp("w", "blob.get", 0, checks.Outcome(42), 10, 1, 0),
+				reportstest.MkOp("w", "blob.get", 0, checks.Outcome(42), 10, 1, 0),
 			},
-			want: map[string]WorkloadProgress{
+			want: map[string]reports.WorkloadProgress{
 				"w": {Workload: "w", Ops: 1, Unknown: 1},
 			},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewMetrics(MetricsOptions{})
+			m := reports.NewMetrics(reports.MetricsOptions{})
 			for _, op := range tc.ops {
 				m.Record(op)
 			}
@@ -84,7 +86,7 @@ func TestRecordCountsOutcomesAndSeparatesHarness(t *testing.T) {
 					t.Errorf("progress %+v, want %+v", p, tc.want[p.Workload])
 				}
 			}
-			h := m.harnessProgressAt(0)
+			h := m.HarnessProgressAt(0)
 			if h.Ops != tc.harnessN || h.OK != tc.harnessOK {
 				t.Errorf("harness %+v, want %d ops %d ok", h, tc.harnessN, tc.harnessOK)
 			}
@@ -139,9 +141,9 @@ func TestPercentilesKnownDistributions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			m := NewMetrics(MetricsOptions{})
+			m := reports.NewMetrics(reports.MetricsOptions{})
 			for i := 0; i < tc.n; i++ {
-				m.Record(MkOp("w", "blob.get", 0, checks.OK, float64(i), tc.latMs(i), tc.lagMs(i)))
+				m.Record(reportstest.MkOp("w", "blob.get", 0, checks.OK, float64(i), tc.latMs(i), tc.lagMs(i)))
 			}
 			ws, _ := m.Summary(10 * time.Second)
 			p := ws[0].Ops[0].Latency
@@ -168,14 +170,14 @@ func TestPercentilesKnownDistributions(t *testing.T) {
 }
 
 func TestCorrectedAtLeastUncorrected(t *testing.T) {
-	m := NewMetrics(MetricsOptions{})
+	m := reports.NewMetrics(reports.MetricsOptions{})
 	// An open loop falling behind: op i was due at i ms but called at 2i ms.
 	for i := 0; i < 1000; i++ {
-		op := MkOp("open", "blob.get", 0, checks.OK, float64(2*i), 5, float64(i))
+		op := reportstest.MkOp("open", "blob.get", 0, checks.OK, float64(2*i), 5, float64(i))
 		m.Record(op)
 	}
 	// A caller bug (intended after call) must not make corrected smaller.
-	m.Record(MkOp("open", "blob.get", 0, checks.OK, 10, 5, -3))
+	m.Record(reportstest.MkOp("open", "blob.get", 0, checks.OK, 10, 5, -3))
 	ws, _ := m.Summary(0)
 	o := ws[0].Ops[0]
 	l, c := o.Latency, o.Corrected
@@ -193,22 +195,22 @@ func TestCorrectedAtLeastUncorrected(t *testing.T) {
 }
 
 func TestProgressRateAndPerSecond(t *testing.T) {
-	m := NewMetrics(MetricsOptions{Workloads: []string{"zeta", "idle", "alpha"}})
+	m := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"zeta", "idle", "alpha"}})
 	// zeta: 10 ops in second 0, 30 in second 1 (20 ok, 10 conflict), 5 in second 2.
 	for i := 0; i < 10; i++ {
-		m.Record(MkOp("zeta", "blob.put", 0, checks.OK, 100+float64(i), 1, 0))
+		m.Record(reportstest.MkOp("zeta", "blob.put", 0, checks.OK, 100+float64(i), 1, 0))
 	}
 	for i := 0; i < 30; i++ {
 		out := checks.OK
 		if i%3 == 0 {
 			out = checks.Conflict
 		}
-		m.Record(MkOp("zeta", "blob.put", i, out, 1100+float64(i), 1, 0))
+		m.Record(reportstest.MkOp("zeta", "blob.put", i, out, 1100+float64(i), 1, 0))
 	}
 	for i := 0; i < 5; i++ {
-		m.Record(MkOp("zeta", "blob.get", 0, checks.OK, 2100, 1, 0))
+		m.Record(reportstest.MkOp("zeta", "blob.get", 0, checks.OK, 2100, 1, 0))
 	}
-	m.Record(MkOp("alpha", "blob.get", 0, checks.OK, 2100, 1, 0))
+	m.Record(reportstest.MkOp("alpha", "blob.get", 0, checks.OK, 2100, 1, 0))
 
 	tests := []struct {
 		elapsed time.Duration
@@ -233,7 +235,7 @@ func TestProgressRateAndPerSecond(t *testing.T) {
 		}
 	}
 	ps := m.PerSecond("zeta", "blob.put")
-	want := []Counts{{10}, {20, 10}}
+	want := []reports.Counts{{10}, {20, 10}}
 	if fmt.Sprint(ps) != fmt.Sprint(want) {
 		t.Errorf("per second %v, want %v", ps, want)
 	}
@@ -243,7 +245,7 @@ func TestProgressRateAndPerSecond(t *testing.T) {
 }
 
 func TestConcurrentRecord(t *testing.T) {
-	m := NewMetrics(MetricsOptions{HlogDir: t.TempDir()})
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: t.TempDir()})
 	const goroutines, each = 8, 2000
 	workloads := []string{"a", "b"}
 	kinds := []string{"blob.get", "blob.put", "blob.create"}
@@ -270,7 +272,7 @@ func TestConcurrentRecord(t *testing.T) {
 				if i%100 == 0 {
 					actor = checks.ActorSetup
 				}
-				m.Record(MkOp(workloads[i%2], kinds[i%3], actor, checks.Outcome(i%5), float64(i), float64(i%50), 1))
+				m.Record(reportstest.MkOp(workloads[i%2], kinds[i%3], actor, checks.Outcome(i%5), float64(i), float64(i%50), 1))
 			}
 		}()
 	}
@@ -279,7 +281,7 @@ func TestConcurrentRecord(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	var total Counts
+	var total reports.Counts
 	for _, p := range m.ProgressAt(0) {
 		total[checks.OK] += p.OK
 		total[checks.Conflict] += p.Conflicts
@@ -287,7 +289,7 @@ func TestConcurrentRecord(t *testing.T) {
 		total[checks.Error] += p.Errors
 		total[checks.Unknown] += p.Unknown
 	}
-	h := m.harnessProgressAt(0)
+	h := m.HarnessProgressAt(0)
 	if total.Total()+h.Ops != goroutines*each {
 		t.Fatalf("recorded %d + %d harness, want %d", total.Total(), h.Ops, goroutines*each)
 	}
@@ -306,15 +308,15 @@ func TestConcurrentRecord(t *testing.T) {
 func BenchmarkRecord(b *testing.B) {
 	for _, hlog := range []bool{false, true} {
 		b.Run(fmt.Sprintf("hlog=%v", hlog), func(b *testing.B) {
-			opts := MetricsOptions{}
+			opts := reports.MetricsOptions{}
 			if hlog {
 				opts.HlogDir = b.TempDir()
 			}
-			m := NewMetrics(opts)
+			m := reports.NewMetrics(opts)
 			ops := make([]*checks.Op, 0, 6)
 			for _, w := range []string{"counter", "create"} {
 				for _, k := range []string{"blob.get", "blob.put", "blob.create"} {
-					ops = append(ops, MkOp(w, k, 0, checks.OK, 0, 3, 0))
+					ops = append(ops, reportstest.MkOp(w, k, 0, checks.OK, 0, 3, 0))
 				}
 			}
 			b.ReportAllocs()

@@ -234,7 +234,7 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 			last = max(last, s.last)
 			s.mu.Unlock()
 		}
-		period := activePeriod(first, last, elapsed)
+		period := ActivePeriod(first, last, elapsed)
 		wsum := WorkloadSummary{Name: w, Ops: make([]OpSummary, 0, len(g)), Active: period}
 		goal, hasGoal := m.opts.Goals[w]
 		if hasGoal {
@@ -274,14 +274,14 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 		s.mu.Lock()
 		first, last := s.first, s.last
 		s.mu.Unlock()
-		harness = append(harness, s.summary(activePeriod(first, last, elapsed)))
+		harness = append(harness, s.summary(ActivePeriod(first, last, elapsed)))
 	}
 	return ws, harness
 }
 
 // activePeriod is last-first, bounded by elapsed, or elapsed when it is
 // not positive.
-func activePeriod(first, last int64, elapsed time.Duration) time.Duration {
+func ActivePeriod(first, last int64, elapsed time.Duration) time.Duration {
 	p := time.Duration(last - first)
 	if first < 0 || p <= 0 {
 		return elapsed
@@ -299,7 +299,7 @@ func (s *series) summary(period time.Duration) OpSummary {
 	o := OpSummary{
 		Op:        s.key.kind,
 		Count:     n,
-		Outcomes:  make(map[string]int64, numOutcomes),
+		Outcomes:  make(map[string]int64, NumOutcomes),
 		Latency:   PercentilesOf(s.lat, n, s.latSum, s.latMax),
 		Corrected: PercentilesOf(s.cor, n+s.missed, s.corSum, s.corMax),
 		Missed:    s.missed,

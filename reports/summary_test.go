@@ -1,4 +1,4 @@
-package reports
+package reports_test
 
 import (
 	"encoding/json"
@@ -10,23 +10,25 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 func TestMetricsSummary(t *testing.T) {
-	m := NewMetrics(MetricsOptions{Workloads: []string{"create", "counter"}})
+	m := reports.NewMetrics(reports.MetricsOptions{Workloads: []string{"create", "counter"}})
 	// counter: from 0 to 10s, 8 ok + 2 conflict puts, 10 ok gets.
 	for i := 0; i < 10; i++ {
 		out := checks.OK
 		if i < 2 {
 			out = checks.Conflict
 		}
-		m.Record(MkOp("counter", "blob.put", 0, out, float64(i)*1000, 4, 0))
-		m.Record(MkOp("counter", "blob.get", 0, checks.OK, float64(i)*1000+5, 1, 0))
+		m.Record(reportstest.MkOp("counter", "blob.put", 0, out, float64(i)*1000, 4, 0))
+		m.Record(reportstest.MkOp("counter", "blob.get", 0, checks.OK, float64(i)*1000+5, 1, 0))
 	}
-	m.Record(MkOp("counter", "blob.put", 0, checks.Throttled, 9995, 5, 0)) // ends at 10s
-	m.Record(MkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 11000, 1, 0))
-	m.Record(MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 2, 0))
-	m.Record(MkOp("create", "blob.create", 0, checks.OK, 0, 3, 0))
+	m.Record(reportstest.MkOp("counter", "blob.put", 0, checks.Throttled, 9995, 5, 0)) // ends at 10s
+	m.Record(reportstest.MkOp("counter", "blob.get", checks.ActorFinal, checks.OK, 11000, 1, 0))
+	m.Record(reportstest.MkOp("counter", "blob.put", checks.ActorSetup, checks.OK, 0, 2, 0))
+	m.Record(reportstest.MkOp("create", "blob.create", 0, checks.OK, 0, 3, 0))
 
 	ws, hs := m.Summary(12 * time.Second)
 	if len(ws) != 2 || ws[0].Name != "create" || ws[1].Name != "counter" {
@@ -70,19 +72,19 @@ func TestActivePeriod(t *testing.T) {
 		{0, 20e9, 0, 20 * time.Second},
 	}
 	for _, tc := range tests {
-		if got := activePeriod(tc.first, tc.last, tc.elapsed); got != tc.want {
+		if got := reports.ActivePeriod(tc.first, tc.last, tc.elapsed); got != tc.want {
 			t.Errorf("activePeriod(%d, %d, %v) = %v, want %v", tc.first, tc.last, tc.elapsed, got, tc.want)
 		}
 	}
 }
 
 func TestSummaryJSONRoundTrip(t *testing.T) {
-	s := SampleSummary()
+	s := reportstest.SampleSummary()
 	path := filepath.Join(t.TempDir(), "summary.json")
-	if err := WriteSummaryJSON(path, s); err != nil {
+	if err := reports.WriteSummaryJSON(path, s); err != nil {
 		t.Fatal(err)
 	}
-	got, err := ReadSummary(path)
+	got, err := reports.ReadSummary(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestSummaryJSONRoundTrip(t *testing.T) {
 			t.Errorf("JSON lacks %s", key)
 		}
 	}
-	if _, err := ReadSummary(filepath.Join(t.TempDir(), "missing.json")); err == nil {
+	if _, err := reports.ReadSummary(filepath.Join(t.TempDir(), "missing.json")); err == nil {
 		t.Error("ReadSummary of a missing file succeeded")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -32,10 +33,10 @@ func thresholdRun() *reports.Metrics {
 		if i%2 == 0 {
 			out = checks.Conflict
 		}
-		m.Record(reports.MkOp("w", "blob.put", 0, out, float64(i*100), float64(i), 0))
+		m.Record(reportstest.MkOp("w", "blob.put", 0, out, float64(i*100), float64(i), 0))
 	}
-	m.Record(reports.MkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
-	m.Record(reports.MkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
+	m.Record(reportstest.MkOp("w", "blob.get", 0, checks.Throttled, 4100, 1, 0))
+	m.Record(reportstest.MkOp("w", "blob.get", 0, checks.Throttled, 5100, 1, 0))
 	return m
 }
 
@@ -128,7 +129,7 @@ func TestCountThresholdsOfAWorkloadOrAnOp(t *testing.T) {
 func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 	m := thresholdRun()
 	for _, at := range []float64{4200, 7100, 7300} {
-		op := reports.MkOp("w", "blob.get", 0, checks.Throttled, at, 1, 0)
+		op := reportstest.MkOp("w", "blob.get", 0, checks.Throttled, at, 1, 0)
 		op.Out.Fault = "busy (http.throttle)"
 		m.Record(op)
 	}

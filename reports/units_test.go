@@ -11,6 +11,7 @@ import (
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -47,7 +48,7 @@ func TestUsageOf(t *testing.T) {
 
 // unitOp is an acknowledged op of workload w returning at second sec.
 func unitOp(w, kind, key string, sec float64, out checks.Outcome) *checks.Op {
-	op := reports.MkOp(w, kind, 0, out, sec*1000, 1, 0)
+	op := reportstest.MkOp(w, kind, 0, out, sec*1000, 1, 0)
 	op.Key = key
 	return op
 }
@@ -176,7 +177,7 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 		"p0", "2.5%", "... 2 more partitions with 183 entities", "spread: 10 partitions; the busiest took 10.5% of the entities overall",
 		"busiest of each second 50.0%", "query density", "table.scan", "1600", "10.0%", "800.0",
 	} {
-		if !strings.Contains(reports.Fields(out), want) {
+		if !strings.Contains(reportstest.Fields(out), want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
@@ -188,9 +189,9 @@ func TestWriteTextUnitsAndDensity(t *testing.T) {
 func TestSummaryKeepsDistributionsAndSeries(t *testing.T) {
 	m := reports.NewMetrics(reports.MetricsOptions{})
 	for i := 0; i < 100; i++ {
-		m.Record(reports.MkOp("w", "blob.get", 0, checks.OK, float64(i*20), float64(1+i%10), float64(i%3)))
+		m.Record(reportstest.MkOp("w", "blob.get", 0, checks.OK, float64(i*20), float64(1+i%10), float64(i%3)))
 	}
-	m.Record(reports.MkOp("w", "blob.get", 0, checks.Conflict, 1500, 5, 0))
+	m.Record(reportstest.MkOp("w", "blob.get", 0, checks.Conflict, 1500, 5, 0))
 	ws, _ := m.Summary(2 * time.Second)
 	o := ws[0].Ops[0]
 	if len(o.PerSecond) != 2 || o.PerSecond[0][checks.OK] != 50 || o.PerSecond[1][checks.OK] != 50 || o.PerSecond[1][checks.Conflict] != 1 {
@@ -271,7 +272,7 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	}
 	out := b.String()
 	for _, want := range []string{"partition spread by workload (key patterns side by side)", "single", "100.0%", "150.0%", "hashed", "75.0%", "2.0%", "from s", " 3.5"} {
-		if !strings.Contains(reports.Fields(out), want) {
+		if !strings.Contains(reportstest.Fields(out), want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
 	}
@@ -290,11 +291,11 @@ func TestWriteTextComparesSpread(t *testing.T) {
 	// by workload again)
 	for _, want := range []string{"peak/ workload partitions overall per second peak/s target throttled single 1 100.0% 100.0% 300 150.0% 40 hashed 2 75.0% 2.0% 5 2.5% 0",
 		"workload injected single 7 hashed 5"} {
-		if !strings.Contains(reports.Fields(b.String()), want) {
+		if !strings.Contains(reportstest.Fields(b.String()), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
-	reports.CheckWidth(t, "spread", b.String())
+	reportstest.CheckWidth(t, "spread", b.String())
 	var h bytes.Buffer
 	if err := html.WriteHTML(&h, s, ""); err != nil {
 		t.Fatal(err)
@@ -341,7 +342,7 @@ func TestUnitBandwidth(t *testing.T) {
 	}
 	// (two-line column names: "peak" over "MiB/s", "of 60.0" over "MiB/s")
 	for _, want := range []string{"peak of 60.0", "MiB/s MiB/s", "6.0", "10.0%", "ingress busiest second 4.0 MiB/s", "of 20 Gbps", "egress 2.0 MiB/s"} {
-		if !strings.Contains(reports.Fields(b.String()), want) {
+		if !strings.Contains(reportstest.Fields(b.String()), want) {
 			t.Errorf("report lacks %q:\n%s", want, b.String())
 		}
 	}
@@ -403,7 +404,7 @@ func TestQueueUnitCountsMessagesPutAndConsumed(t *testing.T) {
 	if err := text.WriteText(&b, s); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(reports.Fields(b.String()), "queue ops put consumed mean/s") || !strings.Contains(reports.Fields(b.String()), "qa 8 3 2 ") {
+	if !strings.Contains(reportstest.Fields(b.String()), "queue ops put consumed mean/s") || !strings.Contains(reportstest.Fields(b.String()), "qa 8 3 2 ") {
 		t.Errorf("queue table:\n%s", b.String())
 	}
 }

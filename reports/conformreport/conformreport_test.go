@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
-	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // conformRule makes a concluded result: steps judged from (expect, observe)
@@ -61,7 +61,7 @@ func TestConformMatrix(t *testing.T) {
 	out := b.String()
 	norm := map[string]bool{}
 	for _, l := range strings.Split(out, "\n") {
-		norm[reports.Fields(l)] = true
+		norm[reportstest.Fields(l)] = true
 	}
 	for _, want := range []string{
 		"blob / etag",
@@ -229,7 +229,7 @@ func TestConformDiff(t *testing.T) {
 		"r2 status pass (not run)",
 		"2 rules differ",
 	} {
-		if !strings.Contains(reports.Fields(strings.ReplaceAll(out, "\n", "|")), want) {
+		if !strings.Contains(reportstest.Fields(strings.ReplaceAll(out, "\n", "|")), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/internal/browser"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // TestHTMLReportInChromium loads a realistic run's report.html in a real
@@ -29,7 +30,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 		t.Fatalf("the HTML report's browser test needs Chromium: %v", err)
 	}
 	dir := t.TempDir()
-	s := reports.WriteFixtureRun(t, dir, reports.PlainNames)
+	s := reportstest.WriteFixtureRun(t, dir, reportstest.PlainNames)
 	if err := WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
 	}

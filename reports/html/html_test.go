@@ -16,15 +16,16 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
 // renderFixture writes a fixture run into a temporary results directory
 // and renders its page.
-func renderFixture(t *testing.T, names reports.FixtureNames) (*reports.Summary, string, string) {
+func renderFixture(t *testing.T, names reportstest.FixtureNames) (*reports.Summary, string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	s := reports.WriteFixtureRun(t, dir, names)
+	s := reportstest.WriteFixtureRun(t, dir, names)
 	var b bytes.Buffer
 	if err := WriteHTML(&b, s, filepath.Join(dir, "hlog")); err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func svgsOf(t *testing.T, page string) map[string]string {
 }
 
 func TestHTMLReportHasEveryChart(t *testing.T) {
-	s, _, page := renderFixture(t, reports.PlainNames)
+	s, _, page := renderFixture(t, reportstest.PlainNames)
 	svgs := svgsOf(t, page)
 	want := []string{
 		"w1-throughput", "w1-outcomes-1", "w1-outcomes-2", "w1-latency-1", "w1-latency-2", "w1-spectrum-1", "w1-spectrum-2", "w1-units-1",
@@ -149,7 +150,7 @@ func keys(m map[string]string) []string {
 }
 
 func TestHTMLChartNumbers(t *testing.T) {
-	s, dir, _ := renderFixture(t, reports.PlainNames)
+	s, dir, _ := renderFixture(t, reportstest.PlainNames)
 	counter := &s.Workloads[0]
 	units := text.UnitsOf(s.Units, counter.Name)
 
@@ -239,7 +240,7 @@ func TestHTMLChartNumbers(t *testing.T) {
 	// workload fell behind at 15-18 s, where its corrected p99 per second
 	// is above the uncorrected one, and the page draws the corrected log.
 	hc, hu := hl.corrected[LatencyKeyOf{"hot", "table.insert"}], hl.Series[LatencyKeyOf{"hot", "table.insert"}]
-	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !reports.Almost(hc.P50[3], hu.P50[3], 0.01) {
+	if hc == nil || hu == nil || hc.P99[16] <= hu.P99[16] || !reportstest.Almost(hc.P50[3], hu.P50[3], 0.01) {
 		t.Fatalf("corrected log %+v beside uncorrected %+v", hc, hu)
 	}
 	var page strings.Builder
@@ -265,10 +266,10 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	dir := t.TempDir()
 	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: dir})
 	for i := 1; i <= 100; i++ { // second 0: 1..100 ms
-		m.Record(reports.MkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
+		m.Record(reportstest.MkOp("w-1", "blob.get", 0, checks.OK, float64(i), float64(i), 0))
 	}
 	for i := 0; i < 10; i++ { // second 3: all 5 ms
-		m.Record(reports.MkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
+		m.Record(reportstest.MkOp("w-1", "blob.get", 0, checks.OK, 3000+float64(i), 5, 0))
 	}
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -283,7 +284,7 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	for _, c := range []struct{ got, want float64 }{
 		{ls.P50[0], 50}, {ls.P90[0], 90}, {ls.P99[0], 99}, {ls.Max[0], 100}, {ls.P50[1], 5}, {ls.P99[1], 5},
 	} {
-		if !reports.Almost(c.got, c.want, 0.002) {
+		if !reportstest.Almost(c.got, c.want, 0.002) {
 			t.Errorf("got %v ms, want %v", c.got, c.want)
 		}
 	}
@@ -310,7 +311,7 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 }
 
 func TestHTMLEscapesEverything(t *testing.T) {
-	_, _, page := renderFixture(t, reports.HostileNames)
+	_, _, page := renderFixture(t, reportstest.HostileNames)
 	for _, bad := range []string{"<script", "<img", "<b>", "<i>", "<u>", "<svg onload", `href="javascript:`, `counter"`, "onerror=alert(1)>"} {
 		if strings.Contains(page, bad) {
 			i := strings.Index(page, bad)
@@ -332,7 +333,7 @@ func TestHTMLEscapesEverything(t *testing.T) {
 }
 
 func TestHTMLWithoutUnitsHlogOrHistograms(t *testing.T) {
-	s, _, _ := renderFixture(t, reports.PlainNames)
+	s, _, _ := renderFixture(t, reportstest.PlainNames)
 	s.Units, s.Capacity, s.Thresholds = nil, nil, nil
 	for i := range s.Workloads {
 		for j := range s.Workloads[i].Ops {
@@ -410,7 +411,7 @@ func TestHTMLExitCode(t *testing.T) {
 
 func TestWriteHTMLReportFile(t *testing.T) {
 	dir := t.TempDir()
-	s := reports.WriteFixtureRun(t, dir, reports.PlainNames)
+	s := reportstest.WriteFixtureRun(t, dir, reportstest.PlainNames)
 	s.Files["hlog"] = "hlog/"
 	if err := WriteHTMLReport(dir, s); err != nil {
 		t.Fatal(err)
@@ -486,7 +487,7 @@ func TestChartPrimitives(t *testing.T) {
 		h.RecordValue(i * 1000)
 	}
 	pts := percentileSpectrum(h, spectrumDecades(h.TotalCount()), 0)
-	if len(pts) != 3*spectrumSteps+1 || !reports.Almost(pts[spectrumSteps].ms, 900, 0.002) || !reports.Almost(pts[len(pts)-1].ms, 1000, 0.002) {
+	if len(pts) != 3*spectrumSteps+1 || !reportstest.Almost(pts[spectrumSteps].ms, 900, 0.002) || !reportstest.Almost(pts[len(pts)-1].ms, 1000, 0.002) {
 		t.Errorf("spectrum %v ... %v", pts[spectrumSteps], pts[len(pts)-1])
 	}
 	_ = time.Second

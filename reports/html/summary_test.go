@@ -8,12 +8,13 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // The histogram's bins hold every attempt once: their shares add up to
 // 100 % for each line, and the corrected line's largest bin holds its p50.
 func TestLatencyHistogramSharesAddUp(t *testing.T) {
-	s := reports.WriteFixtureRun(t, t.TempDir(), reports.PlainNames)
+	s := reportstest.WriteFixtureRun(t, t.TempDir(), reportstest.PlainNames)
 	o := &s.Workloads[1].Ops[0] // hot table.insert: corrected differs
 	c, err := latencyHistogramChart("h", "hot", o)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/html"
 	"github.com/stormcheck/stormcheck/reports/merge"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -147,11 +148,11 @@ func TestMergeHlogsNamesADamagedLog(t *testing.T) {
 // unwidened times.
 func TestMergeHistoriesKWay(t *testing.T) {
 	ms := int64(time.Millisecond)
-	a := reports.WriteHistory(t, []*checks.Op{
+	a := reportstest.WriteHistory(t, []*checks.Op{
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Intended: 1 * ms, Call: 1 * ms, Return: 10 * ms},
 		{Actor: 0, Workload: "w", Kind: "blob.put", Key: "k", Intended: 20 * ms, Call: 20 * ms, Return: 30 * ms},
 	})
-	b := reports.WriteHistory(t, []*checks.Op{
+	b := reportstest.WriteHistory(t, []*checks.Op{
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 0, Call: 0, Return: 5 * ms},
 		{Actor: 1, Workload: "w", Kind: "blob.get", Key: "k", Intended: 10 * ms, Call: 12 * ms, Return: 15 * ms},
 	})
@@ -185,12 +186,12 @@ func TestMergeHistoriesKWay(t *testing.T) {
 
 // A history cut short is merged up to its last whole record and named.
 func TestMergeHistoriesTruncatedShard(t *testing.T) {
-	a := reports.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.put", Key: "k", Return: 1}, {Workload: "w", Kind: "blob.put", Key: "k", Return: 2}})
+	a := reportstest.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.put", Key: "k", Return: 1}, {Workload: "w", Kind: "blob.put", Key: "k", Return: 2}})
 	raw, _ := os.ReadFile(a)
 	if err := os.WriteFile(a, raw[:len(raw)-3], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := reports.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.get", Key: "k", Return: 1}})
+	b := reportstest.WriteHistory(t, []*checks.Op{{Workload: "w", Kind: "blob.get", Key: "k", Return: 1}})
 	counts, trunc, err := merge.MergeHistories([]merge.HistoryShard{{Path: a}, {Path: b}}, nil, nil)
 	if err != nil || len(trunc) != 1 || !strings.Contains(trunc[0].Error(), a) || counts[1] != 1 {
 		t.Fatalf("counts %v truncated %v err %v", counts, trunc, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // fieldsLines is fields line by line, with the continuation lines of a
@@ -16,24 +17,24 @@ func fieldsLines(s string) string {
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
 		if len(out) > 0 && strings.HasPrefix(l, "          ") && !strings.HasPrefix(strings.TrimSpace(l), "#") {
-			out[len(out)-1] += " " + reports.Fields(l)
+			out[len(out)-1] += " " + reportstest.Fields(l)
 			continue
 		}
-		out = append(out, reports.Fields(l))
+		out = append(out, reportstest.Fields(l))
 	}
 	return strings.Join(out, "\n") + "\n"
 }
 
 func TestWriteText(t *testing.T) {
 	var b strings.Builder
-	if err := WriteText(&b, reports.SampleSummary()); err != nil {
+	if err := WriteText(&b, reportstest.SampleSummary()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	lines := strings.Split(out, "\n")
 	norm := make([]string, len(lines))
 	for i, l := range lines {
-		norm[i] = reports.Fields(l)
+		norm[i] = reportstest.Fields(l)
 	}
 	has := func(want string) int {
 		t.Helper()
@@ -81,7 +82,7 @@ func TestWriteText(t *testing.T) {
 		"PASS no-lost-updates counter counter: 2766 acknowledged writes, final value 2766",
 		"FAIL single-winner create create: 2 rounds with more than one winner",
 	} {
-		if !strings.Contains(reports.Fields(out), want) {
+		if !strings.Contains(reportstest.Fields(out), want) {
 			t.Errorf("no %q in:\n%s", want, out)
 		}
 	}
@@ -145,7 +146,7 @@ func TestWriteTextMinimal(t *testing.T) {
 				t.Fatal(err)
 			}
 			out := b.String()
-			norm := reports.Fields(strings.ReplaceAll(out, "\n", " | "))
+			norm := reportstest.Fields(strings.ReplaceAll(out, "\n", " | "))
 			for _, w := range tc.want {
 				if !strings.Contains(norm, w) {
 					t.Errorf("lacks %q:\n%s", w, out)
@@ -171,7 +172,7 @@ func (f *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteTextReportsWriteError(t *testing.T) {
-	if err := WriteText(&failWriter{n: 3}, reports.SampleSummary()); err == nil || err.Error() != "disk full" {
+	if err := WriteText(&failWriter{n: 3}, reportstest.SampleSummary()); err == nil || err.Error() != "disk full" {
 		t.Errorf("err = %v", err)
 	}
 }
@@ -207,7 +208,7 @@ func TestWriteTextNamesCheckPictures(t *testing.T) {
 // TestTimeBaseShownApart: the run line says where the load starts on the
 // run's clock and how long the target took to start before it.
 func TestTimeBaseShownApart(t *testing.T) {
-	s := reports.SampleSummary()
+	s := reportstest.SampleSummary()
 	s.Startup, s.LoadStart = 76900*time.Millisecond, 300*time.Millisecond
 	var b strings.Builder
 	if err := WriteText(&b, s); err != nil {
@@ -234,7 +235,7 @@ func TestWriteTextShowsPeakMemory(t *testing.T) {
 		{"unmeasured", 0, false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := reports.SampleSummary()
+			s := reportstest.SampleSummary()
 			s.PeakRSS = c.peak
 			if c.merged {
 				s.MergedFrom = []reports.MergedShard{{}}

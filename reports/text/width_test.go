@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/reportstest"
 )
 
 // TestTextFitsIn80Columns renders the realistic fixture run (two
@@ -21,21 +22,21 @@ func TestTextFitsIn80Columns(t *testing.T) {
 			{Op: "container.setacl", Count: 5, Outcomes: map[string]int64{"ok": 5}},
 		}}}}
 	for name, s := range map[string]*reports.Summary{
-		"fixture": reports.WriteFixtureRun(t, t.TempDir(), reports.PlainNames),
-		"sample":  reports.SampleSummary(),
+		"fixture": reportstest.WriteFixtureRun(t, t.TempDir(), reportstest.PlainNames),
+		"sample":  reportstest.SampleSummary(),
 		"long":    long,
 	} {
 		var b bytes.Buffer
 		if err := WriteText(&b, s); err != nil {
 			t.Fatal(err)
 		}
-		reports.CheckWidth(t, name, b.String())
+		reportstest.CheckWidth(t, name, b.String())
 		if name == "long" {
 			// The long op name has a line of its own, its figures beneath.
 			if !strings.Contains(b.String(), "\n  container.lease.acquire-with-a-very-long-name\n") {
 				t.Errorf("long op name not on its own line:\n%s", b.String())
 			}
-			if !strings.Contains(reports.Fields(b.String()), "container.lease.acquire-with-a-very-long-name 409 LeaseAlreadyPresent 123444444 100.0%") {
+			if !strings.Contains(reportstest.Fields(b.String()), "container.lease.acquire-with-a-very-long-name 409 LeaseAlreadyPresent 123444444 100.0%") {
 				t.Errorf("no 409 LeaseAlreadyPresent row:\n%s", b.String())
 			}
 		}
@@ -59,7 +60,7 @@ func TestTextTableSplitsWideTables(t *testing.T) {
 	w := &reports.ErrWriter{W: &b}
 	tb.write(w)
 	out := b.String()
-	reports.CheckWidth(t, "wide", out)
+	reportstest.CheckWidth(t, "wide", out)
 	if strings.Count(out, "  name") != 2 || strings.Count(out, "  k0") != 2 || !strings.Contains(out, "column-l") {
 		t.Errorf("want two column groups, each with the first column:\n%s", out)
 	}

@@ -2,7 +2,7 @@
 // a fixture run written as a results folder (with hostile names), the
 // checks on a rendering's widths and fields, and histories to merge. Only
 // tests import it.
-package reports
+package reportstest
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // fields collapses runs of spaces so assertions do not depend on padding.
@@ -38,18 +39,18 @@ func CheckWidth(t *testing.T, name, out string) {
 		if files || opDump.MatchString(l) {
 			continue
 		}
-		if n := Width(l); n > TextWidth {
+		if n := reports.Width(l); n > reports.TextWidth {
 			t.Errorf("%s: line %d is %d columns:\n%s", name, i+1, n, l)
 		}
 	}
 }
 
-func SampleSummary() *Summary {
+func SampleSummary() *reports.Summary {
 	op1 := *MkOp("create", "blob.create", 0, checks.OK, 10, 2, 0)
 	op1.Seq, op1.Key = 12, "k1"
 	op2 := *MkOp("create", "blob.create", 1, checks.OK, 11, 2, 0)
 	op2.Seq, op2.Key = 13, "k1"
-	return &Summary{
+	return &reports.Summary{
 		Scenario:    "mixed",
 		File:        "scenarios/examples/mixed.yaml",
 		Seed:        42,
@@ -57,31 +58,31 @@ func SampleSummary() *Summary {
 		Started:     time.Date(2025, 1, 2, 15, 4, 5, 0, time.UTC),
 		Elapsed:     60*time.Second + 230*time.Millisecond,
 		Interrupted: true,
-		Workloads: []WorkloadSummary{
+		Workloads: []reports.WorkloadSummary{
 			{
 				Name: "counter", Kind: "blob.etag-counter", Executor: "closed", Actors: 8,
-				Ops: []OpSummary{
+				Ops: []reports.OpSummary{
 					{
 						Op: "blob.get", Count: 12000, Rate: 200,
 						Outcomes:  map[string]int64{"ok": 12000, "conflict": 0, "throttled": 0, "error": 0, "unknown": 0},
-						Latency:   Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
-						Corrected: Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
+						Latency:   reports.Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
+						Corrected: reports.Percentiles{P50: 1.21, P90: 2.3, P99: 4.5, P999: 9.1, Max: 12, Mean: 1.4, Count: 12000},
 					},
 					{
 						Op: "blob.put", Count: 3000, Rate: 50,
 						Outcomes:  map[string]int64{"ok": 2766, "conflict": 234, "throttled": 0, "error": 0, "unknown": 0},
-						Latency:   Percentiles{P50: 1.5, P90: 3, P99: 6, P999: 11, Max: 15, Mean: 2, Count: 3000},
-						Corrected: Percentiles{P50: 1.5, P90: 3, P99: 7.25, P999: 210, Max: 1450, Mean: 3, Count: 3000},
+						Latency:   reports.Percentiles{P50: 1.5, P90: 3, P99: 6, P999: 11, Max: 15, Mean: 2, Count: 3000},
+						Corrected: reports.Percentiles{P50: 1.5, P90: 3, P99: 7.25, P999: 210, Max: 1450, Mean: 3, Count: 3000},
 					},
 				},
 			},
 			{
 				Name: "create", Kind: "blob.create-once", Executor: "open", Actors: 64, Late: 12, Dropped: 3,
-				Ops: []OpSummary{{
+				Ops: []reports.OpSummary{{
 					Op: "blob.create", Count: 80, Rate: 16,
 					Outcomes:  map[string]int64{"ok": 16, "conflict": 63, "throttled": 0, "error": 0, "unknown": 1},
-					Latency:   Percentiles{P50: 0.512, P90: 0.9, P99: 1, P999: 1, Max: 1, Mean: 0.6, Count: 80},
-					Corrected: Percentiles{P50: 0.6, P90: 1.1, P99: 1.5, P999: 1.5, Max: 1.5, Mean: 0.7, Count: 80},
+					Latency:   reports.Percentiles{P50: 0.512, P90: 0.9, P99: 1, P999: 1, Max: 1, Mean: 0.6, Count: 80},
+					Corrected: reports.Percentiles{P50: 0.6, P90: 1.1, P99: 1.5, P999: 1.5, Max: 1.5, Mean: 0.7, Count: 80},
 				}},
 			},
 		},
@@ -94,7 +95,7 @@ func SampleSummary() *Summary {
 				}},
 			{Check: "linearizable", Workload: "create", Verdict: checks.Undecided, Summary: "create: search budget exhausted"},
 		},
-		Harness: []OpSummary{
+		Harness: []reports.OpSummary{
 			{Op: "blob.get", Count: 16, Outcomes: map[string]int64{"ok": 15, "error": 1}},
 			{Op: "blob.put", Count: 16, Outcomes: map[string]int64{"ok": 16}},
 		},
@@ -134,13 +135,13 @@ var HostileNames = FixtureNames{
 // its hlog directory; units against their targets; a passing, a failing
 // (with a violation picture) and an undecided check; thresholds. It
 // returns the summary, also written as dir/summary.json.
-func WriteFixtureRun(t testing.TB, dir string, names FixtureNames) *Summary {
+func WriteFixtureRun(t testing.TB, dir string, names FixtureNames) *reports.Summary {
 	t.Helper()
 	start := time.Date(2026, 11, 22, 4, 48, 16, 0, time.UTC)
-	counterGoal, _ := GoalOf("blob.etag-counter")
-	hotGoal, _ := GoalOf("table.hot-partition")
-	m := NewMetrics(MetricsOptions{HlogDir: filepath.Join(dir, "hlog"), Start: start, Workloads: []string{names.counter, names.hot, names.idle},
-		Goals: map[string]Goal{names.counter: counterGoal, names.hot: hotGoal}})
+	counterGoal, _ := reports.GoalOf("blob.etag-counter")
+	hotGoal, _ := reports.GoalOf("table.hot-partition")
+	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, "hlog"), Start: start, Workloads: []string{names.counter, names.hot, names.idle},
+		Goals: map[string]reports.Goal{names.counter: counterGoal, names.hot: hotGoal}})
 	rng := rand.New(rand.NewSource(7))
 	const seconds = 24
 	op := func(w, kind, key string, actor int, out checks.Outcome, intendedMs, lagMs, latMs float64) {
@@ -231,7 +232,7 @@ func WriteFixtureRun(t testing.TB, dir string, names FixtureNames) *Summary {
 		{Seq: 11, Actor: 4, Workload: names.hot, Kind: "table.get", Key: names.hotKey + "/ra", Attempt: 1, Call: 1e9 + 6e6, Return: 1e9 + 9e6, Outcome: checks.OK,
 			Out: checks.Output{Status: 200, ETag: `"e0"`, Value: "0 setup-1"}},
 	}
-	s := &Summary{
+	s := &reports.Summary{
 		Scenario: names.scenario, File: "scenarios/examples/" + names.scenario + ".yaml", Seed: 1,
 		Target:  "managed Azurite 3.37.0 (127.0.0.1:41839)",
 		Started: start, Elapsed: elapsed,
@@ -243,16 +244,16 @@ func WriteFixtureRun(t testing.TB, dir string, names FixtureNames) *Summary {
 				Total:      3, Files: []string{picture}},
 			{Check: "version-chain", Workload: names.hot, Verdict: checks.Undecided, Summary: "the final read is missing"},
 		},
-		Thresholds: []ThresholdResult{
+		Thresholds: []reports.ThresholdResult{
 			{Threshold: "p99(blob.get) < 50ms", Pass: true, Actual: 41.5},
 			{Threshold: "throughput(table.insert) > 400/s over 5s", Pass: false, Actual: 298, Window: "15s-20s"},
 		},
-		Capacity: &CapacityInfo{Profile: "checklist", Scale: 1, Targets: map[string]float64{"blob": 500, "partition": 2000, "queue": 2000, "account": 20000}},
+		Capacity: &reports.CapacityInfo{Profile: "checklist", Scale: 1, Targets: map[string]float64{"blob": 500, "partition": 2000, "queue": 2000, "account": 20000}},
 		Files: map[string]string{"history": "history.jsonl", "hlog": "hlog" + string(os.PathSeparator), "scenario": "scenario.yaml",
-			names.fileLabel: names.filePath, "report": HTMLFile},
+			names.fileLabel: names.filePath, "report": reports.HTMLFile},
 		ExitCode: 1,
 	}
-	if err := WriteSummaryJSON(filepath.Join(dir, "summary.json"), s); err != nil {
+	if err := reports.WriteSummaryJSON(filepath.Join(dir, "summary.json"), s); err != nil {
 		t.Fatal(err)
 	}
 	return s
