@@ -11,6 +11,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/compare"
 	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	"github.com/stormcheck/stormcheck/scenarios"
@@ -77,7 +78,7 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 			return exitUsage
 		}
 	}
-	c := reports.CompareRuns(base, cur, reports.CompareOptions{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
+	c := compare.Runs(base, cur, compare.Options{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

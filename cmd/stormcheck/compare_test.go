@@ -13,6 +13,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/compare"
 	"github.com/stormcheck/stormcheck/runner"
 )
 
@@ -79,16 +80,16 @@ func TestCompareVerdictOnSyntheticRuns(t *testing.T) {
 	same := syntheticRun(t, filepath.Join(tmp, "same"), 2, 200, 20)
 	slow := syntheticRun(t, filepath.Join(tmp, "slow"), 3, 100, 220)
 
-	compare := func(args ...string) (int, string) {
+	cmpRun := func(args ...string) (int, string) {
 		var out, errOut bytes.Buffer
 		code := run(append([]string{"compare"}, args...), &out, &errOut)
 		return code, out.String() + errOut.String()
 	}
-	if code, out := compare(base, same); code != exitOK || !strings.Contains(out, "result: no regression") || strings.Contains(out, "REGRESSION") {
+	if code, out := cmpRun(base, same); code != exitOK || !strings.Contains(out, "result: no regression") || strings.Contains(out, "REGRESSION") {
 		t.Errorf("two draws of one run: exit %d, want %d and no regression\n%s", code, exitOK, out)
 	}
 
-	code, out := compare(base, slow)
+	code, out := cmpRun(base, slow)
 	if code != exitRegression {
 		t.Errorf("slowed run: exit %d, want %d\n%s", code, exitRegression, out)
 	}
@@ -96,7 +97,7 @@ func TestCompareVerdictOnSyntheticRuns(t *testing.T) {
 	if c := run([]string{"compare", "--json", base, slow}, &js, &bytes.Buffer{}); c != exitRegression {
 		t.Fatalf("compare --json of the slowed run: exit %d", c)
 	}
-	var cmp reports.Comparison
+	var cmp compare.Comparison
 	if err := json.Unmarshal(js.Bytes(), &cmp); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, js.String())
 	}
@@ -131,11 +132,11 @@ func TestCompareVerdictOnSyntheticRuns(t *testing.T) {
 		t.Errorf("slowed run: %d regressions (%d REGRESSION lines), want %d\n%s", cmp.Regressions, strings.Count(out, "REGRESSION"), want, out)
 	}
 
-	if code, out := compare(slow, base); code != exitOK || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "improved") {
+	if code, out := cmpRun(slow, base); code != exitOK || strings.Contains(out, "REGRESSION") || !strings.Contains(out, "improved") {
 		t.Errorf("the faster run after the slow one: exit %d, want %d with improvements\n%s", code, exitOK, out)
 	}
 	// A tolerance above the change silences it.
-	if code, out := compare("--tolerance", "20", base, slow); code != exitOK {
+	if code, out := cmpRun("--tolerance", "20", base, slow); code != exitOK {
 		t.Errorf("--tolerance 20: exit %d\n%s", code, out)
 	}
 }
@@ -192,7 +193,7 @@ workloads:
 	if c := run([]string{"compare", "--json", dirs["base"], dirs["slow"]}, &js, &jsErr); c != code {
 		t.Fatalf("compare --json: exit %d, the text's was %d\n%s", c, code, jsErr.String())
 	}
-	var cmp reports.Comparison
+	var cmp compare.Comparison
 	if err := json.Unmarshal(js.Bytes(), &cmp); err != nil {
 		t.Fatalf("compare --json: %v\n%s", err, js.String())
 	}

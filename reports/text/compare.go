@@ -8,18 +8,19 @@ import (
 	"text/tabwriter"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/compare"
 )
 
 // WriteComparison prints a comparison: per workload and op, each figure's
 // base, new, change, noise and verdict.
-func WriteComparison(w io.Writer, c *reports.Comparison, baseName, newName string) error {
+func WriteComparison(w io.Writer, c *compare.Comparison, baseName, newName string) error {
 	ew := &reports.ErrWriter{W: w}
 	ew.Printf("base  %s\nnew   %s\n", baseName, newName)
 	ew.Printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", reports.Pct(c.Tolerance))
 	ew.Printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
 	ew.Printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions;\n")
-	ew.Printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\");\n", reports.MinTail)
-	ew.Printf("a change beyond the tolerance but not %d times its own noise is shown as \"noisy, not judged\"; a noise of \"?\"\n", reports.NoiseMargin)
+	ew.Printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\");\n", compare.MinTail)
+	ew.Printf("a change beyond the tolerance but not %d times its own noise is shown as \"noisy, not judged\"; a noise of \"?\"\n", compare.NoiseMargin)
 	ew.Printf("is unknown (a run with under 3 steady seconds, or no hlog/ for latency: give results directories, not\n")
 	ew.Printf("summary.json files): such a figure is judged against the tolerance alone; a unit's latency is shown, not judged\n")
 	last := ""
@@ -91,7 +92,7 @@ func signed(f float64) string {
 	return s
 }
 
-func VerdictText(ch reports.Change) string {
+func VerdictText(ch compare.Change) string {
 	switch {
 	case ch.Regressed:
 		return "REGRESSION"
@@ -112,11 +113,11 @@ func unitLabel(k reports.UnitKind, name string) string {
 	return string(k) + " " + name
 }
 
-func noiseText(ch reports.Change) string {
+func noiseText(ch compare.Change) string {
 	switch {
 	case ch.Noise >= 0:
 		return "±" + reports.Pct(ch.Noise)
-	case ch.Noise == reports.FewSamples:
+	case ch.Noise == compare.FewSamples:
 		return "few samples"
 	}
 	return "?"

@@ -1,4 +1,4 @@
-package reports
+package compare
 
 import (
 	"math"
@@ -8,6 +8,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // Comparing two runs of a scenario ("did this build get slower?"): per
@@ -19,8 +20,8 @@ import (
 // from each run's full distribution, never averaged, and the distance
 // between the two distributions (Kolmogorov–Smirnov) is reported beside.
 
-// CompareOptions tunes a comparison.
-type CompareOptions struct {
+// Options tunes a comparison.
+type Options struct {
 	// Tolerance is the relative change never flagged (0.1 = 10 %).
 	Tolerance float64
 	// BaseHlog and NewHlog are the runs' hlog directories (per-second
@@ -93,8 +94,8 @@ var comparedPercentiles = []struct {
 	q    float64
 }{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}}
 
-// CompareRuns compares new against base.
-func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
+// Runs compares new against base.
+func Runs(base, new *reports.Summary, o Options) *Comparison {
 	c := &Comparison{Base: base.Scenario, New: new.Scenario, Tolerance: o.Tolerance}
 	baseNoise, newNoise := latencyNoise(o.BaseHlog), latencyNoise(o.NewHlog)
 	baseOps := opsByKey(base)
@@ -150,23 +151,23 @@ func CompareRuns(base, new *Summary, o CompareOptions) *Comparison {
 
 // UnitComparison compares one unit (a blob, partition or queue).
 type UnitComparison struct {
-	Workload string   `json:"workload"`
-	Kind     UnitKind `json:"kind"`
-	Name     string   `json:"name"`
-	Changes  []Change `json:"changes"`
+	Workload string           `json:"workload"`
+	Kind     reports.UnitKind `json:"kind"`
+	Name     string           `json:"name"`
+	Changes  []Change         `json:"changes"`
 }
 
 // compareUnits compares the units both runs list with a per-second series
 // (the busiest ones): mean rate, judged against its noise from the
 // per-second variation, and p50/p99 latency, shown but not judged (a unit
 // keeps percentiles, not the per-second histograms a noise estimate needs).
-func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
+func compareUnits(c *Comparison, base, new *reports.Summary, tolerance float64) {
 	type key struct {
 		w    string
-		k    UnitKind
+		k    reports.UnitKind
 		name string
 	}
-	baseUnits := map[key]UnitSummary{}
+	baseUnits := map[key]reports.UnitSummary{}
 	for _, u := range base.Units {
 		if u.PerSecond != nil {
 			baseUnits[key{u.Workload, u.Kind, LogicalUnitName(u.Workload, u.Name)}] = u
@@ -175,7 +176,7 @@ func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 	for _, n := range new.Units {
 		name := LogicalUnitName(n.Workload, n.Name)
 		b, ok := baseUnits[key{n.Workload, n.Kind, name}]
-		if !ok || n.PerSecond == nil || n.Name == OtherUnits {
+		if !ok || n.PerSecond == nil || n.Name == reports.OtherUnits {
 			continue
 		}
 		uc := UnitComparison{Workload: n.Workload, Kind: n.Kind, Name: name}
@@ -229,8 +230,8 @@ func compareUnits(c *Comparison, base, new *Summary, tolerance float64) {
 
 // unitRateNoise is rateNoise for a unit's per-second amounts.
 func unitRateNoise(base, new []int64, baseMean float64) float64 {
-	toCounts := func(xs []int64) []Counts {
-		out := make([]Counts, len(xs))
+	toCounts := func(xs []int64) []reports.Counts {
+		out := make([]reports.Counts, len(xs))
 		for i, x := range xs {
 			out[i][checks.OK] = x
 		}
@@ -268,8 +269,8 @@ type opKey struct{ workload, op string }
 
 func (k opKey) key() string { return k.workload + "\x00" + k.op }
 
-func opsByKey(s *Summary) map[opKey]OpSummary {
-	m := map[opKey]OpSummary{}
+func opsByKey(s *reports.Summary) map[opKey]reports.OpSummary {
+	m := map[opKey]reports.OpSummary{}
 	for _, w := range s.Workloads {
 		for _, o := range w.Ops {
 			m[opKey{w.Name, o.Op}] = o
@@ -278,10 +279,10 @@ func opsByKey(s *Summary) map[opKey]OpSummary {
 	return m
 }
 
-func sortedKeys(a, b map[opKey]OpSummary) []opKey {
+func sortedKeys(a, b map[opKey]reports.OpSummary) []opKey {
 	seen := map[opKey]bool{}
 	var keys []opKey
-	for _, m := range []map[opKey]OpSummary{a, b} {
+	for _, m := range []map[opKey]reports.OpSummary{a, b} {
 		for k := range m {
 			if !seen[k] {
 				seen[k] = true
@@ -298,11 +299,11 @@ func sortedKeys(a, b map[opKey]OpSummary) []opKey {
 	return keys
 }
 
-func decodeCorrected(o OpSummary) (*hdrhistogram.Histogram, error) {
+func decodeCorrected(o reports.OpSummary) (*hdrhistogram.Histogram, error) {
 	if o.Histograms == nil {
-		return NewHistogram(), nil
+		return reports.NewHistogram(), nil
 	}
-	return DecodeHistogram(o.Histograms.Corrected)
+	return reports.DecodeHistogram(o.Histograms.Corrected)
 }
 
 // rateNoise is the relative noise of a throughput difference: twice the
@@ -310,7 +311,7 @@ func decodeCorrected(o OpSummary) (*hdrhistogram.Histogram, error) {
 // 95 % band), over each run's steady seconds (its first and last seconds
 // with operations are partial and left out). -1 when a run has fewer than
 // three steady seconds.
-func rateNoise(base, new []Counts, baseRate float64) float64 {
+func rateNoise(base, new []reports.Counts, baseRate float64) float64 {
 	sb, okb := stderrOfSeconds(base)
 	sn, okn := stderrOfSeconds(new)
 	if !okb || !okn || baseRate == 0 {
@@ -321,7 +322,7 @@ func rateNoise(base, new []Counts, baseRate float64) float64 {
 
 // stderrOfSeconds is the standard error of the mean of the per-second
 // ok+conflict counts over the steady seconds.
-func stderrOfSeconds(ps []Counts) (float64, bool) {
+func stderrOfSeconds(ps []reports.Counts) (float64, bool) {
 	first, last := -1, -1
 	for i, c := range ps {
 		if c.Total() > 0 {

@@ -1,10 +1,11 @@
-package reports
+package compare
 
 import (
 	"os"
 	"path/filepath"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/stormcheck/stormcheck/reports"
 )
 
 // latencyNoise reads a run's hlog directory and returns, per (workload, op)
@@ -52,7 +53,7 @@ func readIntervals(path string) (string, [][]float64) {
 	defer f.Close()
 	key := ""
 	var qs [][]float64
-	_ = ScanLatencyLog(f, func(workload, op string) { key = opKey{workload, op}.key() },
+	_ = reports.ScanLatencyLog(f, func(workload, op string) { key = opKey{workload, op}.key() },
 		func(_ float64, h *hdrhistogram.Histogram) error {
 			if h.TotalCount() == 0 {
 				return nil

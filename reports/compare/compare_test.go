@@ -1,4 +1,4 @@
-package reports_test
+package compare_test
 
 import (
 	"math/rand/v2"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/compare"
 	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
@@ -39,13 +40,13 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 	slow := runSummary(t, 3, 200, 25, d+"/c") // 20 ms added
 	fewer := runSummary(t, 4, 100, 5, d+"/d") // half the throughput
 
-	c := reports.CompareRuns(base, same, reports.CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
+	c := compare.Runs(base, same, compare.Options{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/b"})
 	if c.Regressions != 0 || c.Improvements != 0 {
 		t.Errorf("unchanged run flagged: %+v", c.Ops)
 	}
 	for _, ch := range c.Ops[0].Changes {
 		switch {
-		case ch.Metric == "p99.9" && ch.Noise != reports.FewSamples:
+		case ch.Metric == "p99.9" && ch.Noise != compare.FewSamples:
 			t.Errorf("p99.9 of 4,000 samples (4 beyond it) judged: %+v", ch)
 		case ch.Metric != "p99.9" && ch.Noise < 0:
 			t.Errorf("%s: noise unknown although both runs have 20 s and hlogs", ch.Metric)
@@ -55,7 +56,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("KS distance between two draws of one distribution: %v", ks)
 	}
 
-	c = reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/c"})
+	c = compare.Runs(base, slow, compare.Options{Tolerance: 0.1, BaseHlog: d + "/a", NewHlog: d + "/c"})
 	flagged := map[string]bool{}
 	for _, ch := range c.Ops[0].Changes {
 		flagged[ch.Metric] = ch.Regressed
@@ -67,7 +68,7 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("KS distance of disjoint distributions: %v", ks)
 	}
 
-	c = reports.CompareRuns(base, fewer, reports.CompareOptions{Tolerance: 0.1})
+	c = compare.Runs(base, fewer, compare.Options{Tolerance: 0.1})
 	if ch := c.Ops[0].Changes[0]; !ch.Regressed || ch.Metric != "throughput" {
 		t.Errorf("halved throughput: %+v", ch)
 	}
@@ -76,12 +77,12 @@ func TestCompareFlagsOnlyRealChanges(t *testing.T) {
 		t.Errorf("latency noise without hlogs: %v", ch.Noise)
 	}
 	// The other direction is an improvement, not a regression.
-	c = reports.CompareRuns(slow, base, reports.CompareOptions{Tolerance: 0.1})
+	c = compare.Runs(slow, base, compare.Options{Tolerance: 0.1})
 	if c.Regressions != 0 || c.Improvements == 0 {
 		t.Errorf("faster run: %d regressions, %d improvements", c.Regressions, c.Improvements)
 	}
 	// A tolerance above the change silences it.
-	c = reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 10})
+	c = compare.Runs(base, slow, compare.Options{Tolerance: 10})
 	if c.Regressions != 0 {
 		t.Errorf("tolerance 1000%%: %d regressions", c.Regressions)
 	}
@@ -92,7 +93,7 @@ func TestCompareNotesAndText(t *testing.T) {
 	base := runSummary(t, 1, 100, 5, d+"/a")
 	slow := runSummary(t, 3, 100, 25, d+"/c")
 	slow.Workloads[0].Ops = append(slow.Workloads[0].Ops, reports.OpSummary{Op: "blob.get"})
-	c := reports.CompareRuns(base, slow, reports.CompareOptions{Tolerance: 0.1})
+	c := compare.Runs(base, slow, compare.Options{Tolerance: 0.1})
 	var b strings.Builder
 	if err := text.WriteComparison(&b, c, "base-dir", "new-dir"); err != nil {
 		t.Fatal(err)
@@ -120,7 +121,7 @@ func TestCompareUnits(t *testing.T) {
 		{Workload: "w", Kind: reports.UnitPartition, Name: "hot", Mean: 100, PerSecond: steady(100), Latency: &reports.Percentiles{P50: 2.1, P99: 40, Count: 1200}},
 		{Workload: "w", Kind: reports.UnitPartition, Name: "quiet", Mean: 1},
 	}}
-	c := reports.CompareRuns(base, new, reports.CompareOptions{Tolerance: 0.1})
+	c := compare.Runs(base, new, compare.Options{Tolerance: 0.1})
 	if len(c.Units) != 1 || c.Units[0].Name != "hot" {
 		t.Fatalf("units compared: %+v", c.Units)
 	}
@@ -154,7 +155,7 @@ func TestNoisyChangeIsNotJudged(t *testing.T) {
 		{0.05, 0.01, false, false, true},   // within the tolerance
 		{0.50, -1, true, false, false},     // noise unknown: the tolerance alone
 	} {
-		ch := reports.Judge(reports.Change{Metric: "p90", Base: 10, New: 10 * (1 + c.rel), Noise: c.noise}, 0.1, false)
+		ch := compare.Judge(compare.Change{Metric: "p90", Base: 10, New: 10 * (1 + c.rel), Noise: c.noise}, 0.1, false)
 		if ch.Regressed != c.regressed || (ch.Unjudged != "") != c.unjudged {
 			t.Errorf("%+.1f%% ±%.1f%%: %+v", 100*c.rel, 100*c.noise, ch)
 		}
@@ -178,7 +179,7 @@ func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
 		{Workload: "qhot", Kind: reports.UnitQueue, Name: "sc9f8e7d6c-qhot-q0", Mean: 50, PerSecond: per},
 		{Kind: reports.UnitAccount, Name: "account", Mean: 50, PerSecond: per},
 	}}
-	c := reports.CompareRuns(base, new, reports.CompareOptions{Tolerance: 0.1})
+	c := compare.Runs(base, new, compare.Options{Tolerance: 0.1})
 	names := map[string]bool{}
 	for _, u := range c.Units {
 		names[string(u.Kind)+"/"+u.Name] = true
@@ -189,7 +190,7 @@ func TestQueueUnitsMatchAcrossRuns(t *testing.T) {
 	for in, want := range map[[2]string]string{
 		{"qhot", "sc1a2b3c4d-qhot-q0"}: "q0", {"qhot", "k0"}: "k0", {"w", "sc1a2b3c4d-other-q0"}: "sc1a2b3c4d-other-q0", {"w", "scenery"}: "scenery",
 	} {
-		if got := reports.LogicalUnitName(in[0], in[1]); got != want {
+		if got := compare.LogicalUnitName(in[0], in[1]); got != want {
 			t.Errorf("LogicalUnitName%v = %q, want %q", in, got, want)
 		}
 	}
