@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"io/fs"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -28,9 +29,13 @@ const MaxFileBytes = yamlx.MaxFileBytes
 // ReadFile reads a scenario file's bytes, unparsed, as Load does: one
 // larger than MaxFileBytes is an ErrorList (its error wraps a
 // *boundedread.Error); one that cannot be read gives the error from the
-// operating system.
+// operating system. A bare name (see IsExampleName) that is not a file
+// reads the built-in example of that name; a file on disk always wins.
 func ReadFile(path string) ([]byte, error) {
 	data, err := yamlx.ReadFile(path)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		return readBuiltin(path, err)
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return nil, ErrorList{e}

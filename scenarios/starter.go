@@ -3,25 +3,31 @@ package scenarios
 import (
 	"fmt"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/scenarios/examples"
 )
 
-// SchemaURL is where editors find the JSON Schema of scenario files when a
-// scenario lives outside this repository (the shipped ones point at
-// scenario.schema.json beside them).
+// SchemaURL is the $id of the JSON Schema of scenario files: a name for
+// it, not where editors find it (see SchemaRef).
 const SchemaURL = "https://raw.githubusercontent.com/stormcheck/stormcheck/main/scenarios/examples/scenario.schema.json"
+
+// SchemaRef is the yaml-language-server schema reference on the first line
+// of every example and starter: the schema file beside the scenario, which
+// 'stormcheck init' writes there (and 'stormcheck schema' prints).
+const SchemaRef = "./" + examples.SchemaFile
 
 // Starter returns a commented starter scenario for a workload of kind: one
 // workload with every param the kind takes at its default, each explained
 // with its allowed values, ready to validate and run. schema is the
 // yaml-language-server schema reference for its first line ("" for
-// SchemaURL).
+// SchemaRef).
 func Starter(kind, schema string) ([]byte, error) {
 	spec, ok := Kinds[kind]
 	if !ok {
 		return nil, fmt.Errorf("%s", UnknownKind(kind))
 	}
 	if schema == "" {
-		schema = SchemaURL
+		schema = SchemaRef
 	}
 	var b strings.Builder
 	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
@@ -36,7 +42,7 @@ func Starter(kind, schema string) ([]byte, error) {
 	line("#")
 	line("# Check it:  stormcheck validate FILE")
 	line("# Run it:    stormcheck run FILE   (a managed Azurite, nothing else needed)")
-	line("# Every field with its meaning: scenarios/examples/quickstart.yaml; every kind: stormcheck kinds")
+	line("# Every field with its meaning: stormcheck init --example quickstart; every kind: stormcheck kinds")
 	line("")
 	line("# name: names the results folder and the reports; lowercase letters, digits and -.")
 	line("name: %s", name)
@@ -46,7 +52,7 @@ func Starter(kind, schema string) ([]byte, error) {
 	line("  - name: %s", wname)
 	line("    kind: %s", kind)
 	line("    # executor: closed (default: each actor waits for its answer) or open (arrivals at")
-	line("    # a fixed rate, set rate: N per second; see scenarios/examples/open-loop.yaml).")
+	line("    # a fixed rate, set rate: N per second; see stormcheck init --example open-loop).")
 	line("    # actors: concurrent actors, 1 to %d. Default 1 (closed), %d (open).", maxActors, defaultOpenActors)
 	line("    actors: 8")
 	line("    # keys: how many distinct blobs, entities, partitions or queues the actors share.")

@@ -21,7 +21,7 @@ func TestStarterValidates(t *testing.T) {
 		if len(sc.Workloads) != 1 || sc.Workloads[0].Kind != kind {
 			t.Errorf("starter of %s: workloads %+v", kind, sc.Workloads)
 		}
-		if !strings.HasPrefix(string(src), "# yaml-language-server: $schema="+SchemaURL+"\n") {
+		if !strings.HasPrefix(string(src), "# yaml-language-server: $schema="+SchemaRef+"\n") {
 			t.Errorf("starter of %s lacks the schema line", kind)
 		}
 		for _, p := range Kinds[kind].Params {

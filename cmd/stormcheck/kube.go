@@ -63,16 +63,16 @@ A shard is never run twice (backoffLimitPerIndex: 0): a rerun would double
 its load on the target and overwrite its results. Exit code 2 of any shard
 (a refused scenario) fails the whole Job at once.`
 
-const kubeExample = `  # 4 shards of scenarios/examples/shards.yaml against the account in Secret stormcheck-conn,
+const kubeExample = `  # 4 shards of shards against the account in Secret stormcheck-conn,
   # results uploaded to blob container stormcheck-results
   kubectl create secret generic stormcheck-conn --from-literal=connection-string="$AZURE_STORAGE_CONNECTION_STRING"
-  stormcheck kube scenarios/examples/shards.yaml --shards 4 --image ghcr.io/you/stormcheck:v1 \
+  stormcheck kube shards --shards 4 --image ghcr.io/you/stormcheck:v1 \
       --secret stormcheck-conn --upload stormcheck-results --name shards4 --run-id 5b0e3f6a | kubectl apply -f -
   kubectl wait --for=condition=complete job/shards4 --timeout=40m
   stormcheck merge results/shards4 --from stormcheck-results --run-id 5b0e3f6a --target connection-string
 
   # 8 shards, 256 actors per workload in all, a 10-minute load starting together at a set instant
-  stormcheck kube scenarios/examples/shards.yaml --shards 8 --actors 256 --set counters.keys=256 --duration 10m \
+  stormcheck kube shards --shards 8 --actors 256 --set counters.keys=256 --duration 10m \
       --start-at 2026-12-01T09:00:00Z --image ghcr.io/you/stormcheck:v1 \
       --secret stormcheck-conn --upload stormcheck-results --out shards-8.yaml
 
@@ -101,7 +101,7 @@ func newKubeCmd() *cobra.Command {
 		Short:             "Write Kubernetes manifests (ConfigMap + Indexed Job) that run a scenario as N shards",
 		Long:              kubeLong,
 		Example:           kubeExample,
-		Args:              exactArgs(1, "want exactly one scenario file (try scenarios/examples/quickstart.yaml)"),
+		Args:              exactArgs(1, "want exactly one scenario file (try quickstart, a built-in example)"),
 		ValidArgsFunction: completeYAML,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return kubeManifests(cmd, args[0], f)

@@ -92,9 +92,9 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 		Use:   "stormcheck",
 		Short: "Load tests and conformance checks for Azure Storage concurrency",
 		Long:  rootLong,
-		Example: `  stormcheck run scenarios/examples/quickstart.yaml
-  stormcheck run scenarios/examples/quickstart.yaml --duration 5s --progress lines
-  stormcheck validate scenarios/examples/*.yaml
+		Example: `  stormcheck run quickstart
+  stormcheck run quickstart --duration 5s --progress lines
+  stormcheck init --example quickstart && stormcheck validate quickstart.yaml
   stormcheck kinds
   stormcheck compare results/base results/new
   source <(stormcheck completion bash)`,

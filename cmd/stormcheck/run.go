@@ -30,6 +30,10 @@ RESULTS/history.jsonl.zst, checks the history, prints a report and writes
 RESULTS/summary.json, one HdrHistogram log per operation (RESULTS/hlog/),
 RESULTS/report.html and, for a managed Azurite, its log.
 
+SCENARIO.yaml is a file, or the name of an example built into the binary
+(quickstart, open-loop, ...; 'stormcheck init --example NAME' writes one out):
+a bare name with no .yaml that is not a file in the current directory.
+
 Targets: by default the scenario's target (normally a managed Azurite that
 stormcheck starts on free loopback ports and stops at the end). To run
 against another endpoint or a real account without editing the scenario:
@@ -68,23 +72,23 @@ reads and the cleanup. A shard's checks are left to 'stormcheck merge'.
 --upload CONTAINER copies the results directory, once written, to that
 container on the target as <run id>/shard-<I>-of-<N>/...`
 
-const runExample = `  # the quickstart, about 30 s against a managed Azurite
-  stormcheck run scenarios/examples/quickstart.yaml
+const runExample = `  # the built-in quickstart, about 30 s against a managed Azurite
+  stormcheck run quickstart
 
   # a 5-second smoke run, plain progress lines, results in a chosen folder
-  stormcheck run scenarios/examples/quickstart.yaml --duration 5s --progress lines --out /tmp/smoke
+  stormcheck run quickstart --duration 5s --progress lines --out /tmp/smoke
 
   # overrides: 4 actors per workload, a 10 s load, a bigger payload for one workload
-  stormcheck run scenarios/examples/quickstart.yaml --actors 4 --duration 10s --set counter.payload_bytes=1024
+  stormcheck run quickstart --actors 4 --duration 10s --set counter.payload_bytes=1024
 
   # live metrics while it runs: a Prometheus endpoint and an OTLP collector
-  stormcheck run scenarios/examples/quickstart.yaml --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
+  stormcheck run quickstart --prometheus 127.0.0.1:9464 --otlp http://127.0.0.1:4318
 
   # against a real account (the connection string is never printed)
-  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/examples/quickstart.yaml --target connection-string
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run quickstart --target connection-string
 
   # shard 1 of 4 of run 1a2b3c4d, starting at a fixed instant, results uploaded
-  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run scenarios/examples/quickstart.yaml --target connection-string \
+  AZURE_STORAGE_CONNECTION_STRING=... stormcheck run quickstart --target connection-string \
     --shard 1/4 --run-id 1a2b3c4d --start-at 2026-11-24T12:00:00Z --upload results
 
   # the same in a Kubernetes Indexed Job (JOB_COMPLETION_INDEX is set by Kubernetes)
@@ -114,7 +118,7 @@ func newRunCmd() *cobra.Command {
 		Short:             "Run a scenario, check its history, print the report, write the results directory",
 		Long:              runLong,
 		Example:           runExample,
-		Args:              exactArgs(1, "want exactly one scenario file (try scenarios/examples/quickstart.yaml)"),
+		Args:              exactArgs(1, "want exactly one scenario file (try quickstart, a built-in example)"),
 		ValidArgsFunction: completeYAML,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runScenario(cmd, args[0], f)

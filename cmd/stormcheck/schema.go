@@ -22,12 +22,11 @@ defaults), the checks, executors, target kinds and fault kinds. With the line
   # yaml-language-server: $schema=./scenario.schema.json
 
 at the top of a scenario, VS Code's YAML extension (and any editor using
-yaml-language-server) completes and checks fields as you type. The repository
-keeps it in scenarios/examples/scenario.schema.json (regenerate with 'go generate
-./scenarios/', and a test fails when it is stale). 'stormcheck validate' stays
+yaml-language-server) completes and checks fields as you type; 'stormcheck
+init' writes it beside the scenario it writes. 'stormcheck validate' stays
 the judge: the schema cannot express every rule (cross-field rules, secrets,
 threshold syntax).`,
-		Example: `  stormcheck schema --out scenarios/examples/scenario.schema.json
+		Example: `  stormcheck schema --out scenario.schema.json
   stormcheck schema | jq '.definitions.workload.properties | keys'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -13,14 +13,16 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate SCENARIO.yaml...",
 		Short: "Check scenario files strictly without running them",
 		Long: `Checks each scenario file strictly (unknown fields, types, ranges) without
-running it. Errors name FILE:LINE:COL, the field and what is allowed, one line
+running it. A bare name that is not a file (quickstart) is the built-in
+example of that name. Errors name FILE:LINE:COL, the field and what is allowed, one line
 per invalid file (a YAML syntax error too, with its column; an unknown kind
 with the nearest kinds). What the loader chose that the file did not say (a
 workload without any duration runs for the default 30s) is printed as a
 note. Exit code 2 if any file is invalid.`,
-		Example: `  stormcheck validate scenarios/examples/quickstart.yaml
-  stormcheck validate scenarios/examples/*.yaml`,
-		Args:              minArgs(1, "want one or more scenario files (try scenarios/examples/quickstart.yaml)"),
+		Example: `  stormcheck validate quickstart
+  stormcheck validate quickstart open-loop faults-demo
+  stormcheck init --example lww && stormcheck validate *.yaml`,
+		Args:              minArgs(1, "want one or more scenario files (try quickstart, a built-in example)"),
 		ValidArgsFunction: completeYAML,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			code := exitOK
