@@ -63,7 +63,7 @@ A shard is never run twice (backoffLimitPerIndex: 0): a rerun would double
 its load on the target and overwrite its results. Exit code 2 of any shard
 (a refused scenario) fails the whole Job at once.`
 
-const kubeExample = `  # 4 shards of shards against the account in Secret stormcheck-conn,
+const kubeExample = `  # 4 shards of the built-in example shards, against the account in Secret stormcheck-conn,
   # results uploaded to blob container stormcheck-results
   kubectl create secret generic stormcheck-conn --from-literal=connection-string="$AZURE_STORAGE_CONNECTION_STRING"
   stormcheck kube shards --shards 4 --image ghcr.io/you/stormcheck:v1 \
@@ -71,7 +71,7 @@ const kubeExample = `  # 4 shards of shards against the account in Secret stormc
   kubectl wait --for=condition=complete job/shards4 --timeout=40m
   stormcheck merge results/shards4 --from stormcheck-results --run-id 5b0e3f6a --target connection-string
 
-  # 8 shards, 256 actors per workload in all, a 10-minute load starting together at a set instant
+  # 8 shards of it, 256 actors per workload in all, a 10-minute load starting together at a set instant
   stormcheck kube shards --shards 8 --actors 256 --set counters.keys=256 --duration 10m \
       --start-at 2026-12-01T09:00:00Z --image ghcr.io/you/stormcheck:v1 \
       --secret stormcheck-conn --upload stormcheck-results --out shards-8.yaml
