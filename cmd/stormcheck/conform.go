@@ -29,9 +29,12 @@ DIR adds a folder of your own, whose rules replace built-in ones of the same id)
 against a target: each rule in its own new container, table or queue,
 independent rules in parallel, every step's status, x-ms-error-code, ETag (and
 entity properties, messages, pop receipts) compared with what the Azure Storage
-documentation says. Prints a matrix grouped by service and
-feature (pass / diverges / error, with expected vs actual) and writes
-conform.json and conform.junit.xml.
+documentation says. Prints a table of rules per service and feature (pass,
+diverge, known to the baseline, error), then only the rules to look at: each
+divergence the baseline does not accept and each error in two lines of at
+most 100 characters (rule id, step, reference; expected vs got). -v lists every
+rule. --format json, junit or markdown prints that form instead. The results
+directory gets conform.json and conform.junit.xml whatever --format says.
 
 With --coverage, prints instead the coverage map: for every operation of the
 REST reference checklist, which condition headers (with their value classes),
@@ -58,7 +61,8 @@ type conformFlags struct {
 	rulesDir, tags, baseline, writeBaseline, out, connStr string
 	target                                                *enumFlag
 	parallel                                              int
-	diff, coverage                                        bool
+	diff, coverage, verbose                               bool
+	format                                                *enumFlag
 }
 
 func newConformCmd() *cobra.Command {
@@ -104,6 +108,8 @@ func newConformCmd() *cobra.Command {
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
 	fl.IntVar(&f.parallel, "parallel", 8, "rules run at once")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "list every rule, not only the divergences and errors")
+	f.format = addEnumFlag(cmd, "format", "text", "what goes to stdout: text (the table and the rules to look at), json (conform.json), junit (conform.junit.xml) or markdown", "text", "json", "junit", "markdown")
 	fl.BoolVar(&f.diff, "diff", false, "run the rules against two targets given as arguments (azurite, azurite:VERSION or env:VAR holding a connection string) and show only where they differ")
 	_ = cmd.MarkFlagDirname("rules")
 	_ = cmd.MarkFlagDirname("out")
@@ -194,7 +200,9 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		r := verdict.CompareBaseline(results, base)
 		rep = &r
 	}
-	_ = conformreport.WriteConformMatrix(stdout, results, rep)
+	if err := writeConformStdout(stdout, f, results, rep); err != nil {
+		fmt.Fprintln(stderr, "stormcheck conform:", err)
+	}
 	if err := conformreport.WriteConformJSON(filepath.Join(dir, "conform.json"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
@@ -211,7 +219,11 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 			fmt.Fprintln(stderr, "stormcheck conform:", err)
 		}
 	}
-	fmt.Fprintf(stdout, "\nresults: %s\n", dir)
+	resultsLine := stdout
+	if f.format.value != "text" { // stdout holds one document
+		resultsLine = stderr
+	}
+	fmt.Fprintf(resultsLine, "\nresults: %s\n", dir)
 	if interrupted {
 		fmt.Fprintln(stderr, "stormcheck conform: interrupted: the rules that did not finish are errors (\"interrupted\") in the matrix and the files")
 		return exitInterrupted
@@ -228,6 +240,19 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 	}
 	return exitOK
+}
+
+// writeConformStdout prints the run in the form --format names.
+func writeConformStdout(w io.Writer, f *conformFlags, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
+	switch f.format.value {
+	case "json":
+		return conformreport.EncodeConformJSON(w, results, rep)
+	case "junit":
+		return conformreport.EncodeConformJUnit(w, results, rep)
+	case "markdown":
+		return conformreport.WriteConformMarkdown(w, results, rep, f.verbose)
+	}
+	return conformreport.WriteConformSummary(w, results, rep, f.verbose)
 }
 
 // loadRules loads the built-in rules and, if dir is set, overlays the rules

@@ -22,16 +22,19 @@ type ConformReport struct {
 // WriteConformJSON writes results and rep (nil: no baseline) to path as
 // indented JSON, atomically.
 func WriteConformJSON(path string, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
+	return reports.WriteFileAtomic(path, func(w io.Writer) error { return EncodeConformJSON(w, results, rep) })
+}
+
+// EncodeConformJSON writes what WriteConformJSON writes to w.
+func EncodeConformJSON(w io.Writer, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
 	out := ConformReport{Results: results, Baseline: rep, OK: conformOK(results, rep)}
 	if out.Results == nil {
 		out.Results = []verdict.RuleResult{}
 	}
-	return reports.WriteFileAtomic(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		return enc.Encode(&out)
-	})
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(&out)
 }
 
 // conformOK is the run's verdict: the baseline's, or with none, every rule

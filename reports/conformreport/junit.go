@@ -66,6 +66,11 @@ type (
 //
 // rep nil means no baseline: every divergence fails.
 func WriteConformJUnit(path string, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
+	return reports.WriteFileAtomic(path, func(w io.Writer) error { return EncodeConformJUnit(w, results, rep) })
+}
+
+// EncodeConformJUnit writes what WriteConformJUnit writes to w.
+func EncodeConformJUnit(w io.Writer, results []verdict.RuleResult, rep *verdict.BaselineReport) error {
 	doc := junitSuites{Name: "stormcheck conformance"}
 	var total time.Duration
 	for _, g := range groupConformByService(results) {
@@ -94,18 +99,16 @@ func WriteConformJUnit(path string, results []verdict.RuleResult, rep *verdict.B
 		doc.Suites = append(doc.Suites, s)
 	}
 	doc.Time = junitSeconds(total)
-	return reports.WriteFileAtomic(path, func(w io.Writer) error {
-		if _, err := io.WriteString(w, xml.Header); err != nil {
-			return err
-		}
-		enc := xml.NewEncoder(w)
-		enc.Indent("", "  ")
-		if err := enc.Encode(&doc); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
+	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
-	})
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(&doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 // junitConformCase is one rule's testcase.
