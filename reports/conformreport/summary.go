@@ -42,7 +42,11 @@ func WriteConformSummary(w io.Writer, results []verdict.RuleResult, rep *verdict
 	fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%s\t%d\n", tot[0], tot[1], tot[2], knownCell(tot[3], rep), tot[4])
 	tw.Flush()
 	if rep != nil {
-		fmt.Fprintln(ew, fitLine(baselineLine(rep)))
+		line := baselineLine(rep)
+		if len(rep.NotRun) > 0 {
+			line += fmt.Sprintf("; %d entries not run", len(rep.NotRun))
+		}
+		fmt.Fprintln(ew, fitLine(line))
 	}
 	var listed, accepted int
 	for _, g := range groups {
@@ -119,12 +123,8 @@ func baselineLine(rep *verdict.BaselineReport) string {
 	if rep.Target != "" {
 		target = " (" + rep.Target + ")"
 	}
-	s := fmt.Sprintf("baseline%s: %d unexpected, %d known, %d changed, %d fixed, %d errors: %s",
+	return fmt.Sprintf("baseline%s: %d unexpected, %d known, %d changed, %d fixed, %d errors: %s",
 		target, len(rep.Unexpected), len(rep.Known), len(rep.Changed), len(rep.Fixed), len(rep.Errors), v)
-	if len(rep.NotRun) > 0 {
-		s += fmt.Sprintf("; %d not run", len(rep.NotRun))
-	}
-	return s
 }
 
 // ruleLines is a rule in one line (a pass: status, id, title) or two (the

@@ -53,16 +53,7 @@ func WriteConformMatrix(w io.Writer, results []verdict.RuleResult, rep *verdict.
 	}
 	fmt.Fprintln(ew, conformTotals(results, rep))
 	if rep != nil {
-		verdict := "OK"
-		if !rep.OK() {
-			verdict = "FAIL"
-		}
-		target := ""
-		if rep.Target != "" {
-			target = " (" + rep.Target + ")"
-		}
-		fmt.Fprintf(ew, "baseline%s: %d unexpected, %d known, %d changed, %d fixed, %d errors: %s\n",
-			target, len(rep.Unexpected), len(rep.Known), len(rep.Changed), len(rep.Fixed), len(rep.Errors), verdict)
+		fmt.Fprintln(ew, baselineLine(rep))
 		if len(rep.Fixed) > 0 {
 			ids := make([]string, len(rep.Fixed))
 			for i, it := range rep.Fixed {
