@@ -166,14 +166,15 @@ func shortRef(src string) string {
 	return src
 }
 
-// fitLine cuts s to SummaryWidth characters, ending a cut line with "…".
+// fitLine cuts s to SummaryWidth characters, ending a cut line with "..."
+// (ASCII, so that a width in bytes holds too for ASCII text).
 func fitLine(s string) string {
 	s = strings.TrimRight(s, " ")
 	r := []rune(s)
 	if len(r) <= SummaryWidth {
 		return s
 	}
-	return string(r[:SummaryWidth-1]) + "…"
+	return strings.TrimRight(string(r[:SummaryWidth-3]), " ") + "..."
 }
 
 // WriteConformMarkdown writes what WriteConformSummary writes as Markdown
