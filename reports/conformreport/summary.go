@@ -53,7 +53,7 @@ func WriteConformSummary(w io.Writer, results []verdict.RuleResult, rep *verdict
 		head := false
 		for _, r := range g.rules {
 			mark, _ := rep.Item(r.ID)
-			look := r.Status == verdict.ConformError || mark == "fixed" || (r.Status == verdict.ConformDiverges && mark != "known")
+			look := toLookAt(r, mark)
 			if mark == "known" {
 				accepted++
 			}
@@ -83,6 +83,13 @@ func WriteConformSummary(w io.Writer, results []verdict.RuleResult, rep *verdict
 		}
 	}
 	return ew.Err
+}
+
+// toLookAt reports whether a rule belongs in the default listing: an
+// error, a baseline entry that now passes, or a divergence the baseline
+// (mark is its word on the rule) does not accept.
+func toLookAt(r *verdict.RuleResult, mark string) bool {
+	return r.Status == verdict.ConformError || mark == "fixed" || (r.Status == verdict.ConformDiverges && mark != "known")
 }
 
 // countConform counts rules, pass, diverge, known (accepted by rep) and
@@ -203,7 +210,7 @@ func WriteConformMarkdown(w io.Writer, results []verdict.RuleResult, rep *verdic
 	for _, g := range groups {
 		for _, r := range g.rules {
 			mark, _ := rep.Item(r.ID)
-			look := r.Status == verdict.ConformError || mark == "fixed" || (r.Status == verdict.ConformDiverges && mark != "known")
+			look := toLookAt(r, mark)
 			if !verbose && !look {
 				continue
 			}
