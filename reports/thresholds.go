@@ -3,8 +3,6 @@ package reports
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -90,13 +88,7 @@ func evaluate(s *Summary, t scenarios.Threshold) ThresholdResult {
 	return r
 }
 
-func isLatency(m string) bool {
-	switch m {
-	case "p50", "p90", "p99", "p99.9", "max", "mean":
-		return true
-	}
-	return false
-}
+func isLatency(m string) bool { return scenarios.IsLatencyMetric(m) }
 
 // matchingOps are the load ops a criterion reads: of its workload (or all)
 // and of its op kind (latency, throughput; counts and rates read every op).
@@ -143,7 +135,7 @@ func latencyOf(h *hdrhistogram.Histogram, metric string) float64 {
 	case "mean":
 		us = h.Mean()
 	default:
-		q, _ := strconv.ParseFloat(strings.TrimPrefix(metric, "p"), 64)
+		q, _ := scenarios.Percentile(metric)
 		us = float64(h.ValueAtQuantile(q))
 	}
 	return us / 1000

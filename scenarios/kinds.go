@@ -76,3 +76,6 @@ func UnknownKind(name string) string {
 	}
 	return s + fmt.Sprintf("; 'stormcheck kinds' lists all %d kinds", len(Kinds))
 }
+
+// KindEmits reports whether the kind's workload records op.
+func KindEmits(kind, op string) bool { return contains(Kinds[kind].Ops, op) }

@@ -109,7 +109,7 @@ type Threshold struct {
 	// Text is the criterion as written; Line where.
 	Text string
 	Line int
-	// Metric is p50, p90, p99, p99.9, max, mean (latency, ms, corrected),
+	// Metric is a percentile pN (p50, p95, p99.9...), max, mean (latency, ms, corrected),
 	// rate (share of attempts with an outcome), throughput (ok+conflict
 	// per second), utilisation (busiest unit's peak/target), or a count:
 	// throttled, errors, unknown, conflicts.
@@ -340,6 +340,9 @@ type KindSpec struct {
 	// OptionalChecks apply to the kind but run only when a scenario lists
 	// them (a cross-check that may be undecided on hot keys).
 	OptionalChecks []string
+	// Ops lists the op names the kind's workload records (the names a
+	// threshold and the reports use), sorted.
+	Ops []string
 }
 
 // Kinds are the workload kinds the runner implements.
@@ -349,80 +352,96 @@ var Kinds = map[string]KindSpec{
 		Params:         []string{"payload_bytes", "conditional_reads", "date_conditions"},
 		Checks:         []string{"no-lost-updates", "version-chain"},
 		OptionalChecks: []string{"linearizable", "date-conditions"},
+		Ops:            []string{"blob.get", "blob.put"},
 	},
 	"blob.create-once": {
 		Summary: "race to create the same blob with If-None-Match: *, round after round",
 		Params:  []string{"payload_bytes"},
 		Checks:  []string{"single-winner"},
+		Ops:     []string{"blob.create"},
 	},
 	"blob.lww": {
 		Summary:        "last writer wins: unconditional writes of unique values and plain reads on a few blobs",
 		Params:         []string{"payload_bytes", "read_fraction", "conditional_reads"},
 		Checks:         []string{"version-chain"},
 		OptionalChecks: []string{"linearizable"},
+		Ops:            []string{"blob.get", "blob.put"},
 	},
 	"blob.block-commit": {
 		Summary:        "stage blocks in parallel (Put Block), commit them with Put Block List under If-Match; readers read the committed content",
 		Params:         []string{"payload_bytes", "blocks", "read_fraction"},
 		Checks:         []string{"version-chain"},
 		OptionalChecks: []string{"linearizable"},
+		Ops:            []string{"blob.commit", "blob.get", "blob.stage"},
 	},
 	"blob.lease-mutex": {
 		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it; some holders misbehave",
 		Params:  []string{"payload_bytes", "lease_duration", "hold", "acquire_retry", "misbehave"},
 		Checks:  []string{"no-lost-updates", "lease-exclusion", "lease-protocol"},
+		Ops:     []string{"blob.get", "blob.lease.acquire", "blob.lease.release", "blob.put"},
 	},
 	"blob.lease-lifecycle": {
 		Summary: "random acquire / renew / change / release / break and leased writes from many actors on a few blobs: the lease state machine under contention",
 		Params:  []string{"payload_bytes", "lease_duration"},
 		Checks:  []string{"lease-exclusion", "lease-protocol"},
+		Ops:     []string{"blob.get", "blob.lease.acquire", "blob.lease.break", "blob.lease.change", "blob.lease.release", "blob.lease.renew", "blob.put"},
 	},
 	"container.lease": {
 		Summary: "lease containers while others set metadata and ACLs and try to delete without the lease id (only Delete is refused)",
 		Params:  []string{"lease_duration"},
 		Checks:  []string{"container-lease"},
+		Ops:     []string{"container.create", "container.delete", "container.getprops", "container.lease.acquire", "container.lease.release", "container.lease.renew", "container.setacl", "container.setmeta"},
 	},
 	"container.etag": {
 		Summary: "race Set Container ACL under If-Unmodified-Since and Set Container Metadata under If-Modified-Since on the Last-Modified read; conditional deletes that must be refused",
 		Checks:  []string{"date-conditions"},
+		Ops:     []string{"container.delete", "container.getprops", "container.setacl", "container.setmeta"},
 	},
 	"table.etag-counter": {
 		Summary:        "read a counter entity, add one, write it back with Update or Merge Entity under If-Match; re-read on 412",
 		Params:         []string{"payload_bytes", "merge_fraction"},
 		Checks:         []string{"no-lost-updates", "version-chain"},
 		OptionalChecks: []string{"linearizable"},
+		Ops:            []string{"table.get", "table.merge", "table.update"},
 	},
 	"table.force-update": {
 		Summary:        "conditional updaters (If-Match on the ETag read) mixed with forced writers (If-Match: *, Insert Or Replace, Insert Or Merge) on the same entities",
 		Params:         []string{"payload_bytes", "force_fraction", "read_fraction"},
 		Checks:         []string{"version-chain"},
 		OptionalChecks: []string{"linearizable"},
+		Ops:            []string{"table.get", "table.merge", "table.update", "table.upsert", "table.upsert-merge"},
 	},
 	"table.merge-vs-replace": {
 		Summary: "concurrent Merge Entity (a subset of properties) and Update Entity (replace) on the same entities, with point reads",
 		Params:  []string{"props", "replace_fraction", "read_fraction"},
 		Checks:  []string{"merge-replace"},
+		Ops:     []string{"table.get", "table.merge", "table.update"},
 	},
 	"table.batch": {
 		Summary: "entity group transactions (up to 100 upserts in one partition, some built to fail) while readers query the partition",
 		Params:  []string{"payload_bytes", "batch_size", "rows", "fail_fraction", "read_fraction"},
 		Checks:  []string{"batch-atomicity", "snapshot-reads"},
+		Ops:     []string{"table.batch", "table.query"},
 	},
 	"table.hot-partition": {
 		Summary: "insert entities with a key pattern (single, uniform, zipf, append, prepend, hash-prefix); the report shows entities/s per partition against the 2,000/s target",
 		Params:  []string{"payload_bytes", "key_pattern", "zipf_s"},
+		Ops:     []string{"table.insert"},
 	},
 	"table.query": {
 		Summary: "point queries, partition queries, filtered partition queries and filtered table scans, with and without projection; the report shows entities scanned vs returned",
 		Params:  []string{"payload_bytes", "rows", "projection"},
+		Ops:     []string{"table.get", "table.query", "table.query-filter", "table.scan"},
 	},
 	"queue.work": {
 		Summary: "producers enqueue; consumers get 1-32 messages with a visibility timeout, sometimes save progress with Update Message, delete with the pop receipt, give it back (stale receipts), or crash without deleting",
 		Params:  []string{"payload_bytes", "producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction"},
 		Checks:  []string{"at-least-once", "exclusive-visibility", "pop-receipt"},
+		Ops:     []string{"queue.delete", "queue.get", "queue.put", "queue.update"},
 	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
 		Params:  []string{"payload_bytes", "messages_per_get", "read_fraction"},
+		Ops:     []string{"queue.delete", "queue.get", "queue.put"},
 	},
 }

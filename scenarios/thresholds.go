@@ -12,7 +12,7 @@ import (
 
 // Threshold metrics by family.
 var (
-	latencyMetrics = []string{"p50", "p90", "p99", "p99.9", "max", "mean"}
+	latencyMetrics = []string{"p50", "p90", "p95", "p99", "p99.9", "p99.99", "max", "mean"} // examples: any percentile is one
 	countMetrics   = []string{"throttled", "errors", "unknown", "conflicts"}
 	outcomeNames   = []string{"ok", "conflict", "throttled", "error", "unknown"}
 	unitKinds      = []string{"blob", "partition", "queue", "account"}
@@ -20,7 +20,7 @@ var (
 )
 
 // thresholdSyntax is what every threshold error shows.
-const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: p50, p90, p99, p99.9, max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition, queue or account), throttled, errors, unknown, conflicts (counts, of a workload or an op when given one); ARG may start with a workload name and "/"`
+const thresholdSyntax = `a criterion "METRIC(ARG) OP VALUE [over WINDOW]", e.g. "p99(blob.put) < 50ms", "rate(conflict) < 0.9", "throttled == 0", "utilisation(partition) < 0.8", "throughput(counter/blob.put) > 100 over 5s"; metrics: any percentile pN with 0 < N ≤ 100 (p50, p90, p95, p99, p99.9, p99.99; p100 is max), max, mean (latency of an op, ms, from the intended start), rate (share of attempts with an outcome), throughput (ok+conflict per second of an op), utilisation (busiest unit's peak second over its target: blob, partition, queue or account), throttled, errors, unknown, conflicts (counts, of a workload or an op when given one); ARG may start with a workload name and "/"`
 
 var thresholdRe = regexp.MustCompile(`^\s*([a-z][a-z0-9.]*)\s*(?:\(\s*([^()]*?)\s*\))?\s*(<=|>=|==|<|>)\s*([^ ]+(?:\s*/s)?)(?:\s+over\s+(\S+))?\s*$`)
 
@@ -55,12 +55,7 @@ func parseThreshold(text string, s *Scenario) (t Threshold, msg string) {
 		return t, fmt.Sprintf("cannot read %q", text)
 	}
 	metric, arg, cmp, value, window := m[1], m[2], m[3], m[4], m[5]
-	if metric == "utilization" {
-		metric = "utilisation"
-	}
-	if metric == "p999" {
-		metric = "p99.9"
-	}
+	metric = canonicalMetric(metric)
 	t.Metric, t.Cmp = metric, cmp
 	if w, rest, ok := strings.Cut(arg, "/"); ok {
 		if !s.hasWorkload(w) {
@@ -71,7 +66,7 @@ func parseThreshold(text string, s *Scenario) (t Threshold, msg string) {
 	t.Arg = arg
 	var err error
 	switch {
-	case contains(latencyMetrics, metric):
+	case IsLatencyMetric(metric):
 		if arg == "" {
 			return t, fmt.Sprintf("%s needs the op it measures, e.g. %s(blob.put)", metric, metric)
 		}
@@ -102,14 +97,19 @@ func parseThreshold(text string, s *Scenario) (t Threshold, msg string) {
 			t.Workload, t.Arg = arg, ""
 		}
 		t.Value, err = strconv.ParseFloat(value, 64)
+	case percentileRe.MatchString(metric):
+		return t, fmt.Sprintf("%q: a percentile is pN with 0 < N ≤ 100, e.g. p95 or p99.9, got %s", text, metric)
 	default:
 		return t, fmt.Sprintf("unknown metric %q%s", metric, didYouMean(metric, append(append([]string{"rate", "utilisation", "throughput"}, latencyMetrics...), countMetrics...)))
 	}
 	if err != nil {
 		return t, fmt.Sprintf("%q: cannot read the value %q", text, value)
 	}
+	if msg := s.unknownOp(t); msg != "" {
+		return t, msg
+	}
 	if window != "" {
-		if contains(latencyMetrics, metric) {
+		if IsLatencyMetric(metric) {
 			return t, fmt.Sprintf("%q: windows apply to rates, counts, throughput and utilisation; a latency threshold covers the whole run", text)
 		}
 		w, werr := time.ParseDuration(window)

@@ -61,13 +61,38 @@ compare: {tolerance: 0}
 	}
 }
 
+// TestEveryPrintedPercentile: any percentile the reports print is a
+// threshold metric, spelt one way.
+func TestEveryPrintedPercentile(t *testing.T) {
+	for text, metric := range map[string]string{
+		"p50(blob.put) < 5ms": "p50", "p95(blob.put) < 5ms": "p95", "p98(blob.get) < 5ms": "p98",
+		"p99.99(blob.put) < 5ms": "p99.99", "p9999(blob.put) < 5ms": "p99.99", "p999(blob.put) < 5ms": "p99.9",
+		"p100(blob.put) < 5ms": "max", "max(counter/blob.put) < 5ms": "max", "mean(blob.put) < 5ms": "mean",
+		"errors(blob.get) == 0": "errors",
+	} {
+		s, err := Parse("t.yaml", []byte("name: t\nduration: 5s\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\nthresholds:\n  - \""+text+"\"\n"))
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		if g := s.Thresholds[0].Metric; g != metric {
+			t.Errorf("%q: metric %q, want %q", text, g, metric)
+		}
+	}
+}
+
 func TestBadThresholds(t *testing.T) {
 	for _, c := range []struct{ line, want string }{
 		{"p99(blob.put) < 50", "a latency threshold is a duration with a unit"},
 		{"p99 < 50ms", "p99 needs the op it measures"},
 		{"rate(conflicts) < 0.5", `rate needs an outcome (ok, conflict, throttled, error, unknown), got "conflicts"`},
 		{"utilisation(table) < 0.8", "utilisation needs a unit kind"},
-		{"p98(blob.put) < 5ms", `unknown metric "p98" (did you mean "p90"?)`},
+		{"p0(blob.put) < 5ms", `a percentile is pN with 0 < N ≤ 100, e.g. p95 or p99.9, got p0`},
+		{"p100.5(blob.put) < 5ms", `a percentile is pN with 0 < N ≤ 100`},
+		{"pp95(blob.put) < 5ms", `unknown metric "pp95" (did you mean "p95"?)`},
+		{"p95(blob.putt) < 5ms", `no op "blob.putt" in counter (blob.etag-counter), which records blob.get, blob.put (did you mean "blob.put"?)`},
+		{"throughput(counter/queue.put) > 5", `no op "queue.put" in counter (blob.etag-counter)`},
+		{"throttled(blob.lease.acquire) == 0", `no op "blob.lease.acquire"`},
 		{"throttled = 0", `cannot read "throttled = 0"`},
 		{"p99(other/blob.put) < 5ms", `names workload "other", which this scenario does not have`},
 		{"p99(blob.put) < 5ms over 10s", "a latency threshold covers the whole run"},

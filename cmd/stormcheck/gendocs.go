@@ -335,6 +335,7 @@ func kindsReference() []byte {
 			}
 			b.WriteString("\n")
 		}
+		fmt.Fprintf(&b, "Ops it records (the names thresholds use): %s.\n\n", codeList(k.Ops))
 		fmt.Fprintf(&b, "Checks run by default: %s.", orNoneCode(k.Checks))
 		if len(k.OptionalChecks) > 0 {
 			fmt.Fprintf(&b, " Optional (list them in `checks:`): %s.", codeList(k.OptionalChecks))

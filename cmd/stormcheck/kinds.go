@@ -17,7 +17,8 @@ func newKindsCmd() *cobra.Command {
 		Long: `Without an argument, lists every workload kind a scenario can use
 (workloads[].kind), with what it does, the params it accepts and the checks
 that apply to it. With KIND, shows that kind in full: each param with what it
-does, its allowed values and its default, and its checks. An unknown KIND is
+does, its allowed values and its default, the ops it records (the names
+thresholds use) and its checks. An unknown KIND is
 refused (exit 2) with the nearest kinds.`,
 		Example: `  stormcheck kinds
   stormcheck kinds blob.lease-mutex
@@ -74,7 +75,8 @@ func showKind(w io.Writer, kind string) {
 			fmt.Fprintf(w, "  %-*s  %s; default %s\n", width, "", p.RangeText(kind), p.DefaultTextFor(kind))
 		}
 	}
-	fmt.Fprintf(w, "\nchecks (run by default): %s\n", orNone(k.Checks))
+	fmt.Fprintf(w, "\nops it records (thresholds name them, e.g. p95(%s) < 50ms): %s\n", k.Ops[0], orNone(k.Ops))
+	fmt.Fprintf(w, "checks (run by default): %s\n", orNone(k.Checks))
 	if len(k.OptionalChecks) > 0 {
 		fmt.Fprintf(w, "optional checks (list them in checks:): %s\n", orNone(k.OptionalChecks))
 	}

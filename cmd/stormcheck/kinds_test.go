@@ -19,6 +19,7 @@ func TestKindsCommand(t *testing.T) {
 		"lease_duration  the lease each acquire asks for",
 		"15s to 60s in whole seconds, or infinite; default 15s",
 		"a fraction, 0 to 1; default 0",
+		"ops it records (thresholds name them, e.g. p95(blob.get) < 50ms): blob.get, blob.lease.acquire, blob.lease.release, blob.put",
 		"checks (run by default): no-lost-updates, lease-exclusion, lease-protocol",
 		"stormcheck init blob.lease-mutex",
 	} {
