@@ -70,6 +70,8 @@ type Summary struct {
 	PeakRSS int64 `json:"peak_rss_bytes,omitempty"`
 	// Thresholds are the scenario's criteria with their verdicts.
 	Thresholds []ThresholdResult `json:"thresholds,omitempty"`
+	// AbortedBy is the abort_on_fail threshold that stopped the load.
+	AbortedBy *ThresholdAbort `json:"aborted_by_threshold,omitempty"`
 	// Capacity is the targets the units were measured against.
 	Capacity *CapacityInfo `json:"capacity,omitempty"`
 	// Units are the figures per blob, table partition and queue against

@@ -26,6 +26,9 @@ type ThresholdResult struct {
 	// on purpose and the measure left out (in the worst window, for a
 	// windowed criterion): a threshold on throttling judges the target's.
 	Injected int64 `json:"injected_throttled_left_out,omitempty"`
+	// Aborted: the criterion (abort_on_fail) failed during the run and
+	// stopped the load; it fails whatever the whole run measures.
+	Aborted bool `json:"aborted_the_run,omitempty"`
 }
 
 // measured says what a criterion measured, as the text and HTML reports
@@ -42,6 +45,9 @@ func (r ThresholdResult) Measured() string {
 	}
 	if r.Injected > 0 {
 		s += fmt.Sprintf(", leaving out %d throttled answers faults injected on purpose", r.Injected)
+	}
+	if r.Aborted {
+		s += "; failed during the run and stopped the load"
 	}
 	return s
 }

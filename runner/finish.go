@@ -95,6 +95,7 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *wor
 	units.Apply()
 	tally.Apply(sum)
 	sum.Thresholds = reports.EvaluateThresholds(sum, sc.Thresholds)
+	reports.MarkAborted(sum)
 	if len(m.HlogFiles()) > 0 {
 		sum.Files["hlog"] = HlogDir + string(os.PathSeparator)
 	}

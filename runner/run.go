@@ -356,7 +356,19 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, tgt, logf)
+	watchCtx, endWatch := context.WithCancel(loadCtx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchThresholds(watchCtx, sc.Thresholds, AbortCheckEvery, liveFigures(metrics), func(a *reports.ThresholdAbort) {
+			logf("load stopping: %s", a)
+			sum.AbortedBy = a
+			stopLoad(errThresholdAbort)
+		})
+	}()
 	load(loadCtx, active, rec, metrics, o)
+	endWatch()
+	<-watched
 	stopStage.End()
 	o.stage(StageFinalReads)
 	inj.End(logf)

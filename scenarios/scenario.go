@@ -125,6 +125,11 @@ type Threshold struct {
 	// Window, when set, applies the criterion to every whole window of
 	// that length instead of the whole run.
 	Window time.Duration
+	// AbortOnFail stops the load as soon as the criterion fails on the
+	// live figures (checked every second once AbortDelay of load has
+	// passed); the run then fails the threshold.
+	AbortOnFail bool
+	AbortDelay  time.Duration
 }
 
 // Compare is how runs of this scenario are compared.

@@ -70,7 +70,7 @@ func schemaSections() map[string]map[string]schemaField {
 			"checks":             {"the checks run over the history (default: every check that applies to the workloads' kinds)", listOf(enumOf(checkNames()...))},
 			"capacity":           {"the capacity targets the reports compare against", section("capacity")},
 			"emulation":          {"throttling and latency emulated in front of a managed Azurite", section("emulation")},
-			"thresholds":         {`pass/fail criteria, e.g. "p99(blob.put) < 50ms"`, listOf(str())},
+			"thresholds":         {`pass/fail criteria, e.g. "p99(blob.put) < 50ms", or {threshold: ..., abort_on_fail: true} to stop the run when one fails`, listOf(obj{"anyOf": []obj{str(), section("threshold")}})},
 			"compare":            {"settings for stormcheck compare", section("compare")},
 			"unreachable_after":  {"stop the run once the target has answered nothing for this long (default " + durText(DefaultUnreachableAfter) + ")", duration("1s")},
 			"faults":             {"faults injected in front of a managed Azurite", listOf(section("fault"))},
@@ -104,6 +104,11 @@ func schemaSections() map[string]map[string]schemaField {
 			"iterations": {"stop after this many operations", obj{"type": "integer", "minimum": 1}},
 			"stages":     {"ramp the actors (closed) or the rate (open) linearly to each stage's target over its duration", listOf(section("stage"))},
 			"params":     {"the kind's own settings ('stormcheck kinds KIND' lists them)", section("params")},
+		},
+		"threshold": {
+			"threshold":        {`the criterion, e.g. "p95(blob.put) < 50ms"`, str()},
+			"abort_on_fail":    {"stop the load as soon as the criterion fails on the live figures (checked every second); the run exits with the threshold-failure code", boolean()},
+			"delay_abort_eval": {"how long the load runs before abort_on_fail is first checked (default 0s)", duration("")},
 		},
 		"stage": {
 			"duration": {"how long this stage ramps", duration("")},
@@ -158,12 +163,12 @@ func schemaFieldTables() map[string][]string {
 	return map[string][]string{
 		"scenario": topFields, "target": targetFields, "retry": retryFields, "workload": workloadFields,
 		"stage": stageFields, "capacity": capacityFields, "capacityTargets": targetUnits, "emulation": emulationFields,
-		"compare": compareFields, "fault": faultFields,
+		"compare": compareFields, "fault": faultFields, "threshold": thresholdFields,
 	}
 }
 
 // required are the fields each section must have.
-var schemaRequired = map[string][]string{"scenario": {"name", "workloads"}, "workload": {"name", "kind"}, "stage": {"duration", "target"}, "fault": {"kind"}}
+var schemaRequired = map[string][]string{"scenario": {"name", "workloads"}, "workload": {"name", "kind"}, "stage": {"duration", "target"}, "fault": {"kind"}, "threshold": {"threshold"}}
 
 // paramSchema is the JSON Schema of one param in a workload of kind.
 func paramSchema(p ParamSpec, kind string) obj {

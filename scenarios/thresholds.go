@@ -17,6 +17,8 @@ var (
 	outcomeNames   = []string{"ok", "conflict", "throttled", "error", "unknown"}
 	unitKinds      = []string{"blob", "partition", "queue", "account"}
 	comparators    = []string{"<=", ">=", "==", "<", ">"}
+	// thresholdFields are the fields of a threshold written as a mapping.
+	thresholdFields = []string{"threshold", "abort_on_fail", "delay_abort_eval"}
 )
 
 // thresholdSyntax is what every threshold error shows.
@@ -33,18 +35,68 @@ func (d *decoder) thresholds(n *yaml.Node, s *Scenario) {
 	for i, item := range n.Content {
 		item = resolve(item)
 		path := index("thresholds", i)
-		text, ok := d.str(item, path)
+		var abort abortSettings
+		textNode := item
+		if item.Kind == yaml.MappingNode {
+			var ok bool
+			if textNode, abort, ok = d.thresholdMapping(item, path); !ok {
+				continue
+			}
+			path += ".threshold"
+		}
+		text, ok := d.str(textNode, path)
 		if !ok {
 			continue
 		}
 		t, msg := parseThreshold(text, s)
 		if msg != "" {
-			d.errorf(item, path, "%s; want %s", msg, thresholdSyntax)
+			d.errorf(textNode, path, "%s; want %s", msg, thresholdSyntax)
 			continue
 		}
-		t.Line = item.Line
+		if abort.on && t.Metric == "utilisation" {
+			d.errorf(item, index("thresholds", i)+".abort_on_fail", "utilisation is measured after the run (from every unit's seconds); abort_on_fail watches latencies, rates, counts and throughput")
+			continue
+		}
+		t.Line = textNode.Line
+		t.AbortOnFail, t.AbortDelay = abort.on, abort.delay
 		s.Thresholds = append(s.Thresholds, t)
 	}
+}
+
+// abortSettings are a threshold's abort_on_fail and delay_abort_eval.
+type abortSettings struct {
+	on    bool
+	delay time.Duration
+}
+
+// thresholdMapping reads {threshold: TEXT, abort_on_fail: BOOL,
+// delay_abort_eval: DURATION}: the node holding the text and the settings.
+func (d *decoder) thresholdMapping(n *yaml.Node, path string) (*yaml.Node, abortSettings, bool) {
+	var a abortSettings
+	fs, ok := d.mapping(n, path, "threshold settings ("+strings.Join(thresholdFields, ", ")+")")
+	if !ok {
+		return nil, a, false
+	}
+	d.allow(fs, path, thresholdFields, nil)
+	text, ok := fs["threshold"]
+	if !ok {
+		d.errorf(n, path+".threshold", "required: the criterion, %s", thresholdSyntax)
+		return nil, a, false
+	}
+	if p, ok := fs["abort_on_fail"]; ok {
+		if p.val.Kind == yaml.ScalarNode && p.val.ShortTag() == "!!bool" {
+			a.on = p.val.Value == "true"
+		} else {
+			d.errorf(p.val, path+".abort_on_fail", "must be true or false, got %s", describe(p.val))
+		}
+	}
+	if p, ok := fs["delay_abort_eval"]; ok {
+		a.delay, _ = d.duration(p.val, path+".delay_abort_eval", 0, false)
+		if !a.on {
+			d.errorf(p.val, path+".delay_abort_eval", "applies only with abort_on_fail: true")
+		}
+	}
+	return text.val, a, true
 }
 
 // parseThreshold reads one criterion; msg says what is wrong with it.

@@ -104,3 +104,32 @@ func TestBadThresholds(t *testing.T) {
 		}
 	}
 }
+
+// TestAbortOnFailThresholds: the mapping form sets abort_on_fail and its
+// delay; what it cannot watch, or a delay without it, is refused.
+func TestAbortOnFailThresholds(t *testing.T) {
+	head := "name: t\nduration: 5s\nworkloads:\n  - {name: counter, kind: blob.etag-counter}\nthresholds:\n"
+	s, err := Parse("t.yaml", []byte(head+"  - {threshold: \"errors == 0\", abort_on_fail: true, delay_abort_eval: 10s}\n  - p95(blob.put) < 5ms\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Thresholds[0]; !g.AbortOnFail || g.AbortDelay != 10*time.Second || g.Metric != "errors" || g.Text != "errors == 0" || g.Line != 6 {
+		t.Errorf("mapping form: %+v", g)
+	}
+	if g := s.Thresholds[1]; g.AbortOnFail || g.Metric != "p95" {
+		t.Errorf("string form: %+v", g)
+	}
+	for _, c := range []struct{ item, want string }{
+		{`{threshold: "utilisation(partition) < 0.8", abort_on_fail: true}`, "thresholds[0].abort_on_fail: utilisation is measured after the run"},
+		{`{threshold: "errors == 0", delay_abort_eval: 5s}`, "thresholds[0].delay_abort_eval: applies only with abort_on_fail: true"},
+		{`{threshold: "errors == 0", abort_on_fail: yes please}`, "thresholds[0].abort_on_fail: must be true or false"},
+		{`{abort_on_fail: true}`, "thresholds[0].threshold: required"},
+		{`{threshold: "errors == 0", abort_on_fial: true}`, `abort_on_fial`},
+		{`{threshold: "p95(blob.pt) < 5ms", abort_on_fail: true}`, `thresholds[0].threshold: "p95(blob.pt) < 5ms": no op "blob.pt"`},
+	} {
+		_, err := Parse("t.yaml", []byte(head+"  - "+c.item+"\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want %q", c.item, err, c.want)
+		}
+	}
+}

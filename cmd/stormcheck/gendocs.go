@@ -121,6 +121,7 @@ var schemaSectionOrder = []struct{ name, title string }{
 	{"capacity", "capacity"},
 	{"capacityTargets", "capacity.targets"},
 	{"emulation", "emulation"},
+	{"threshold", "thresholds[] (as a mapping)"},
 	{"compare", "compare"},
 	{"fault", "faults[]"},
 }
@@ -235,6 +236,15 @@ func schemaType(p map[string]any) string {
 			}
 		}
 		return "a mapping: " + ref
+	}
+	if alts, ok := p["anyOf"].([]any); ok {
+		var vs []string
+		for _, a := range alts {
+			if m, ok := a.(map[string]any); ok {
+				vs = append(vs, schemaType(m))
+			}
+		}
+		return strings.Join(vs, " or ")
 	}
 	if e, ok := p["enum"].([]any); ok {
 		var vs []string
