@@ -28,7 +28,15 @@ A change is flagged as a regression (or an improvement) only when it is
 larger than both the noise and the tolerance: --tolerance, else the NEW
 run's scenario (compare: {tolerance: 0.1}), else 10 %.
 
-Exit codes: 0 no regression, 6 a regression, 2 bad usage or unreadable runs.`
+Runs that are not comparable get no verdict, and the report says why: a
+different scenario, scenario file (--set overrides) or target, the client
+short of CPU in one run only, or an open loop that left arrivals unserved in
+one run only (the figures would then measure the client or the backlog, not
+the target). The last line counts the figures judged and those too noisy or
+too thin to judge.
+
+Exit codes: 0 no regression, 6 a regression, 4 no verdict (the runs are not
+comparable), 2 bad usage or unreadable runs.`
 
 func newCompareCmd() *cobra.Command {
 	tolerance := &optionalFloat{}
@@ -58,18 +66,15 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 		fmt.Fprintf(stderr, "stormcheck compare: --tolerance %g: must be 0 or more (0.1 is 10 %%)\n", tolerance.v)
 		return exitUsage
 	}
-	base, baseHlog, err := loadRun(basePath)
+	base, baseHlog, baseSc, err := loadRun(basePath)
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck compare:", err)
 		return exitUsage
 	}
-	cur, curHlog, err := loadRun(newPath)
+	cur, curHlog, curSc, err := loadRun(newPath)
 	if err != nil {
 		fmt.Fprintln(stderr, "stormcheck compare:", err)
 		return exitUsage
-	}
-	if base.Scenario != cur.Scenario {
-		fmt.Fprintf(stderr, "stormcheck compare: warning: comparing different scenarios (%q and %q)\n", base.Scenario, cur.Scenario)
 	}
 	tol := tolerance.v
 	if !tolerance.set {
@@ -78,7 +83,8 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 			return exitUsage
 		}
 	}
-	c := compare.Runs(base, cur, compare.Options{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
+	c := compare.Saved(compare.Run{Summary: base, Scenario: baseSc}, compare.Run{Summary: cur, Scenario: curSc},
+		compare.Options{Tolerance: tol, BaseHlog: baseHlog, NewHlog: curHlog})
 	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -88,7 +94,10 @@ func compareRuns(cmd *cobra.Command, basePath, newPath string, tolerance *option
 	} else if err := text.WriteComparison(stdout, c, basePath, newPath); err != nil {
 		return exitHarness
 	}
-	if c.Regressions > 0 {
+	switch {
+	case len(c.Incomparable) > 0:
+		return exitUndecided
+	case c.Regressions > 0:
 		return exitRegression
 	}
 	return exitOK
@@ -118,21 +127,26 @@ func (o *optionalFloat) Set(s string) error {
 }
 
 // loadRun reads a run's summary from a results directory or a summary.json
-// path, and names its hlog directory when there is one.
-func loadRun(path string) (*reports.Summary, string, error) {
+// path, names its hlog directory when there is one, and returns the
+// scenario kept beside it (nil when there is none).
+func loadRun(path string) (*reports.Summary, string, []byte, error) {
 	dir, file := path, filepath.Join(path, runner.SummaryFile)
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		dir, file = filepath.Dir(path), path
 	}
 	s, err := reports.ReadSummary(file)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	hlog := filepath.Join(dir, runner.HlogDir)
 	if st, err := os.Stat(hlog); err != nil || !st.IsDir() {
 		hlog = ""
 	}
-	return s, hlog, nil
+	var sc []byte
+	if loaded, err := scenarios.ReadFile(filepath.Join(dir, runner.ScenarioFile)); err == nil {
+		sc = loaded
+	}
+	return s, hlog, sc, nil
 }
 
 // scenarioTolerance is the compare tolerance of the run's saved scenario,

@@ -144,9 +144,8 @@ func TestCompareVerdictOnSyntheticRuns(t *testing.T) {
 // TestCompareRealRuns runs the scenario twice side by side against managed
 // Azurite, one of them through the emulation proxy adding 200 ms to every
 // request, and compares them: compare reads real results directories and
-// prints every op's every figure. Whether it flags the slowed run depends
-// on the machine's load (the verdict is tested on known distributions
-// above), so the exit is 0 or 6, never a failure to compare.
+// prints every op's every figure. The scenario files differ (the emulation
+// line), so compare gives no verdict (exit 4) and says so.
 func TestCompareRealRuns(t *testing.T) {
 	tmp := t.TempDir()
 	base := `name: bench
@@ -186,8 +185,8 @@ workloads:
 	}
 	var out, errOut bytes.Buffer
 	code := run([]string{"compare", dirs["base"], dirs["slow"]}, &out, &errOut)
-	if code != exitOK && code != exitRegression {
-		t.Fatalf("compare of two real runs: exit %d\n%s%s", code, out.String(), errOut.String())
+	if code != exitUndecided || !strings.Contains(out.String(), "the scenario files differ") {
+		t.Fatalf("compare of two runs of different scenario files: exit %d, want %d saying the files differ\n%s%s", code, exitUndecided, out.String(), errOut.String())
 	}
 	var js, jsErr bytes.Buffer
 	if c := run([]string{"compare", "--json", dirs["base"], dirs["slow"]}, &js, &jsErr); c != code {

@@ -30,7 +30,7 @@ Exit codes:
   1  a check found a violation
   2  bad usage, an invalid scenario or connection string, or an --out folder already in use (left untouched)
   3  harness or target error (the target did not start, setup failed)
-  4  no violation, but a check could not decide
+  4  no violation, but a check could not decide; compare: the runs are not comparable (no verdict)
   5  no violation, but a threshold of the scenario failed
   6  compare: a regression beyond the noise and the tolerance
   130 interrupted (results recorded so far are still written)

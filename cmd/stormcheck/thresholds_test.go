@@ -54,8 +54,11 @@ thresholds:
 	// reading thresholded runs, not of the machine's steadiness; the
 	// verdict is TestCompareVerdictOnSyntheticRuns'.
 	var out, errOut bytes.Buffer
+	// One of two runs side by side may find the client short of CPU and the
+	// other not: then no verdict (exit 4), never a regression.
 	code := run([]string{"compare", "--tolerance", "1e9", dirs[0], dirs[1]}, &out, &errOut)
-	if code != exitOK || !strings.Contains(out.String(), "workload counter") || !strings.Contains(out.String(), "no regression") {
+	if !strings.Contains(out.String(), "workload counter") ||
+		!(code == exitOK && strings.Contains(out.String(), "no regression") || code == exitUndecided && strings.Contains(out.String(), "not comparable")) {
 		t.Errorf("compare exit %d:\n%s\n%s", code, out.String(), errOut.String())
 	}
 	if code := run([]string{"compare", dirs[0]}, &out, &errOut); code != exitUsage {

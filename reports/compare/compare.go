@@ -70,6 +70,9 @@ type Comparison struct {
 	Improvements int              `json:"improvements"`
 	// Notes list what could not be compared (an op only one run has).
 	Notes []string `json:"notes,omitempty"`
+	// Incomparable lists why the runs cannot be judged against each other
+	// (see Incomparable); when set, no change is flagged.
+	Incomparable []string `json:"incomparable,omitempty"`
 }
 
 // NoiseMargin is how many times its own noise a change must exceed to be
@@ -93,6 +96,16 @@ var comparedPercentiles = []struct {
 	name string
 	q    float64
 }{{"p50", 50}, {"p90", 90}, {"p99", 99}, {"p99.9", 99.9}}
+
+// Saved compares two saved runs: Runs, then no verdict at all when they
+// are not comparable (Incomparable says why).
+func Saved(base, new Run, o Options) *Comparison {
+	c := Runs(base.Summary, new.Summary, o)
+	if why := Incomparable(base, new); len(why) > 0 {
+		withhold(c, why)
+	}
+	return c
+}
 
 // Runs compares new against base.
 func Runs(base, new *reports.Summary, o Options) *Comparison {

@@ -76,11 +76,21 @@ func WriteComparison(w io.Writer, c *compare.Comparison, baseName, newName strin
 	for _, n := range c.Notes {
 		ew.Printf("note: %s\n", n)
 	}
+	judged, noisy, thin := c.Tally()
+	tally := fmt.Sprintf("%d of %d figures judged, %d too noisy and %d too thin (few samples) to judge", judged, judged+noisy+thin, noisy, thin)
+	if len(c.Incomparable) > 0 {
+		ew.Printf("\nthe runs are not comparable, so no change is called a regression or an improvement:\n")
+		for _, why := range c.Incomparable {
+			ew.Printf("  - %s\n", why)
+		}
+		ew.Printf("\nresult: no verdict (runs not comparable); %d figures shown\n", judged+noisy+thin)
+		return ew.Err
+	}
 	verdict := "no regression"
 	if c.Regressions > 0 {
 		verdict = Plural(int64(c.Regressions), "regression")
 	}
-	ew.Printf("\nresult: %s, %s\n", verdict, Plural(int64(c.Improvements), "improvement"))
+	ew.Printf("\nresult: %s, %s; %s\n", verdict, Plural(int64(c.Improvements), "improvement"), tally)
 	return ew.Err
 }
 
@@ -98,6 +108,8 @@ func VerdictText(ch compare.Change) string {
 		return "REGRESSION"
 	case ch.Improved:
 		return "improved"
+	case ch.Unjudged == "incomparable":
+		return "not judged (runs not comparable)"
 	case ch.Unjudged != "":
 		return "noisy, not judged"
 	}

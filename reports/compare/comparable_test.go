@@ -1,0 +1,54 @@
+package compare_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/reports/compare"
+)
+
+// TestSavedWithholdsTheVerdict: a slowed run is a regression between
+// comparable runs; the same pair with the new run's client short of CPU
+// (by CPU share or by its pacer) gets no verdict: no change flagged, the
+// reason given, every figure still shown.
+func TestSavedWithholdsTheVerdict(t *testing.T) {
+	d := t.TempDir()
+	base := runSummary(t, 1, 200, 5, d+"/a")
+	slow := runSummary(t, 3, 200, 25, d+"/c")
+	sc := []byte("name: s\nduration: 20s\n")
+	o := compare.Options{Tolerance: 0.1}
+	if c := compare.Saved(compare.Run{base, sc}, compare.Run{slow, sc}, o); c.Regressions == 0 || len(c.Incomparable) != 0 {
+		t.Fatalf("comparable runs: %d regressions, incomparable %v", c.Regressions, c.Incomparable)
+	}
+	for name, edit := range map[string]func(s *reports.Summary){
+		"cpu": func(s *reports.Summary) { s.ClientCPU = 0.9 },
+		"pacer": func(s *reports.Summary) {
+			w := &s.Workloads[0]
+			w.Executor, w.Arrivals, w.PacerLate = "open", 4000, 400
+		},
+		"target": func(s *reports.Summary) { s.Target = "elsewhere" },
+	} {
+		busy := *slow
+		busy.Workloads = append([]reports.WorkloadSummary(nil), slow.Workloads...)
+		edit(&busy)
+		c := compare.Saved(compare.Run{base, sc}, compare.Run{&busy, sc}, o)
+		if c.Regressions != 0 || c.Improvements != 0 || len(c.Incomparable) != 1 {
+			t.Errorf("%s: %d regressions, %d improvements, incomparable %v", name, c.Regressions, c.Improvements, c.Incomparable)
+		}
+		for _, oc := range c.Ops {
+			for _, ch := range oc.Changes {
+				if ch.Regressed || ch.Improved {
+					t.Errorf("%s: %s %s flagged", name, oc.Op, ch.Metric)
+				}
+			}
+		}
+		if judged, noisy, thin := c.Tally(); judged+noisy+thin == 0 {
+			t.Errorf("%s: no figure shown", name)
+		}
+	}
+	c := compare.Saved(compare.Run{base, sc}, compare.Run{slow, []byte("name: s\nduration: 30s\n")}, o)
+	if len(c.Incomparable) != 1 || !strings.Contains(c.Incomparable[0], `line 2 is "duration: 20s" in the base run, "duration: 30s" in the new`) {
+		t.Errorf("scenario files: %v", c.Incomparable)
+	}
+}
