@@ -40,7 +40,9 @@ type Change struct {
 	Relative  float64 `json:"relative"` // (new - base) / base
 	Noise     float64 `json:"noise"`    // relative; -1 unknown, FewSamples too few samples to judge
 	Regressed bool    `json:"regressed"`
-	Improved  bool    `json:"improved"`
+	// P is the rank test's p-value, when several runs a side were judged.
+	P        *float64 `json:"p,omitempty"`
+	Improved bool     `json:"improved"`
 	// Unjudged says why a change beyond the tolerance is not judged: its
 	// own noise is as large as the change ("" when judged or within the
 	// tolerance).
@@ -73,6 +75,10 @@ type Comparison struct {
 	// Incomparable lists why the runs cannot be judged against each other
 	// (see Incomparable); when set, no change is flagged.
 	Incomparable []string `json:"incomparable,omitempty"`
+	// Weak says on what a one-run-a-side verdict rests; Runs is how many
+	// runs each side had when more than one.
+	Weak              string `json:"weak,omitempty"`
+	BaseRuns, NewRuns int    `json:"-"`
 }
 
 // NoiseMargin is how many times its own noise a change must exceed to be

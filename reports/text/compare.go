@@ -16,13 +16,20 @@ import (
 func WriteComparison(w io.Writer, c *compare.Comparison, baseName, newName string) error {
 	ew := &reports.ErrWriter{W: w}
 	ew.Printf("base  %s\nnew   %s\n", baseName, newName)
-	ew.Printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", reports.Pct(c.Tolerance))
-	ew.Printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
-	ew.Printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions;\n")
-	ew.Printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\");\n", compare.MinTail)
-	ew.Printf("a change beyond the tolerance but not %d times its own noise is shown as \"noisy, not judged\"; a noise of \"?\"\n", compare.NoiseMargin)
-	ew.Printf("is unknown (a run with under 3 steady seconds, or no hlog/ for latency: give results directories, not\n")
-	ew.Printf("summary.json files): such a figure is judged against the tolerance alone; a unit's latency is shown, not judged\n")
+	if c.BaseRuns == 0 {
+		ew.Printf("a change is flagged when it exceeds both the tolerance (%s) and the noise (twice the standard error of\n", reports.Pct(c.Tolerance))
+		ew.Printf("the difference, from each run's per-second variation); latency percentiles come from each run's whole\n")
+		ew.Printf("HdrHistogram (corrected), and KS is the Kolmogorov-Smirnov distance between the two distributions;\n")
+		ew.Printf("a percentile with fewer than %d samples beyond it in either run is shown but not judged (\"few samples\");\n", compare.MinTail)
+		ew.Printf("a change beyond the tolerance but not %d times its own noise is shown as \"noisy, not judged\"; a noise of \"?\"\n", compare.NoiseMargin)
+		ew.Printf("is unknown (a run with under 3 steady seconds, or no hlog/ for latency: give results directories, not\n")
+		ew.Printf("summary.json files): such a figure is judged against the tolerance alone; a unit's latency is shown, not judged\n")
+	}
+	if c.BaseRuns > 0 {
+		ew.Printf("%d base runs against %d new: each figure is the median of its runs, and a change is flagged when it\n", c.BaseRuns, c.NewRuns)
+		ew.Printf("exceeds the tolerance (%s) ", reports.Pct(c.Tolerance))
+		ew.Printf("and the Mann-Whitney U test gives p < %g (the noise column shows p)\n", compare.Alpha)
+	}
 	last := ""
 	var tw *tabwriter.Writer
 	flush := func() {
@@ -90,6 +97,9 @@ func WriteComparison(w io.Writer, c *compare.Comparison, baseName, newName strin
 	if c.Regressions > 0 {
 		verdict = Plural(int64(c.Regressions), "regression")
 	}
+	if c.Weak != "" {
+		ew.Printf("\nweak verdict: %s\n", c.Weak)
+	}
 	ew.Printf("\nresult: %s, %s; %s\n", verdict, Plural(int64(c.Improvements), "improvement"), tally)
 	return ew.Err
 }
@@ -127,6 +137,8 @@ func unitLabel(k reports.UnitKind, name string) string {
 
 func noiseText(ch compare.Change) string {
 	switch {
+	case ch.P != nil && ch.Noise != compare.FewSamples:
+		return "p=" + strconv.FormatFloat(*ch.P, 'f', 3, 64)
 	case ch.Noise >= 0:
 		return "±" + reports.Pct(ch.Noise)
 	case ch.Noise == compare.FewSamples:
