@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -30,7 +31,7 @@ func Many(bases, news []Run, o Options) *Comparison {
 	var why []string
 	for _, r := range append(append([]Run(nil), bases[1:]...), news...) {
 		for _, w := range Incomparable(bases[0], r) {
-			if !contains(why, w) {
+			if !slices.Contains(why, w) {
 				why = append(why, w)
 			}
 		}
@@ -119,13 +120,4 @@ func median(xs []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
