@@ -121,6 +121,11 @@ type Input struct {
 	Select []string `json:"select,omitempty"`
 	// Bytes is the size of the request body that went on the wire.
 	Bytes int64 `json:"bytes,omitempty"`
+	// Access and Share are an SMB open's desired access and share access
+	// masks (MS-SMB2 2.2.13: FILE_READ_DATA 0x1, FILE_WRITE_DATA 0x2,
+	// DELETE 0x10000...; FILE_SHARE_READ 1, WRITE 2, DELETE 4).
+	Access int `json:"access,omitempty"`
+	Share  int `json:"share,omitempty"`
 }
 
 // Message is one queue message a get returned.

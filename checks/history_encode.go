@@ -75,6 +75,8 @@ func (in *Input) appendJSON(b []byte) []byte {
 	f.Str("filter", in.Filter)
 	f.strs("select", in.Select)
 	f.int("bytes", in.Bytes)
+	f.int("access", int64(in.Access))
+	f.int("share", int64(in.Share))
 	return append(f.b, '}')
 }
 
@@ -268,7 +270,7 @@ func appendJSONString(b []byte, s string) []byte {
 // type; encoderKnowsTypes is false when a type has gained one since.
 var encodedFields = map[reflect.Type]int{
 	reflect.TypeFor[Op]():      12,
-	reflect.TypeFor[Input]():   19,
+	reflect.TypeFor[Input]():   21,
 	reflect.TypeFor[Output]():  18,
 	reflect.TypeFor[Entity]():  4,
 	reflect.TypeFor[Message](): 5,

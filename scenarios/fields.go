@@ -18,7 +18,7 @@ var (
 var shardKeyModes = []string{ShardKeysDivided, ShardKeysShared}
 
 // targetKinds are the target kinds, in the order messages list them.
-var targetKinds = []string{TargetAzurite, TargetConnectionString, TargetAccountKey, TargetEntraID}
+var targetKinds = []string{TargetAzurite, TargetConnectionString, TargetAccountKey, TargetEntraID, TargetSamba}
 
 // targetFieldKinds says which target kinds each kind-specific target field
 // belongs to.

@@ -169,6 +169,9 @@ const (
 	TargetConnectionString = "connection-string"
 	TargetAccountKey       = "account-key"
 	TargetEntraID          = "entra-id"
+	// TargetSamba is a private Samba (smbd) the run starts on loopback and
+	// stops, for the SMB workloads (files.*).
+	TargetSamba = "samba"
 )
 
 // DefaultAzuriteVersion is the pinned Azurite the harness installs and runs.
@@ -443,6 +446,11 @@ var Kinds = map[string]KindSpec{
 		Params:  []string{"payload_bytes", "producers", "messages_per_get", "visibility", "update_fraction", "crash_fraction", "release_fraction"},
 		Checks:  []string{"at-least-once", "exclusive-visibility", "pop-receipt"},
 		Ops:     []string{"queue.delete", "queue.get", "queue.put", "queue.update"},
+	},
+	"files.share-modes": {
+		Summary: "actors, each its own SMB session, race opens of a few files with a mix of access and share modes; a holder granted an exclusive open (read/write, share none) adds one to the file's counter, then closes (target kind samba)",
+		Params:  []string{"read_fraction"},
+		Checks:  []string{"share-modes"},
 	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",

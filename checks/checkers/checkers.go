@@ -9,4 +9,5 @@ import (
 	_ "github.com/stormcheck/stormcheck/checks/consistency"
 	_ "github.com/stormcheck/stormcheck/checks/delivery"
 	_ "github.com/stormcheck/stormcheck/checks/lease"
+	_ "github.com/stormcheck/stormcheck/checks/smb"
 )

@@ -6,6 +6,7 @@ package services
 
 import (
 	_ "github.com/stormcheck/stormcheck/runner/blob"  // blobs, containers, leases
+	_ "github.com/stormcheck/stormcheck/runner/files" // Azure Files over SMB
 	_ "github.com/stormcheck/stormcheck/runner/queue" // queues
 	_ "github.com/stormcheck/stormcheck/runner/table" // tables
 )

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
 	"github.com/stormcheck/stormcheck/runner/faults"
+	"github.com/stormcheck/stormcheck/runner/samba"
 	"github.com/stormcheck/stormcheck/runner/throttle"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
@@ -51,6 +53,9 @@ type Target struct {
 	Faults *faults.Schedule
 	// network is the Toxiproxy stage of network faults (nil: none).
 	Network *faults.Network
+	// Samba is the managed Samba of a target of kind samba (nil for other
+	// targets): the SMB workloads log on to it; Close stops it.
+	Samba *samba.Instance
 }
 
 // Options are the command line's overrides of a scenario's target.
@@ -131,6 +136,20 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
+	case scenarios.TargetSamba:
+		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
+			return nil, fmt.Errorf("target samba: faults are not yet applied to SMB connections; remove the scenario's faults")
+		}
+		wd := o.WorkDir
+		if wd != "" {
+			wd = filepath.Join(wd, "samba") // config, passdb, logs and the share, deleted with the results' temp files
+		}
+		inst, serr := samba.Start(ctx, samba.Options{WorkDir: wd, Progress: o.Progress})
+		if serr != nil {
+			return nil, fmt.Errorf("target samba: %w", serr)
+		}
+		t.Samba, t.managed = inst, true
+		t.Desc = "managed Samba (" + inst.Addr + ")"
 	case scenarios.TargetConnectionString:
 		cs, from, env := connectionStringOf(st, o)
 		if cs == "" {
@@ -197,6 +216,11 @@ func (t *Target) Close() error {
 	if t.proxy != nil {
 		t.proxy.Close()
 		t.proxy = nil
+	}
+	if t.Samba != nil {
+		err := t.Samba.Stop()
+		t.Samba = nil
+		return err
 	}
 	if t.Azurite != nil && t.borrowed {
 		t.Azurite = nil // the caller's: it stops it
