@@ -37,6 +37,7 @@ var goals = map[string]Goal{
 	"table.query":            {Noun: "queries", Ops: []string{"table.query", "table.query-filter", "table.scan"}},
 	"queue.work":             {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"queue.hot":              {Noun: "messages consumed", Ops: []string{"queue.delete"}},
+	"files.share-modes":      {Noun: "increments", Ops: []string{"files.write"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

@@ -24,7 +24,7 @@ import (
 // everyKindScenario runs every workload kind side by side, each under its
 // own names, so one frozen target tests them all at once.
 func everyKindScenario() (string, []string) {
-	kinds := workload.Kinds()
+	kinds := targettest.HTTPKinds(workload.Kinds())
 	w, _ := targettest.EveryKind(kinds)
 	return "name: every-kind\nduration: 2m\ntimeout: 2s\nunreachable_after: 1s\ntarget: {kind: connection-string}\n" + w, kinds
 }

@@ -22,7 +22,7 @@ import (
 // everyKind is a scenario with a workload of every kind, each under its
 // own names (targettest.EveryKind).
 func everyKind() (scenario string, n int, blockCommit string) {
-	kinds := workload.Kinds()
+	kinds := targettest.HTTPKinds(workload.Kinds())
 	w, names := targettest.EveryKind(kinds)
 	return "name: every-kind\nduration: 2m\ntimeout: 2s\ntarget: {kind: connection-string}\n" + w, len(kinds), names["blob.block-commit"]
 }

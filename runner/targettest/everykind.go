@@ -24,3 +24,15 @@ func EveryKind(kinds []string) (string, map[string]string) {
 	}
 	return b.String(), names
 }
+
+// HTTPKinds are the kinds among kinds that talk HTTP to a storage account
+// or Azurite: all but the SMB kinds (files.*), which need target kind samba.
+func HTTPKinds(kinds []string) []string {
+	var out []string
+	for _, k := range kinds {
+		if !strings.HasPrefix(k, "files.") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
