@@ -451,6 +451,7 @@ var Kinds = map[string]KindSpec{
 		Summary: "actors, each its own SMB session, race opens of a few files with a mix of access and share modes; a holder granted an exclusive open (read/write, share none) adds one to the file's counter, then closes (target kind samba)",
 		Params:  []string{"read_fraction"},
 		Checks:  []string{"share-modes"},
+		Ops:     []string{"files.close", "files.open", "files.read", "files.write"},
 	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
