@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // TestFilesShareModesExample runs scenarios/examples/files-share-modes.yaml,
@@ -41,6 +42,12 @@ func TestFilesShareModesExample(t *testing.T) {
 	var open map[string]int64
 	for _, w := range s.Workloads {
 		for _, o := range w.Ops {
+			// every op the run records is one the kind declares (validate
+			// checks thresholds against that list; runner's
+			// TestKindOpsMatchWhatTheWorkloadsRecord covers the HTTP kinds)
+			if !scenarios.KindEmits("files.share-modes", o.Op) {
+				t.Errorf("files.share-modes recorded op %q, which its kind does not declare", o.Op)
+			}
 			if o.Op == "files.open" {
 				open = o.Outcomes
 			}

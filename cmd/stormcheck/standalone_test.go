@@ -155,6 +155,9 @@ func TestStandaloneBinary(t *testing.T) {
 	smoke := t.TempDir()
 	replace := strings.NewReplacer(
 		"results/quickstart-20261122-091957", runDir,
+		// several runs a side (compare BASE... -- NEW...): each the one run
+		"results/base-1", runDir, "results/base-2", runDir, "results/base-3", runDir, "results/base-4", runDir,
+		"results/new-1", runDir, "results/new-2", runDir, "results/new-3", runDir, "results/new-4", runDir,
 		"results/base", runDir, "results/new", runDir,
 		"/tmp/smoke", filepath.Join(smoke, "out"),
 	)

@@ -144,10 +144,11 @@ func (r recorder) openFile(ctx context.Context, tr *smb2.Tree, name string, acce
 	return f, op
 }
 
-// closeFile records the close of f. It runs under ctx's cancellation
-// removed: a holder always closes, even once the load stopped.
+// closeFile records the close of f. A holder closes even once the load
+// stopped: then under the run's stopping stage (Env.AfterStop), one
+// deadline for every such call, cut by the next Ctrl-C.
 func (r recorder) closeFile(ctx context.Context, f *smb2.File) checks.Op {
-	op, _ := r.do(context.WithoutCancel(ctx), OpClose, f.Name, checks.Input{}, func(ctx context.Context) (string, error) {
+	op, _ := r.do(r.e.AfterStop(ctx), OpClose, f.Name, checks.Input{}, func(ctx context.Context) (string, error) {
 		return "", f.Close(ctx)
 	})
 	return op
