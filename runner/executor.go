@@ -175,8 +175,18 @@ func runOpen(ctx context.Context, e *workload.Env, wl workload.Workload, pl load
 				if time.Duration(e.Rec.Now()-due) > lateAfter {
 					st.Late.Add(1)
 				}
-				a.Intended = due
+				a.Intended, a.Unsent = due, false
 				wl.Iterate(ctx, a)
+				// An arrival whose first call was never sent (the load
+				// stopped in between, or the iteration made no call) was
+				// not served: it is counted and recorded as unserved.
+				if a.Unsent || a.Intended != 0 {
+					a.Intended, a.Unsent = 0, false
+					mu.Lock()
+					miss.add(due, 1)
+					mu.Unlock()
+					st.Unserved.Add(1)
+				}
 			}
 		}(e.Actor(e.ActorBase + i))
 	}

@@ -193,3 +193,41 @@ func TestOpenLoopKeepsRateWhenActorsSuffice(t *testing.T) {
 		}
 	})
 }
+
+// cancelling is a workload that stops the load itself between an arrival
+// and its call: the iteration's call is never sent.
+type cancelling struct {
+	stallable
+	cancel func()
+	after  int
+	n      int
+}
+
+func (c *cancelling) Iterate(ctx context.Context, a *workload.Actor) {
+	c.n++
+	if c.n == c.after {
+		c.cancel()
+	}
+	c.stallable.Iterate(ctx, a)
+}
+
+// TestOpenLoopCountsAnArrivalStoppedBeforeItsCall: an arrival an actor has
+// taken but whose call is not sent, because the load stopped in between, is
+// unserved (in the count and the corrected histogram), never lost.
+func TestOpenLoopCountsAnArrivalStoppedBeforeItsCall(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		w := &cancelling{stallable: stallable{d: time.Millisecond, start: time.Now()}, cancel: cancel, after: 5}
+		st, ops, ws := openRun(t, ctx, w, openPlan(100, 1, 10*time.Second))
+		if len(ops) != 4 || st.Unserved.Load() < 1 {
+			t.Fatalf("%d served, %d unserved: the fifth arrival's call was never sent", len(ops), st.Unserved.Load())
+		}
+		if st.Arrivals.Load() != st.Dropped.Load()+st.Unserved.Load()+int64(len(ops)) {
+			t.Errorf("%d arrivals != %d dropped + %d unserved + %d served", st.Arrivals.Load(), st.Dropped.Load(), st.Unserved.Load(), len(ops))
+		}
+		if o := ws.Ops[0]; o.Missed != st.Dropped.Load()+st.Unserved.Load() {
+			t.Errorf("%d missed in the histogram, %d dropped + %d unserved", o.Missed, st.Dropped.Load(), st.Unserved.Load())
+		}
+	})
+}
