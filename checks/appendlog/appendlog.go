@@ -116,9 +116,8 @@ func (c *Check) Finish() checks.Result {
 		c.logs[k].judge(k, &v, &t)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s on %s, %d landed, unknown: %d applied, %d not applied, %d open",
-		checks.Plural(t.attempts, "append attempt", "append attempts"), checks.Plural(t.logs, "log", "logs"),
-		t.landed, t.unknown.Applied, t.unknown.NotApplied, t.unknown.Open)
+	fmt.Fprintf(&b, "%s on %s, %d landed",
+		checks.Plural(t.attempts, "append attempt", "append attempts"), checks.Plural(t.logs, "log", "logs"), t.landed)
 	var undecided []string
 	if t.attempts == 0 {
 		undecided = append(undecided, "nothing to check")
