@@ -90,7 +90,9 @@ func (c *Check) Observe(op *checks.Op) {
 			c.current[who] = c.appends
 		}
 		c.log(op.Key).attempts = append(c.log(op.Key).attempts, &attempt{op: *op, append: c.current[who]})
-	case op.Kind == checks.KindBlobReadLog && op.Actor == checks.ActorFinal && op.Outcome == checks.OK:
+	case op.Kind == checks.KindBlobReadLog && op.Actor == checks.ActorFinal && (op.Outcome == checks.OK || op.Out.Status == 404):
+		// A 404 (no blob, no container) reads as the empty log: what
+		// was acknowledged is missing from it.
 		o := *op
 		c.log(op.Key).final = &o
 	}
@@ -246,8 +248,12 @@ func (l *log) settle(key string, a *attempt, end int64, v *checks.Violations, t 
 		if op.Out.AppendOffset != nil {
 			at = fmt.Sprintf("at offset %d", *op.Out.AppendOffset)
 		}
-		v.AddKind(kindMissing, key, fmt.Sprintf("%s: #%d was acknowledged %s, its record is not in %s (%d bytes)",
-			kindMissing, op.Seq, at, key, end), *op, *l.final)
+		size := fmt.Sprintf("%d bytes", end)
+		if l.final.Out.Status == 404 {
+			size = "the final read found no blob: " + l.final.Out.ErrorCode
+		}
+		v.AddKind(kindMissing, key, fmt.Sprintf("%s: #%d was acknowledged %s, its record is not in %s (%s)",
+			kindMissing, op.Seq, at, key, size), *op, *l.final)
 	case op.Outcome != checks.Unknown:
 		t.decided++ // refused, and not in the log
 	case op.In.AppendPos != nil && *op.In.AppendPos != end, op.Out.Done:

@@ -97,6 +97,12 @@ func TestViolations(t *testing.T) {
 			s := app(h, 1, 1, "a1-1", n, checks.OK, n)
 			return []uint64{s, final(h, a)}
 		}, fmt.Sprintf("acknowledged append missing: #2 was acknowledged at offset %d, its record is not in k0 (%d bytes)", n, n)},
+		{"log gone", func(h *checkstest.Hist) []uint64 {
+			s := app(h, 0, 1, "a0-1", 0, checks.OK, 0)
+			f := h.Add(checks.Op{Actor: checks.ActorFinal, Kind: checks.KindBlobReadLog, Key: "k0", Outcome: checks.Error,
+				Out: checks.Output{Status: 404, ErrorCode: "ContainerNotFound"}})
+			return []uint64{s, f}
+		}, "acknowledged append missing: #1 was acknowledged at offset 0, its record is not in k0 (the final read found no blob: ContainerNotFound)"},
 		{"offset mismatch", func(h *checkstest.Hist) []uint64 {
 			h.Add(checks.Op{Actor: 0, Kind: "blob.append", Key: "k0", Outcome: checks.OK, In: checks.Input{Value: a}, Out: checks.Output{Status: 201, AppendOffset: i64(40)}})
 			return []uint64{1, final(h, a)}
