@@ -155,7 +155,9 @@ func (l *log) judge(key string, v *checks.Violations, t *totals) {
 		longest = max(longest, len(r))
 	}
 	byAppend := map[int]*attempt{} // the attempt of each append that landed
-	content := l.final.Out.Value
+	// Both sides in the form the history keeps long values in (a short
+	// log, and a short record, are kept byte for byte).
+	content := checks.DotRuns(l.final.Out.Value)
 	var pos int64 // byte offset of content's head in the blob
 	for content != "" {
 		line := content

@@ -74,6 +74,16 @@ func TestPaddedRecords(t *testing.T) {
 	checkstest.Want{Verdict: checks.Pass}.Assert(t, h.Check(t, appendlog.Name))
 }
 
+// A log short enough to be kept byte for byte holds its padded records
+// as they were sent: they are still found.
+func TestShortPaddedLog(t *testing.T) {
+	h := checkstest.NewHist()
+	r0 := "a0-1#1@0" + strings.Repeat(".", 40) + "\n"
+	h.Add(checks.Op{Actor: 0, Kind: "blob.append", Key: "k0", Outcome: checks.OK, In: checks.Input{Value: r0, AppendPos: i64(0)}, Out: checks.Output{Status: 201, AppendOffset: i64(0)}})
+	final(h, r0)
+	checkstest.Want{Verdict: checks.Pass, Summary: "1 landed"}.Assert(t, h.Check(t, appendlog.Name))
+}
+
 // Each broken promise is reported, with the operations that show it.
 func TestViolations(t *testing.T) {
 	a := rec("a0-1", 1, 0)
