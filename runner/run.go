@@ -450,6 +450,17 @@ func load(ctx context.Context, runs []*running, rec *workload.Recorder, m *repor
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	// end is when the load is due to stop; the tick nearest to it is left
+	// out, as the final report follows it at once with the final counts
+	// (otherwise the last line appears twice, a few calls apart).
+	var end time.Duration
+	for _, r := range runs {
+		end = max(end, r.plan.limit)
+	}
+	nearEnd := func() bool {
+		d := time.Since(start) - end
+		return end > 0 && d > -every/2 && d < every/2
+	}
 	report := func() {
 		if o.Progress == nil {
 			return
@@ -464,7 +475,9 @@ func load(ctx context.Context, runs []*running, rec *workload.Recorder, m *repor
 			report()
 			return
 		case <-tick.C:
-			report()
+			if !nearEnd() {
+				report()
+			}
 		}
 	}
 }
