@@ -353,6 +353,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 
 	logf("load: %s", describeLoad(active))
 	cpu0, cpuOK := processCPU()
+	machine0 := sampleCPU(tgt.ProcessGroups())
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, tgt, logf)
@@ -377,6 +378,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		// The harness's share of the machine while the load ran: near 1,
 		// the client (not the target) may be what limited the run.
 		sum.ClientCPU = float64(cpu1-cpu0) / float64(time.Since(loadStart)) / float64(runtime.NumCPU())
+	}
+	if other, ok := otherShare(machine0, sampleCPU(tgt.ProcessGroups()), time.Since(loadStart)); ok {
+		sum.OtherCPU = &other
 	}
 	last := true
 	if sharded {

@@ -287,3 +287,12 @@ func mapValues(m map[string]string) []string {
 	}
 	return out
 }
+
+// ProcessGroup is smbd's process group (smbd and the children it forks for
+// connections), 0 once stopped or before it started.
+func (i *Instance) ProcessGroup() int {
+	if i == nil || i.proc == nil {
+		return 0
+	}
+	return i.proc.pid
+}
