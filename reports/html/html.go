@@ -71,8 +71,13 @@ type htmlPage struct {
 	ChecksError  string
 	Ran          bool
 	Tally        string
-	Workloads    []htmlWorkload
-	Harness      string
+	// Verdict is pass, fail or undecided (the badge's class), VerdictText
+	// the exit code and what was judged; Failures what failed by how
+	// much. They open the page.
+	Verdict, VerdictText string
+	Failures             []htmlFailure
+	Workloads            []htmlWorkload
+	Harness              string
 	// Summary is the top of the page: verdict, headline figures, a row
 	// per workload.
 	Summary htmlSummary
@@ -88,6 +93,13 @@ type htmlPage struct {
 }
 
 type htmlKV struct{ Key, Value string }
+
+// htmlFailure is one line of the verdict: a check that failed or could not
+// decide, a threshold that failed, and by how much.
+type htmlFailure struct {
+	Verdict, What, Detail string
+	Threshold             bool
+}
 
 type htmlFigure struct {
 	Caption string
@@ -165,49 +177,6 @@ type htmlFile struct {
 	Href  string
 }
 
-// exitMeanings are the documented exit codes.
-var exitMeanings = map[int]string{
-	0:   "every check passed",
-	1:   "a check found a violation",
-	2:   "bad usage or an invalid scenario",
-	3:   "harness or target error",
-	4:   "no violation, but a check could not decide",
-	5:   "a threshold failed",
-	6:   "a regression against the baseline",
-	130: "interrupted",
-}
-
-// htmlExitCode is the run's exit code. The runner writes the page before
-// the command has set ExitCode, so a zero is derived again from the
-// verdicts, as the command derives it: a violation, then an interrupt, a
-// harness error, a failed threshold, an undecided check.
-func htmlExitCode(s *reports.Summary) int {
-	if s.ExitCode != 0 {
-		return s.ExitCode
-	}
-	undecided := false
-	for _, r := range s.Checks {
-		switch r.Verdict {
-		case checks.Fail:
-			return 1
-		case checks.Undecided:
-			undecided = true
-		}
-	}
-	thresholdFailed := slices.ContainsFunc(s.Thresholds, func(t reports.ThresholdResult) bool { return !t.Pass })
-	switch {
-	case s.Interrupted:
-		return 130
-	case s.Error != "":
-		return 3
-	case thresholdFailed:
-		return 5
-	case undecided:
-		return 4
-	}
-	return 0
-}
-
 func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	name := s.Scenario
 	if name == "" {
@@ -216,7 +185,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	p := &htmlPage{
 		Title:       "stormcheck report: " + name,
 		Scenario:    name,
-		ExitCode:    htmlExitCode(s),
+		ExitCode:    text.ExitCode(s),
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
 		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
@@ -224,7 +193,11 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 		Breaks:     reports.BreaksLine(s),
 		HlogIssues: hl.problems,
 	}
-	p.ExitMeaning = exitMeanings[p.ExitCode]
+	p.ExitMeaning = text.ExitMeanings[p.ExitCode]
+	p.Verdict, p.VerdictText = text.VerdictWord(p.ExitCode), text.VerdictLine(s)
+	for _, it := range text.VerdictItems(s) {
+		p.Failures = append(p.Failures, htmlFailure{Verdict: it.Verdict, What: it.What, Detail: it.Detail, Threshold: it.Threshold})
+	}
 	if s.File != "" {
 		p.Meta = append(p.Meta, htmlKV{"file", s.File})
 	}
@@ -266,7 +239,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
 		}
 		p.Harness = text.HarnessLine(s.Harness)
-		p.Summary = buildHTMLSummary(s, p.ExitCode)
+		p.Summary = buildHTMLSummary(s)
 		p.AcrossTables = buildHTMLAcross(s)
 		var account strings.Builder
 		text.WriteAccount(&reports.ErrWriter{W: &account}, s.Units, s.Capacity)

@@ -52,7 +52,10 @@ svg.chart text.axis, svg.chart text.ref { font-weight: 600; }
 pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; font-size: 12px; margin: 4px 0 8px; }
 ul.violations { margin: 4px 0 8px; padding-left: 20px; }
 section.workload { margin-bottom: 20px; }
-.verdict { display: flex; align-items: center; gap: 12px; margin: 8px 0 4px; }
+.verdict { display: flex; align-items: center; gap: 12px; margin: 8px 0 4px; font-size: 15px; }
+ul.failures { list-style: none; margin: 6px 0 10px; padding: 0; }
+ul.failures li { margin: 3px 0; }
+ul.failures .badge { min-width: 72px; margin-right: 6px; }
 .verdict .badge { font-size: 15px; padding: 4px 12px; min-width: 90px; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 10px 0; }
 .card { border: 1px solid #d8d8d8; border-radius: 6px; padding: 8px 14px; min-width: 150px; }
@@ -69,15 +72,15 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <header>
 {{if .Breaks}}<p class="breaks"><strong>{{.Breaks}}</strong></p>{{end}}
 <h1><small class="brand">stormcheck</small> {{.Scenario}}</h1>
-<dl class="meta">
-{{- range .Meta}}
-<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+<section id="verdict">
+<div class="verdict"><span class="badge {{.Verdict}}">{{.Verdict}}</span><span>{{.VerdictText}}</span></div>
+{{- if .Failures}}
+<ul class="failures">
+{{- range .Failures}}
+<li class="failure" data-verdict="{{.Verdict}}"><span class="badge {{.Verdict}}">{{.Verdict}}</span> <strong>{{.What}}</strong>{{if not .Threshold}}:{{end}} {{.Detail}}</li>
 {{- end}}
-<dt>exit code</dt><dd><strong>{{.ExitCode}}</strong>{{with .ExitMeaning}}: {{.}}{{end}}</dd>
-{{- if .Checks}}
-<dt>checks</dt><dd>{{.Tally}}</dd>
+</ul>
 {{- end}}
-</dl>
 {{- if .Interrupted}}
 <p class="banner warn"><strong>Interrupted:</strong> stopped before the end; the figures and checks cover what ran.</p>
 {{- end}}
@@ -93,15 +96,9 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- with .ChecksError}}
 <p class="banner err"><strong>Checks failed to run:</strong> {{.}}</p>
 {{- end}}
-{{- with .HlogNote}}
-<p class="note">{{.}}</p>
-{{- end}}
-{{- range .HlogIssues}}
-<p class="note">Latency log not read: {{.}}</p>
-{{- end}}
+</section>
 {{- if .Ran}}
 <section id="summary">
-<div class="verdict"><span class="badge {{.Summary.Verdict}}">{{.Summary.Verdict}}</span><span>{{.Summary.Text}}</span></div>
 <div class="cards">
 {{- range .Summary.Cards}}
 <div class="card{{if .Bad}} bad{{end}}"><div class="k">{{.Label}}</div><div class="v">{{.Value}}</div>{{with .Note}}<div class="n">{{.}}</div>{{end}}</div>
@@ -118,6 +115,21 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">achieved: what each workload is for (acknowledged increments, creations, messages consumed); calls: every attempt; p99: the slowest op's, corrected; errors: error and unknown outcomes. Rates are over each workload's active period.</p>
 {{- end}}
 </section>
+{{- end}}
+<dl class="meta">
+{{- range .Meta}}
+<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+{{- end}}
+<dt>exit code</dt><dd><strong>{{.ExitCode}}</strong>{{with .ExitMeaning}}: {{.}}{{end}}</dd>
+{{- if .Checks}}
+<dt>checks</dt><dd>{{.Tally}}</dd>
+{{- end}}
+</dl>
+{{- with .HlogNote}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{- range .HlogIssues}}
+<p class="note">Latency log not read: {{.}}</p>
 {{- end}}
 {{- if .Workloads}}
 <nav class="toc">Workloads:
