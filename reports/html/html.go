@@ -20,10 +20,11 @@ import (
 // draws) per kind; the rest are summed on one line.
 const htmlMaxUnitRows = 20
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+var htmlTemplate = template.Must(template.New("report").Parse(withScript(htmlTemplateText)))
 
 // WriteHTML writes the run's report as one self-contained HTML page: no
-// script, font or stylesheet from elsewhere, every chart an inline SVG. It
+// script, font or stylesheet from elsewhere, every chart an inline SVG
+// (hover and legend clicks are the page's own inline script). It
 // shows the header, per workload the op table, throughput over time with
 // the busiest unit against its target, outcomes over time, latency
 // percentiles over time (from the logs in hlogDir; "" or a missing
@@ -236,7 +237,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults, runSeconds(s)))
 		}
 		p.Harness = text.HarnessLine(s.Harness)
 		p.Summary = buildHTMLSummary(s)
@@ -287,7 +288,9 @@ func capacityText(c *reports.CapacityInfo) string {
 	return t
 }
 
-func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow) htmlWorkload {
+// buildHTMLWorkload draws a workload's charts; those over time span
+// seconds, the run's time axis.
+func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow, seconds int) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: text.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = reports.ArrivalsLine(*ws)
@@ -321,11 +324,10 @@ func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitS
 	if hw.Empty {
 		return hw
 	}
-	seconds := workloadSeconds(ws)
 	if len(ws.InFlight) > 0 {
-		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: withFaultBands(inFlightChart(id+"-inflight", ws), faults).render()}
+		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: withFaultBands(onTimeAxis(inFlightChart(id+"-inflight", ws), seconds), faults).render()}
 	}
-	tc := withFaultBands(throughputChart(id+"-throughput", ws, units), faults)
+	tc := withFaultBands(onTimeAxis(throughputChart(id+"-throughput", ws, units), seconds), faults)
 	hw.Throughput = htmlFigure{Caption: "ok+conflict per second, per op", SVG: tc.render()}
 	if len(busiestUnits(units)) > 0 {
 		hw.Throughput.Caption += ", and the busiest unit against its target"

@@ -1,15 +1,16 @@
 package html
 
-// htmlTemplateText is the HTML report's page: one file, inline CSS, no
-// script, and a Content-Security-Policy that forbids loading anything from
-// anywhere (only inline styles and data: images), so that the page shows
-// the same offline as online. html/template escapes every value; the
+// htmlTemplateText is the HTML report's page: one file, inline CSS, one
+// inline script (script.go: tooltips, crosshairs, legend toggles), and a
+// Content-Security-Policy that forbids loading anything from anywhere
+// (only inline styles, data: images and that script, by its hash), so that
+// the page shows the same offline as online. html/template escapes every value; the
 // charts arrive as SVG built by svg.go, which escapes its own text.
 const htmlTemplateText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'SCRIPT-HASH'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="stormcheck">
 <title>{{.Title}}</title>
@@ -65,6 +66,12 @@ ul.failures .badge { min-width: 72px; margin-right: 6px; }
 .card.bad { border-color: #D55E00; background: #fdf3ee; }
 .card.bad .v { color: #a84300; }
 table.summary .badge { min-width: 0; margin-right: 4px; }
+svg.chart g.li { cursor: pointer; }
+svg.chart g.li.off { opacity: 0.35; }
+svg.chart g.s.off { display: none; }
+#tip { position: absolute; display: none; pointer-events: none; background: #fff; border: 1px solid #999; border-radius: 4px; padding: 4px 8px; font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.2); z-index: 10; white-space: nowrap; }
+#tip .h { font-weight: 700; margin-bottom: 2px; }
+#tip i { display: inline-block; width: 10px; height: 10px; margin-right: 5px; vertical-align: -1px; }
 </style>
 </head>
 <body>
@@ -184,7 +191,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- end}}
 <h3>Outcomes over time</h3>
 <p class="note">Attempts per second stacked by outcome, ok at the bottom.</p>
-<div class="grid2">
+<div class="timecharts">
 {{- range .Outcomes}}
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
 {{- end}}
@@ -194,7 +201,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">{{.}}</p>
 {{- else}}
 <p class="note">p50, p90 and p99 of each second's corrected latency (from the intended start, as in the tables), from the run's HdrHistogram logs.</p>
-<div class="grid2">
+<div class="timecharts">
 {{- range .Latency}}
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
 {{- end}}
@@ -283,6 +290,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">Paths are relative to the results directory, where this page is.</p>
 {{- end}}
 </main>
+<script></script>
 </body>
 </html>
 {{- define "grid"}}

@@ -98,17 +98,18 @@ func VerdictItems(s *reports.Summary) []VerdictItem {
 		if r.Workload != "" {
 			what += " (" + r.Workload + ")"
 		}
+		summary := headline(r.Summary)
 		switch r.Verdict {
 		case checks.Pass:
 		case checks.Fail:
 			n := max(r.Total, len(r.Violations))
-			detail := r.Summary
+			detail := summary
 			if n > 0 {
-				detail = Plural(int64(n), "violation") + ": " + r.Summary
+				detail = Plural(int64(n), "violation") + ": " + summary
 			}
 			failed = append(failed, VerdictItem{Verdict: "fail", What: what, Detail: detail})
 		default:
-			undecided = append(undecided, VerdictItem{Verdict: "undecided", What: what, Detail: r.Summary})
+			undecided = append(undecided, VerdictItem{Verdict: "undecided", What: what, Detail: summary})
 		}
 	}
 	for _, t := range s.Thresholds {
@@ -122,6 +123,23 @@ func VerdictItems(s *reports.Summary) []VerdictItem {
 		failed = append(failed, VerdictItem{Verdict: "fail", What: what, Detail: detail, Threshold: true})
 	}
 	return append(failed, undecided...)
+}
+
+// verdictSummaryMax is how much of a check's summary the verdict shows
+// (the checks' section has all of it).
+const verdictSummaryMax = 200
+
+// headline is a summary cut to verdictSummaryMax runes at a space.
+func headline(s string) string {
+	r := []rune(s)
+	if len(r) <= verdictSummaryMax {
+		return s
+	}
+	cut := strings.LastIndexByte(string(r[:verdictSummaryMax]), ' ')
+	if cut <= 0 {
+		cut = len(string(r[:verdictSummaryMax]))
+	}
+	return strings.TrimRight(string(r[:verdictSummaryMax])[:cut], " ,;:") + " … (in full under checks)"
 }
 
 // VerdictLine is the verdict in a sentence: the exit code's meaning and
