@@ -1,6 +1,9 @@
 package reports
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Every figure a criterion shows carries its unit, and a failed one reads
 // as its measure against its limit.
@@ -27,5 +30,9 @@ func TestThresholdFiguresHaveUnits(t *testing.T) {
 	what, detail := ThresholdResult{Threshold: "p99(blob.gte) < 5ms", Note: "no operation blob.gte in the run"}.Judged()
 	if what != "p99(blob.gte)" || detail != "no operation blob.gte in the run" {
 		t.Errorf("no data: %q %q", what, detail)
+	}
+	a := &ThresholdAbort{Threshold: "p99(blob.put) < 1s", AtSeconds: 7, Actual: 5926.9}
+	if got := a.String(); !strings.Contains(got, "(measured 5927 ms)") {
+		t.Errorf("abort: %q", got)
 	}
 }
