@@ -212,4 +212,22 @@ func TestHTMLReportInteractive(t *testing.T) {
 			t.Errorf("after %d clicks, the tooltip has %d rows, want %d: %q", i+1, h.Rows, wantRows, h.Tip)
 		}
 	}
+
+	// the charts not over time have their own tooltips: a percentile and
+	// its latency; a latency bin and its share; no crosshair elsewhere
+	for _, c := range []struct{ id, head, unit string }{
+		{"w1-spectrum-1", "p99", " ms"}, {"w2-histogram-1", " ms", "%"},
+	} {
+		x, y := at(c.id, 0.75, 0.5)
+		if err := ses.MouseMove(x, y); err != nil {
+			t.Fatal(err)
+		}
+		h, err := browser.Eval[hover](ses, hoverScript)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !h.Shown || h.Rows != 2 || !strings.Contains(h.Tip, c.head) || !strings.Contains(h.Tip, c.unit) || len(h.Crosses) != 1 {
+			t.Errorf("hovering %s: shown %v, %d rows, %d crosshairs: %q", c.id, h.Shown, h.Rows, len(h.Crosses), h.Tip)
+		}
+	}
 }
