@@ -11,7 +11,6 @@ import (
 
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/internal/browser"
-	"github.com/stormcheck/stormcheck/reports/reportstest"
 	"github.com/stormcheck/stormcheck/reports/text"
 )
 
@@ -50,15 +49,7 @@ const chartFillScript = `Array.from(document.querySelectorAll("svg.chart[data-pl
 // at the same x (one time axis); a click on a legend entry hides its
 // series and another shows it again.
 func TestHTMLReportInteractive(t *testing.T) {
-	exe, err := browser.Chromium(context.Background(), nil)
-	if err != nil {
-		t.Fatalf("the HTML report's browser test needs Chromium: %v", err)
-	}
-	dir := t.TempDir()
-	s := reportstest.WriteFixtureRun(t, dir, reportstest.PlainNames)
-	if err := WriteHTMLReport(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	exe, dir, s := fixtureReport(t)
 	const screenW, screenH = 1280, 800
 	ses, err := browser.Open(context.Background(), filepath.Join(dir, reports.HTMLFile), browser.Options{Chromium: exe, Width: screenW, Height: screenH})
 	if err != nil {
