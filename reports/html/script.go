@@ -9,7 +9,8 @@ import (
 // reportScript is the page's one script, inline: hovering a chart shows
 // each series' value at that point in a tooltip (and, on the charts over
 // time, a crosshair at the same instant on every one of them, since they
-// share one time axis); clicking a legend entry hides or shows its series.
+// share one time axis); clicking a legend entry (or Enter on it) hides or
+// shows its series.
 // It reads what svg.go writes: the plot's box and x domain (data-plot,
 // data-x), the tooltip's unit and x format (data-unit, data-xfmt), and
 // each series' points (g.s: data-xs, data-v). The page works without it.
@@ -56,9 +57,14 @@ const reportScript = `(function () {
     svg.appendChild(cross);
     c.cross = cross;
     Array.prototype.forEach.call(svg.querySelectorAll("g.li"), function (li) {
-      li.addEventListener("click", function () {
+      function toggle() {
         var off = li.classList.toggle("off");
+        li.setAttribute("aria-pressed", off ? "true" : "false");
         c.series.forEach(function (s) { if (s.id === li.getAttribute("data-s")) s.g.classList.toggle("off", off); });
+      }
+      li.addEventListener("click", toggle);
+      li.addEventListener("keydown", function (e) {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggle(); }
       });
     });
     return c;

@@ -319,7 +319,7 @@ func (w *svgWriter) legend(items []chartLegendItem, pos [][2]float64, series int
 	for i, it := range items {
 		x, y := pos[i][0], pos[i][1]
 		if i < series { // a series' entry toggles it
-			w.printf(`<g class="li" data-s="%d"><rect x="%s" y="%s" width="%s" height="%s" fill="transparent"/>`, i, svgNum(x-2), svgNum(y), svgNum(26+float64(len([]rune(it.name)))*chartCharWidth), svgNum(chartLegendRowH-2))
+			w.printf(`<g class="li" data-s="%d" role="button" tabindex="0" aria-label="show or hide %s"><rect x="%s" y="%s" width="%s" height="%s" fill="transparent"/>`, i, svgEsc(it.name), svgNum(x-2), svgNum(y), svgNum(26+float64(len([]rune(it.name)))*chartCharWidth), svgNum(chartLegendRowH-2))
 		}
 		if it.fill {
 			w.printf(`<rect x="%s" y="%s" width="18" height="10" fill="%s" fill-opacity="0.75"/>`, svgNum(x), svgNum(y+2), svgEsc(it.color))
