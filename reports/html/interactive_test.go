@@ -111,6 +111,14 @@ func TestHTMLReportInteractive(t *testing.T) {
 			offScale[f.ID] = f.OffText
 		}
 	}
+	lowest := fills[0]
+	for _, f := range fills {
+		if f.Fill < lowest.Fill {
+			lowest = f
+		}
+	}
+	t.Logf("verdict: %d lines, the last ending %.0f px down; %d charts, the emptiest %s with its data at %.0f%% of its plot",
+		len(failures), failures[len(failures)-1].Bottom, len(fills), lowest.ID, 100*lowest.Fill)
 	if !strings.Contains(offScale["w2-throughput"], "target 2,000 entities/s per partition") || offScale["w2-units-1"] == "" {
 		t.Errorf("the hot workload's targets, far above its data, are not marked off scale: %v", offScale)
 	}
