@@ -127,6 +127,8 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	if s.CleanupError != "" {
 		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
+	w.Printf("\n")
+	writeVerdict(w, s)
 	if ran && len(s.Workloads) > 0 {
 		w.Printf("\n")
 		writeWrapped(w, "", "         ", "rate/s:  ok+conflict attempts per second over the workload's active period")
@@ -353,7 +355,7 @@ func writeChecks(w *reports.ErrWriter, rs []checks.Result, failed string) {
 		return
 	}
 	if len(rs) == 0 {
-		w.Printf("\nchecks: none\n")
+		w.Printf("\nchecks: none configured\n")
 		return
 	}
 	n := map[checks.Verdict]int{}
