@@ -216,6 +216,9 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 			p.Meta = append(p.Meta, htmlKV{"emulation", c.Emulation})
 		}
 	}
+	if busy := reports.MachineBusy(s); busy != "" {
+		p.Meta = append(p.Meta, htmlKV{"machine", "busy: " + busy + "; the figures measure that work as much as the target"})
+	}
 	if s.Shard != nil {
 		p.Meta = append(p.Meta, htmlKV{"shard", text.ShardText(s.Shard)})
 	}

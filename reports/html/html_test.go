@@ -512,3 +512,21 @@ func TestChartPrimitives(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// TestHTMLSaysTheMachineWasBusy: a run beside other work says so among
+// the run's facts.
+func TestHTMLSaysTheMachineWasBusy(t *testing.T) {
+	s, _, page := renderFixture(t, reportstest.PlainNames)
+	if strings.Contains(page, "busy: other processes") {
+		t.Fatal("a run with no other_cpu says the machine was busy")
+	}
+	other := 0.48
+	s.OtherCPU = &other
+	var b bytes.Buffer
+	if err := WriteHTML(&b, s, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "busy: other processes used 48.0% of the machine&#39;s CPU during the load") {
+		t.Error("the busy machine is not named")
+	}
+}

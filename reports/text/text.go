@@ -114,6 +114,9 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	w.Printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
+	if busy := reports.MachineBusy(s); busy != "" {
+		writeWrapped(w, "machine   ", "          ", "busy: "+busy+"; the figures measure that work as much as the target")
+	}
 	writeMerged(w, s)
 	if s.Interrupted {
 		w.Printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")

@@ -257,3 +257,24 @@ func TestWriteTextShowsPeakMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteTextSaysTheMachineWasBusy: a run beside other work says so in
+// its header; a quiet or unmeasured one says nothing.
+func TestWriteTextSaysTheMachineWasBusy(t *testing.T) {
+	busy, quiet := 0.48, 0.02
+	for _, c := range []struct {
+		other *float64
+		want  bool
+	}{{&busy, true}, {&quiet, false}, {nil, false}} {
+		s := reportstest.SampleSummary()
+		s.OtherCPU = c.other
+		var b strings.Builder
+		if err := WriteText(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(b.String(), "machine   busy: other processes used 48.0% of the machine's CPU during the load")
+		if got != c.want {
+			t.Errorf("other_cpu %v: machine line shown %v, want %v\n%s", c.other, got, c.want, b.String())
+		}
+	}
+}
