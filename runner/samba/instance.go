@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 	"github.com/stormcheck/stormcheck/runner/smb2"
 )
 
@@ -34,7 +35,7 @@ type Instance struct {
 	// LogPath smbd's own output.
 	WorkDir, ConfPath, LogPath string
 
-	proc        *process
+	proc        *procgroup.Process
 	logFile     *os.File
 	removeWork  bool
 	stopTimeout time.Duration
@@ -133,7 +134,7 @@ func launch(ctx context.Context, o Options, bins Binaries, l layout, port int) (
 	}
 	start, _ := logFile.Seek(0, 2)
 	args := []string{"--foreground", "--no-process-group", "--debug-stdout", "--debuglevel=1", "--configfile=" + l.conf}
-	p, err := startProcess(bins.Smbd, args, l.root, logFile)
+	p, err := procgroup.Start(bins.Smbd, args, nil, l.root, logFile)
 	if err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("samba: start %s: %w", bins.Smbd, err)
@@ -168,8 +169,8 @@ func (i *Instance) waitReady(ctx context.Context, timeout time.Duration) error {
 	defer cancel()
 	var last error
 	for {
-		if i.proc.exited() {
-			return fmt.Errorf("smbd exited (%v)", i.proc.err)
+		if i.proc.Exited() {
+			return fmt.Errorf("smbd exited (%v)", i.proc.Err())
 		}
 		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 		c, err := smb2.Dial(actx, i.Addr, smb2.Options{})
@@ -182,7 +183,7 @@ func (i *Instance) waitReady(ctx context.Context, timeout time.Duration) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no NEGOTIATE answer within %s (last: %v)", timeout, last)
-		case <-i.proc.done:
+		case <-i.proc.Done():
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -204,23 +205,13 @@ func (i *Instance) Stop() error {
 }
 
 func (i *Instance) stop() error {
-	var err error
 	p := i.proc
-	if !p.exited() {
-		signalGroup(p.pid, sigTerm)
-		select {
-		case <-p.done:
-		case <-time.After(i.stopTimeout):
-			signalGroup(p.pid, sigKill)
-			select {
-			case <-p.done:
-			case <-time.After(5 * time.Second):
-				err = fmt.Errorf("samba: smbd pid %d survived SIGKILL", p.pid)
-			}
-		}
+	var err error
+	if terr := p.Terminate(procgroup.SigTerm, i.stopTimeout, nil); terr != nil {
+		err = fmt.Errorf("samba: smbd %w", terr)
 	}
 	// Children left in the group (connection workers) go too.
-	signalGroup(p.pid, sigKill)
+	_ = p.Signal(procgroup.SigKill)
 	i.logFile.Close()
 	return err
 }
@@ -294,5 +285,5 @@ func (i *Instance) ProcessGroup() int {
 	if i == nil || i.proc == nil {
 		return 0
 	}
-	return i.proc.pid
+	return i.proc.PID
 }
