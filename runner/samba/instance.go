@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormcheck/stormcheck/internal/aptinstall"
 	"github.com/stormcheck/stormcheck/internal/procgroup"
 	"github.com/stormcheck/stormcheck/runner/smb2"
 )
@@ -157,7 +158,7 @@ func launch(ctx context.Context, o Options, bins Binaries, l layout, port int) (
 		if strings.Contains(tail, "bind failed") || strings.Contains(tail, "Address already in use") {
 			return nil, fmt.Errorf("%w: %v", errBind, err)
 		}
-		return nil, fmt.Errorf("samba: smbd did not come up: %v; its log (%s) ends with:\n%s", err, l.log, lastLines(tail, 15))
+		return nil, fmt.Errorf("samba: smbd did not come up: %v; its log (%s) ends with:\n%s", err, l.log, aptinstall.LastLines(tail, 15))
 	}
 	return inst, nil
 }
@@ -226,7 +227,7 @@ func addUser(ctx context.Context, b Binaries, conf, user, password string) error
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("samba: smbpasswd -a %s: %v: %s", user, err, lastLines(out.String(), 5))
+		return fmt.Errorf("samba: smbpasswd -a %s: %v: %s", user, err, aptinstall.LastLines(out.String(), 5))
 	}
 	return nil
 }
