@@ -124,6 +124,9 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	for _, nw := range s.NotWritten {
 		w.Printf("NOT WRITTEN: %s\n", nw)
 	}
+	for _, nr := range s.NotRun {
+		w.Printf("NOT RUN: %s\n", nr)
+	}
 	if s.CleanupError != "" {
 		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}

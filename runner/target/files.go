@@ -45,6 +45,13 @@ func (t *Target) connectionStringFiles(p *connstr.Parsed, hc *http.Client) {
 		t.FilesErr = errors.New("file service: the connection string " + err.Error())
 		return
 	}
+	if _, named, _ := p.Endpoint(connstr.File); !named && emulatorString(p) {
+		// An emulator's string (Azurite's names its loopback endpoints):
+		// the derived file endpoint would be a public host of the account
+		// name, and no emulator has a File service.
+		t.FilesErr = noFiles("the connection string names an emulator's loopback endpoints and no FileEndpoint (no emulator has a File service)")
+		return
+	}
 	opts := FileOptions(hc)
 	if p.Auth == connstr.SharedKey {
 		cred, cerr := fileservice.NewSharedKeyCredential(p.AccountName, p.AccountKey)
@@ -62,6 +69,20 @@ func (t *Target) connectionStringFiles(p *connstr.Parsed, hc *http.Client) {
 	if err != nil {
 		t.File, t.FilesErr = nil, redactedErr("file service", err)
 	}
+}
+
+// emulatorString reports whether p names a loopback endpoint (an
+// emulator's string) or is UseDevelopmentStorage=true.
+func emulatorString(p *connstr.Parsed) bool {
+	if p.DevelopmentStorage || p.AccountName == connstr.DevAccount {
+		return true
+	}
+	for _, s := range []connstr.Service{connstr.Blob, connstr.Queue, connstr.Table} {
+		if u, named, _ := p.Endpoint(s); named && loopbackURL(u) {
+			return true
+		}
+	}
+	return false
 }
 
 // FileOptions are the File service client's options: the run's HTTP

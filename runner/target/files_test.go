@@ -27,6 +27,8 @@ func TestFileClientFromConnectionString(t *testing.T) {
 		{"account key, derived", "AccountName=acct;AccountKey=" + key, "https://acct.file.core.windows.net", "acct@acct.file.core.windows.net:445", ""},
 		{"account key, another suffix", "AccountName=acct;AccountKey=" + key + ";EndpointSuffix=core.chinacloudapi.cn", "https://acct.file.core.chinacloudapi.cn", "acct@acct.file.core.chinacloudapi.cn:445", ""},
 		{"SAS, FileEndpoint", "FileEndpoint=https://acct.file.core.windows.net;SharedAccessSignature=" + sas, "https://acct.file.core.windows.net?" + sas, "", ""},
+		{"Azurite's string: the file endpoint would be derived to a public host", "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + key + ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;", "", "", "no emulator has a File service"},
+		{"another account on loopback", "AccountName=acct;AccountKey=" + key + ";TableEndpoint=http://[::1]:9/acct", "", "", "no emulator has a File service"},
 		{"SAS, blob only", "BlobEndpoint=https://acct.blob.core.windows.net;SharedAccessSignature=" + sas, "", "", "has no FileEndpoint"},
 	} {
 		p, err := connstr.Parse(c.cs)
