@@ -146,7 +146,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- with .Achieved}}<p><strong>Achieved:</strong> {{.}}</p>{{end}}
 {{- if .Responses}}
 <h3>Errors and lost races by status and error code</h3>
-<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error).</p>
+<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error). An SMB call (files.open, files.lock...) is not HTTP: its rows say SMB and the NT status it got (STATUS_SHARING_VIOLATION).</p>
 <table class="responses"><thead><tr><th>op</th><th>status</th><th class="l">x-ms-error-code</th><th>count</th><th>of op</th></tr></thead><tbody>
 {{- range .Responses}}
 <tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="l">{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
