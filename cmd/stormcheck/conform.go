@@ -189,8 +189,21 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 		return exitHarness
 	}
+	runnable, notRun := scconform.Split(t, rules)
+	if len(runnable) == 0 {
+		_ = t.Close()
+		fmt.Fprintf(stderr, "stormcheck conform: no selected rule can run on %s: %s\n", t.Desc, scconform.NotRunLine(notRun))
+		return exitHarness
+	}
 	results := scconform.Run(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
+	if line := scconform.NotRunLine(notRun); line != "" {
+		w := stdout
+		if f.format.value != "text" { // stdout holds one document
+			w = stderr
+		}
+		fmt.Fprintf(w, "NOT RUN on %s: %s\n\n", t.Desc, line)
+	}
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would
 	// list every one as a divergence, over the file it replaces.
@@ -364,6 +377,9 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, target.Redact(err.Error()))
 			return exitHarness
+		}
+		if _, nr := scconform.Split(t, rules); len(nr) > 0 {
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, scconform.NotRunLine(nr))
 		}
 		sides[i] = scconform.Run(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()

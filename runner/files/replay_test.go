@@ -3,154 +3,30 @@ package files
 import (
 	"context"
 	"fmt"
-	"net"
-	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/checks/filerest"
+	"github.com/stormcheck/stormcheck/runner/files/replaytest"
 	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// The recorded answers the replay tests serve are transcribed from the
-// JavaScript SDK's recorded live tests of Azure Files
-// (Azure/azure-sdk-for-js, sdk/storage/storage-file-share/recordings/node/
-// leaseclient/): recording_uploadrange.json (commit f075a011: Create Share
-// 201, Create File 201, Lease File acquire 201 with x-ms-lease-id, Put
-// Range without the lease id 412 LeaseIdMissing, Put Range with it 201),
-// recording_acquirelease_again_with_another_lease_id.json (commit aa2120a4:
-// a second acquire 409 LeaseAlreadyPresent, Delete Share 202),
-// recording_release_lease.json (commit f59244d2: release 200) and
-// recording_download_file.json (commit aa2120a4: Get File 200 of 11 zero
-// bytes). Only the headers a client reads are kept; the one substitution
-// is the lease id an acquire answers, which is the id the request
-// proposed (in the recording too: x-ms-proposed-lease-id e9890485-...
-// came back as x-ms-lease-id e9890485-...).
-
-// exchange is one recorded request and its answer. want lists request
-// headers and the value they must have ("*": present with any value, "":
-// absent).
-type exchange struct {
-	name   string
-	method string
-	query  string // the comp or restype the request carries ("" for none)
-	want   map[string]string
-	status int
-	header map[string]string
-	body   string
-}
-
-const recordedError = "\uFEFF<?xml version=\"1.0\" encoding=\"utf-8\"?><Error><Code>%s</Code><Message>%s\nRequestId:%s\nTime:2023-06-07T22:54:12.4157171Z</Message></Error>"
-
-func errBody(code, msg, rid string) string { return fmt.Sprintf(recordedError, code, msg, rid) }
-
-var (
-	shareCreated = exchange{name: "create share", method: "PUT", query: "restype=share", status: 201,
-		header: map[string]string{"ETag": `"0x8DB67AA1C63C42F"`, "Last-Modified": "Wed, 07 Jun 2023 22:54:12 GMT", "x-ms-request-id": "7360b0b1-001a-003b-4192-998f15000000"}}
-	fileCreated = exchange{name: "create file", method: "PUT", query: "", want: map[string]string{"x-ms-type": "file", "x-ms-content-length": "*"}, status: 201,
-		header: map[string]string{"ETag": `"0x8DB67AA1C78A9D6"`, "Last-Modified": "Wed, 07 Jun 2023 22:54:12 GMT", "x-ms-request-id": "7360b0b4-001a-003b-4392-998f15000000", "x-ms-file-id": "11529285414812647424"}}
-	acquired = exchange{name: "acquire", method: "PUT", query: "comp=lease",
-		want:   map[string]string{"x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": "*"},
-		status: 201, header: map[string]string{"ETag": `"0x8DB67AA1C78A9D6"`, "x-ms-lease-id": "$proposed", "x-ms-request-id": "7360b0b5-001a-003b-4492-998f15000000"}}
-	acquireRefused = exchange{name: "acquire, leased", method: "PUT", query: "comp=lease",
-		want:   map[string]string{"x-ms-lease-action": "acquire", "x-ms-lease-duration": "-1", "x-ms-proposed-lease-id": "*"},
-		status: 409, header: map[string]string{"x-ms-error-code": "LeaseAlreadyPresent", "Content-Type": "application/xml", "x-ms-request-id": "7360b03f-001a-003b-6492-998f15000000"},
-		body: errBody("LeaseAlreadyPresent", "There is already a lease present.", "7360b03f-001a-003b-6492-998f15000000")}
-	putNoLease = exchange{name: "put range without the lease id", method: "PUT", query: "comp=range",
-		want:   map[string]string{"x-ms-write": "update", "x-ms-range": "bytes=0-15", "x-ms-lease-id": ""},
-		status: 412, header: map[string]string{"x-ms-error-code": "LeaseIdMissing", "Content-Type": "application/xml", "x-ms-request-id": "7360b0b6-001a-003b-4592-998f15000000"},
-		body: errBody("LeaseIdMissing", "There is currently a lease on the file and no lease ID was specified in the request.", "7360b0b6-001a-003b-4592-998f15000000")}
-	putLeased = exchange{name: "put range with the lease id", method: "PUT", query: "comp=range",
-		want:   map[string]string{"x-ms-write": "update", "x-ms-range": "bytes=0-15", "x-ms-lease-id": "$proposed"},
-		status: 201, header: map[string]string{"ETag": `"0x8DB67AA1C9666AB"`, "Content-MD5": "sQqNsWTgdUEFt6mb5y4/5Q==", "x-ms-request-id": "7360b0b7-001a-003b-4692-998f15000000"}}
-	released = exchange{name: "release", method: "PUT", query: "comp=lease",
-		want:   map[string]string{"x-ms-lease-action": "release", "x-ms-lease-id": "$proposed"},
-		status: 200, header: map[string]string{"ETag": `"0x8DB67AA1A03BF9B"`, "x-ms-request-id": "7360b062-001a-003b-8092-998f15000000"}}
-	fileRead = exchange{name: "get file", method: "GET", query: "", status: 200,
-		header: map[string]string{"Content-Type": "application/octet-stream", "ETag": `"0x8DB67AA1DBD0888"`, "x-ms-type": "File", "x-ms-lease-state": "leased", "x-ms-request-id": "7360b0dd-001a-003b-6692-998f15000000"},
-		body: string(make([]byte, 11))}
-	shareDeleted = exchange{name: "delete share", method: "DELETE", query: "restype=share", status: 202,
-		header: map[string]string{"x-ms-request-id": "7360b040-001a-003b-6592-998f15000000"}}
-)
-
-// replay serves the exchanges in order on 127.0.0.1, checking each request
-// against its recording; anything else is a test error.
-type replay struct {
-	t        *testing.T
-	mu       sync.Mutex
-	next     []exchange
-	proposed string // the proposed id of the lease granted, for "$proposed"
-}
-
-func (rp *replay) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	rp.mu.Lock()
-	defer rp.mu.Unlock()
-	if len(rp.next) == 0 {
-		rp.t.Errorf("unrecorded request %s %s", r.Method, r.URL)
-		w.WriteHeader(http.StatusTeapot)
-		return
-	}
-	x := rp.next[0]
-	rp.next = rp.next[1:]
-	q := r.URL.Query()
-	query := ""
-	for _, k := range []string{"comp", "restype"} {
-		if v := q.Get(k); v != "" {
-			query = k + "=" + v
-		}
-	}
-	if r.Method != x.method || query != x.query || !strings.HasPrefix(r.Header.Get("Authorization"), "SharedKey acct:") {
-		rp.t.Errorf("%s: got %s %s (authorization %v), recorded %s ?%s", x.name, r.Method, r.URL, r.Header.Get("Authorization") != "", x.method, x.query)
-	}
-	if p := r.Header.Get("x-ms-proposed-lease-id"); p != "" && x.header["x-ms-lease-id"] == "$proposed" {
-		rp.proposed = p // the lease this answer grants
-	}
-	for h, v := range x.want {
-		got, has := r.Header.Get(h), r.Header.Values(h) != nil
-		if v == "$proposed" {
-			v = rp.proposed
-		}
-		switch {
-		case v == "*" && !has, v == "" && has, v != "*" && v != "" && got != v:
-			rp.t.Errorf("%s: request header %s = %q (present %v), recorded %q", x.name, h, got, has, v)
-		}
-	}
-	for h, v := range x.header {
-		if v == "$proposed" {
-			v = rp.proposed
-		}
-		w.Header().Set(h, v)
-	}
-	w.Header().Set("x-ms-version", "2021-10-04")
-	w.Header().Set("Date", "Wed, 07 Jun 2023 22:54:12 GMT")
-	w.WriteHeader(x.status)
-	_, _ = w.Write([]byte(x.body))
-}
-
 // replayTarget starts the replay on a free loopback port and a target
 // whose File client is the real azfile client pointed at it (account
 // "acct", a made-up key).
-func replayTarget(t *testing.T, xs ...exchange) (*target.Target, *replay) {
-	rp := &replay{t: t, next: xs}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: rp}
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
+func replayTarget(t *testing.T, xs ...replaytest.Exchange) (*target.Target, *replaytest.Server) {
+	rp, url := replaytest.Start(t, xs...)
 	cred, err := fileservice.NewSharedKeyCredential("acct", "c2VjcmV0a2V5c2VjcmV0a2V5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := fileservice.NewClientWithSharedKeyCredential("http://"+ln.Addr().String()+"/", cred, target.FileOptions(target.NewHTTPClient(4)))
+	svc, err := fileservice.NewClientWithSharedKeyCredential(url, cred, target.FileOptions(target.NewHTTPClient(4)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +67,7 @@ func readHistory(t *testing.T, rec *workload.Recorder, path string) []checks.Op 
 // 200 release). It does not show that Azure Files behaves so under
 // concurrency: only a run against an account does.
 func TestFileLeaseReplay(t *testing.T) {
-	tg, rp := replayTarget(t, shareCreated, fileCreated, acquired, acquireRefused, putNoLease, putLeased, released, fileRead, shareDeleted)
+	tg, rp := replayTarget(t, replaytest.ShareCreated, replaytest.FileCreated, replaytest.Acquired, replaytest.AcquireRefused, replaytest.PutNoLease, replaytest.PutLeased, replaytest.Released, replaytest.FileRead, replaytest.ShareDeleted)
 	e, rec, path := replayEnv(t, "files.rest-lease", tg)
 	f, _ := workload.Lookup("files.rest-lease")
 	wl, err := f(scenarios.Workload{Kind: "files.rest-lease"}, tg)
@@ -213,8 +89,8 @@ func TestFileLeaseReplay(t *testing.T) {
 	if err := w.Final(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if len(rp.next) != 0 {
-		t.Errorf("%d recorded exchanges not requested", len(rp.next))
+	if rp.Left() != 0 {
+		t.Errorf("%d recorded exchanges not requested", rp.Left())
 	}
 	ops := readHistory(t, rec, path)
 	want := []struct {
@@ -261,10 +137,9 @@ func TestFileLeaseReplay(t *testing.T) {
 // that a final read of a file that holds no records (the recording's 11
 // zero bytes) is recorded as torn slots, which range-writes reports.
 func TestRangeWritesReplay(t *testing.T) {
-	setupPut, put := putLeased, putLeased
-	setupPut.want = map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=0-%d", RangeSlots*RecordSize-1), "x-ms-lease-id": ""}
-	put.want = map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=%d-%d", 2*RecordSize, 5*RecordSize-1), "x-ms-lease-id": ""}
-	tg, rp := replayTarget(t, shareCreated, fileCreated, setupPut, put, fileRead, shareDeleted)
+	setupPut := replaytest.PutLeased.With(map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=0-%d", RangeSlots*RecordSize-1), "x-ms-lease-id": ""})
+	put := replaytest.PutLeased.With(map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=%d-%d", 2*RecordSize, 5*RecordSize-1), "x-ms-lease-id": ""})
+	tg, rp := replayTarget(t, replaytest.ShareCreated, replaytest.FileCreated, setupPut, put, replaytest.FileRead, replaytest.ShareDeleted)
 	e, rec, path := replayEnv(t, "files.rest-ranges", tg)
 	f, _ := workload.Lookup("files.rest-ranges")
 	wl, err := f(scenarios.Workload{Kind: "files.rest-ranges"}, tg)
@@ -282,8 +157,8 @@ func TestRangeWritesReplay(t *testing.T) {
 	if err := w.Final(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if len(rp.next) != 0 {
-		t.Errorf("%d recorded exchanges not requested", len(rp.next))
+	if rp.Left() != 0 {
+		t.Errorf("%d recorded exchanges not requested", rp.Left())
 	}
 	ops := readHistory(t, rec, path)
 	if len(ops) != 6 || ops[3].In.Value != tag+"@2+3" || ops[3].Outcome != checks.OK || ops[4].Out.Value != strings.Repeat("? ", RangeSlots)+"?" {

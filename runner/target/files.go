@@ -108,7 +108,7 @@ func (t *Target) Files() (*fileservice.Client, error) {
 }
 
 func noFiles(why string) error {
-	return &noFilesError{why + "; the Files REST workloads need an account's file endpoint: target kind connection-string with AccountName and AccountKey (or FileEndpoint)"}
+	return &noFilesError{why + "; the File REST calls need an account's file endpoint: a connection string (target kind connection-string, or --connection-string) with AccountName and AccountKey, or FileEndpoint"}
 }
 
 type noFilesError struct{ msg string }
