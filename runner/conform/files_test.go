@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/stormcheck/stormcheck/conformance/verdict"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
@@ -47,21 +46,6 @@ func TestFileRulesNeedAnAccount(t *testing.T) {
 	}
 }
 
-// replayTarget is a target whose File client is the real azfile client
-// pointed at recorded answers (see replaytest).
-func replayTarget(t *testing.T, xs ...replaytest.Exchange) (*target.Target, *replaytest.Server) {
-	rp, url := replaytest.Start(t, xs...)
-	cred, err := fileservice.NewSharedKeyCredential("acct", "c2VjcmV0a2V5c2VjcmV0a2V5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := fileservice.NewClientWithSharedKeyCredential(url, cred, target.FileOptions(target.NewHTTPClient(4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &target.Target{Desc: "replay", File: svc}, rp
-}
-
 // TestFileRulesReplay runs two shipped file rules through the conformance
 // executor and the real azfile client against answers recorded live from
 // Azure Files (the JavaScript SDK's recordings, see replaytest). It proves
@@ -93,7 +77,7 @@ func TestFileRulesReplay(t *testing.T) {
 		if !ok {
 			t.Fatalf("no shipped rule %s", id)
 		}
-		tg, rp := replayTarget(t, xs...)
+		tg, rp := replaytest.Target(t, xs...)
 		ctx := context.Background()
 		res := Run(ctx, ctx, tg, []conformance.Rule{r}, 1)
 		if len(res) != 1 || res[0].Status != verdict.ConformPass {

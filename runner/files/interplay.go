@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/directory"
 	"github.com/stormcheck/stormcheck/checks"
@@ -53,7 +52,7 @@ const lockedOff, lockedLen = 0, 16
 // REST delete leaves no delete-pending file).
 type interplay struct {
 	r   *rest
-	smb *accountSessions
+	smb *sessions
 }
 
 func init() {
@@ -65,55 +64,18 @@ func init() {
 		if t.FileSMB == nil {
 			return nil, errors.New(w.Kind + ": needs the account's key (SMB logs on with it): a connection string with AccountName and AccountKey")
 		}
-		return &interplay{r: r, smb: &accountSessions{logon: *t.FileSMB, trees: map[int]*smb2.Tree{}}}, nil
+		return &interplay{r: r, smb: accountSessions(t)}, nil
 	})
 }
 
-// accountSessions keeps one SMB session per actor to the account's file
+// accountSessions are one SMB session per actor to the account's file
 // endpoint (SMB 3 with encryption, as Azure Files requires from outside
-// its region), logged on with the account name and key.
-type accountSessions struct {
-	logon target.SMBLogon
-	share string
-	mu    sync.Mutex
-	trees map[int]*smb2.Tree
-}
-
-func (s *accountSessions) tree(ctx context.Context, actor int) (*smb2.Tree, error) {
-	s.mu.Lock()
-	tr := s.trees[actor]
-	s.mu.Unlock()
-	if tr != nil && tr.Session().Conn().Err() == nil {
-		return tr, nil
-	}
-	if tr != nil {
-		_ = tr.Session().Conn().Close()
-	}
-	c, err := smb2.Dial(ctx, s.logon.Addr, smb2.Options{RequireEncryption: true})
-	if err != nil {
-		return nil, err
-	}
-	sess, err := c.SessionSetup(ctx, smb2.Credentials{User: s.logon.User, Password: s.logon.Password, Domain: "AZURE"})
-	if err == nil {
-		tr, err = sess.TreeConnect(ctx, s.share)
-	}
-	if err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	s.mu.Lock()
-	s.trees[actor] = tr
-	s.mu.Unlock()
-	return tr, nil
-}
-
-func (s *accountSessions) close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, tr := range s.trees {
-		_ = tr.Session().Conn().Close()
-		delete(s.trees, id)
-	}
+// its region), logged on with the account name and key; the share is set
+// at setup.
+func accountSessions(t *target.Target) *sessions {
+	l := t.FileSMB
+	return &sessions{t: t, addr: l.Addr, creds: smb2.Credentials{User: l.User, Password: l.Password, Domain: "AZURE"},
+		opts: smb2.Options{RequireEncryption: true}, trees: map[int]*smb2.Tree{}}
 }
 
 func (w *interplay) Setup(ctx context.Context, e *workload.Env) error {

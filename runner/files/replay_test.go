@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/checks/filerest"
 	"github.com/stormcheck/stormcheck/runner/files/replaytest"
@@ -16,22 +15,6 @@ import (
 	"github.com/stormcheck/stormcheck/runner/workload"
 	"github.com/stormcheck/stormcheck/scenarios"
 )
-
-// replayTarget starts the replay on a free loopback port and a target
-// whose File client is the real azfile client pointed at it (account
-// "acct", a made-up key).
-func replayTarget(t *testing.T, xs ...replaytest.Exchange) (*target.Target, *replaytest.Server) {
-	rp, url := replaytest.Start(t, xs...)
-	cred, err := fileservice.NewSharedKeyCredential("acct", "c2VjcmV0a2V5c2VjcmV0a2V5")
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, err := fileservice.NewClientWithSharedKeyCredential(url, cred, target.FileOptions(target.NewHTTPClient(4)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &target.Target{Desc: "replay", File: svc}, rp
-}
 
 // replayEnv is a recording environment for workload w on tg.
 func replayEnv(t *testing.T, kind string, tg *target.Target) (*workload.Env, *workload.Recorder, string) {
@@ -67,7 +50,7 @@ func readHistory(t *testing.T, rec *workload.Recorder, path string) []checks.Op 
 // 200 release). It does not show that Azure Files behaves so under
 // concurrency: only a run against an account does.
 func TestFileLeaseReplay(t *testing.T) {
-	tg, rp := replayTarget(t, replaytest.ShareCreated, replaytest.FileCreated, replaytest.Acquired, replaytest.AcquireRefused, replaytest.PutNoLease, replaytest.PutLeased, replaytest.Released, replaytest.FileRead, replaytest.ShareDeleted)
+	tg, rp := replaytest.Target(t, replaytest.ShareCreated, replaytest.FileCreated, replaytest.Acquired, replaytest.AcquireRefused, replaytest.PutNoLease, replaytest.PutLeased, replaytest.Released, replaytest.FileRead, replaytest.ShareDeleted)
 	e, rec, path := replayEnv(t, "files.rest-lease", tg)
 	f, _ := workload.Lookup("files.rest-lease")
 	wl, err := f(scenarios.Workload{Kind: "files.rest-lease"}, tg)
@@ -139,7 +122,7 @@ func TestFileLeaseReplay(t *testing.T) {
 func TestRangeWritesReplay(t *testing.T) {
 	setupPut := replaytest.PutLeased.With(map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=0-%d", RangeSlots*RecordSize-1), "x-ms-lease-id": ""})
 	put := replaytest.PutLeased.With(map[string]string{"x-ms-write": "update", "x-ms-range": fmt.Sprintf("bytes=%d-%d", 2*RecordSize, 5*RecordSize-1), "x-ms-lease-id": ""})
-	tg, rp := replayTarget(t, replaytest.ShareCreated, replaytest.FileCreated, setupPut, put, replaytest.FileRead, replaytest.ShareDeleted)
+	tg, rp := replaytest.Target(t, replaytest.ShareCreated, replaytest.FileCreated, setupPut, put, replaytest.FileRead, replaytest.ShareDeleted)
 	e, rec, path := replayEnv(t, "files.rest-ranges", tg)
 	f, _ := workload.Lookup("files.rest-ranges")
 	wl, err := f(scenarios.Workload{Kind: "files.rest-ranges"}, tg)

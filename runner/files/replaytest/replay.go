@@ -1,7 +1,7 @@
 // Package replaytest is test help for the Azure Files REST code: a
 // loopback HTTP server that answers with recorded live answers of Azure
-// Files, in order, and checks each request against its recording. Tests
-// point the real azfile client at it; what they prove is request building
+// Files, in order, and checks each request against its recording, and a
+// target whose real azfile client is pointed at it. Tests using it what they prove is request building
 // and the classification of each answer, not how Azure Files behaves.
 package replaytest
 
@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
+	"github.com/stormcheck/stormcheck/runner/target"
 )
 
 // The recorded answers the replay tests serve are transcribed from the
@@ -158,4 +161,19 @@ func (rp *Server) Left() int {
 func (x Exchange) With(want map[string]string) Exchange {
 	x.Want = want
 	return x
+}
+
+// Target starts the replay of xs and returns a target whose File client is
+// the real azfile client pointed at it (account "acct", a made-up key).
+func Target(t *testing.T, xs ...Exchange) (*target.Target, *Server) {
+	rp, url := Start(t, xs...)
+	cred, err := fileservice.NewSharedKeyCredential("acct", "c2VjcmV0a2V5c2VjcmV0a2V5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := fileservice.NewClientWithSharedKeyCredential(url, cred, target.FileOptions(target.NewHTTPClient(4)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &target.Target{Desc: "replay", File: svc}, rp
 }
