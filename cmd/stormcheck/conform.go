@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/conformreport"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	scconform "github.com/stormcheck/stormcheck/runner/conform"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
@@ -202,7 +203,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		if f.format.value != "text" { // stdout holds one document
 			w = stderr
 		}
-		fmt.Fprintf(w, "NOT RUN on %s: %s\n\n", t.Desc, line)
+		fmt.Fprint(w, text.Wrapped("NOT RUN: ", "  ", line)+"\n")
 	}
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would

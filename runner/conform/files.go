@@ -51,7 +51,7 @@ func NotRunLine(nr []NotRun) string {
 	for i, n := range nr {
 		ids[i] = n.ID
 	}
-	return fmt.Sprintf("%d rule(s) not run, they need an account: %s (%s)", len(nr), nr[0].Why, strings.Join(ids, ", "))
+	return fmt.Sprintf("%d rule(s) need an account and were not run: %s (%s)", len(nr), nr[0].Why, strings.Join(ids, ", "))
 }
 
 // share is the rule's share.
