@@ -87,6 +87,9 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- range .NotWritten}}
 <p class="banner err"><strong>Not written:</strong> {{.}}</p>
 {{- end}}
+{{- range .NotRun}}
+<p class="banner warn"><strong>Not run:</strong> {{.}}</p>
+{{- end}}
 {{- with .LeftOnTarget}}
 <p class="banner err"><strong>Left on the target:</strong> {{.}}</p>
 {{- end}}
