@@ -319,6 +319,20 @@ func TestInterplay(t *testing.T) {
 			h.ip(opDelete, checks.OK, checks.Input{}, checks.Output{Status: 202}, 10)
 			h.ip(opOpen, checks.Error, checks.Input{Access: 1, Share: 7}, checks.Output{ErrorCode: "STATUS_DELETE_PENDING"}, 20)
 		}, checks.Fail, "delete left pending"},
+		{"a close that may not have happened: nothing judged after it", func(h *hist) {
+			shareNone(h)
+			h.ip(opClose, checks.Unknown, checks.Input{}, unknown, 30)
+			h.ip(opCreate, checks.OK, checks.Input{}, ok201, 40)
+			h.ip(opGet, checks.Conflict, checks.Input{}, conflict("SharingViolation"), 50) // the old handle may still hold it
+			h.ip(opOpen, checks.OK, checks.Input{Access: rwAccess, Share: 7}, checks.Output{}, 60)
+			h.ip(opLock, checks.OK, checks.Input{Value: "0+16"}, checks.Output{}, 70)
+			h.ip(opPutRange, checks.Conflict, checks.Input{}, conflict("SharingViolation"), 80)
+		}, checks.Undecided, ""},
+		{"an open of unknown outcome: nothing judged after it", func(h *hist) {
+			h.ip(opOpen, checks.Unknown, checks.Input{Access: rwAccess, Share: 0}, unknown, 10)
+			h.ip(opDelete, checks.Conflict, checks.Input{}, conflict("SharingViolation"), 20)
+			h.ip(opGetProps, checks.OK, checks.Input{}, ok200, 30)
+		}, checks.Undecided, ""},
 		{"unanswered call judges nothing", func(h *hist) {
 			shareNone(h)
 			h.ip(opGet, checks.Unknown, checks.Input{}, unknown, 30)

@@ -32,6 +32,11 @@ type fileState struct {
 	deletePending *checks.Op // the delete disposition set on an open handle
 	locked        *checks.Op // a granted byte-range lock, not yet released
 	deleted       *checks.Op // a REST delete or the close of a delete-pending handle, acknowledged
+	// unsure: an SMB call on the file had no certain outcome (an open that
+	// may hold the file, a close or unlock that may not have happened), so
+	// what the file's handles hold is not known any more: nothing on it is
+	// judged again.
+	unsure bool
 }
 
 type stateKey struct {
@@ -68,6 +73,15 @@ func (c *Interplay) Observe(op *checks.Op) {
 		c.state[sk] = st
 	}
 	ok := op.Outcome == checks.OK
+	switch op.Kind {
+	case opOpen, opSetDelete, opLock:
+		st.unsure = st.unsure || op.Outcome == checks.Unknown
+	case opClose, opUnlock:
+		st.unsure = st.unsure || !ok
+	}
+	if st.unsure {
+		return
+	}
 	switch op.Kind {
 	case opCreate:
 		if ok {
