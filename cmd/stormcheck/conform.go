@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/conformreport"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	scconform "github.com/stormcheck/stormcheck/runner/conform"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
@@ -189,8 +190,21 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 		return exitHarness
 	}
+	runnable, notRun := scconform.Split(t, rules)
+	if len(runnable) == 0 {
+		_ = t.Close()
+		fmt.Fprintf(stderr, "stormcheck conform: no selected rule can run on %s: %s\n", t.Desc, scconform.NotRunLine(notRun))
+		return exitHarness
+	}
 	results := scconform.Run(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
+	if line := scconform.NotRunLine(notRun); line != "" {
+		w := stdout
+		if f.format.value != "text" { // stdout holds one document
+			w = stderr
+		}
+		fmt.Fprint(w, text.Wrapped("NOT RUN: ", "  ", line)+"\n")
+	}
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would
 	// list every one as a divergence, over the file it replaces.
@@ -364,6 +378,9 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, target.Redact(err.Error()))
 			return exitHarness
+		}
+		if _, nr := scconform.Split(t, rules); len(nr) > 0 {
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, scconform.NotRunLine(nr))
 		}
 		sides[i] = scconform.Run(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()

@@ -42,6 +42,7 @@ import (
 // a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
 // that stopCleanup's end (the next Ctrl-C) stops at once.
 func Run(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
+	rules, _ = Split(t, rules) // the callers say which were left out (NotRunLine)
 	runID := cleanup.NewRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
@@ -105,6 +106,9 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 	}()
 	start := time.Now()
 	rr := &RuleRun{T: t, Prefix: prefix, Vars: map[string]string{}, LastETag: map[string]string{}}
+	if target.RuleServices(r).Has(connstr.File) {
+		defer rr.deleteShare(ctx) // shares are not in the run's cleanup
+	}
 	if err := rr.setup(ctx, r); err != nil {
 		res.Error = "setup: " + target.Redact(err.Error())
 		res.Conclude()
@@ -160,6 +164,11 @@ func (rr *RuleRun) setup(ctx context.Context, r *conformance.Rule) error {
 			return fmt.Errorf("create the rule's queue: %w", err)
 		}
 	}
+	if uses.Has(connstr.File) {
+		if err := rr.createShare(ctx); err != nil {
+			return fmt.Errorf("create the rule's share: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -178,6 +187,8 @@ func (rr *RuleRun) resource(st *conformance.Step) string {
 		return "table:" + rr.table(st.Table) + "/" + partitionKey(st.Partition) + "/" + st.Row
 	case strings.HasPrefix(st.Op, "queue."):
 		return "queue:" + rr.queue(st.Queue)
+	case strings.HasPrefix(st.Op, "file."):
+		return "file:" + rr.Prefix + "/" + st.File
 	}
 	return rr.container(st.Container) + "/" + st.Blob
 }
@@ -367,6 +378,8 @@ func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 		return rr.queueCall(ctx, st)
 	case strings.HasPrefix(st.Op, "blob.append"):
 		return callOut{}, rr.appendCall(ctx, st)
+	case strings.HasPrefix(st.Op, "file."):
+		return rr.fileCall(ctx, st)
 	}
 	body, err := rr.blobCall(ctx, st)
 	return callOut{body: body}, err
@@ -520,5 +533,7 @@ func ConformServices(rules []conformance.Rule) connstr.Services {
 	for i := range rules {
 		uses |= target.RuleServices(&rules[i])
 	}
-	return uses
+	// The file rules run only where there is a file endpoint (Split): a
+	// string without one is not refused for them.
+	return uses &^ connstr.Of(connstr.File)
 }

@@ -76,6 +76,7 @@ func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.Client
 	} else {
 		t.Queue, t.QueuesErr = queueClient(azqueue.NewServiceClientWithNoCredential(u, queueOptions(hc)))
 	}
+	t.connectionStringFiles(p, hc)
 	return nil
 }
 

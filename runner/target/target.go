@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
@@ -56,6 +57,12 @@ type Target struct {
 	// Samba is the managed Samba of a target of kind samba (nil for other
 	// targets): the SMB workloads log on to it; Close stops it.
 	Samba *samba.Instance
+	// File is the File service (Azure Files REST) client of a target with
+	// an account's file endpoint (nil otherwise: Files says why); FileSMB
+	// is the SMB logon of the same endpoint (nil without an account key).
+	File     *fileservice.Client
+	FilesErr error
+	FileSMB  *SMBLogon
 }
 
 // Options are the command line's overrides of a scenario's target.

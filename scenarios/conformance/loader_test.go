@@ -367,7 +367,7 @@ func TestParseErrors(t *testing.T) {
     source: S
     tags: [lease, blob]
     steps: [{op: wait, duration: 1s}]
-`, 5, 12, "rules[0].tags[0]", `the first tag is the service, one of blob, container, table, queue; got "lease"`},
+`, 5, 12, "rules[0].tags[0]", `the first tag is the service, one of blob, container, table, queue, file; got "lease"`},
 		{"bad id", `rules:
   - id: R_1
     title: T

@@ -18,7 +18,7 @@ var (
 )
 
 // Services are the tags a rule's first tag must be one of.
-var Services = []string{"blob", "container", "table", "queue"}
+var Services = []string{"blob", "container", "table", "queue", "file"}
 
 // SlowTag is the tag a rule with a wait longer than MaxQuickWait carries.
 const SlowTag = "slow"

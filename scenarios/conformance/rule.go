@@ -41,6 +41,9 @@ type Step struct {
 	Op string
 	// Blob is the alias of the blob the op acts on.
 	Blob string
+	// File is the alias of the file a file op acts on (in the root of the
+	// rule's own share).
+	File string
 	// IfTags and SourceIfTags are Blob Index conditions (x-ms-if-tags,
 	// x-ms-source-if-tags: a SQL-like expression over the blob's tags).
 	IfTags, SourceIfTags *Value

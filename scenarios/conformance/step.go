@@ -91,6 +91,12 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		default:
 			s.Source = a
 		}
+	case "file":
+		a, ok := d.str(v, path)
+		if ok && !aliasSyn.MatchString(a) {
+			d.errorf(v, path, "must be an alias matching [a-z0-9][a-z0-9-]* (the runner maps aliases to real names), got %q", a)
+		}
+		s.File = a
 	case "snapshot":
 		s.Snapshot = d.value(v, path, vars, "snapshot")
 	case "if_tags", "source_if_tags":
