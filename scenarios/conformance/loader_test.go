@@ -80,7 +80,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown expect field", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etags: changed}
-`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body`},
+`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, headers_absent, headers, body`},
 		{"bad etag", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etag: same}
@@ -360,7 +360,7 @@ func TestParseErrors(t *testing.T) {
 `, 12, 43, "rules[0].steps[1].expect.message_id", `must be a mapping of one of equals or differs to a captured message_id $var, got "$m1"`},
 		{"unknown expect field lists the new ones", head + `      - op: queue.get
         expect: {status: 200, mesages: 1}
-`, 8, 31, "rules[0].steps[0].expect.mesages", `unknown field "mesages" (did you mean "messages"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body, messages, dequeue_count, text, message_id, pop_receipt, next_visible_in, properties, entities, failed_index`},
+`, 8, 31, "rules[0].steps[0].expect.mesages", `unknown field "mesages" (did you mean "messages"?); allowed fields: status, error_code, etag, headers_present, headers_absent, headers, body, messages, dequeue_count, text, message_id, pop_receipt, next_visible_in, properties, entities, failed_index`},
 		{"first tag not a service", `rules:
   - id: r.one
     title: T

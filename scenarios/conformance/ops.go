@@ -22,7 +22,7 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
-	"snapshot", "capture", "expect"}
+	"snapshot", "request", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
@@ -54,6 +54,10 @@ var Ops = map[string]OpSpec{
 	"blob.lease.change":  blobOp("lease_id", "proposed_lease_id", etagConds, dateConds),
 	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),
 	"blob.lease.break":   blobOp("break_period", etagConds, dateConds),
+
+	// A raw step sends the request it writes to the blob (or, without
+	// blob, the container) its aliases name.
+	RawOp: require(OpSpec{Fields: opFields([]string{"blob", "container", "request"})}, "request"),
 
 	"container.create":        containerOp("metadata"),
 	"container.delete":        containerOp("lease_id", dateConds),

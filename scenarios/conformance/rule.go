@@ -135,6 +135,8 @@ type Step struct {
 	// Capture maps a capturable response value (see Capturable) to the
 	// variable name later steps use as $name.
 	Capture map[string]string
+	// Raw is the request a raw step (op RawOp) sends; nil for other ops.
+	Raw *RawRequest
 	// Expect is what the response must be; zero for wait.
 	Expect Expect
 	// Line is the line of the step in the rule's file.
@@ -178,6 +180,9 @@ type Expect struct {
 	HeadersPresent []string
 	// HeadersAbsent names headers the response must not carry.
 	HeadersAbsent []string
+	// Headers are response headers that must have the given values
+	// (names compare case-insensitively, values exactly).
+	Headers []RawParam
 	// Body is the expected response body; nil means not checked.
 	Body *string
 	// Messages is how many messages queue.get or queue.peek returns.

@@ -165,6 +165,8 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		s.BlockID, _ = d.str(v, path)
 	case "blocks":
 		s.Blocks, _ = d.strList(v, path, "block ids")
+	case "request":
+		s.Raw = d.request(v, path, vars)
 	case "expect":
 		s.Expect = d.expect(v, path, vars, s.Op)
 	default:
