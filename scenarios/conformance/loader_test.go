@@ -175,7 +175,7 @@ func TestParseErrors(t *testing.T) {
         copy_id: abc
         if_match: "*"
         expect: {status: 409}
-`, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, capture, expect`},
+`, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, evidence, capture, expect`},
 		{"table alias with a hyphen", head + `      - op: table.get
         table: t-2
         row: r1
@@ -196,7 +196,7 @@ func TestParseErrors(t *testing.T) {
         row: r1
         properties: {v: "1"}
         expect: {status: 200}
-`, 9, 9, "rules[0].steps[0].properties", `op table.get does not take "properties"; it takes: table, partition, row, capture, expect`},
+`, 9, 9, "rules[0].steps[0].properties", `op table.get does not take "properties"; it takes: table, partition, row, evidence, capture, expect`},
 		{"upsert takes no if_match", head + `      - op: table.upsert
         row: r1
         if_match: "*"
@@ -310,7 +310,7 @@ func TestParseErrors(t *testing.T) {
 		{"peek takes no visibility", head + `      - op: queue.peek
         visibility: 2
         expect: {status: 200}
-`, 8, 9, "rules[0].steps[0].visibility", `op queue.peek does not take "visibility"; it takes: queue, num_messages, capture, expect`},
+`, 8, 9, "rules[0].steps[0].visibility", `op queue.peek does not take "visibility"; it takes: queue, num_messages, evidence, capture, expect`},
 		{"put count out of range", head + `      - op: queue.put
         text: m
         count: 101
@@ -437,7 +437,7 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 	d99, empty := 99, ""
 	want := []Rule{{
-		ID: "blob.lease.etag-unchanged", Title: "Lease Blob does not change the ETag", Source: "Lease Blob",
+		ID: "blob.lease.etag-unchanged", Title: "Lease Blob does not change the ETag", Source: "Lease Blob", Evidence: Source{Text: "Lease Blob"},
 		Tags: []string{"blob", "lease", "etag", "slow"}, File: "f.yaml", Line: 2, Col: 9,
 		Steps: []Step{
 			{Op: "blob.put", Blob: "b", Body: ptr("v1"), Metadata: map[string]string{"k": "v"},

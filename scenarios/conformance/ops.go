@@ -22,7 +22,7 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
-	"snapshot", "request", "capture", "expect"}
+	"snapshot", "request", "evidence", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
@@ -164,7 +164,7 @@ func require(s OpSpec, fields ...string) OpSpec {
 // opFields expands groups, adds capture and expect and puts the fields in
 // documentation order.
 func opFields(fields []string) []string {
-	take := map[string]bool{"capture": true, "expect": true}
+	take := map[string]bool{"evidence": true, "capture": true, "expect": true}
 	for _, f := range fields {
 		switch f {
 		case etagConds:

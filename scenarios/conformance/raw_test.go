@@ -89,7 +89,7 @@ func TestParseRawErrors(t *testing.T) {
         body: x
         request: {method: PUT}
         expect: {status: 201}
-`, 10, 9, "rules[0].steps[1].body", `op blob.raw does not take "body"; it takes: blob, container, request, capture, expect`},
+`, 10, 9, "rules[0].steps[1].body", `op blob.raw does not take "body"; it takes: blob, container, request, evidence, capture, expect`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
