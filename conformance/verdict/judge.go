@@ -101,6 +101,11 @@ type StepVerdict struct {
 	Reason string `json:"reason,omitempty"`
 	// Exchange is the request sent and the response received.
 	Exchange *Exchange `json:"exchange,omitempty"`
+	// Reference is the sentence of the documentation (or live record) the
+	// expectation rests on, and Source where it is: kept for the steps
+	// that did not pass, for a report filed upstream.
+	Reference string `json:"reference,omitempty"`
+	Source    string `json:"source,omitempty"`
 }
 
 // JudgeStep compares step i's observation with its expectation.

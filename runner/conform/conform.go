@@ -128,6 +128,10 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		}
 		obs, resp, out := rr.Do(ctx, st)
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		if !v.Pass {
+			src := r.StepSource(i)
+			v.Reference, v.Source = src.Sentence(), src.String()
+		}
 		res.Add(v)
 		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
