@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/conform"
-	"github.com/stormcheck/stormcheck/runner/target"
-	"github.com/stormcheck/stormcheck/scenarios"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -73,13 +72,9 @@ rules:
 `
 
 func TestConformRawSteps(t *testing.T) {
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
-		target.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
+	// A connection-string target: raw steps sign with the key it holds.
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tgt := runtest.OpenTarget(ctx, t, inst)
 	rules, err := conformance.Parse("raw.yaml", []byte(rawRules))
 	if err != nil {
 		t.Fatal(err)
