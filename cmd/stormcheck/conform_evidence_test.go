@@ -70,6 +70,7 @@ func TestConformEvidence(t *testing.T) {
 		"# test.evidence-signature: step 1 (blob.raw) diverges",
 		"- Expected: 403 AuthenticationFailed\n- Got: 403 AuthorizationFailure",
 		"> AuthenticationFailed: Forbidden (403). Server failed to authenticate the request.",
+		"- Against: the documentation (no live record of this answer is cited)",
 		"PUT /devstoreaccount1/", "/b HTTP/1.1\nHost: 127.0.0.1:",
 		"\nX-Ms-Blob-Type: BlockBlob\n", "\nAuthorization: REDACTED\n", "\n\nsecret-free body\n",
 		"HTTP/1.1 403 ", "<Code>AuthorizationFailure</Code>",

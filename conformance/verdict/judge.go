@@ -106,7 +106,17 @@ type StepVerdict struct {
 	// that did not pass, for a report filed upstream.
 	Reference string `json:"reference,omitempty"`
 	Source    string `json:"source,omitempty"`
+	// Against says what a step that did not pass was held to: AgainstLive
+	// when its source cites live evidence of the service's answer,
+	// AgainstDocumented when only the documentation says it.
+	Against string `json:"against,omitempty"`
 }
+
+// The kinds of StepVerdict.Against.
+const (
+	AgainstLive       = "live-observed"
+	AgainstDocumented = "documented-only"
+)
 
 // JudgeStep compares step i's observation with its expectation.
 //

@@ -58,6 +58,12 @@ func evidenceFile(w io.Writer, r *verdict.RuleResult, s *verdict.StepVerdict) er
 	if s.Reason != "" {
 		fmt.Fprintf(&b, "- Why: %s\n", s.Reason)
 	}
+	switch s.Against {
+	case verdict.AgainstLive:
+		b.WriteString("- Against: what the live service is recorded to answer\n")
+	case verdict.AgainstDocumented:
+		b.WriteString("- Against: the documentation (no live record of this answer is cited)\n")
+	}
 	if s.Reference != "" || s.Source != "" {
 		b.WriteString("\n## What the reference says\n\n")
 		if s.Reference != "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -130,7 +131,10 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
 		if !v.Pass {
 			src := r.StepSource(i)
-			v.Reference, v.Source = src.Sentence(), src.String()
+			v.Reference, v.Source, v.Against = src.Sentence(), src.String(), verdict.AgainstDocumented
+			if slices.Contains(src.Kinds(), conformance.EvidenceLive) {
+				v.Against = verdict.AgainstLive
+			}
 		}
 		res.Add(v)
 		rr.capture(st, resp, out)
