@@ -319,7 +319,14 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
 		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
 	}
-	obs.Exchange = sdkExchange(resp, re != nil, out.body)
+	var sent *string
+	if st.Op == "blob.put" || st.Op == "blob.stage" {
+		sent = st.Body
+		if sent == nil {
+			sent = new(string) // an empty body
+		}
+	}
+	obs.Exchange = sdkExchange(resp, re != nil, out.body, sent)
 	return obs, resp, out
 }
 
