@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -132,6 +133,13 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		}
 		obs, resp, out := rr.Do(ctx, st)
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		if !v.Pass {
+			src := r.StepSource(i)
+			v.Reference, v.Source, v.Against = src.Sentence(), src.String(), verdict.AgainstDocumented
+			if slices.Contains(src.Kinds(), conformance.EvidenceLive) {
+				v.Against = verdict.AgainstLive
+			}
+		}
 		res.Add(v)
 		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
@@ -141,6 +149,13 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 	}
 	res.Elapsed = time.Since(start)
 	res.Conclude()
+	if res.Status == verdict.ConformPass {
+		// The requests and responses of a rule that behaved as documented
+		// are not kept: they would only bloat the results.
+		for i := range res.Steps {
+			res.Steps[i].Exchange = nil
+		}
+	}
 	return res
 }
 
@@ -260,6 +275,12 @@ func (rr *RuleRun) expect(st *conformance.Step) verdict.StepExpect {
 	if x.ETag.Var != "" {
 		e.ETagRef = rr.Vars[x.ETag.Var]
 	}
+	if len(x.Headers) > 0 {
+		e.Headers = map[string]string{}
+		for _, h := range x.Headers {
+			e.Headers[h.Name] = h.Value.Render(rr.Vars, time.Now())
+		}
+	}
 	return e
 }
 
@@ -282,6 +303,9 @@ type callOut struct {
 
 // do sends one step and observes the raw response.
 func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
+	if st.Op == conformance.RawOp {
+		return rr.doRaw(ctx, st)
+	}
 	var resp *http.Response
 	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(target.WithHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
@@ -290,15 +314,38 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 	if errors.As(err, &re) && resp == nil {
 		resp = re.RawResponse
 	}
-	obs := verdict.StepObservation{}
-	key := rr.resource(st)
-	obs.PrevETag = rr.LastETag[key]
 	if resp == nil {
+		obs := verdict.StepObservation{PrevETag: rr.LastETag[rr.resource(st)]}
 		if err != nil {
 			obs.Err = target.Redact(target.ShortErr(err))
 		}
 		return obs, nil, out
 	}
+	obs := rr.observe(st, resp, out, err)
+	if re == nil && err != nil && resp.StatusCode < 300 {
+		// The service answered but the SDK could not make sense of it: a
+		// finding, shown with the raw status line (judged as such, not on
+		// the status code, which claimed a success the body does not
+		// support).
+		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
+		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
+	}
+	var sent *string
+	if st.Op == "blob.put" || st.Op == "blob.stage" {
+		sent = st.Body
+		if sent == nil {
+			sent = new(string) // an empty body
+		}
+	}
+	obs.Exchange = sdkExchange(resp, re != nil, out.body, sent)
+	return obs, resp, out
+}
+
+// observe is what a step's response shows the judge; err is the error of
+// reading it, if any. It records the ETag as the resource's last.
+func (rr *RuleRun) observe(st *conformance.Step, resp *http.Response, out callOut, err error) verdict.StepObservation {
+	key := rr.resource(st)
+	obs := verdict.StepObservation{PrevETag: rr.LastETag[key]}
 	obs.Status = resp.StatusCode
 	obs.ErrorCode = resp.Header.Get("x-ms-error-code")
 	obs.ETag = resp.Header.Get("ETag")
@@ -319,18 +366,14 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 			obs.Headers[strings.ToLower(k)] = v[0]
 		}
 	}
-	if err != nil && re == nil && resp.StatusCode < 300 {
-		// The service answered but the SDK could not make sense of it: a
-		// finding, shown with the raw status line (judged as such, not on
-		// the status code, which claimed a success the body does not
-		// support).
+	if err != nil && resp.StatusCode < 300 && st.Op == conformance.RawOp {
 		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
-		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
+		obs.Status, obs.ErrorCode = 0, ""
 	}
 	if obs.ETag != "" {
 		rr.LastETag[key] = obs.ETag
 	}
-	return obs, resp, out
+	return obs
 }
 
 func (rr *RuleRun) capture(st *conformance.Step, resp *http.Response, out callOut) {

@@ -63,6 +63,8 @@ type Target struct {
 	File     *fileservice.Client
 	FilesErr error
 	FileSMB  *SMBLogon
+	// raw signs raw conformance requests (nil: not an account-key target).
+	raw *rawSigners
 }
 
 // Options are the command line's overrides of a scenario's target.
@@ -140,6 +142,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 		}
 		t.Desc += desc
 		t.Blob, err = SharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
+		t.setRawSigners(inst.Account, inst.Key)
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
@@ -181,6 +184,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			return nil, fmt.Errorf("target account-key: %s", Redact(err.Error()))
 		}
 		t.Desc = "account " + st.Account + " (shared key, " + HostOf(st.BlobURL) + ")"
+		t.setRawSigners(st.Account, key)
 		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
 		cred := o.Credential

@@ -23,7 +23,7 @@ var stepFields = []string{"op", "blob", "container", "source", "file", "body", "
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
 	"append_pos", "max_size", "body_bytes",
-	"snapshot", "capture", "expect"}
+	"snapshot", "request", "evidence", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
@@ -62,6 +62,10 @@ var Ops = map[string]OpSpec{
 	"blob.append.create": blobOp("metadata", "lease_id", etagConds, dateConds),
 	"blob.append":        blobOp("body", "body_bytes", "append_pos", "max_size", "lease_id", etagConds, dateConds),
 	"blob.append.seal":   blobOp("append_pos", "lease_id", etagConds, dateConds),
+
+	// A raw step sends the request it writes to the blob (or, without
+	// blob, the container) its aliases name.
+	RawOp: require(OpSpec{Fields: opFields([]string{"blob", "container", "request"})}, "request"),
 
 	"container.create":        containerOp("metadata"),
 	"container.delete":        containerOp("lease_id", dateConds),
@@ -186,7 +190,7 @@ func require(s OpSpec, fields ...string) OpSpec {
 // opFields expands groups, adds capture and expect and puts the fields in
 // documentation order.
 func opFields(fields []string) []string {
-	take := map[string]bool{"capture": true, "expect": true}
+	take := map[string]bool{"evidence": true, "capture": true, "expect": true}
 	for _, f := range fields {
 		switch f {
 		case etagConds:

@@ -173,6 +173,11 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		s.Blocks, _ = d.strList(v, path, "block ids")
 	case "append_pos", "max_size", "body_bytes":
 		d.appendField(s, name, v, path)
+	case "request":
+		s.Raw = d.request(v, path, vars)
+	case "evidence":
+		src := d.source(v, path)
+		s.Evidence = &src
 	case "expect":
 		s.Expect = d.expect(v, path, vars, s.Op)
 	default:
