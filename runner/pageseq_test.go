@@ -5,6 +5,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios"
 	"github.com/stormcheck/stormcheck/scenarios/examples"
 )
@@ -55,4 +56,27 @@ func TestPageSeqnumCASOnAzurite(t *testing.T) {
 		t.Errorf("%d CASes acknowledged, %d lost races: the actors did not race", acked, lost)
 	}
 	t.Logf("%s; %d acknowledged, %d lost races", r.Summary, acked, lost)
+}
+
+// broken.strip-seqnum against a real Azurite: with the sequence-number
+// condition stripped from Put Page, an actor whose read is stale writes
+// anyway and its increment (If-Match on its own write's ETag) goes through
+// on a number another CAS already moved: seqnum-chain fails, and says how.
+func TestPageSeqnumStrippedConditionIsCaught(t *testing.T) {
+	sc := runtest.Parse(t, `
+name: broken
+seed: 21
+duration: 4s
+timeout: 2s
+workloads:
+  - {name: w, kind: blob.page-seqnum-cas, actors: 4}
+faults:
+  - {kind: broken.strip-seqnum, name: breaker}
+`)
+	sum, _, log := runFaults(t, sc)
+	r := seqnumResult(t, sum, log)
+	if r.Verdict != checks.Fail || r.Kinds["CAS not by one"] == 0 {
+		t.Fatalf("seqnum-chain: %s %s, kinds %v; want a fail with CAS not by one\n%s", r.Verdict, r.Summary, r.Kinds, log)
+	}
+	t.Logf("caught: %s, kinds %v", r.Summary, r.Kinds)
 }

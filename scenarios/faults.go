@@ -152,6 +152,7 @@ func FaultKindNames() []string {
 		"net.latency", "net.bandwidth", "net.reset-before", "net.reset-after", "net.blackhole", "net.cut-response",
 		"target.pause", "target.stop", "target.crash",
 		"broken.strip-if-match", "broken.second-lease", "broken.early-visible", "broken.partial-batch", "broken.stale-read",
+		"broken.strip-seqnum",
 	}
 }
 
