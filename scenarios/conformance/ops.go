@@ -22,6 +22,8 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
+	"size", "offset", "length", "sequence_number", "sequence_number_action",
+	"if_sequence_number_le", "if_sequence_number_lt", "if_sequence_number_eq", "prev_snapshot",
 	"snapshot", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
@@ -54,6 +56,18 @@ var Ops = map[string]OpSpec{
 	"blob.lease.change":  blobOp("lease_id", "proposed_lease_id", etagConds, dateConds),
 	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),
 	"blob.lease.break":   blobOp("break_period", etagConds, dateConds),
+
+	// Page-blob ops (pages.go): Put Blob of a page blob, Put Page (update
+	// and clear), Get Page Ranges, Set Blob Properties with a
+	// sequence-number action or a new size, Get Blob Properties (its
+	// sequence number and size as the body).
+	"blob.page.create":   require(pageOp("size", "sequence_number", "lease_id", etagConds, dateConds), "size"),
+	"blob.page.put":      require(pageOp("offset", "length", "body", "lease_id", etagConds, dateConds, seqConds), "offset"),
+	"blob.page.clear":    require(pageOp("offset", "length", "lease_id", etagConds, dateConds, seqConds), "offset"),
+	"blob.page.ranges":   pageOp("snapshot", "prev_snapshot", "lease_id", etagConds, dateConds),
+	"blob.page.seqnum":   require(pageOp("sequence_number_action", "sequence_number", "lease_id", etagConds, dateConds), "sequence_number_action"),
+	"blob.page.resize":   require(pageOp("size", "lease_id", etagConds, dateConds), "size"),
+	"blob.page.getprops": pageOp("snapshot", "lease_id", etagConds, dateConds),
 
 	"container.create":        containerOp("metadata"),
 	"container.delete":        containerOp("lease_id", dateConds),
