@@ -2,6 +2,7 @@ package seqnum
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -163,4 +164,60 @@ func TestChainUndecided(t *testing.T) {
 	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("two CASes from one number")}}.Assert(t, h.check(t))
 
 	checkstest.Want{Verdict: checks.Undecided, Summary: "no page blob CAS"}.Assert(t, checks.Run(nil, New())[0])
+}
+
+// Boundaries of the chain: an unknown CAS from the initial number lands;
+// a final number equal to the initial one, with no CAS, is no violation;
+// a lost CAS past the final number does not take a step below it; the
+// summary counts blobs, acknowledged and refused CASes; a message says by
+// how much a CAS moved the number.
+func TestChainBoundaries(t *testing.T) {
+	h := newHist()
+	h.create("k0", 0)
+	h.cas(1, "k0", 0, checks.Unknown, 0)
+	h.cas(2, "k0", 1, checks.Conflict, 0)
+	h.read(checks.ActorFinal, "k0", 1)
+	h.create("k1", 5)
+	h.read(checks.ActorFinal, "k1", 5)
+	r := h.check(t)
+	checkstest.Want{Verdict: checks.Pass, Summary: "2 page blobs, 0 CASes acknowledged, 1 refused or lost, 1 unknown (1 landed, 0 did not, 0 open)"}.Assert(t, r)
+
+	h = newHist()
+	h.create("k0", 0)
+	h.cas(1, "k0", 0, checks.OK, 1)
+	lost := h.cas(1, "k0", 2, checks.OK, 3) // from 2, yet the final number is 2
+	f := h.read(checks.ActorFinal, "k0", 2)
+	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{
+		checkstest.Vio("lost CAS: an increment from 2", lost, f), checkstest.Vio("step without a CAS: the sequence number went from 1 to 2", f),
+	}, Total: 2}.Assert(t, h.check(t))
+
+	h = newHist()
+	h.create("k0", 0)
+	h.cas(1, "k0", 0, checks.OK, 3)
+	h.read(checks.ActorFinal, "k0", 3)
+	r = h.check(t)
+	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("(moved by 3)")}}.Assert(t, r)
+}
+
+// Records the check cannot read leave it undecided, never passing: an
+// increment without its claim or without the number answered, a blob
+// created without its initial number, a CAS on a blob whose creation is
+// not in the history.
+func TestChainMalformedIsUndecided(t *testing.T) {
+	h := newHist()
+	h.create("k0", 0)
+	h.Add(checks.Op{Actor: 1, Kind: KindSeqNum, Key: "k0", In: checks.Input{Value: "no number"}, Out: checks.Output{Status: 200, Value: "1"}})
+	h.Add(checks.Op{Actor: 1, Kind: KindSeqNum, Key: "k0", In: checks.Input{Value: h.claim(0)}, Out: checks.Output{Status: 200}})
+	h.read(checks.ActorFinal, "k0", 0)
+	checkstest.Want{Verdict: checks.Undecided, Summary: "2 records without a claimed or answered number"}.Assert(t, h.check(t))
+
+	h = newHist()
+	h.Add(checks.Op{Actor: checks.ActorSetup, Kind: KindCreate, Key: "k0", Out: checks.Output{Status: 201}})
+	h.cas(1, "k1", 0, checks.OK, 1)
+	h.read(checks.ActorFinal, "k1", 1)
+	r := h.check(t)
+	checkstest.Want{Verdict: checks.Undecided, Summary: "no initial number of 2 page blobs"}.Assert(t, r)
+	if !strings.Contains(r.Summary, "1 record without a claimed or answered number") {
+		t.Errorf("summary %q", r.Summary)
+	}
 }
