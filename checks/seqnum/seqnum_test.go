@@ -211,6 +211,14 @@ func TestChainBoundaries(t *testing.T) {
 	r = h.check(t)
 	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("conditioned on 1 was acknowledged with sequence number 4 (moved by 3)")}}.Assert(t, r)
 
+	// A gap above several steps taken is the one named.
+	h = newHist()
+	h.create("k0", 0)
+	h.cas(1, "k0", 1, checks.OK, 2)
+	h.cas(1, "k0", 0, checks.OK, 1)
+	f = h.read(checks.ActorFinal, "k0", 3)
+	checkstest.Want{Verdict: checks.Fail, Vios: []checkstest.ExpectViolation{checkstest.Vio("went from 2 to 3 (final 3)", f)}, Total: 1}.Assert(t, h.check(t))
+
 	// Forks are listed in the order of their numbers.
 	h = newHist()
 	h.create("k0", 0)
