@@ -26,6 +26,7 @@ var goals = map[string]Goal{
 	"blob.lease-mutex":       {Noun: "increments", Ops: []string{"blob.put"}, Acquire: "blob.lease.acquire"},
 	"blob.lww":               {Noun: "writes", Ops: []string{"blob.put"}},
 	"blob.block-commit":      {Noun: "commits", Ops: []string{"blob.commit"}},
+	"blob.append-log":        {Noun: "appends", Ops: []string{"blob.append"}},
 	"blob.lease-lifecycle":   {Noun: "leases acquired", Ops: []string{"blob.lease.acquire"}},
 	"container.lease":        {Noun: "leases acquired", Ops: []string{"container.lease.acquire"}},
 	"container.etag":         {Noun: "conditional updates", Ops: []string{"container.setacl", "container.setmeta"}},

@@ -63,6 +63,11 @@ type Summary struct {
 	// ClientCPU is the share of the machine's CPU the harness itself used
 	// while the load ran (1 = every core busy); 0 when not measured.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// OtherCPU is the share of the machine's CPU that processes other than
+	// the harness and the target it started used while the load ran
+	// (steal included); nil when not measured (not Linux). High, the
+	// figures measure the neighbours as much as the target.
+	OtherCPU *float64 `json:"other_cpu,omitempty"`
 	// PeakRSS is the harness process's peak resident memory in bytes,
 	// read just before the summary was written (Linux VmHWM: load, final
 	// reads and checks included); 0 when not measured. A merged run

@@ -382,6 +382,12 @@ var Kinds = map[string]KindSpec{
 		OptionalChecks: []string{"linearizable"},
 		Ops:            []string{"blob.commit", "blob.get", "blob.stage"},
 	},
+	"blob.append-log": {
+		Summary: "many appenders on one append blob: read its length, append a self-describing record at it with x-ms-blob-condition-appendpos; re-read on 412",
+		Params:  []string{"payload_bytes"},
+		Checks:  []string{"append-log"},
+		Ops:     []string{"blob.append", "blob.props"},
+	},
 	"blob.lease-mutex": {
 		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it; some holders misbehave",
 		Params:  []string{"payload_bytes", "lease_duration", "hold", "acquire_retry", "misbehave"},

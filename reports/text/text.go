@@ -114,6 +114,9 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	w.Printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
+	if busy := reports.MachineBusy(s); busy != "" {
+		writeWrapped(w, "machine   ", "          ", "busy: "+busy+"; the figures measure that work as much as the target")
+	}
 	writeMerged(w, s)
 	if s.Interrupted {
 		w.Printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
@@ -127,6 +130,8 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	if s.CleanupError != "" {
 		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
+	w.Printf("\n")
+	writeVerdict(w, s)
 	if ran && len(s.Workloads) > 0 {
 		w.Printf("\n")
 		writeWrapped(w, "", "         ", "rate/s:  ok+conflict attempts per second over the workload's active period")
@@ -353,7 +358,7 @@ func writeChecks(w *reports.ErrWriter, rs []checks.Result, failed string) {
 		return
 	}
 	if len(rs) == 0 {
-		w.Printf("\nchecks: none\n")
+		w.Printf("\nchecks: none configured\n")
 		return
 	}
 	n := map[checks.Verdict]int{}

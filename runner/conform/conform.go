@@ -365,6 +365,8 @@ func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 		return rr.tableCall(ctx, st)
 	case strings.HasPrefix(st.Op, "queue."):
 		return rr.queueCall(ctx, st)
+	case strings.HasPrefix(st.Op, "blob.append"):
+		return callOut{}, rr.appendCall(ctx, st)
 	case strings.HasPrefix(st.Op, "blob.page."):
 		return rr.pageCall(ctx, st)
 	}

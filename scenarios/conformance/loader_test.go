@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 `, 9, 9, "rules[0].steps[0].body", `op blob.get does not take "body"; it takes: blob, container, if_match`},
 		{"unknown op", head + `      - op: blob.gte
         blob: b
-`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.abortcopy, blob.commit,`},
+`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.abortcopy, blob.append, blob.append.create, blob.append.seal, blob.commit,`},
 		{"uncaptured var", head + `      - op: blob.put
         blob: b
         capture: {etag: e1}

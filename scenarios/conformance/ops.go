@@ -22,6 +22,7 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
+	"append_pos", "max_size", "body_bytes",
 	"size", "offset", "length", "sequence_number", "sequence_number_action",
 	"if_sequence_number_le", "if_sequence_number_lt", "if_sequence_number_eq", "prev_snapshot",
 	"snapshot", "capture", "expect"}
@@ -57,6 +58,12 @@ var Ops = map[string]OpSpec{
 	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),
 	"blob.lease.break":   blobOp("break_period", etagConds, dateConds),
 
+	// Append blobs: Put Blob with x-ms-blob-type AppendBlob, Append Block
+	// (body, or body_bytes of generated content; append_pos and max_size
+	// are x-ms-blob-condition-appendpos and -maxsize), Seal Append Blob.
+	"blob.append.create": blobOp("metadata", "lease_id", etagConds, dateConds),
+	"blob.append":        blobOp("body", "body_bytes", "append_pos", "max_size", "lease_id", etagConds, dateConds),
+	"blob.append.seal":   blobOp("append_pos", "lease_id", etagConds, dateConds),
 	// Page-blob ops (pages.go): Put Blob of a page blob, Put Page (update
 	// and clear), Get Page Ranges, Set Blob Properties with a
 	// sequence-number action or a new size, Get Blob Properties (its

@@ -64,8 +64,15 @@ type Step struct {
 	Container string
 	// Source is the alias of the source blob of blob.copy.
 	Source string
-	// Body is the content written (blob.put, blob.stage).
+	// Body is the content written (blob.put, blob.stage, blob.append).
 	Body *string
+	// BodyBytes, when above 0, is the size of a generated body of Append
+	// Block (to test its limit on a block's size) instead of Body.
+	BodyBytes int64
+	// AppendPos and MaxSize are Append Block's (and Seal's) conditions
+	// x-ms-blob-condition-appendpos and -maxsize; nil sends none. Not
+	// range-checked: rules test that the service refuses a negative one.
+	AppendPos, MaxSize *int64
 	// Metadata is the metadata written.
 	Metadata map[string]string
 	// Table is the alias of the table a table op acts on ([a-z0-9]+, table

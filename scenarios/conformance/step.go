@@ -165,6 +165,8 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		s.BlockID, _ = d.str(v, path)
 	case "blocks":
 		s.Blocks, _ = d.strList(v, path, "block ids")
+	case "append_pos", "max_size", "body_bytes":
+		d.appendField(s, name, v, path)
 	case "expect":
 		s.Expect = d.expect(v, path, vars, s.Op)
 	default:

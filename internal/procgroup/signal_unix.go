@@ -1,12 +1,15 @@
 //go:build unix
 
-package azurite
+package procgroup
 
 import "syscall"
 
+// The signals stormcheck sends its children.
 const (
-	sigTerm = syscall.SIGTERM
-	sigKill = syscall.SIGKILL
+	SigTerm = syscall.SIGTERM
+	SigKill = syscall.SIGKILL
+	SigStop = syscall.SIGSTOP
+	SigCont = syscall.SIGCONT
 )
 
 // signalGroup sends sig to the process group led by pid.

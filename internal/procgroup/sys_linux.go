@@ -1,4 +1,4 @@
-package azurite
+package procgroup
 
 import (
 	"errors"
@@ -7,9 +7,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// sysProcAttr puts the child in its own process group (so a terminal Ctrl-C
-// reaches stormcheck, which then stops Azurite in order) and asks the kernel
-// to SIGTERM it if stormcheck dies abruptly.
+// sysProcAttr puts the child in its own process group (so a terminal's
+// Ctrl-C reaches stormcheck, which then stops the child in order) and asks
+// the kernel to SIGTERM it if stormcheck dies abruptly.
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 }
