@@ -2,18 +2,12 @@ package runner
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/checks"
-	"github.com/stormcheck/stormcheck/reports"
-	"github.com/stormcheck/stormcheck/runner/azurite"
 	scblob "github.com/stormcheck/stormcheck/runner/blob"
-	"github.com/stormcheck/stormcheck/runner/runtest"
-	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // The page-blob ops, each through the shared actor path against a real
@@ -22,24 +16,7 @@ import (
 // condition is the documented lost race (412 SequenceNumberConditionNotMet,
 // outcome conflict), not an error.
 func TestPageBlobOpsRecordWhatAzuriteAnswers(t *testing.T) {
-	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := runtest.OpenTarget(ctx, t, inst)
-	sc := runtest.Parse(t, "name: page\nworkloads:\n  - {name: w, kind: blob.etag-counter}\n")
-	dir := t.TempDir()
-	start := time.Now()
-	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: start, Workloads: []string{"w"}})
-	defer m.Close()
-	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), start, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	env := workload.NewEnv(sc.Workloads[0], sc, rec, tg, "pageops")
-	b := &scblob.Blobs{C: tg.Blob.NewContainerClient(env.Prefix)}
-	if _, err := b.C.Create(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	a := env.Actor(0)
+	ctx, b, a := blobCallsActor(t, "pageops")
 	i64 := func(n int64) *int64 { return &n }
 	want := func(what string, op checks.Op, o checks.Outcome, status int, code string) checks.Op {
 		t.Helper()

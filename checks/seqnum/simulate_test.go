@@ -1,12 +1,12 @@
 package seqnum
 
 import (
-	"hash/fnv"
 	"math/rand/v2"
 	"strconv"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
 // simulate writes the history of actors racing CASes on keys page blobs
@@ -63,20 +63,7 @@ func TestChainSimulatedAndGrouped(t *testing.T) {
 		inject := seed%2 == 1
 		ops := simulate(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4), 200, inject)
 		whole := checks.Run(ops, New())[0]
-		c := New()
-		const groups = 3
-		c.Groups(groups)
-		for g := range groups {
-			for i := range ops {
-				h := fnv.New32a()
-				h.Write([]byte(ops[i].Key))
-				if int(h.Sum32())%groups == g {
-					c.Observe(&ops[i])
-				}
-			}
-			c.EndGroup()
-		}
-		grouped := c.Finish()
+		grouped := checkstest.FeedGrouped(ops, New(), 3)
 		if whole.Verdict != grouped.Verdict || whole.Total != grouped.Total || whole.Decided != grouped.Decided {
 			t.Fatalf("seed %d: whole %s %d %q, grouped %s %d %q", seed, whole.Verdict, whole.Total, whole.Summary, grouped.Verdict, grouped.Total, grouped.Summary)
 		}

@@ -53,22 +53,11 @@ func init() {
 
 func (w *PageSeqCAS) Setup(ctx context.Context, e *workload.Env) error {
 	w.B = newBlobs(e)
-	if e.AttachOnly {
-		return nil
-	}
-	a := e.Actor(checks.ActorSetup)
-	if op := w.B.createContainer(ctx, a, e.Prefix); op.Outcome != checks.OK {
-		return target.OpError("create container", &op)
-	}
-	for i := 0; i < e.Keys; i++ {
-		k := workload.KeyName(i)
-		// The setup records the initial number, 0, as its claim.
-		op := w.B.CreatePage(ctx, a, k, PageSeqSlots*PageSize, 0, PageConds{}, checks.CounterValue{N: 0, Tag: a.Tag()}.Format(0), nil)
-		if op.Outcome != checks.OK {
-			return target.OpError("create "+k, &op)
-		}
-	}
-	return nil
+	// Each blob starts at sequence number 0, which its creation records
+	// as its claim.
+	return setupKeys(ctx, e, w.B, func(a *workload.Actor, k string) checks.Op {
+		return w.B.CreatePage(ctx, a, k, PageSeqSlots*PageSize, 0, PageConds{}, checks.CounterValue{N: 0, Tag: a.Tag()}.Format(0), nil)
+	})
 }
 
 func (w *PageSeqCAS) Iterate(ctx context.Context, a *workload.Actor) {
