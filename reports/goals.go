@@ -39,6 +39,9 @@ var goals = map[string]Goal{
 	"queue.work":             {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"queue.hot":              {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"files.share-modes":      {Noun: "increments", Ops: []string{"files.write"}},
+	"files.rest-ranges":      {Noun: "range writes", Ops: []string{"files.rest.put-range"}},
+	"files.rest-lease":       {Noun: "leases acquired", Ops: []string{"files.rest.lease.acquire"}, Acquire: "files.rest.lease.acquire"},
+	"files.interplay":        {Noun: "rounds", Ops: []string{"files.rest.create"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

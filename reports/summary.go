@@ -51,6 +51,10 @@ type Summary struct {
 	Left         []string `json:"left_on_target,omitempty"`
 	// NotWritten says which results could not be written, and why.
 	NotWritten []string `json:"not_written,omitempty"`
+	// NotRun names the workloads the target cannot run, each with why (a
+	// Files REST kind on a target without an account's file endpoint);
+	// the other workloads ran.
+	NotRun []string `json:"not_run,omitempty"`
 	// ChecksError says why the checks could not run (Checks is then empty).
 	ChecksError string `json:"checks_error,omitempty"`
 	// Workloads are the load figures, in scenario order.

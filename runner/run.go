@@ -313,6 +313,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			return finish(err)
 		}
 		wl, err := f(cut.w, tgt)
+		if errors.Is(err, target.ErrNoFileService) {
+			// Only an account can run it: say so, run the others.
+			sum.NotRun = append(sum.NotRun, fmt.Sprintf("workload %s: %v", w.Name, err))
+			logf("workload %s: not run: %v", w.Name, err)
+			continue
+		}
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
@@ -326,6 +332,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 	}
 
+	if len(runs) == 0 && len(sum.NotRun) > 0 {
+		return finish(fmt.Errorf("no workload of the scenario can run on %s: %s", tgt.Desc, strings.Join(sum.NotRun, "; ")))
+	}
 	sum.RunID = id
 	if sum.Shard != nil {
 		sum.Shard.RunID = id // (generated when --run-id was not given)

@@ -9,6 +9,7 @@ import (
 	_ "github.com/stormcheck/stormcheck/checks/batch"
 	_ "github.com/stormcheck/stormcheck/checks/consistency"
 	_ "github.com/stormcheck/stormcheck/checks/delivery"
+	_ "github.com/stormcheck/stormcheck/checks/filerest"
 	_ "github.com/stormcheck/stormcheck/checks/lease"
 	_ "github.com/stormcheck/stormcheck/checks/seqnum"
 	_ "github.com/stormcheck/stormcheck/checks/smb"

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
@@ -12,7 +14,8 @@ import (
 
 // TestConformanceMatrixPageNamesTheShippedRules: the full matrix in docs
 // (written by scripts/conformance-matrix.sh from conform -v) lists every
-// shipped rule and no other, so it cannot fall behind the rules unnoticed.
+// shipped rule, with its result or on the line of those Azurite cannot
+// run, and no other, so it cannot fall behind the rules unnoticed.
 func TestConformanceMatrixPageNamesTheShippedRules(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "conformance-azurite-3.37.0.txt"))
 	if err != nil {
@@ -22,9 +25,17 @@ func TestConformanceMatrixPageNamesTheShippedRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Rules Azurite cannot run (the File service's) are named on the NOT
+	// RUN line instead.
+	notRun := ""
+	if _, after, ok := bytes.Cut(b, []byte("NOT RUN: ")); ok {
+		notRun, _, _ = strings.Cut(string(after), "\n\n")
+	}
 	var want []string
 	for _, r := range rs.Rules {
-		want = append(want, r.ID)
+		if !strings.Contains(notRun, r.ID) {
+			want = append(want, r.ID)
+		}
 	}
 	// A rule's line: its result, then its id.
 	line := regexp.MustCompile(`(?m)^\s*(?:PASS|DIVERGES|ERROR|SKIP\w*)(?:\s+(?:known|changed|fixed|new))?\s+(\S+)`)

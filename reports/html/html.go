@@ -67,7 +67,9 @@ type htmlPage struct {
 	Error       string
 	// NotWritten, LeftOnTarget and ChecksError say what went wrong after
 	// the load (see Summary).
-	NotWritten   []string
+	NotWritten []string
+	// NotRun names the workloads the target could not run, with why.
+	NotRun       []string
 	LeftOnTarget string
 	ChecksError  string
 	Ran          bool
@@ -189,7 +191,7 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 		ExitCode:    text.ExitCode(s),
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
-		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
+		NotWritten:  s.NotWritten, NotRun: s.NotRun, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
 		Ran:        text.AnyOps(s),
 		Breaks:     reports.BreaksLine(s),
 		HlogIssues: hl.problems,

@@ -97,6 +97,9 @@ svg.chart g.s.off { display: none; }
 {{- range .NotWritten}}
 <p class="banner err"><strong>Not written:</strong> {{.}}</p>
 {{- end}}
+{{- range .NotRun}}
+<p class="banner warn"><strong>Not run:</strong> {{.}}</p>
+{{- end}}
 {{- with .LeftOnTarget}}
 <p class="banner err"><strong>Left on the target:</strong> {{.}}</p>
 {{- end}}
@@ -165,7 +168,7 @@ svg.chart g.s.off { display: none; }
 {{- with .Achieved}}<p><strong>Achieved:</strong> {{.}}</p>{{end}}
 {{- if .Responses}}
 <h3>Errors and lost races by status and error code</h3>
-<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error).</p>
+<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error). An SMB call (files.open, files.lock...) is not HTTP: its rows say SMB and the NT status it got (STATUS_SHARING_VIOLATION).</p>
 <table class="responses"><thead><tr><th>op</th><th>status</th><th class="l">x-ms-error-code</th><th>count</th><th>of op</th></tr></thead><tbody>
 {{- range .Responses}}
 <tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="l">{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>

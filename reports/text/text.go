@@ -127,6 +127,9 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	for _, nw := range s.NotWritten {
 		w.Printf("NOT WRITTEN: %s\n", nw)
 	}
+	for _, nr := range s.NotRun {
+		w.Printf("NOT RUN: %s\n", nr)
+	}
 	if s.CleanupError != "" {
 		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
@@ -300,7 +303,9 @@ func writeResponses(w *reports.ErrWriter, ops []reports.OpSummary) {
 var responseHead = []string{"op", "status", "x-ms-error-code", "count", "of op"}
 
 // responseRows are, per op, the attempts not answered 2xx by status and
-// error code, with their share of the op's attempts.
+// error code, with their share of the op's attempts. An SMB call's row
+// has status "SMB" and the NT status name (STATUS_SHARING_VIOLATION) in
+// the code column; its successes are not listed.
 func ResponseRows(ops []reports.OpSummary) [][]string {
 	var rows [][]string
 	for _, o := range ops {
@@ -309,6 +314,21 @@ func ResponseRows(ops []reports.OpSummary) [][]string {
 				continue
 			}
 			status, code := strconv.Itoa(r.Status), r.Code
+			if reports.SMBOp(o.Op) {
+				// An SMB call's answer is an NT status, not HTTP.
+				if code == reports.SMBSuccess {
+					continue
+				}
+				status = "SMB"
+				if code == "" {
+					code = "(no answer)"
+				}
+				if r.Status < 0 {
+					status = "other"
+				}
+				rows = append(rows, []string{o.Op, status, code, reports.Itoa(r.Count), reports.Percent(r.Count, o.Count)})
+				continue
+			}
 			switch {
 			case r.Status < 0:
 				status = "other" // beyond maxResponses distinct ones

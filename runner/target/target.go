@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
@@ -56,6 +57,14 @@ type Target struct {
 	// Samba is the managed Samba of a target of kind samba (nil for other
 	// targets): the SMB workloads log on to it; Close stops it.
 	Samba *samba.Instance
+	// File is the File service (Azure Files REST) client of a target with
+	// an account's file endpoint (nil otherwise: Files says why); FileSMB
+	// is the SMB logon of the same endpoint (nil without an account key).
+	File     *fileservice.Client
+	FilesErr error
+	FileSMB  *SMBLogon
+	// raw signs raw conformance requests (nil: not an account-key target).
+	raw *rawSigners
 }
 
 // Options are the command line's overrides of a scenario's target.
@@ -133,6 +142,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 		}
 		t.Desc += desc
 		t.Blob, err = SharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
+		t.setRawSigners(inst.Account, inst.Key)
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
@@ -174,6 +184,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			return nil, fmt.Errorf("target account-key: %s", Redact(err.Error()))
 		}
 		t.Desc = "account " + st.Account + " (shared key, " + HostOf(st.BlobURL) + ")"
+		t.setRawSigners(st.Account, key)
 		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
 		cred := o.Credential

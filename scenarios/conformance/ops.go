@@ -15,7 +15,7 @@ type OpSpec struct {
 }
 
 // stepFields are all step fields, in documentation order.
-var stepFields = []string{"op", "blob", "container", "source", "body", "metadata",
+var stepFields = []string{"op", "blob", "container", "source", "file", "body", "metadata",
 	"table", "partition", "row", "properties", "actions",
 	"queue", "text", "count", "num_messages", "visibility", "message_id", "pop_receipt",
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
@@ -25,7 +25,7 @@ var stepFields = []string{"op", "blob", "container", "source", "body", "metadata
 	"append_pos", "max_size", "body_bytes",
 	"size", "offset", "length", "sequence_number", "sequence_number_action",
 	"if_sequence_number_le", "if_sequence_number_lt", "if_sequence_number_eq", "prev_snapshot",
-	"snapshot", "capture", "expect"}
+	"snapshot", "request", "evidence", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
@@ -76,6 +76,10 @@ var Ops = map[string]OpSpec{
 	"blob.page.resize":   require(pageOp("size", "lease_id", etagConds, dateConds), "size"),
 	"blob.page.getprops": pageOp("snapshot", "lease_id", etagConds, dateConds),
 
+	// A raw step sends the request it writes to the blob (or, without
+	// blob, the container) its aliases name.
+	RawOp: require(OpSpec{Fields: opFields([]string{"blob", "container", "request"})}, "request"),
+
 	"container.create":        containerOp("metadata"),
 	"container.delete":        containerOp("lease_id", dateConds),
 	"container.getprops":      containerOp("lease_id"),
@@ -112,6 +116,19 @@ var Ops = map[string]OpSpec{
 	"queue.delete": require(queueOp("message_id", "pop_receipt"), "message_id", "pop_receipt"),
 	"queue.clear":  queueOp(),
 
+	// File ops (Azure Files REST) act on a file (file: ALIAS) in the root
+	// of the rule's own share. Only an account's file endpoint answers
+	// them: on other targets their rules are not run (runner/conform).
+	// file.create sends x-ms-content-length = len(body) and writes nothing;
+	// file.put-range writes body at offset 0; file leases are infinite.
+	"file.create":        fileOp("body"),
+	"file.put-range":     require(fileOp("body", "lease_id"), "body"),
+	"file.get":           fileOp("lease_id"),
+	"file.getprops":      fileOp("lease_id"),
+	"file.delete":        fileOp("lease_id"),
+	"file.lease.acquire": fileOp("proposed_lease_id"),
+	"file.lease.release": require(fileOp("lease_id"), "lease_id"),
+
 	"wait": {Fields: []string{"duration"}, Required: []string{"duration"}},
 }
 
@@ -125,6 +142,11 @@ const (
 // blobOp is the spec of a blob op taking the given fields (or groups).
 func blobOp(fields ...string) OpSpec {
 	return OpSpec{Fields: opFields(append([]string{"blob", "container"}, fields...)), Required: []string{"blob"}}
+}
+
+// fileOp is the spec of a file op taking the given fields.
+func fileOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"file"}, fields...)), Required: []string{"file"}}
 }
 
 // containerOp is the spec of a container op taking the given fields.
@@ -181,7 +203,7 @@ func require(s OpSpec, fields ...string) OpSpec {
 // opFields expands groups, adds capture and expect and puts the fields in
 // documentation order.
 func opFields(fields []string) []string {
-	take := map[string]bool{"capture": true, "expect": true}
+	take := map[string]bool{"evidence": true, "capture": true, "expect": true}
 	for _, f := range fields {
 		switch f {
 		case etagConds:

@@ -17,8 +17,11 @@ type Rule struct {
 	ID string
 	// Title says in one line what the rule checks.
 	Title string
-	// Source names where the rule comes from (a REST reference page).
+	// Source is the one-line form of Evidence.
 	Source string
+	// Evidence names where the rule's expectations come from (a step's
+	// own Evidence replaces it for that step).
+	Evidence Source
 	// Tags are the service (blob, container, table or queue) first, then
 	// features; a rule that waits longer than 5s carries "slow".
 	Tags []string
@@ -41,6 +44,9 @@ type Step struct {
 	Op string
 	// Blob is the alias of the blob the op acts on.
 	Blob string
+	// File is the alias of the file a file op acts on (in the root of the
+	// rule's own share).
+	File string
 	// IfTags and SourceIfTags are Blob Index conditions (x-ms-if-tags,
 	// x-ms-source-if-tags: a SQL-like expression over the blob's tags).
 	IfTags, SourceIfTags *Value
@@ -144,6 +150,11 @@ type Step struct {
 	// Capture maps a capturable response value (see Capturable) to the
 	// variable name later steps use as $name.
 	Capture map[string]string
+	// Evidence, when set, is where this step's expectation comes from,
+	// in place of the rule's source.
+	Evidence *Source
+	// Raw is the request a raw step (op RawOp) sends; nil for other ops.
+	Raw *RawRequest
 	// Expect is what the response must be; zero for wait.
 	Expect Expect
 	// Line is the line of the step in the rule's file.
@@ -187,6 +198,9 @@ type Expect struct {
 	HeadersPresent []string
 	// HeadersAbsent names headers the response must not carry.
 	HeadersAbsent []string
+	// Headers are response headers that must have the given values
+	// (names compare case-insensitively, values exactly).
+	Headers []RawParam
 	// Body is the expected response body; nil means not checked.
 	Body *string
 	// Messages is how many messages queue.get or queue.peek returns.
