@@ -154,6 +154,7 @@ func FaultKindNames() []string {
 		"target.pause", "target.stop", "target.crash",
 		"broken.strip-if-match", "broken.second-lease", "broken.early-visible", "broken.partial-batch", "broken.stale-read",
 		"broken.strip-appendpos",
+		"broken.strip-seqnum",
 	}
 }
 

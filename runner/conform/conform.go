@@ -423,6 +423,8 @@ func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 		return callOut{}, rr.appendCall(ctx, st)
 	case strings.HasPrefix(st.Op, "file."):
 		return rr.fileCall(ctx, st)
+	case strings.HasPrefix(st.Op, "blob.page."):
+		return rr.pageCall(ctx, st)
 	}
 	body, err := rr.blobCall(ctx, st)
 	return callOut{body: body}, err
