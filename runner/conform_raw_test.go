@@ -1,14 +1,13 @@
 package runner
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/stormcheck/stormcheck/conformance/verdict"
+	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/conform"
-	"github.com/stormcheck/stormcheck/runner/target"
-	"github.com/stormcheck/stormcheck/scenarios"
+	"github.com/stormcheck/stormcheck/runner/runtest"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -70,16 +69,26 @@ rules:
           body: "v1"
         expect: {status: 403, error_code: AuthenticationFailed}
       - {op: blob.getprops, blob: b, expect: {status: 404}}
+  - id: test.raw-unsigned
+    title: an unsigned, undated request goes out with only what it states (status 599 so that it diverges and keeps its exchange)
+    source: test
+    tags: [blob, raw]
+    steps:
+      - op: blob.raw
+        blob: b
+        request:
+          method: PUT
+          headers: {x-ms-version: "2021-12-02", x-ms-blob-type: BlockBlob}
+          sign: none
+          date: none
+          body_base64: "/wA="
+        expect: {status: 599}
 `
 
 func TestConformRawSteps(t *testing.T) {
-	ctx := context.Background()
-	tgt, err := target.Open(ctx, scenarios.Target{Kind: scenarios.TargetAzurite, AzuriteVersion: scenarios.DefaultAzuriteVersion},
-		target.Options{WorkDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tgt.Close()
+	// A connection-string target: raw steps sign with the key it holds.
+	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
+	tgt := runtest.OpenTarget(ctx, t, inst)
 	rules, err := conformance.Parse("raw.yaml", []byte(rawRules))
 	if err != nil {
 		t.Fatal(err)
@@ -115,5 +124,20 @@ func TestConformRawSteps(t *testing.T) {
 		if !strings.HasPrefix(ex.Response.Status, want[:3]) || ex.Request.Body != "v1" {
 			t.Errorf("%s: exchange %+v", r.ID, ex)
 		}
+	}
+	// Unsigned and undated: on the wire are Host, Content-Length and the
+	// two headers the step states, in that order, and the body as bytes.
+	ex := res[3].Steps[0].Exchange
+	if ex == nil || ex.Response == nil {
+		t.Fatalf("unsigned step: %+v", res[3])
+	}
+	var wire []string
+	for _, h := range ex.Request.Headers {
+		wire = append(wire, h.Name+": "+h.Value)
+	}
+	if got := strings.Join(wire, " | "); !strings.HasPrefix(got, "Host: 127.0.0.1:") ||
+		!strings.HasSuffix(got, " | Content-Length: 2 | X-Ms-Blob-Type: BlockBlob | X-Ms-Version: 2021-12-02") ||
+		!ex.Request.BodyBase64 || ex.Request.Body != "/wA=" {
+		t.Errorf("the unsigned request on the wire: %s, body %q (base64 %v)", got, ex.Request.Body, ex.Request.BodyBase64)
 	}
 }

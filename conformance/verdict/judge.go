@@ -101,7 +101,22 @@ type StepVerdict struct {
 	Reason string `json:"reason,omitempty"`
 	// Exchange is the request sent and the response received.
 	Exchange *Exchange `json:"exchange,omitempty"`
+	// Reference is the sentence of the documentation (or live record) the
+	// expectation rests on, and Source where it is: kept for the steps
+	// that did not pass, for a report filed upstream.
+	Reference string `json:"reference,omitempty"`
+	Source    string `json:"source,omitempty"`
+	// Against says what a step that did not pass was held to: AgainstLive
+	// when its source cites live evidence of the service's answer,
+	// AgainstDocumented when only the documentation says it.
+	Against string `json:"against,omitempty"`
 }
+
+// The kinds of StepVerdict.Against.
+const (
+	AgainstLive       = "live-observed"
+	AgainstDocumented = "documented-only"
+)
 
 // JudgeStep compares step i's observation with its expectation.
 //

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -128,6 +129,13 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		}
 		obs, resp, out := rr.Do(ctx, st)
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		if !v.Pass {
+			src := r.StepSource(i)
+			v.Reference, v.Source, v.Against = src.Sentence(), src.String(), verdict.AgainstDocumented
+			if slices.Contains(src.Kinds(), conformance.EvidenceLive) {
+				v.Against = verdict.AgainstLive
+			}
+		}
 		res.Add(v)
 		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
@@ -311,7 +319,14 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
 		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
 	}
-	obs.Exchange = sdkExchange(resp, re != nil, out.body)
+	var sent *string
+	if st.Op == "blob.put" || st.Op == "blob.stage" {
+		sent = st.Body
+		if sent == nil {
+			sent = new(string) // an empty body
+		}
+	}
+	obs.Exchange = sdkExchange(resp, re != nil, out.body, sent)
 	return obs, resp, out
 }
 

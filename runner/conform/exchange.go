@@ -3,7 +3,6 @@ package conform
 import (
 	"bytes"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -81,20 +80,19 @@ func responseMessage(resp *http.Response, body []byte, known bool) *verdict.Mess
 
 // sdkExchange is what an SDK step sent and received, from the response
 // the pipeline captured: the request's headers as signed, its body when
-// the request can give it again, and the response's body when the SDK
-// kept it (an error) or the step read it (body).
-func sdkExchange(resp *http.Response, isErr bool, body string) *verdict.Exchange {
+// the step wrote it (sentBody: Put Blob's and Put Block's; the request is
+// not read again, the transport may still be sending it), and the
+// response's body when the SDK kept it (an error) or the step read it.
+func sdkExchange(resp *http.Response, isErr bool, body string, sentBody *string) *verdict.Exchange {
 	ex := &verdict.Exchange{}
 	if req := resp.Request; req != nil {
 		ex.Request = verdict.Message{Method: req.Method, URL: target.Redact(req.URL.String()), Headers: sortedHeaders(req.Header)}
-		ex.Request.BodyUnknown = req.ContentLength != 0
-		if req.GetBody != nil && req.ContentLength > 0 {
-			if rc, err := req.GetBody(); err == nil {
-				b, _ := io.ReadAll(io.LimitReader(rc, verdict.MaxExchangeBody+1))
-				rc.Close()
-				setBody(&ex.Request, b, req.ContentLength)
-				ex.Request.BodyUnknown = false
-			}
+		switch {
+		case req.ContentLength == 0:
+		case sentBody != nil:
+			setBody(&ex.Request, []byte(*sentBody), req.ContentLength)
+		default:
+			ex.Request.BodyUnknown = true
 		}
 	}
 	switch {

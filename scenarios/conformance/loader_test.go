@@ -386,20 +386,25 @@ func TestParseErrors(t *testing.T) {
 		{"yaml syntax", "rules:\n  - id: [\n", 2, 3, "", `did not find expected node content`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("f.yaml", []byte(tc.src))
-			var list ErrorList
-			if !errors.As(err, &list) {
-				t.Fatalf("want an ErrorList, got %v", err)
-			}
-			for _, e := range list {
-				if e.File == "f.yaml" && e.Line == tc.line && e.Col == tc.col && e.Field == tc.field && strings.Contains(e.Msg, tc.msg) {
-					return
-				}
-			}
-			t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", tc.line, tc.col, tc.field, tc.msg, err)
-		})
+		t.Run(tc.name, func(t *testing.T) { wantParseError(t, tc.src, tc.line, tc.col, tc.field, tc.msg) })
 	}
+}
+
+// wantParseError checks that src (as f.yaml) fails with an error at
+// line:col in field whose message holds msg.
+func wantParseError(t *testing.T, src string, line, col int, field, msg string) {
+	t.Helper()
+	_, err := Parse("f.yaml", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want an ErrorList, got %v", err)
+	}
+	for _, e := range list {
+		if e.File == "f.yaml" && e.Line == line && e.Col == col && e.Field == field && strings.Contains(e.Msg, msg) {
+			return
+		}
+	}
+	t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", line, col, field, msg, err)
 }
 
 func TestParseRoundTrip(t *testing.T) {

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -92,19 +91,7 @@ func TestParseRawErrors(t *testing.T) {
 `, 10, 9, "rules[0].steps[1].body", `op blob.raw does not take "body"; it takes: blob, container, request, evidence, capture, expect`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("f.yaml", []byte(tc.src))
-			var list ErrorList
-			if !errors.As(err, &list) {
-				t.Fatalf("want an ErrorList, got %v", err)
-			}
-			for _, e := range list {
-				if e.File == "f.yaml" && e.Line == tc.line && e.Col == tc.col && e.Field == tc.field && strings.Contains(e.Msg, tc.msg) {
-					return
-				}
-			}
-			t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", tc.line, tc.col, tc.field, tc.msg, err)
-		})
+		t.Run(tc.name, func(t *testing.T) { wantParseError(t, tc.src, tc.line, tc.col, tc.field, tc.msg) })
 	}
 }
 
