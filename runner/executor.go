@@ -206,7 +206,9 @@ func runOpen(ctx context.Context, e *workload.Env, wl workload.Workload, pl load
 // returns at the end of the schedule, at the iteration bound, when the load
 // is stopped or on ctx's end (Ctrl-C), whichever comes first.
 func pace(ctx context.Context, e *workload.Env, pl loadPlan, st *ExecStats, queue chan<- int64, drop func(due, n int64)) {
-	base := e.Rec.Now()
+	// An arrival due at 0 would read as "no schedule" (Actor.Intended 0):
+	// the schedule starts 1 ns after the run's clock does at the earliest.
+	base := max(e.Rec.Now(), 1)
 	// last is the number of arrivals the schedule holds before the limit.
 	last := int64(math.MaxInt64)
 	if pl.limit > 0 {

@@ -154,6 +154,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 </tbody></table>
 {{- end}}
 {{- with .LateDrop}}<p>{{.}}</p>{{end}}
+{{- with .SchedLag}}<p>{{.}}</p>{{end}}
 {{- with .LimitedBy}}<p><strong>Limited by</strong> {{range $i, $l := .}}{{if $i}}; {{end}}{{$l}}{{end}}</p>{{end}}
 {{- if .Density}}
 <h3>Query density</h3>
