@@ -4,11 +4,13 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/stormcheck/stormcheck/reports"
+	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // TestScheduleLagIsWhatTheLoopDecided: one actor of 20 ms under 200
@@ -74,4 +76,41 @@ func TestScheduleLagZeroWhenActorsSuffice(t *testing.T) {
 			t.Errorf("lateness named as dominating with no lag: %q", s)
 		}
 	})
+}
+
+// early is a workload that counts the calls its actors were handed before
+// their intended start (a pacer that woke early).
+type early struct {
+	stallable
+	n atomic.Int64
+}
+
+func (w *early) Iterate(ctx context.Context, a *workload.Actor) {
+	if a.Intended > 0 && a.Env.Rec.Now() < a.Intended {
+		w.n.Add(1)
+	}
+	w.stallable.Iterate(ctx, a)
+}
+
+// TestPrecisePacerNeverEarly runs the precise pacer (a timerfd for the last
+// stretch before each arrival) in real time: every arrival of the schedule
+// is placed, none is handed to an actor before its intended start, and each
+// served one has its lag recorded.
+func TestPrecisePacerNeverEarly(t *testing.T) {
+	if !precisePacer {
+		t.Skip("no precise pacer on this platform")
+	}
+	w := &early{stallable: stallable{d: 100 * time.Microsecond, start: time.Now()}}
+	pl := openPlan(1000, 4, 300*time.Millisecond)
+	pl.precise = true
+	st, ops, ws := openRun(t, context.Background(), w, pl)
+	if st.Arrivals.Load() != 300 || int64(len(ops))+st.Dropped.Load()+st.Unserved.Load() != 300 {
+		t.Fatalf("%d arrivals, %d served, %d dropped, %d unserved; want the 300 scheduled", st.Arrivals.Load(), len(ops), st.Dropped.Load(), st.Unserved.Load())
+	}
+	if n := w.n.Load(); n != 0 {
+		t.Errorf("%d arrivals handed to an actor before their intended start", n)
+	}
+	if ws.ScheduleLag == nil || ws.ScheduleLag.Count != int64(len(ops)) {
+		t.Errorf("lag %+v; want one per served arrival (%d)", ws.ScheduleLag, len(ops))
+	}
 }

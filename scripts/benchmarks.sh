@@ -84,6 +84,7 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
 bench blobclients BlobClients "CPU per call: stormcheck's actor path against a bare azblob loop and the wire (8 actors, 8 blobs, a loopback Blob endpoint in a child process, clients in rotating 2 s slices)" -benchtime 6x -timeout 20m
+bench schedulelag ScheduleLag "The open loop's own lateness (intended start to call) at 2,000 Get Blob/s against the loopback Blob endpoint: Go's timers alone against the precise pacer a run uses, in rotating 2 s slices" -benchtime 4x -timeout 10m
 bench signing Signing "One Get Blob through azblob with nothing on the wire, signed by azblob's Shared Key policy and by stormcheck's signer" -benchmem -benchtime 20000x
 bench harnesspercall HarnessPerCall "What the harness adds to one call, alone: an actor's attempt with a canned response (timeout, classification, history line through zstd, HDR metrics, hlog)" -cpu 1 -benchtime 300000x
 bench historyencode HistoryEncode "One history line: stormcheck's encoder against encoding/json (the same bytes)" -benchmem -benchtime 300000x
