@@ -3,7 +3,6 @@ package checks
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -117,6 +116,7 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 	rd := bufio.NewReaderSize(src, 256*1024)
 	line, records := 0, 0
 	var long []byte // a line longer than the reader's buffer, assembled
+	var dec opDecoder
 	for {
 		b, err := rd.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -165,7 +165,7 @@ func readLines(src io.Reader, fn func(*Op, []byte) error) error {
 			continue
 		}
 		var op Op
-		if err := json.Unmarshal(b, &op); err != nil {
+		if err := dec.DecodeLine(b, &op); err != nil {
 			if records == 0 {
 				return fmt.Errorf("history line %d: %w", line, notAHistory(err))
 			}

@@ -88,6 +88,7 @@ bench schedulelag ScheduleLag "The open loop's own lateness (intended start to c
 bench signing Signing "One Get Blob through azblob with nothing on the wire, signed by azblob's Shared Key policy and by stormcheck's signer" -benchmem -benchtime 20000x
 bench harnesspercall HarnessPerCall "What the harness adds to one call, alone: an actor's attempt with a canned response (timeout, classification, history line through zstd, HDR metrics, hlog)" -cpu 1 -benchtime 300000x
 bench historyencode HistoryEncode "One history line: stormcheck's encoder against encoding/json (the same bytes)" -benchmem -benchtime 300000x
+bench historydecode HistoryDecode "Reading one history line: stormcheck's decoder against encoding/json (the same Op)" -benchmem -benchtime 300000x
 bench intervalencoder IntervalEncoder "One hlog interval line (10,000 latencies): hdrhistogram-go's log writer against stormcheck's encoder (byte-identical output)" -benchmem -benchtime 200x
 bench record Record "Recording one attempt into the live HDR metrics and the per-unit accounting, on one and on two goroutines" -benchmem -cpu 1,2 -benchtime 1000000x
 bench exporthook ExportHook "Live export's cost on the hot path: the same attempts recorded with export off and on while the endpoint is scraped" -benchtime 400000x
@@ -209,7 +210,7 @@ clients() {
 }
 
 # The sub-benchmark each comparison is read against.
-declare -A base=([signing]=azblob [historyencode]=encoding-json [intervalencoder]=library [record]= [mergehistories]=)
+declare -A base=([signing]=azblob [historyencode]=encoding-json [historydecode]=encoding-json [intervalencoder]=library [record]= [mergehistories]=)
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^model name[[:space:]]*:[[:space:]]*//' || true)
 
