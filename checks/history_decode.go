@@ -433,3 +433,86 @@ func (d *opDecoder) boolInto(into *bool) bool {
 	}
 	return true
 }
+
+// route reads only a line's workload and key into op (the rest is left
+// zero and unread), for a caller that only routes records by key; false
+// when the line has not both as plain members of an object before any
+// member it cannot skip.
+func (d *opDecoder) route(b []byte, op *Op) bool {
+	d.b, d.i = b, 0
+	if !d.peek('{') {
+		return false
+	}
+	var haveW, haveK bool
+	for !(haveW && haveK) {
+		name, ok := d.rawStr()
+		if !ok || !d.peek(':') {
+			return false
+		}
+		switch string(name) {
+		case "workload":
+			ok, haveW = d.internStr(&op.Workload), true
+		case "key":
+			ok, haveK = d.internStr(&op.Key), true
+		default:
+			ok = d.skip()
+		}
+		if !ok || !d.peek(',') {
+			return false
+		}
+	}
+	return true
+}
+
+// skip passes over one value: a string, an object or array (nested), or a
+// number or literal, without checking it further.
+func (d *opDecoder) skip() bool {
+	d.ws()
+	if d.i >= len(d.b) {
+		return false
+	}
+	switch d.b[d.i] {
+	case '"':
+		return d.skipStr()
+	case '{', '[':
+		depth := 0
+		for d.i < len(d.b) {
+			switch d.b[d.i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					d.i++
+					return true
+				}
+			case '"':
+				if !d.skipStr() {
+					return false
+				}
+				continue
+			}
+			d.i++
+		}
+		return false
+	}
+	start := d.i
+	for d.i < len(d.b) && d.b[d.i] != ',' && d.b[d.i] != '}' && d.b[d.i] != ']' && d.b[d.i] > ' ' {
+		d.i++
+	}
+	return d.i > start
+}
+
+// skipStr passes over a string at d.i.
+func (d *opDecoder) skipStr() bool {
+	for d.i++; d.i < len(d.b); d.i++ {
+		switch d.b[d.i] {
+		case '\\':
+			d.i++
+		case '"':
+			d.i++
+			return true
+		}
+	}
+	return false
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -101,4 +102,48 @@ func BenchmarkHistoryDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestRouteHistoryLines: routing reads the workload and key encoding/json
+// reads, for ops with every field set at random, and hands on the lines as
+// they were; a line that is not a record is still an error.
+func TestRouteHistoryLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var hist bytes.Buffer
+	var want []Op
+	for range 3000 {
+		var op Op
+		fill(r, reflect.ValueOf(&op).Elem())
+		op.Outcome %= numOutcomes // a record, not an unknown outcome's error
+		line, err := json.Marshal(&op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Op
+		if err := json.Unmarshal(line, &back); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, back)
+		hist.Write(append(line, '\n'))
+	}
+	lines := bytes.Split(bytes.TrimSuffix(hist.Bytes(), []byte("\n")), []byte("\n"))
+	i := 0
+	err := RouteHistoryLines(bytes.NewReader(hist.Bytes()), func(op *Op, line []byte) error {
+		if op.Workload != want[i].Workload || op.Key != want[i].Key || !bytes.Equal(line, lines[i]) {
+			t.Fatalf("record %d routed as %q %q, want %q %q", i, op.Workload, op.Key, want[i].Workload, want[i].Key)
+		}
+		i++
+		return nil
+	})
+	if err != nil || i != len(want) {
+		t.Fatalf("%d of %d records routed: %v", i, len(want), err)
+	}
+	if err := RouteHistoryLines(strings.NewReader("not json\n"), func(*Op, []byte) error { return nil }); err == nil {
+		t.Error("a line that is not a record was routed")
+	}
+	var d opDecoder
+	line := bytes.TrimSuffix(testOp(1).AppendJSONLine(nil), []byte("\n"))
+	if !d.route(line, &Op{}) {
+		t.Error("a recorded line was not routed on the fast path")
+	}
 }
