@@ -200,9 +200,10 @@ checks: []
 	return o.Count, cpu, w.Active
 }
 
-// bareGetLoop is the bare azblob loop: Get Blob, body read, nothing else.
-func bareGetLoop(ctx context.Context, url string, sc *service.Client, actors, keys int, d time.Duration, failed *atomic.Int64) int64 {
-	cont := sc.NewContainerClient(url[strings.LastIndexByte(url, '/')+1:])
+// getLoop runs actors goroutines for d, each calling get with a key drawn
+// from its own random source (seeded by stream and its index) as fast as
+// it answers; it returns the calls made.
+func getLoop(actors, keys int, d time.Duration, stream uint64, newGet func() func(key string)) int64 {
 	var calls atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(d)
@@ -210,21 +211,32 @@ func bareGetLoop(ctx context.Context, url string, sc *service.Client, actors, ke
 		wg.Add(1)
 		go func(seed uint64) {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 3))
+			r := rand.New(rand.NewPCG(seed, stream))
+			get := newGet()
 			for time.Now().Before(deadline) {
-				resp, err := cont.NewBlockBlobClient(workload.KeyName(r.IntN(keys))).DownloadStream(ctx, nil)
+				get(workload.KeyName(r.IntN(keys)))
 				calls.Add(1)
-				if err != nil {
-					failed.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
 			}
 		}(uint64(a))
 	}
 	wg.Wait()
 	return calls.Load()
+}
+
+// bareGetLoop is the bare azblob loop: Get Blob, body read, nothing else.
+func bareGetLoop(ctx context.Context, url string, sc *service.Client, actors, keys int, d time.Duration, failed *atomic.Int64) int64 {
+	cont := sc.NewContainerClient(url[strings.LastIndexByte(url, '/')+1:])
+	return getLoop(actors, keys, d, 3, func() func(string) {
+		return func(key string) {
+			resp, err := cont.NewBlockBlobClient(key).DownloadStream(ctx, nil)
+			if err != nil {
+				failed.Add(1)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
 }
 
 // rawGetter is the floor: Get Blob with net/http, signed with Shared Key
@@ -237,31 +249,20 @@ type rawGetter struct {
 }
 
 func (c *rawGetter) loop(ctx context.Context, actors, keys int, d time.Duration) int64 {
-	var calls atomic.Int64
-	var wg sync.WaitGroup
-	deadline := time.Now().Add(d)
-	for a := 0; a < actors; a++ {
-		wg.Add(1)
-		go func(seed uint64) {
-			defer wg.Done()
-			r := rand.New(rand.NewPCG(seed, 4))
-			mac := hmac.New(sha256.New, c.key)
-			rc := &rawClient{hc: c.hc, key: c.key}
-			for time.Now().Before(deadline) {
-				resp, err := rc.Do(ctx, mac, http.MethodGet, c.base+workload.KeyName(r.IntN(keys)), "", "")
-				calls.Add(1)
-				if err != nil {
-					c.failed.Add(1)
-					continue
-				}
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					c.failed.Add(1)
-				}
+	return getLoop(actors, keys, d, 4, func() func(string) {
+		mac := hmac.New(sha256.New, c.key)
+		rc := &rawClient{hc: c.hc, key: c.key}
+		return func(key string) {
+			resp, err := rc.Do(ctx, mac, http.MethodGet, c.base+key, "", "")
+			if err != nil {
+				c.failed.Add(1)
+				return
 			}
-		}(uint64(a))
-	}
-	wg.Wait()
-	return calls.Load()
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				c.failed.Add(1)
+			}
+		}
+	})
 }
