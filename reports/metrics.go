@@ -143,6 +143,9 @@ type series struct {
 	busy []int64
 	// live holds the latency buckets for exporters; nil unless Export.
 	live *liveHist
+	// lag holds the schedule lags of the open-loop arrivals that started
+	// with this op (RecordLag); nil for none.
+	lag *lagHist
 }
 
 // Metrics records operations live, from many goroutines at once. Each

@@ -125,6 +125,9 @@ type WorkloadSummary struct {
 	PacerLate   int64 `json:"pacer_late,omitempty"`
 	Backlog     int   `json:"backlog,omitempty"`
 	PeakBacklog int64 `json:"peak_backlog,omitempty"`
+	// ScheduleLag is an open loop's own lateness: intended start to call
+	// of every arrival served (see reports.ScheduleLag).
+	ScheduleLag *ScheduleLag `json:"schedule_lag,omitempty"`
 	// Active is the period rates are over: the workload's first intended
 	// start to its last return.
 	Active time.Duration `json:"active_ns,omitempty"`
@@ -267,6 +270,7 @@ func (m *Metrics) Summary(elapsed time.Duration) ([]WorkloadSummary, []OpSummary
 			}
 			s.mu.Unlock()
 		}
+		wsum.ScheduleLag = scheduleLag(g)
 		for _, v := range busy {
 			wsum.InFlight = append(wsum.InFlight, math.Round(float64(v)/1e7)/100)
 		}

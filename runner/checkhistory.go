@@ -90,7 +90,13 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 		return nil, fmt.Errorf("checks: %w", err)
 	}
 	defer f.Close()
-	readErr := checks.ReadHistoryLines(f, func(op *checks.Op, line []byte) error {
+	read := checks.ReadHistoryLines
+	if sp != nil && len(whole) == 0 && len(observe) == 0 {
+		// Every check is fed from the spill: this pass only routes the
+		// records to their groups, by workload and key.
+		read = checks.RouteHistoryLines
+	}
+	readErr := read(f, func(op *checks.Op, line []byte) error {
 		for _, c := range whole[op.Workload] {
 			c.Observe(op)
 		}

@@ -45,6 +45,12 @@ type loadPlan struct {
 	limit time.Duration
 	// backlog bounds an open loop's backlog (0: backlogFor's default).
 	backlog int
+	// precise makes an open loop's pacer wait the last stretch before each
+	// arrival on a timer of nanosecond precision (see pacerclock_linux.go)
+	// instead of Go's timers, whose wake-up on an idle process is whole
+	// milliseconds: that lateness would be the client's own lag, counted in
+	// the corrected latency. Off in virtual time (tests' plans).
+	precise bool
 }
 
 func planFor(w scenarios.Workload, sc *scenarios.Scenario) loadPlan {
@@ -60,7 +66,7 @@ func planFor(w scenarios.Workload, sc *scenarios.Scenario) loadPlan {
 	if len(w.Stages) > 0 {
 		d = p.End()
 	}
-	return loadPlan{w: w, profile: p, limit: d}
+	return loadPlan{w: w, profile: p, limit: d, precise: precisePacer}
 }
 
 // claim takes one iteration from the bound; false when the bound is reached.
@@ -142,6 +148,12 @@ const (
 	maxBacklog     = 100_000
 )
 
+// preciseSpan is how long before an arrival a precise pacer stops
+// waiting on Go's timers (up to a millisecond late on an idle process, more
+// on a busy one) and waits on its precise clock: the stretch that Ctrl-C
+// cannot cut short.
+const preciseSpan = 3 * time.Millisecond
+
 // roomWait is how long a pacer whose backlog is full waits before it
 // looks again: the arrivals due meanwhile are dropped together.
 const roomWait = time.Millisecond
@@ -206,7 +218,9 @@ func runOpen(ctx context.Context, e *workload.Env, wl workload.Workload, pl load
 // returns at the end of the schedule, at the iteration bound, when the load
 // is stopped or on ctx's end (Ctrl-C), whichever comes first.
 func pace(ctx context.Context, e *workload.Env, pl loadPlan, st *ExecStats, queue chan<- int64, drop func(due, n int64)) {
-	base := e.Rec.Now()
+	// An arrival due at 0 would read as "no schedule" (Actor.Intended 0):
+	// the schedule starts 1 ns after the run's clock does at the earliest.
+	base := max(e.Rec.Now(), 1)
 	// last is the number of arrivals the schedule holds before the limit.
 	last := int64(math.MaxInt64)
 	if pl.limit > 0 {
@@ -215,6 +229,13 @@ func pace(ctx context.Context, e *workload.Env, pl loadPlan, st *ExecStats, queu
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
+	var clock *preciseClock
+	if pl.precise {
+		if c, err := newPreciseClock(); err == nil {
+			clock = c
+			defer c.Close()
+		}
+	}
 	sleep := func(d time.Duration) bool {
 		timer.Reset(d)
 		select {
@@ -232,8 +253,19 @@ func pace(ctx context.Context, e *workload.Env, pl loadPlan, st *ExecStats, queu
 		due := base + int64(at)
 		now := e.Rec.Now()
 		if wait := time.Duration(due - now); wait > 0 {
-			if !sleep(wait) {
-				return
+			switch {
+			case clock == nil:
+				if !sleep(wait) {
+					return
+				}
+			case wait > preciseSpan: // Go's timer for the most, the precise clock for the rest
+				if !sleep(wait - preciseSpan) {
+					return
+				}
+			default:
+				if clock.sleep(wait) != nil {
+					clock = nil // Go's timers from now on
+				}
 			}
 			continue
 		}

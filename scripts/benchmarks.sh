@@ -6,8 +6,11 @@
 #
 # Usage: scripts/benchmarks.sh [--heavy] [--out FILE]
 #
-#   default   the quick set, a few minutes on 2 cores: the client-CPU
-#             comparison against a bare azblob loop (BlobClients), Shared Key
+#   default   the quick set, a few minutes on 2 cores: the ceiling (the
+#             built binary's whole run against a bare azblob loop and raw
+#             net/http, pinned with taskset when it is there), the open
+#             loop's schedule lag, the client-CPU comparison against a bare
+#             azblob loop (BlobClients), Shared Key
 #             signing, the harness's own cost per call, history and hlog
 #             encoding, metrics recording, live export, the date clock, the
 #             checkers over generated histories, the merge of shard histories
@@ -36,7 +39,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	-h | --help)
-		sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
+		sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*) echo "benchmarks: unknown argument $1 (want --heavy or --out FILE)" >&2; exit 2 ;;
@@ -58,16 +61,20 @@ pkgof() {
 # bench ID NAME TITLE GOTEST-ARGS...: runs one benchmark, keeps its output
 # in $raw/ID.txt and its command line in $raw/ID.cmd.
 order=()
+# pin: the prefix a benchmark runs under (set for the ceiling: the
+# clients on CPU 0, the endpoint on CPU 1); pinned says it in the command.
+pin=()
+pinned=
 bench() {
 	local id=$1 name=$2 title=$3
 	shift 3
 	local pkg
 	pkg=$(pkgof "$name")
-	local cmd="go test -run '^\$' -bench '^Benchmark$name\$' $* $pkg/"
+	local cmd="${pinned}go test -run '^\$' -bench '^Benchmark$name\$' $* $pkg/"
 	echo "benchmarks: $cmd" >&2
 	printf '%s\n' "$cmd" >"$raw/$id.cmd"
 	printf '%s\n' "$title" >"$raw/$id.title"
-	if ! go test -run '^$' -bench "^Benchmark$name\$" "$@" "$pkg/" >"$raw/$id.txt" 2>&1; then
+	if ! "${pin[@]}" go test -run '^$' -bench "^Benchmark$name\$" "$@" "$pkg/" >"$raw/$id.txt" 2>&1; then
 		cat "$raw/$id.txt" >&2
 		echo "benchmarks: $name failed" >&2
 		exit 1
@@ -84,9 +91,20 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$(date +%s)
 
 bench blobclients BlobClients "CPU per call: stormcheck's actor path against a bare azblob loop and the wire (8 actors, 8 blobs, a loopback Blob endpoint in a child process, clients in rotating 2 s slices)" -benchtime 6x -timeout 20m
+bench schedulelag ScheduleLag "The open loop's own lateness (intended start to call) at 2,000 Get Blob/s against the loopback Blob endpoint: Go's timers alone against the precise pacer a run uses, in rotating 2 s slices" -benchtime 4x -timeout 10m
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+	export STORMCHECK_FIXTURE_CPU=1
+	pin=(taskset -c 0)
+	pinned="STORMCHECK_FIXTURE_CPU=1 taskset -c 0 "
+fi
+bench ceiling Ceiling "The ceiling: the built binary's whole run, a bare azblob loop and raw net/http, Get Blob as fast as each goes at its best actor count against the loopback Blob endpoint in a child process (clients on one core, the endpoint on another when taskset is there), in rotating order" -benchtime 2x -timeout 30m
+pin=()
+pinned=
+unset STORMCHECK_FIXTURE_CPU
 bench signing Signing "One Get Blob through azblob with nothing on the wire, signed by azblob's Shared Key policy and by stormcheck's signer" -benchmem -benchtime 20000x
 bench harnesspercall HarnessPerCall "What the harness adds to one call, alone: an actor's attempt with a canned response (timeout, classification, history line through zstd, HDR metrics, hlog)" -cpu 1 -benchtime 300000x
 bench historyencode HistoryEncode "One history line: stormcheck's encoder against encoding/json (the same bytes)" -benchmem -benchtime 300000x
+bench historydecode HistoryDecode "Reading one history line: stormcheck's decoder against encoding/json (the same Op)" -benchmem -benchtime 300000x
 bench intervalencoder IntervalEncoder "One hlog interval line (10,000 latencies): hdrhistogram-go's log writer against stormcheck's encoder (byte-identical output)" -benchmem -benchtime 200x
 bench record Record "Recording one attempt into the live HDR metrics and the per-unit accounting, on one and on two goroutines" -benchmem -cpu 1,2 -benchtime 1000000x
 bench exporthook ExportHook "Live export's cost on the hot path: the same attempts recorded with export off and on while the endpoint is scraped" -benchtime 400000x
@@ -161,7 +179,7 @@ clients() {
 	awk '
 	BEGIN {
 		nk = split("azblob-cancellable azblob-signed stormcheck azblob raw", known, " ")
-		nq = split("cpu-total calls-per-core allocs bytes cpu", kinds, " ")
+		nq = split("cpu-total calls-per-core calls allocs bytes cpu", kinds, " ")
 	}
 	/^Benchmark/ {
 		for (i = 3; i + 1 <= NF; i += 2) {
@@ -195,7 +213,7 @@ clients() {
 		if (nr == 0) exit
 		print ""
 		print "Ratios side by side (cpu: the median of the rounds\047 ratios; cpu-total: over all calls; calls-per-core: the"
-		print "client\047s calls per core of CPU over the baseline\047s, so below 1 is costlier):"
+		print "client\047s calls per core of CPU over the baseline\047s, so below 1 is costlier; calls: calls/s over the baseline\047s):"
 		print ""
 		printf "| client |"; for (j = 1; j <= nr; j++) printf " %s |", rl[j]; print ""
 		printf "|---|"; for (j = 1; j <= nr; j++) printf "---:|"; print ""
@@ -208,7 +226,7 @@ clients() {
 }
 
 # The sub-benchmark each comparison is read against.
-declare -A base=([signing]=azblob [historyencode]=encoding-json [intervalencoder]=library [record]= [mergehistories]=)
+declare -A base=([signing]=azblob [historyencode]=encoding-json [historydecode]=encoding-json [intervalencoder]=library [record]= [mergehistories]=)
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | sed 's/^model name[[:space:]]*:[[:space:]]*//' || true)
 
@@ -239,7 +257,7 @@ tmp=$(mktemp "$(dirname "$out")/.benchmarks.XXXXXX")
 		cat "$raw/$id.cmd"
 		echo '```'
 		echo
-		if [ "$id" = blobclients ]; then
+		if [ "$id" = blobclients ] || [ "$id" = ceiling ]; then
 			clients "$raw/$id.txt"
 		else
 			table "$raw/$id.txt" "${base[$id]:-}" "$([ "$id" = record ] && echo yes)"

@@ -243,7 +243,7 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 		whole := i == len(stages)-1
 		if w := writesOnly(st.ops); len(w) > 0 && len(w) < len(st.ops) {
 			if rest := share - time.Since(t0); rest > 0 {
-				if porcupine.CheckOperationsTimeout(o.h.model(o.h.init, w), o.h.operations(w), linTimeout(rest/4)) == porcupine.Illegal {
+				if porcupine.CheckOperationsTimeout(o.h.model(o.h.init, w), o.h.operations(w, false), linTimeout(rest/4)) == porcupine.Illegal {
 					o.fail(c, w, fmt.Sprintf("the %d writes among %s (reads and refusals aside)", len(w), st.what), time.Since(t0), left)
 					return
 				}
@@ -260,7 +260,7 @@ func (c *Linearizable) checkKey(o *linOutcome, share, left time.Duration) {
 			o.verdict, o.why = checks.Undecided, fmt.Sprintf("porcupine did not finish within %s", linRound(time.Since(t0)))
 			return
 		}
-		switch porcupine.CheckOperationsTimeout(o.h.model(o.h.init, st.ops), o.h.operations(st.ops), rest) {
+		switch porcupine.CheckOperationsTimeout(o.h.model(o.h.init, st.ops), o.h.operations(st.ops, false), rest) {
 		case porcupine.Illegal:
 			o.fail(c, st.ops, st.what, time.Since(t0), left)
 			return
@@ -289,7 +289,7 @@ func (o *linOutcome) fail(c *Linearizable, ops []*linOp, what string, took, left
 	o.verdict = checks.Fail
 	model := o.h.model(o.h.init, ops)
 	again := linTimeout(max(left-took, min(3*took+100*time.Millisecond, c.Budget)))
-	_, info := porcupine.CheckOperationsVerbose(model, o.h.operations(ops), again)
+	_, info := porcupine.CheckOperationsVerbose(model, o.h.operations(ops, true), again)
 	o.vio, o.name, o.html = o.h.violation(model, info, ops, what)
 }
 

@@ -233,7 +233,7 @@ func (h *linHist) picture(model porcupine.Model, info porcupine.LinearizationInf
 		window := linCut(rest, t)
 		if len(window) > 0 && len(window) <= 4*linPictureOps {
 			wm := h.model(init, window)
-			res, winfo := porcupine.CheckOperationsVerbose(wm, h.operations(window), linWindowTimeout)
+			res, winfo := porcupine.CheckOperationsVerbose(wm, h.operations(window, true), linWindowTimeout)
 			if res == porcupine.Illegal {
 				var b bytes.Buffer
 				if err := porcupine.Visualize(wm, winfo, &b); err != nil {

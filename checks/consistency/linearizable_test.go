@@ -625,7 +625,7 @@ func rawLinearizable(ops []checks.Op, timeout time.Duration) porcupine.CheckResu
 	res := porcupine.Ok
 	for _, k := range keys {
 		h := linPrepareWith(k, byKey[k], 0, false)
-		switch porcupine.CheckOperationsTimeout(h.model(h.init, h.ops), h.operations(h.ops), timeout) {
+		switch porcupine.CheckOperationsTimeout(h.model(h.init, h.ops), h.operations(h.ops, false), timeout) {
 		case porcupine.Illegal:
 			return porcupine.Illegal
 		case porcupine.Unknown:
@@ -690,11 +690,11 @@ func TestLinearizablePrefixSound(t *testing.T) {
 			}
 			cut := h.ops[r.IntN(len(h.ops))].call + int64(r.IntN(20))
 			p := h.prefix(cut)
-			if porcupine.CheckOperationsTimeout(h.model(h.init, p), h.operations(p), 2*time.Second) != porcupine.Illegal {
+			if porcupine.CheckOperationsTimeout(h.model(h.init, p), h.operations(p, false), 2*time.Second) != porcupine.Illegal {
 				continue
 			}
 			illegal++
-			if full := porcupine.CheckOperationsTimeout(h.model(h.init, h.ops), h.operations(h.ops), 2*time.Second); full != porcupine.Illegal {
+			if full := porcupine.CheckOperationsTimeout(h.model(h.init, h.ops), h.operations(h.ops, false), 2*time.Second); full != porcupine.Illegal {
 				t.Fatalf("history %d key %s: prefix to %d illegal, whole %s\n%s", i, k, cut, full, linDump(kops))
 			}
 		}

@@ -117,6 +117,7 @@ type htmlWorkload struct {
 	Empty      bool
 	Ops        []htmlOpRow
 	LateDrop   string
+	SchedLag   string
 	LimitedBy  []string
 	Throughput htmlFigure
 	Outcomes   []htmlFigure
@@ -299,6 +300,7 @@ func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitS
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: text.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = reports.ArrivalsLine(*ws)
+	hw.SchedLag = reports.ScheduleLagLine(*ws)
 	hw.Responses = text.ResponseRows(ws.Ops)
 	if ws.Goal != "" {
 		hw.Achieved = fmt.Sprintf("%s %s", reports.Thousands(ws.Achieved), ws.Goal)

@@ -176,6 +176,7 @@ svg.chart g.s.off { display: none; }
 </tbody></table>
 {{- end}}
 {{- with .LateDrop}}<p>{{.}}</p>{{end}}
+{{- with .SchedLag}}<p>{{.}}</p>{{end}}
 {{- with .LimitedBy}}<p><strong>Limited by</strong> {{range $i, $l := .}}{{if $i}}; {{end}}{{$l}}{{end}}</p>{{end}}
 {{- if .Density}}
 <h3>Query density</h3>

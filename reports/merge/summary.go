@@ -102,6 +102,7 @@ func MergeSummary(in MergeInput) *reports.Summary {
 	for i := range ws {
 		w := &ws[i]
 		missed := map[string]int64{}
+		var lags []*reports.ScheduleLag
 		for _, sh := range in.Shards {
 			for _, sw := range sh.Summary.Workloads {
 				if sw.Name != w.Name {
@@ -116,6 +117,7 @@ func MergeSummary(in MergeInput) *reports.Summary {
 				w.PacerLate += sw.PacerLate
 				w.Backlog += sw.Backlog
 				w.PeakBacklog = max(w.PeakBacklog, sw.PeakBacklog)
+				lags = append(lags, sw.ScheduleLag)
 				for f, n := range sw.Injected {
 					if w.Injected == nil {
 						w.Injected = map[string]int64{}
@@ -127,6 +129,11 @@ func MergeSummary(in MergeInput) *reports.Summary {
 				}
 			}
 		}
+		lag, err := reports.MergeScheduleLags(lags)
+		if err != nil {
+			s.MergeNotes = append(s.MergeNotes, fmt.Sprintf("workload %s: %v", w.Name, err))
+		}
+		w.ScheduleLag = lag
 		for j := range w.Ops {
 			o := &w.Ops[j]
 			o.Missed = missed[o.Op]

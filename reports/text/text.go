@@ -192,6 +192,9 @@ func writeWorkload(w *reports.ErrWriter, ws *reports.WorkloadSummary, units []re
 	if line := reports.ArrivalsLine(*ws); line != "" {
 		w.Printf("  %s\n", line)
 	}
+	if line := reports.ScheduleLagLine(*ws); line != "" {
+		w.Printf("  %s\n", line)
+	}
 	writeLimitedBy(w, *ws, units, clientCPU)
 	writeDensity(w, ws.Ops)
 	var kinds []reports.UnitKind

@@ -106,8 +106,13 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		wire.Reset()
 		actx := a.timer.Start(ctx, e.Timeout, wire)
 		intended := call // closed loop, and retries (scheduled by the back-off)
-		if try == 1 && scheduled > 0 && scheduled < call {
-			intended = scheduled
+		if try == 1 && scheduled > 0 {
+			if scheduled < call {
+				intended = scheduled
+			}
+			if m := e.Rec.Metrics; m != nil {
+				m.RecordLag(e.Name, c.Kind, call-intended) // the client's own lateness
+			}
 		}
 		actx, attempt := e.tagAttempt(actx)
 		in, got, err := fn(actx, try)
