@@ -92,13 +92,14 @@ func loadIsOn(p Progress, n int) bool {
 // workload kind at once, twice on one Azurite:
 //
 //   - no Ctrl-C: the run ends within unreachable_after (1 s) plus the
-//     cleanup's 10 s (asserted with twice that as slack), and no call of
+//     cleanup's 10 s (the stage's bound from the log; the wall clock only
+//     to a hang detector), and no call of
 //     any workload starts once the target is declared unreachable (no
 //     lease release either);
 //   - three Ctrl-Cs: after the first only lease releases start (in the
 //     stopping stage), after the second nothing starts and the releases
 //     waiting on the frozen target are cut; the third stops the cleanup
-//     and the run returns (within 5 s of it, as slack for a busy machine).
+//     and the run returns (the wall clock held only to a hang detector).
 //
 // What is asserted is what the code decided: the recorded calls' start
 // times against the moment of the press (or of the ERROR line).
@@ -135,9 +136,17 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 		if frozeAt.IsZero() || !errors.As(err, &ue) {
 			t.Fatalf("froze at %v; run error %v, want the target unreachable\nlog:\n%s", frozeAt, err, log.String())
 		}
+		// The bound is what the code decides (the watch's 1 s and the
+		// cleanup stage's deadline, named in the log); the wall clock is
+		// held only to a hang detector, as a busy machine stretches it.
 		bound := 1*time.Second + stage.CleanupAfterAbort
-		if took := ended.Sub(frozeAt); took > 2*bound {
-			t.Errorf("the run ended %v after the freeze; its bound is %v (unreachable_after + cleanup), asserted with slack at %v\n%s", took, bound, 2*bound, log.String())
+		if !strings.Contains(log.String(), "at most "+stage.CleanupAfterAbort.String()) {
+			t.Errorf("the cleanup after an unreachable target did not take the %v bound:\n%s", stage.CleanupAfterAbort, log.String())
+		}
+		if took := ended.Sub(frozeAt); took > bound+hangAfter {
+			t.Errorf("the run ended %v after the freeze; its bound is %v (unreachable_after + cleanup): it hung\n%s", took, bound, log.String())
+		} else {
+			t.Logf("the run ended %v after the freeze (bound %v)", took.Round(time.Millisecond), bound)
 		}
 		declared := log.first("ERROR: target ")
 		if strings.Contains(log.String(), "load stopping:") {
@@ -220,8 +229,8 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 			what     string
 			from, to time.Time
 		}{{"the stopping stage's end after the second press", at2, stopped}, {"the run's end after the third press", at3, r.at}} {
-			if d := w.to.Sub(w.from); d > 5*time.Second {
-				t.Errorf("%s: %v, want within a second (5 s of slack)", w.what, d)
+			if d := w.to.Sub(w.from); d > hangAfter {
+				t.Errorf("%s: %v: it hung (the code acts at once; what it cut is asserted from the history and the log)", w.what, d)
 			}
 		}
 		out := log.String()
@@ -254,6 +263,12 @@ func TestFrozenTargetEveryKind(t *testing.T) {
 			releases, stopped.Sub(at2).Round(time.Millisecond), r.at.Sub(at3).Round(time.Millisecond))
 	})
 }
+
+// hangAfter is how long past its bound a frozen-target run may take
+// before it is called hung: the bounds themselves are the code's decisions,
+// asserted from the log and the history; a loaded machine with the race
+// detector stretches the wall clock by many seconds.
+const hangAfter = time.Minute
 
 // callsAfter reads a run's whole history and returns, per workload, the
 // calls that started at or after t.
