@@ -38,6 +38,7 @@ var goals = map[string]Goal{
 	"queue.work":             {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"queue.hot":              {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"files.share-modes":      {Noun: "increments", Ops: []string{"files.write"}},
+	"files.delete-pending":   {Noun: "opens granted", Ops: []string{"files.open"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

@@ -453,6 +453,12 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"share-modes"},
 		Ops:     []string{"files.close", "files.open", "files.read", "files.write"},
 	},
+	"files.delete-pending": {
+		Summary: "actors, each its own SMB session, race deletes and opens of a few files: a deleter opens a file with DELETE access and sets the delete disposition (clearing it now and then) or opens it delete-on-close, then closes; the others open it without creating it, read and close, or list the share (target kind samba)",
+		Params:  []string{"read_fraction"},
+		Checks:  []string{"delete-pending"},
+		Ops:     []string{"files.close", "files.list", "files.open", "files.read", "files.set-disposition", "files.write"},
+	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
 		Params:  []string{"payload_bytes", "messages_per_get", "read_fraction"},

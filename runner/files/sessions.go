@@ -111,8 +111,21 @@ func (r recorder) do(ctx context.Context, kind, key string, in checks.Input, fn 
 	return op, v
 }
 
-// outcomeOf classifies an SMB call's error: none is ok; a sharing violation
-// is the documented conflict; any other status the server answered is an
+// documentedRefusal are the statuses a lost race gets by design: a sharing
+// violation, an open of a delete-pending or deleted file, a create of a
+// file that exists, a byte-range
+// lock not granted, I/O inside another handle's locked range.
+var documentedRefusal = map[smb2.Status]bool{
+	smb2.StatusSharingViolation:    true,
+	smb2.StatusDeletePending:       true,
+	smb2.StatusObjectNameNotFound:  true,
+	smb2.StatusObjectNameCollision: true,
+	smb2.StatusLockNotGranted:      true,
+	smb2.StatusFileLockConflict:    true,
+}
+
+// outcomeOf classifies an SMB call's error: none is ok; a documented
+// refusal (above) is a conflict; any other status the server answered is an
 // error (it refused, nothing happened); no answer at all (a broken
 // connection, a timeout) is unknown.
 func outcomeOf(err error) (checks.Outcome, checks.Output) {
@@ -121,7 +134,7 @@ func outcomeOf(err error) (checks.Outcome, checks.Output) {
 	}
 	st, answered := smb2.StatusOf(err)
 	switch {
-	case answered && st == smb2.StatusSharingViolation:
+	case answered && documentedRefusal[st]:
 		return checks.Conflict, checks.Output{ErrorCode: st.String()}
 	case answered:
 		return checks.Error, checks.Output{ErrorCode: st.String(), Err: err.Error()}

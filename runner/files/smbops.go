@@ -1,0 +1,95 @@
+package files
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/stormcheck/stormcheck/checks"
+	"github.com/stormcheck/stormcheck/runner/smb2"
+)
+
+// Op kinds of the delete-pending, byte-range lock and lease workloads.
+const (
+	OpSetDisposition = "files.set-disposition"
+	OpList           = "files.list"
+	OpLock           = "files.lock"
+	OpUnlock         = "files.unlock"
+	OpBreak          = "files.break"
+	OpAck            = "files.ack"
+)
+
+// create records a CREATE exactly as req says: access, share,
+// disposition and create options go in the op's input; nil file unless
+// granted.
+func (r recorder) create(ctx context.Context, tr *smb2.Tree, req smb2.CreateRequest) (*smb2.File, checks.Op) {
+	var f *smb2.File
+	in := checks.Input{Access: int(req.DesiredAccess), Share: int(req.ShareAccess), Disposition: int(req.Disposition), Flags: int(req.CreateOptions)}
+	op, _ := r.do(ctx, OpOpen, req.Name, in, func(ctx context.Context) (string, error) {
+		var err error
+		f, err = tr.Create(ctx, req)
+		if err != nil {
+			return "", err
+		}
+		if l, ok := f.Create.Lease(); ok {
+			return "lease " + l.State.String(), nil
+		}
+		return "", nil
+	})
+	return f, op
+}
+
+// setDisposition records a SET_INFO FileDispositionInformation on f: In.Value
+// "delete" sets the delete disposition, "keep" clears it.
+func (r recorder) setDisposition(ctx context.Context, f *smb2.File, del bool) checks.Op {
+	v := "keep"
+	if del {
+		v = "delete"
+	}
+	op, _ := r.do(ctx, OpSetDisposition, f.Name, checks.Input{Value: v}, func(ctx context.Context) (string, error) {
+		return "", f.SetDeleteOnClose(ctx, del)
+	})
+	return op
+}
+
+// list records a listing of the share's root; Out.Value holds the names
+// that start with prefix, sorted, one per line.
+func (r recorder) list(ctx context.Context, tr *smb2.Tree, prefix string) checks.Op {
+	op, _ := r.do(ctx, OpList, "", checks.Input{}, func(ctx context.Context) (string, error) {
+		es, err := tr.ReadDir(ctx, "")
+		if err != nil {
+			return "", err
+		}
+		var names []string
+		for _, e := range es {
+			if strings.HasPrefix(e.Name, prefix) {
+				names = append(names, e.Name)
+			}
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\n"), nil
+	})
+	return op
+}
+
+// keyLocks lets at most one actor of this process play a role on a key
+// at a time (the harness's own coordination, not what is checked).
+type keyLocks struct {
+	mu sync.Mutex
+	m  map[string]*sync.Mutex
+}
+
+func (k *keyLocks) of(key string) *sync.Mutex {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = map[string]*sync.Mutex{}
+	}
+	l := k.m[key]
+	if l == nil {
+		l = &sync.Mutex{}
+		k.m[key] = l
+	}
+	return l
+}
