@@ -39,6 +39,7 @@ var goals = map[string]Goal{
 	"queue.hot":              {Noun: "messages consumed", Ops: []string{"queue.delete"}},
 	"files.share-modes":      {Noun: "increments", Ops: []string{"files.write"}},
 	"files.delete-pending":   {Noun: "opens granted", Ops: []string{"files.open"}},
+	"files.byte-range-locks": {Noun: "locks granted", Ops: []string{"files.lock"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

@@ -459,6 +459,11 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"delete-pending"},
 		Ops:     []string{"files.close", "files.list", "files.open", "files.read", "files.set-disposition", "files.write"},
 	},
+	"files.byte-range-locks": {
+		Summary: "actors, each its own SMB session, open a few files and lock overlapping ranges (shared or exclusive, waiting or failing at once), then read or write inside their range and at a random one, unlock and close (target kind samba)",
+		Checks:  []string{"byte-range-locks"},
+		Ops:     []string{"files.close", "files.lock", "files.open", "files.read", "files.unlock", "files.write"},
+	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
 		Params:  []string{"payload_bytes", "messages_per_get", "read_fraction"},
