@@ -60,7 +60,9 @@ type pending struct {
 
 // DeletePending is the delete-pending check: from the history alone,
 // (1) while a delete is certainly pending and a handle certainly open, every
-// new open gets STATUS_DELETE_PENDING (never success, never not found);
+// new open gets STATUS_DELETE_PENDING (never success, never not found), and
+// an open (FILE_OPEN) called after the delete became pending is never
+// granted before something could have created the file again;
 // (2) once the disposition is cleared (and until a delete is asked for
 // again), opens are not refused for a pending delete while the clearing
 // handle is open; (3) after the last handle that could keep the file
@@ -155,6 +157,22 @@ func (f *dpFile) pendings() []pending {
 	return out
 }
 
+// mayCreateAfter is the earliest call of an open that may create f and
+// could have done so after t: create-capable, granted or of unknown outcome,
+// answered (if at all) after t.
+func (f *dpFile) mayCreateAfter(t int64) int64 {
+	next := int64(math.MaxInt64)
+	for _, o := range f.opens {
+		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite {
+			continue
+		}
+		if o.Outcome == checks.Unknown || (o.Outcome == checks.OK && o.Return > t) {
+			next = min(next, o.Call)
+		}
+	}
+	return next
+}
+
 // asksDelete is the earliest call after t that may make a delete pending
 // on f: a set disposition, or a delete-on-close open or close.
 func (f *dpFile) asksDelete(t int64) int64 {
@@ -225,6 +243,16 @@ func (c *DeletePending) Finish() checks.Result {
 				case judged:
 					decided++
 				}
+			}
+			// (1b) whether the last handle closed or not, a FILE_OPEN called
+			// after the delete became pending finds the file pending or gone,
+			// until something that could create it again was sent.
+			if to := min(p.clear, f.mayCreateAfter(p.sent)); to > p.from {
+				opensIn(p.from, to, func(o checks.Op) {
+					if o.Outcome == checks.OK && o.In.Disposition == fileOpen {
+						flag(k, o, fmt.Sprintf("an open (FILE_OPEN) called after the file's delete became pending (%s answered at %s) was granted, with no create that could have made the file again", p.op.Kind, ms(p.from)), p.op)
+					}
+				})
 			}
 		}
 		// (2) cleared: not pending while the clearing handle is open.

@@ -95,6 +95,17 @@ func TestDeletePendingViolations(t *testing.T) {
 			h.close(0, "f", 60, 70)
 			return h
 		}(), "after the delete disposition was cleared"},
+		{"granted racing the last close", func() *hist {
+			h := &hist{}
+			h.openDisp(0, "f", 2, 0, checks.OK, "", 0, 10)
+			h.openDisp(1, "f", fileOpen, 0, checks.OK, "", 10, 20)
+			h.dispose(0, "f", "delete", 20, 30)
+			h.close(0, "f", 31, 32)
+			h.close(1, "f", 40, 50)
+			h.openDisp(2, "f", fileOpen, 0, checks.OK, "", 41, 60) // neither pending nor gone
+			h.close(2, "f", 61, 62)
+			return h
+		}(), "called after the file's delete became pending"},
 		{"delete-on-close: granted after its close while another handle is open", func() *hist {
 			h := &hist{}
 			h.openDisp(0, "f", 2, fileDeleteOnClose, checks.OK, "", 0, 10)
@@ -136,7 +147,7 @@ func TestDeletePendingDoesNotJudgeWhatTheHistoryCannotBound(t *testing.T) {
 	h2 := deleted(func(h *hist) {
 		h.openDisp(5, "f", fileOpen, 0, checks.Unknown, "", 15, 50)
 	})
-	h2.openDisp(4, "f", fileOpen, 0, checks.OK, "", 140, 150)
+	h2.openDisp(4, "f", fileOpen, 0, checks.Conflict, statusDeletePending, 140, 150)
 	if r := runDP(h2); r.Verdict == checks.Fail {
 		t.Fatalf("an unknown open may keep the file: %s %+v", r.Summary, r.Violations)
 	}

@@ -14,11 +14,11 @@ import (
 // refuses no I/O ("locking = no"), the check fails.
 func TestByteRangeLocksBrokenPromise(t *testing.T) {
 	inst := sambatest.Start(t, samba.Options{})
-	if r := driveExample(t, "files-byte-range-locks.yaml", inst, inst.Addr, 150, "byte-range-locks"); r.Verdict != checks.Pass || r.Decided == 0 {
+	if r := driveExample(t, "files-byte-range-locks.yaml", inst, inst.Addr, 0, 150, "byte-range-locks"); r.Verdict != checks.Pass || r.Decided == 0 {
 		t.Fatalf("unmodified server: %s %s %+v", r.Verdict, r.Summary, r.Violations)
 	}
 	broken := sambatest.Start(t, samba.Options{IgnoreByteRangeLocks: true})
-	r := driveExample(t, "files-byte-range-locks.yaml", broken, broken.Addr, 150, "byte-range-locks")
+	r := driveExample(t, "files-byte-range-locks.yaml", broken, broken.Addr, 0, 150, "byte-range-locks")
 	if r.Verdict != checks.Fail || !strings.Contains(r.Violations[0].Message, "held at the same time") && !strings.Contains(r.Violations[0].Message, "answered OK inside") {
 		t.Fatalf("locking = no: %s %s", r.Verdict, r.Summary)
 	}

@@ -17,14 +17,17 @@ import (
 // driveExample runs an example scenario's first workload against the SMB
 // server at addr (inst's share and user) for iters iterations per actor (no
 // clock decides what is checked) and returns the named check of its
-// history.
-func driveExample(t *testing.T, example string, inst *samba.Instance, addr string, iters int, check string) checks.Result {
+// history. actors > 0 replaces the example's actor count.
+func driveExample(t *testing.T, example string, inst *samba.Instance, addr string, actors, iters int, check string) checks.Result {
 	t.Helper()
 	sc, err := scenarios.Load(filepath.Join("../../scenarios/examples", example))
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := sc.Workloads[0]
+	if actors > 0 {
+		w.Actors = actors
+	}
 	tgt := &target.Target{Desc: "samba via " + addr, Samba: &samba.Instance{Addr: addr, Share: inst.Share, User: inst.User, Password: inst.Password}}
 	path := filepath.Join(t.TempDir(), "history.jsonl.zst")
 	rec, err := workload.NewRecorder(path, time.Now(), nil)
