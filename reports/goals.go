@@ -40,6 +40,7 @@ var goals = map[string]Goal{
 	"files.share-modes":      {Noun: "increments", Ops: []string{"files.write"}},
 	"files.delete-pending":   {Noun: "opens granted", Ops: []string{"files.open"}},
 	"files.byte-range-locks": {Noun: "locks granted", Ops: []string{"files.lock"}},
+	"files.leases":           {Noun: "breaks acknowledged", Ops: []string{"files.ack"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

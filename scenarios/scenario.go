@@ -464,6 +464,12 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"byte-range-locks"},
 		Ops:     []string{"files.close", "files.lock", "files.open", "files.read", "files.unlock", "files.write"},
 	},
+	"files.leases": {
+		Summary: "actors, each its own SMB session, open a few files: holders ask for a read-write-handle lease (or a batch oplock), read, write and close; the others open with no lease, which breaks the holder's write caching; every break is recorded and acknowledged at once (target kind samba)",
+		Params:  []string{"read_fraction"},
+		Checks:  []string{"lease-breaks"},
+		Ops:     []string{"files.ack", "files.break", "files.close", "files.open", "files.read", "files.write"},
+	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",
 		Params:  []string{"payload_bytes", "messages_per_get", "read_fraction"},

@@ -34,6 +34,9 @@ type sessions struct {
 	t     *target.Target
 	mu    sync.Mutex
 	trees map[int]*smb2.Tree
+	// onBreak, when set, receives each actor's lease and oplock breaks
+	// (else they are acknowledged automatically).
+	onBreak func(actor int, b *smb2.Break)
 }
 
 func newSessions(t *target.Target) (*sessions, error) {
@@ -55,7 +58,11 @@ func (s *sessions) tree(ctx context.Context, actor int) (*smb2.Tree, error) {
 		_ = tr.Session().Conn().Close()
 	}
 	inst := s.t.Samba
-	c, err := smb2.Dial(ctx, inst.Addr, smb2.Options{})
+	var opts smb2.Options
+	if s.onBreak != nil {
+		opts.OnBreak = func(b *smb2.Break) { s.onBreak(actor, b) }
+	}
+	c, err := smb2.Dial(ctx, inst.Addr, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,16 @@ const (
 	OpAck            = "files.ack"
 )
 
+// oplockNames name the oplock a CREATE response granted (Out.Value).
+var oplockNames = map[uint8]string{
+	smb2.OplockII:        "oplock II",
+	smb2.OplockExclusive: "oplock exclusive",
+	smb2.OplockBatch:     "oplock batch",
+}
+
 // create records a CREATE exactly as req says: access, share,
-// disposition and create options go in the op's input; nil file unless
+// disposition and create options go in the op's input, the granted lease
+// ("lease RWH") or oplock ("oplock batch") in Out.Value; nil file unless
 // granted.
 func (r recorder) create(ctx context.Context, tr *smb2.Tree, req smb2.CreateRequest) (*smb2.File, checks.Op) {
 	var f *smb2.File
@@ -35,7 +43,7 @@ func (r recorder) create(ctx context.Context, tr *smb2.Tree, req smb2.CreateRequ
 		if l, ok := f.Create.Lease(); ok {
 			return "lease " + l.State.String(), nil
 		}
-		return "", nil
+		return oplockNames[f.Create.OplockLevel], nil
 	})
 	return f, op
 }
