@@ -62,7 +62,11 @@ func (s *sessions) tree(ctx context.Context, actor int) (*smb2.Tree, error) {
 	if s.onBreak != nil {
 		opts.OnBreak = func(b *smb2.Break) { s.onBreak(actor, b) }
 	}
-	c, err := smb2.Dial(ctx, inst.Addr, opts)
+	addr := inst.Addr
+	if s.t.SMBAddr != "" {
+		addr = s.t.SMBAddr // through the fault stages
+	}
+	c, err := smb2.Dial(ctx, addr, opts)
 	if err != nil {
 		return nil, err
 	}

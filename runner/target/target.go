@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -56,6 +55,11 @@ type Target struct {
 	// Samba is the managed Samba of a target of kind samba (nil for other
 	// targets): the SMB workloads log on to it; Close stops it.
 	Samba *samba.Instance
+	// SMBAddr is where the SMB workloads dial: the stages of the scenario's
+	// faults in front of Samba, or Samba itself ("" for other targets).
+	SMBAddr string
+	// smbStream is the SMB stream stage of broken promises (nil: none).
+	smbStream *faults.SMBStream
 }
 
 // Options are the command line's overrides of a scenario's target.
@@ -137,19 +141,9 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
 	case scenarios.TargetSamba:
-		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
-			return nil, fmt.Errorf("target samba: faults are not yet applied to SMB connections; remove the scenario's faults")
+		if err := t.openSamba(ctx, o); err != nil {
+			return nil, err
 		}
-		wd := o.WorkDir
-		if wd != "" {
-			wd = filepath.Join(wd, "samba") // config, passdb, logs and the share, deleted with the results' temp files
-		}
-		inst, serr := samba.Start(ctx, samba.Options{WorkDir: wd, Progress: o.Progress})
-		if serr != nil {
-			return nil, fmt.Errorf("target samba: %w", serr)
-		}
-		t.Samba, t.managed = inst, true
-		t.Desc = "managed Samba (" + inst.Addr + ")"
 	case scenarios.TargetConnectionString:
 		cs, from, env := connectionStringOf(st, o)
 		if cs == "" {
@@ -212,6 +206,10 @@ func (t *Target) Close() error {
 	if t.Network != nil {
 		t.Network.Stop()
 		t.Network = nil
+	}
+	if t.smbStream != nil {
+		t.smbStream.Stop()
+		t.smbStream = nil
 	}
 	if t.proxy != nil {
 		t.proxy.Close()
