@@ -32,8 +32,8 @@ type brlHandle struct {
 }
 
 // brlLock is one granted lock, certainly held from its return to held
-// (the call of its unlock or of its handle's close; with neither, the
-// last call on the handle).
+// (the call of its unlock or of its handle's close when answered; else the
+// last answered call on the handle).
 type brlLock struct {
 	h    *brlHandle
 	op   checks.Op
@@ -95,7 +95,10 @@ func (c *ByteRangeLocks) Observe(op *checks.Op) {
 		if h != nil {
 			for _, l := range h.locks {
 				if l.open && l.op.In.Offset == op.In.Offset && l.op.In.Length == op.In.Length {
-					l.open, l.held = false, max(l.held, op.Call)
+					l.open = false
+					if alive(op) {
+						l.held = max(l.held, op.Call)
+					}
 					break
 				}
 			}
@@ -110,14 +113,17 @@ func (c *ByteRangeLocks) Observe(op *checks.Op) {
 		if h != nil {
 			for _, l := range h.locks {
 				if l.open {
-					l.open, l.held = false, max(l.held, op.Call)
+					l.open = false
+					if alive(op) {
+						l.held = max(l.held, op.Call)
+					}
 				}
 			}
 			delete(c.held, hk)
 		}
 		return
 	}
-	if h != nil {
+	if h != nil && alive(op) {
 		for _, l := range h.locks {
 			if l.open {
 				l.held = max(l.held, op.Call)

@@ -34,7 +34,7 @@ const (
 type dpHandle struct {
 	open  checks.Op
 	close *checks.Op
-	end   int64 // the close's call; with no close, the last call on it
+	end   int64 // the call of the last answered call on it (its close, if answered)
 	sets  []checks.Op
 }
 
@@ -128,7 +128,7 @@ func (c *DeletePending) Observe(op *checks.Op) {
 			delete(c.held, hk)
 		}
 	}
-	if h != nil {
+	if h != nil && alive(op) {
 		h.end = max(h.end, op.Call)
 	}
 }

@@ -41,13 +41,21 @@ func writeCaching(v string) bool {
 
 // lbGrant is one open granted with write caching, certainly keeping it
 // from its return until end: the call of the first acknowledgement after
-// the open's call that gave the write caching up, or of its close if
-// sooner (with neither, its holder's last call on it).
+// the open's call that gave the write caching up, or, if sooner or that
+// acknowledgement got no answer, of its holder's last answered call on it
+// (its close, if answered).
 type lbGrant struct {
 	op     checks.Op
 	hk     heldKey
 	end    int64
-	closed bool // handle closed
+	closed bool // close sent
+}
+
+// ack is one acknowledgement giving write caching up: its call, and
+// whether the server answered it.
+type ack struct {
+	call     int64
+	answered bool
 }
 
 // LeaseBreaks is the lease-breaks check: from the history alone, an open
@@ -57,7 +65,7 @@ type lbGrant struct {
 // timeout (at least BreakTimeoutFloor) could have passed.
 type LeaseBreaks struct {
 	held   map[heldKey]*lbGrant
-	gaveUp map[heldKey][]int64 // calls of acknowledgements giving write caching up
+	gaveUp map[heldKey][]ack // acknowledgements giving write caching up
 	grants map[string][]*lbGrant
 	opens  map[string][]checks.Op
 	breaks int
@@ -67,7 +75,7 @@ type LeaseBreaks struct {
 
 // NewLeaseBreaks makes the check.
 func NewLeaseBreaks() *LeaseBreaks {
-	return &LeaseBreaks{held: map[heldKey]*lbGrant{}, gaveUp: map[heldKey][]int64{}, grants: map[string][]*lbGrant{}, opens: map[string][]checks.Op{}}
+	return &LeaseBreaks{held: map[heldKey]*lbGrant{}, gaveUp: map[heldKey][]ack{}, grants: map[string][]*lbGrant{}, opens: map[string][]checks.Op{}}
 }
 
 func (c *LeaseBreaks) Name() string { return LeaseBreaksName }
@@ -99,17 +107,20 @@ func (c *LeaseBreaks) Observe(op *checks.Op) {
 		if !writeCaching(op.In.Value) {
 			// A break may come, and be acknowledged, before the open's own
 			// answer is recorded: Finish matches acknowledgements by call.
-			c.gaveUp[hk] = append(c.gaveUp[hk], op.Call)
+			c.gaveUp[hk] = append(c.gaveUp[hk], ack{op.Call, alive(op)})
 		}
 		return
 	case opClose:
-		if g != nil && !g.closed {
-			g.end, g.closed = max(g.end, op.Call), true
+		if g != nil && !g.closed && alive(op) {
+			g.end = max(g.end, op.Call)
+		}
+		if g != nil {
+			g.closed = true
 		}
 		delete(c.held, hk)
 		return
 	}
-	if g != nil && !g.closed {
+	if g != nil && !g.closed && alive(op) {
 		g.end = max(g.end, op.Call)
 	}
 }
@@ -124,16 +135,22 @@ func (c *LeaseBreaks) Finish() checks.Result {
 		byCall := slices.Clone(opens)
 		sort.Slice(byCall, func(i, j int) bool { return byCall[i].Call < byCall[j].Call })
 		for _, g := range c.grants[k] {
-			// Write caching is held until the acknowledgement giving it up
-			// was sent (or the handle's close, if sooner).
-			first := int64(math.MaxInt64)
-			for _, t := range c.gaveUp[g.hk] {
-				if t >= g.op.Call {
-					first = min(first, t)
+			// Write caching is held until the first acknowledgement giving
+			// it up was sent, as long as the handle is known open: up to its
+			// last answered call (its close, if answered), or that
+			// acknowledgement if it was answered and no close was sent.
+			first := ack{call: math.MaxInt64}
+			for _, a := range c.gaveUp[g.hk] {
+				if a.call >= g.op.Call && a.call < first.call {
+					first = a
 				}
 			}
-			if first != math.MaxInt64 && (!g.closed || first < g.end) {
-				g.end = first
+			switch {
+			case first.call == math.MaxInt64:
+			case first.answered && !g.closed:
+				g.end = first.call
+			default:
+				g.end = min(g.end, first.call)
 			}
 			// Opens called while the grant was certainly held had to wait
 			// for its break to be acknowledged.
