@@ -204,7 +204,7 @@ func (c *DeletePending) Finish() checks.Result {
 			v.Add(k, msg, cause, o)
 		}
 	}
-	decided, undecided := 0, []string{}
+	decided, unplaced := 0, 0
 	for _, k := range sortedKeys(c.files) {
 		f := c.files[k]
 		sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
@@ -237,9 +237,12 @@ func (c *DeletePending) Finish() checks.Result {
 			}
 			// (3) gone after the last close.
 			if p.clear == math.MaxInt64 || p.clear > p.from {
+				// A delete whose last close the history cannot place (a handle
+				// lost with its connection) is not judged, as an open of unknown
+				// outcome is not.
 				switch judged, why := c.gone(k, f, p, flag); {
 				case why != "":
-					undecided = append(undecided, k+": "+why)
+					unplaced++
 				case judged:
 					decided++
 				}
@@ -276,7 +279,10 @@ func (c *DeletePending) Finish() checks.Result {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d opens, %d claims decided", DeletePendingName, c.opens, decided)
-	r := v.Conclude(DeletePendingName, &b, undecided, "opens refused with STATUS_DELETE_PENDING while a delete was pending, restored when cleared, and the file gone after its last close", "")
+	if unplaced > 0 {
+		fmt.Fprintf(&b, " (%d deletes not judged for what follows their last close: a handle's close is unknown)", unplaced)
+	}
+	r := v.Conclude(DeletePendingName, &b, nil, "opens refused with STATUS_DELETE_PENDING while a delete was pending, restored when cleared, and the file gone after its last close", "")
 	return r.WithDecided(decided).Of(c.opens)
 }
 

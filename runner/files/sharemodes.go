@@ -3,6 +3,7 @@ package files
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
@@ -101,6 +102,13 @@ func (w *shareModes) Iterate(ctx context.Context, a *workload.Actor) {
 	}
 }
 
+// The final read's open waits up to finalRetries × finalRetryGap for a
+// sharing violation to clear.
+const (
+	finalRetries  = 25
+	finalRetryGap = 200 * time.Millisecond
+)
+
 // Final reads every counter once, on a fresh session, with an open that
 // shares everything.
 func (w *shareModes) Final(ctx context.Context, e *workload.Env) error {
@@ -114,7 +122,16 @@ func (w *shareModes) Final(ctx context.Context, e *workload.Env) error {
 		if e.KeyN > 0 && (i < e.KeyLo || i >= e.KeyLo+e.KeyN) {
 			continue
 		}
-		f, _ := r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		f, op := r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		// A holder whose connection was lost may keep its exclusive open
+		// until the server notices: try again for a few seconds.
+		for try := 0; f == nil && op.Outcome == checks.Conflict && try < finalRetries; try++ {
+			select {
+			case <-ctx.Done():
+			case <-time.After(finalRetryGap):
+			}
+			f, op = r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		}
 		if f == nil {
 			continue
 		}
