@@ -23,13 +23,7 @@ func (h *hist) rangeIO(actor int, kind, key string, off, n int64, o checks.Outco
 	h.add(actor, kind, key, o, call, ret, checks.Input{Offset: off, Length: n}, checks.Output{})
 }
 
-func runBRL(h *hist) checks.Result {
-	c, _ := checks.New(ByteRangeLocksName)
-	for i := range h.ops {
-		c.Observe(&h.ops[i])
-	}
-	return c.Finish()
-}
+func runBRL(h *hist) checks.Result { return runCheck(ByteRangeLocksName, h) }
 
 // locked: actor 0 holds [0,16) exclusive over 10..50; actor 1 holds
 // [8,24) shared; extra adds what each case needs.

@@ -21,13 +21,7 @@ func (h *hist) list(actor int, names string, call, ret int64) {
 	h.add(actor, opList, "", checks.OK, call, ret, checks.Input{}, checks.Output{Value: names})
 }
 
-func runDP(h *hist) checks.Result {
-	c, _ := checks.New(DeletePendingName)
-	for i := range h.ops {
-		c.Observe(&h.ops[i])
-	}
-	return c.Finish()
-}
+func runDP(h *hist) checks.Result { return runCheck(DeletePendingName, h) }
 
 // deleted is a well-behaved history: actor 0 creates f and sets the delete
 // disposition while actor 1 holds it open; actor 2's open is refused with

@@ -19,13 +19,7 @@ func (h *hist) ack(actor int, key, state string, call, ret int64) {
 	h.add(actor, opAck, key, checks.OK, call, ret, checks.Input{Value: state}, checks.Output{Value: state})
 }
 
-func runLB(h *hist) checks.Result {
-	c, _ := checks.New(LeaseBreaksName)
-	for i := range h.ops {
-		c.Observe(&h.ops[i])
-	}
-	return c.Finish()
-}
+func runLB(h *hist) checks.Result { return runCheck(LeaseBreaksName, h) }
 
 // broken: actor 0 holds RWH from 10; actor 1's open (called at 20) must
 // wait for the acknowledgement (called at 40).

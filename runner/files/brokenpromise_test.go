@@ -63,6 +63,27 @@ func TestSMBBrokenPromises(t *testing.T) {
 	}
 }
 
+// TestSambaSettingsThatBreakAPromise: a Samba that grants every lock and
+// refuses no I/O ("locking = no") fails byte-range-locks; one that grants
+// every oplock and lease and never breaks one ("fake oplocks = yes") fails
+// lease-breaks.
+func TestSambaSettingsThatBreakAPromise(t *testing.T) {
+	for _, tc := range []struct {
+		example, check string
+		opts           samba.Options
+	}{
+		{"files-byte-range-locks.yaml", "byte-range-locks", samba.Options{IgnoreByteRangeLocks: true}},
+		{"files-leases.yaml", "lease-breaks", samba.Options{FakeOplocks: true}},
+	} {
+		t.Run(tc.check, func(t *testing.T) {
+			inst := sambatest.Start(t, tc.opts)
+			if r := driveExample(t, tc.example, inst, inst.Addr, 0, 150, tc.check); r.Verdict != checks.Fail {
+				t.Fatalf("%+v: %s %s", tc.opts, r.Verdict, r.Summary)
+			}
+		})
+	}
+}
+
 // TestSMBStageLeavesSignedMessages: on a signed session the stage cannot
 // rewrite (the signature would no longer verify): it passes the CREATE on
 // as it is, counts it as skipped, and the server's answer stands.

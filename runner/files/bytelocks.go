@@ -6,9 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
-	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
-	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // byteLocks is files.byte-range-locks: every actor, on its own SMB
@@ -25,13 +23,7 @@ type byteLocks struct {
 }
 
 func init() {
-	workload.Register("files.byte-range-locks", func(_ scenarios.Workload, t *target.Target) (workload.Workload, error) {
-		s, err := newSessions(t)
-		if err != nil {
-			return nil, err
-		}
-		return &byteLocks{s: s}, nil
-	})
+	register("files.byte-range-locks", func(s *sessions) workload.Workload { return &byteLocks{s: s} })
 }
 
 // The files are lockSlots*lockSlot bytes; ranges are one or two slots.
@@ -41,27 +33,9 @@ const (
 )
 
 func (w *byteLocks) Setup(ctx context.Context, e *workload.Env) error {
-	if e.AttachOnly {
-		return nil
-	}
-	r := recorder{e: e, actor: checks.ActorSetup}
-	tr, err := w.s.tree(ctx, checks.ActorSetup)
-	if err != nil {
-		return fmt.Errorf("files.byte-range-locks: log on to %s: %w", w.s.t.Desc, err)
-	}
-	for i := range e.Keys {
-		f, op := r.create(ctx, tr, smb2.CreateRequest{DesiredAccess: smb2.FileReadData | smb2.FileWriteData, ShareAccess: smb2.ShareAll,
-			Disposition: smb2.FileOverwriteIf, CreateOptions: smb2.FileNonDirectoryFile, Name: fileName(e, i)})
-		if f == nil {
-			return fmt.Errorf("files.byte-range-locks: create %s: %s %s", op.Key, op.Outcome, op.Out.ErrorCode+op.Out.Err)
-		}
-		wop := r.io(ctx, f, true, 0, lockSlots*lockSlot)
-		cop := r.closeFile(ctx, f)
-		if wop.Outcome != checks.OK || cop.Outcome != checks.OK {
-			return fmt.Errorf("files.byte-range-locks: set up %s: write %s, close %s", op.Key, wop.Outcome, cop.Outcome)
-		}
-	}
-	return nil
+	return setupFiles(ctx, e, w.s, "files.byte-range-locks", smb2.FileReadData|smb2.FileWriteData, smb2.ShareAll, func(r recorder, f *smb2.File) checks.Op {
+		return r.io(ctx, f, true, 0, lockSlots*lockSlot)
+	})
 }
 
 // slotRange is a random range of one or two slots.

@@ -6,9 +6,7 @@ import (
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
-	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
-	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // deletePending is files.delete-pending: every actor, on its own SMB
@@ -29,13 +27,7 @@ type deletePending struct {
 }
 
 func init() {
-	workload.Register("files.delete-pending", func(_ scenarios.Workload, t *target.Target) (workload.Workload, error) {
-		s, err := newSessions(t)
-		if err != nil {
-			return nil, err
-		}
-		return &deletePending{s: s}, nil
-	})
+	register("files.delete-pending", func(s *sessions) workload.Workload { return &deletePending{s: s} })
 }
 
 // Every open shares everything: the only refusals are the delete's.

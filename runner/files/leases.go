@@ -2,14 +2,11 @@ package files
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
-	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
-	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // leases is files.leases: every actor, on its own SMB session, opens one
@@ -34,14 +31,10 @@ type leases struct {
 }
 
 func init() {
-	workload.Register("files.leases", func(_ scenarios.Workload, t *target.Target) (workload.Workload, error) {
-		s, err := newSessions(t)
-		if err != nil {
-			return nil, err
-		}
+	register("files.leases", func(s *sessions) workload.Workload {
 		w := &leases{s: s, names: map[[16]byte]string{}, fids: map[smb2.FileID]*oplockHeld{}}
 		s.onBreak = w.onBreak
-		return w, nil
+		return w
 	})
 }
 
@@ -57,26 +50,9 @@ func (w *leases) Setup(ctx context.Context, e *workload.Env) error {
 	w.mu.Lock()
 	w.e = e
 	w.mu.Unlock()
-	if e.AttachOnly {
-		return nil
-	}
-	r := recorder{e: e, actor: checks.ActorSetup}
-	tr, err := w.s.tree(ctx, checks.ActorSetup)
-	if err != nil {
-		return fmt.Errorf("files.leases: log on to %s: %w", w.s.t.Desc, err)
-	}
-	for i := range e.Keys {
-		f, op := r.create(ctx, tr, smb2.CreateRequest{DesiredAccess: smb2.FileReadData | smb2.FileWriteData, ShareAccess: smb2.ShareAll,
-			Disposition: smb2.FileOverwriteIf, CreateOptions: smb2.FileNonDirectoryFile, Name: fileName(e, i)})
-		if f == nil {
-			return fmt.Errorf("files.leases: create %s: %s %s", op.Key, op.Outcome, op.Out.ErrorCode+op.Out.Err)
-		}
-		wop := r.writeCounter(ctx, f, 0)
-		if cop := r.closeFile(ctx, f); wop.Outcome != checks.OK || cop.Outcome != checks.OK {
-			return fmt.Errorf("files.leases: set up %s: write %s, close %s", op.Key, wop.Outcome, cop.Outcome)
-		}
-	}
-	return nil
+	return setupFiles(ctx, e, w.s, "files.leases", smb2.FileReadData|smb2.FileWriteData, smb2.ShareAll, func(r recorder, f *smb2.File) checks.Op {
+		return r.writeCounter(ctx, f, 0)
+	})
 }
 
 func (w *leases) Iterate(ctx context.Context, a *workload.Actor) {

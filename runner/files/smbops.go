@@ -2,12 +2,16 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
+	"github.com/stormcheck/stormcheck/runner/target"
+	"github.com/stormcheck/stormcheck/runner/workload"
+	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // Op kinds of the delete-pending, byte-range lock and lease workloads.
@@ -100,4 +104,41 @@ func (k *keyLocks) of(key string) *sync.Mutex {
 		k.m[key] = l
 	}
 	return l
+}
+
+// register registers an SMB workload kind made from the target's sessions.
+func register(kind string, mk func(s *sessions) workload.Workload) {
+	workload.Register(kind, func(_ scenarios.Workload, t *target.Target) (workload.Workload, error) {
+		s, err := newSessions(t)
+		if err != nil {
+			return nil, err
+		}
+		return mk(s), nil
+	})
+}
+
+// setupFiles creates (or truncates) each key's file as the setup actor,
+// with access and share, and stores its first content with fill; kind
+// names the workload in errors. Nothing is done for a run that attaches.
+func setupFiles(ctx context.Context, e *workload.Env, s *sessions, kind string, access, share uint32, fill func(r recorder, f *smb2.File) checks.Op) error {
+	if e.AttachOnly {
+		return nil
+	}
+	r := recorder{e: e, actor: checks.ActorSetup}
+	tr, err := s.tree(ctx, checks.ActorSetup)
+	if err != nil {
+		return fmt.Errorf("%s: log on to %s: %w", kind, s.t.Desc, err)
+	}
+	for i := range e.Keys {
+		f, op := r.create(ctx, tr, smb2.CreateRequest{DesiredAccess: access, ShareAccess: share,
+			Disposition: smb2.FileOverwriteIf, CreateOptions: smb2.FileNonDirectoryFile, Name: fileName(e, i)})
+		if f == nil {
+			return fmt.Errorf("%s: create %s: %s %s", kind, op.Key, op.Outcome, op.Out.ErrorCode+op.Out.Err)
+		}
+		wop := fill(r, f)
+		if cop := r.closeFile(ctx, f); wop.Outcome != checks.OK || cop.Outcome != checks.OK {
+			return fmt.Errorf("%s: set up %s: write %s, close %s", kind, op.Key, wop.Outcome, cop.Outcome)
+		}
+	}
+	return nil
 }
