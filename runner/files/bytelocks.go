@@ -45,15 +45,10 @@ func slotRange(a *workload.Actor) (off, n uint64) {
 }
 
 func (w *byteLocks) Iterate(ctx context.Context, a *workload.Actor) {
-	e := a.Env
-	a.Intended = 0
-	name := fileName(e, a.Key())
-	tr, err := w.s.tree(ctx, a.ID)
-	if err != nil {
-		a.Pause(ctx, e.Retry.Base)
+	name, tr, r, ok := w.s.turn(ctx, a)
+	if !ok {
 		return
 	}
-	r := recorder{e: e, actor: a.ID}
 	f, _ := r.create(ctx, tr, smb2.CreateRequest{DesiredAccess: smb2.FileReadData | smb2.FileWriteData, ShareAccess: smb2.ShareAll,
 		Disposition: smb2.FileOpen, CreateOptions: smb2.FileNonDirectoryFile, Name: name})
 	if f == nil {

@@ -39,15 +39,11 @@ const (
 func (w *deletePending) Setup(ctx context.Context, e *workload.Env) error { return nil }
 
 func (w *deletePending) Iterate(ctx context.Context, a *workload.Actor) {
-	e := a.Env
-	a.Intended = 0
-	name := fileName(e, a.Key())
-	tr, err := w.s.tree(ctx, a.ID)
-	if err != nil {
-		a.Pause(ctx, e.Retry.Base) // the server is unreachable: no op was sent
+	name, tr, r, ok := w.s.turn(ctx, a)
+	if !ok {
 		return
 	}
-	r := recorder{e: e, actor: a.ID}
+	e := a.Env
 	if a.Rand.Float64() >= e.Params.ReadFraction {
 		if l := w.deleters.of(name); l.TryLock() {
 			defer l.Unlock()

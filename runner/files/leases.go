@@ -56,15 +56,11 @@ func (w *leases) Setup(ctx context.Context, e *workload.Env) error {
 }
 
 func (w *leases) Iterate(ctx context.Context, a *workload.Actor) {
-	e := a.Env
-	a.Intended = 0
-	name := fileName(e, a.Key())
-	tr, err := w.s.tree(ctx, a.ID)
-	if err != nil {
-		a.Pause(ctx, e.Retry.Base)
+	name, tr, r, ok := w.s.turn(ctx, a)
+	if !ok {
 		return
 	}
-	r := recorder{e: e, actor: a.ID}
+	e := a.Env
 	req := smb2.CreateRequest{DesiredAccess: smb2.FileReadData, ShareAccess: smb2.ShareAll,
 		Disposition: smb2.FileOpen, CreateOptions: smb2.FileNonDirectoryFile, Name: name}
 	holder := a.Rand.Float64() >= e.Params.ReadFraction

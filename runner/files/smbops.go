@@ -142,3 +142,18 @@ func setupFiles(ctx context.Context, e *workload.Env, s *sessions, kind string, 
 	}
 	return nil
 }
+
+// turn starts an actor's iteration: the file of the key it picks, its
+// session's tree and its recorder; ok is false (after a pause) when the
+// server could not be reached, and no op was sent.
+func (s *sessions) turn(ctx context.Context, a *workload.Actor) (name string, tr *smb2.Tree, r recorder, ok bool) {
+	e := a.Env
+	a.Intended = 0
+	name = fileName(e, a.Key())
+	tr, err := s.tree(ctx, a.ID)
+	if err != nil {
+		a.Pause(ctx, e.Retry.Base)
+		return "", nil, r, false
+	}
+	return name, tr, recorder{e: e, actor: a.ID}, true
+}
