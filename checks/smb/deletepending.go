@@ -46,7 +46,19 @@ type dpFile struct {
 	opens   []checks.Op // every open, any outcome
 	handles []*dpHandle // OK and unknown opens
 	sets    []checks.Op // every set-disposition, any outcome
+
+	// Indexes (index).
+	creators     []creator
+	creatorCall  []int64 // earliest call of creators[i:]
+	byReturn     []*dpHandle
+	endByReturn  []int64 // latest end of byReturn[:i+1]
+	byCall       []*dpHandle
+	closedByCall []int64 // latest closedAt of byCall[:i+1]
 }
+
+// creator is an open that may have created the file: its call, and its
+// answer's return (MaxInt64 when it got none).
+type creator struct{ call, ret int64 }
 
 // pending is one moment a delete certainly became pending: a set
 // disposition answered OK, or a delete-on-close handle's close answered OK.
@@ -161,16 +173,77 @@ func (f *dpFile) pendings() []pending {
 // could have done so after t: create-capable, granted or of unknown outcome,
 // answered (if at all) after t.
 func (f *dpFile) mayCreateAfter(t int64) int64 {
-	next := int64(math.MaxInt64)
+	i := sort.Search(len(f.creators), func(i int) bool { return f.creators[i].ret > t })
+	if i == len(f.creators) {
+		return math.MaxInt64
+	}
+	return f.creatorCall[i]
+}
+
+// index sorts what Finish searches: opens by call, handles by the return
+// and by the call of their open (with running maxima of how long each is
+// known open), the creates by their answer (with the earliest call of
+// those answered later).
+func (f *dpFile) index() {
+	sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
 	for _, o := range f.opens {
-		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite {
+		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite || (o.Outcome != checks.OK && o.Outcome != checks.Unknown) {
 			continue
 		}
-		if o.Outcome == checks.Unknown || (o.Outcome == checks.OK && o.Return > t) {
-			next = min(next, o.Call)
+		ret := o.Return
+		if o.Outcome == checks.Unknown {
+			ret = math.MaxInt64
+		}
+		f.creators = append(f.creators, creator{call: o.Call, ret: ret})
+	}
+	sort.Slice(f.creators, func(i, j int) bool { return f.creators[i].ret < f.creators[j].ret })
+	f.creatorCall = make([]int64, len(f.creators))
+	for i := len(f.creators) - 1; i >= 0; i-- {
+		f.creatorCall[i] = f.creators[i].call
+		if i+1 < len(f.creators) {
+			f.creatorCall[i] = min(f.creatorCall[i], f.creatorCall[i+1])
 		}
 	}
-	return next
+	for _, h := range f.handles {
+		if h.open.Outcome == checks.OK {
+			f.byReturn = append(f.byReturn, h)
+		}
+	}
+	sort.Slice(f.byReturn, func(i, j int) bool { return f.byReturn[i].open.Return < f.byReturn[j].open.Return })
+	f.endByReturn = runningMax(f.byReturn, func(h *dpHandle) int64 { return h.end })
+	f.byCall = append([]*dpHandle(nil), f.handles...)
+	sort.Slice(f.byCall, func(i, j int) bool { return f.byCall[i].open.Call < f.byCall[j].open.Call })
+	f.closedByCall = runningMax(f.byCall, (*dpHandle).closedAt)
+}
+
+// closedAt is when h is known closed: its answered close's return (an
+// error too: the server took the close), or never (a close with no answer
+// may not have reached the server).
+func (h *dpHandle) closedAt() int64 {
+	if h.close == nil || h.close.Outcome == checks.Unknown {
+		return math.MaxInt64
+	}
+	return h.close.Return
+}
+
+func runningMax(hs []*dpHandle, of func(*dpHandle) int64) []int64 {
+	out := make([]int64, len(hs))
+	for i, h := range hs {
+		out[i] = of(h)
+		if i > 0 {
+			out[i] = max(out[i], out[i-1])
+		}
+	}
+	return out
+}
+
+// openUntil is the latest end of a handle granted by t (MinInt64: none).
+func (f *dpFile) openUntil(t int64) int64 {
+	i := sort.Search(len(f.byReturn), func(i int) bool { return f.byReturn[i].open.Return > t })
+	if i == 0 {
+		return math.MinInt64
+	}
+	return f.endByReturn[i-1]
 }
 
 // asksDelete is the earliest call after t that may make a delete pending
@@ -205,9 +278,10 @@ func (c *DeletePending) Finish() checks.Result {
 		}
 	}
 	decided, unplaced := 0, 0
+	sort.Slice(c.lists, func(i, j int) bool { return c.lists[i].Call < c.lists[j].Call })
 	for _, k := range sortedKeys(c.files) {
 		f := c.files[k]
-		sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
+		f.index()
 		opensIn := func(from, to int64, fn func(o checks.Op)) {
 			i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= from })
 			for ; i < len(f.opens) && f.opens[i].Call < to; i++ {
@@ -218,13 +292,9 @@ func (c *DeletePending) Finish() checks.Result {
 		}
 		for _, p := range f.pendings() {
 			// (1) pending, and a handle granted before it began still open.
-			open := int64(math.MinInt64)
-			for _, h := range f.handles {
-				if h.open.Outcome == checks.OK && h.open.Return <= p.sent && h.end > open && !(h == p.by && h.doc()) {
-					open = h.end
-				}
-			}
-			if to := min(open, p.clear); to > p.from {
+			// (A delete-on-close handle's own end is its close's call, before
+			// p.from: it never makes the window.)
+			if to := min(f.openUntil(p.sent), p.clear); to > p.from {
 				decided++
 				opensIn(p.from, to, func(o checks.Op) {
 					switch {
@@ -291,40 +361,37 @@ func (c *DeletePending) Finish() checks.Result {
 func (c *DeletePending) gone(k string, f *dpFile, p pending, flag func(string, checks.Op, string, checks.Op)) (judged bool, why string) {
 	last := int64(math.MinInt64)
 	var lastClose checks.Op
-	for changed := true; changed; {
-		changed = false
-		for _, h := range f.handles {
-			if h.open.Call >= max(p.from, last) && h != p.by {
-				continue // opened after the file could be gone
-			}
-			if h.close != nil && h.close.Return < p.sent {
+	for limit := p.from; ; {
+		// Handles opened before limit and not closed before the delete
+		// was asked for (the running maximum of their close skips the rest).
+		j := sort.Search(len(f.byCall), func(i int) bool { return f.byCall[i].open.Call >= limit }) - 1
+		for ; j >= 0 && f.closedByCall[j] >= p.sent; j-- {
+			h := f.byCall[j]
+			if h.closedAt() < p.sent {
 				continue // closed before the delete was asked for
 			}
-			if h.open.Outcome != checks.OK || h.close == nil || h.close.Outcome != checks.OK {
+			if h.open.Outcome != checks.OK || h.closedAt() == math.MaxInt64 {
 				return false, "a handle that may keep the file has no known close"
 			}
 			if h.close.Return > last {
-				last, lastClose, changed = h.close.Return, *h.close, true
+				last, lastClose = h.close.Return, *h.close
 			}
 		}
+		if last <= limit {
+			break
+		}
+		limit = last // a handle opened before the last close may keep it too
 	}
 	if p.clear < last {
 		return false, ""
 	}
 	// Nobody could have created the file again before the earliest call
 	// of an open that may create it and was not over by then.
-	until := int64(math.MaxInt64)
-	for _, o := range f.opens {
-		ret := o.Return
-		if o.Outcome == checks.Unknown {
-			ret = math.MaxInt64
-		}
-		if o.In.Disposition != fileOpen && o.In.Disposition != fileOverwrite && ret > last {
-			until = min(until, o.Call)
-		}
-	}
-	for _, o := range f.opens {
-		if o.Call <= last || o.Return >= until || o.In.Disposition != fileOpen {
+	until := f.mayCreateAfter(last)
+	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > last })
+	for ; i < len(f.opens) && f.opens[i].Call < until; i++ {
+		o := f.opens[i]
+		if o.Return >= until || o.In.Disposition != fileOpen {
 			continue
 		}
 		switch {
@@ -334,8 +401,8 @@ func (c *DeletePending) gone(k string, f *dpFile, p pending, flag func(string, c
 			flag(k, o, fmt.Sprintf("STATUS_DELETE_PENDING after the last handle closed (at %s): the file should be gone", ms(last)), lastClose)
 		}
 	}
-	for _, l := range c.lists {
-		if l.Call > last && l.Return < until && containsLine(l.Out.Value, k) {
+	for i := sort.Search(len(c.lists), func(i int) bool { return c.lists[i].Call > last }); i < len(c.lists) && c.lists[i].Call < until; i++ {
+		if l := c.lists[i]; l.Return < until && containsLine(l.Out.Value, k) {
 			flag(k, l, fmt.Sprintf("the file was still listed after its delete was pending and its last handle closed (at %s)", ms(last)), lastClose)
 		}
 	}
