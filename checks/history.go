@@ -99,6 +99,11 @@ type Input struct {
 	// batch it is the batch's stamp, written to every row of the batch; for
 	// a queue put or update, the message text.
 	Value string `json:"value,omitempty"`
+	// AppendPos and MaxSize are an Append Block's conditions
+	// (x-ms-blob-condition-appendpos, x-ms-blob-condition-maxsize); nil
+	// when not sent.
+	AppendPos *int64 `json:"append_pos,omitempty"`
+	MaxSize   *int64 `json:"max_size,omitempty"`
 	// Props names the entity properties a table write set to Value (a
 	// merge sets only these; a replace leaves only these).
 	Props []string `json:"props,omitempty"`
@@ -168,6 +173,9 @@ type Output struct {
 	Value string `json:"value,omitempty"`
 	// LastModified is the Last-Modified header (HTTP date), if any.
 	LastModified string `json:"last_modified,omitempty"`
+	// AppendOffset is an Append Block's x-ms-blob-append-offset: the
+	// offset at which the service says the block was appended.
+	AppendOffset *int64 `json:"append_offset,omitempty"`
 	// LeaseTime is a lease break's x-ms-lease-time: seconds until the
 	// lease is broken.
 	LeaseTime *int `json:"lease_time,omitempty"`
@@ -272,6 +280,12 @@ func (o *Op) String() string {
 			s += " fails=" + o.In.BatchFails
 		}
 	}
+	if o.In.AppendPos != nil {
+		s += fmt.Sprintf(" appendpos=%d", *o.In.AppendPos)
+	}
+	if o.In.MaxSize != nil {
+		s += fmt.Sprintf(" maxsize=%d", *o.In.MaxSize)
+	}
 	if o.In.MessageID != "" {
 		s += " msg=" + o.In.MessageID
 	}
@@ -296,6 +310,9 @@ func (o *Op) String() string {
 	}
 	if len(o.Out.Props) > 0 {
 		s += " read=" + formatProps(o.Out.Props)
+	}
+	if o.Out.AppendOffset != nil {
+		s += fmt.Sprintf(" offset=%d", *o.Out.AppendOffset)
 	}
 	if o.Out.MessageID != "" {
 		s += " msg=" + o.Out.MessageID

@@ -65,6 +65,8 @@ func (in *Input) appendJSON(b []byte) []byte {
 	f.int("lease_duration", int64(in.LeaseDuration))
 	f.ptr("break_period", in.BreakPeriod)
 	f.Str("value", in.Value)
+	f.ptr64("append_pos", in.AppendPos)
+	f.ptr64("max_size", in.MaxSize)
 	f.strs("props", in.Props)
 	f.strs("rows", in.Rows)
 	f.Str("batch_fails", in.BatchFails)
@@ -92,6 +94,7 @@ func (out *Output) appendJSON(b []byte) []byte {
 	f.Str("request_id", out.RequestID)
 	f.Str("value", out.Value)
 	f.Str("last_modified", out.LastModified)
+	f.ptr64("append_offset", out.AppendOffset)
 	f.ptr("lease_time", out.LeaseTime)
 	if len(out.Props) > 0 {
 		f.name("props")
@@ -198,6 +201,13 @@ func (f *fields) ptr(n string, v *int) {
 	}
 }
 
+func (f *fields) ptr64(n string, v *int64) {
+	if v != nil {
+		f.name(n)
+		f.b = strconv.AppendInt(f.b, *v, 10)
+	}
+}
+
 func (f *fields) strs(n string, v []string) {
 	if len(v) == 0 {
 		return
@@ -274,8 +284,8 @@ func appendJSONString(b []byte, s string) []byte {
 // type; encoderKnowsTypes is false when a type has gained one since.
 var encodedFields = map[reflect.Type]int{
 	reflect.TypeFor[Op]():      12,
-	reflect.TypeFor[Input]():   25,
-	reflect.TypeFor[Output]():  18,
+	reflect.TypeFor[Input]():   27,
+	reflect.TypeFor[Output]():  19,
 	reflect.TypeFor[Entity]():  4,
 	reflect.TypeFor[Message](): 5,
 }

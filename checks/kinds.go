@@ -64,3 +64,8 @@ const (
 	KindBlobSetMeta = "blob.setmeta"
 	KindBlobDelete  = "blob.delete"
 )
+
+// KindBlobReadLog is the final read of an append blob (blob.append-log):
+// the history keeps its whole content (runs of padding dots as their
+// length), which checks/appendlog splits into records.
+const KindBlobReadLog = "blob.readlog"

@@ -27,3 +27,17 @@ func ArrivalsLost(w WorkloadSummary) string {
 	}
 	return ""
 }
+
+// MachineBusy says whether other work competed with the run for the
+// machine: processes other than the harness and its target used at least
+// otherBusy of its CPU while the load ran. "" when not, or not measured.
+func MachineBusy(s *Summary) string {
+	if s.OtherCPU == nil || *s.OtherCPU < otherBusy {
+		return ""
+	}
+	return fmt.Sprintf("other processes used %s of the machine's CPU during the load", Pct(*s.OtherCPU))
+}
+
+// otherBusy is the share of the machine's CPU other work may take before
+// a run's figures are taken to measure it as much as the target.
+const otherBusy = 0.25

@@ -26,6 +26,7 @@ var goals = map[string]Goal{
 	"blob.lease-mutex":       {Noun: "increments", Ops: []string{"blob.put"}, Acquire: "blob.lease.acquire"},
 	"blob.lww":               {Noun: "writes", Ops: []string{"blob.put"}},
 	"blob.block-commit":      {Noun: "commits", Ops: []string{"blob.commit"}},
+	"blob.append-log":        {Noun: "appends", Ops: []string{"blob.append"}},
 	"blob.lease-lifecycle":   {Noun: "leases acquired", Ops: []string{"blob.lease.acquire"}},
 	"container.lease":        {Noun: "leases acquired", Ops: []string{"container.lease.acquire"}},
 	"container.etag":         {Noun: "conditional updates", Ops: []string{"container.setacl", "container.setmeta"}},
@@ -41,6 +42,9 @@ var goals = map[string]Goal{
 	"files.delete-pending":   {Noun: "opens granted", Ops: []string{"files.open"}},
 	"files.byte-range-locks": {Noun: "locks granted", Ops: []string{"files.lock"}},
 	"files.leases":           {Noun: "breaks acknowledged", Ops: []string{"files.ack"}},
+	"files.rest-ranges":      {Noun: "range writes", Ops: []string{"files.rest.put-range"}},
+	"files.rest-lease":       {Noun: "leases acquired", Ops: []string{"files.rest.lease.acquire"}, Acquire: "files.rest.lease.acquire"},
+	"files.interplay":        {Noun: "rounds", Ops: []string{"files.rest.create"}},
 }
 
 // GoalOf returns the goal of a workload kind; ok is false for a kind with

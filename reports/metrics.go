@@ -264,7 +264,11 @@ func (m *Metrics) Record(op *checks.Op) {
 	if o == checks.Throttled && op.Out.Fault != "" {
 		s.injected = addAt(s.injected, sec, 1)
 	}
-	s.countResponse(op.Out.Status, op.Out.ErrorCode)
+	if code := op.Out.ErrorCode; o == checks.OK && code == "" && SMBOp(op.Kind) {
+		s.countResponse(0, SMBSuccess) // an SMB answer, not "no response"
+	} else {
+		s.countResponse(op.Out.Status, code)
+	}
 	s.busy = addBusy(s.busy, op.Call, op.Return)
 	if s.live != nil {
 		s.live.record(o, cor)
@@ -274,7 +278,7 @@ func (m *Metrics) Record(op *checks.Op) {
 		s.returned += int64(returned(op))
 	}
 	us, unit := UsageOf(op)
-	if counted(op) {
+	if counted(op) && !(unit && us.Kind == UnitFile) { // Files calls have their own targets (fileunits.go)
 		s.acct.add(op, accountAmount(us, unit))
 	}
 	completed := s.iv != nil && s.iv.record(sec, latUs)

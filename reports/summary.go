@@ -51,6 +51,10 @@ type Summary struct {
 	Left         []string `json:"left_on_target,omitempty"`
 	// NotWritten says which results could not be written, and why.
 	NotWritten []string `json:"not_written,omitempty"`
+	// NotRun names the workloads the target cannot run, each with why (a
+	// Files REST kind on a target without an account's file endpoint);
+	// the other workloads ran.
+	NotRun []string `json:"not_run,omitempty"`
 	// ChecksError says why the checks could not run (Checks is then empty).
 	ChecksError string `json:"checks_error,omitempty"`
 	// Workloads are the load figures, in scenario order.
@@ -63,6 +67,11 @@ type Summary struct {
 	// ClientCPU is the share of the machine's CPU the harness itself used
 	// while the load ran (1 = every core busy); 0 when not measured.
 	ClientCPU float64 `json:"client_cpu,omitempty"`
+	// OtherCPU is the share of the machine's CPU that processes other than
+	// the harness and the target it started used while the load ran
+	// (steal included); nil when not measured (not Linux). High, the
+	// figures measure the neighbours as much as the target.
+	OtherCPU *float64 `json:"other_cpu,omitempty"`
 	// PeakRSS is the harness process's peak resident memory in bytes,
 	// read just before the summary was written (Linux VmHWM: load, final
 	// reads and checks included); 0 when not measured. A merged run

@@ -15,7 +15,7 @@ type ThresholdAbort struct {
 
 // String says what stopped the load.
 func (a *ThresholdAbort) String() string {
-	s := fmt.Sprintf("threshold %s failed at %.0fs of load (measured %s", a.Threshold, a.AtSeconds, Number(a.Actual))
+	s := fmt.Sprintf("threshold %s failed at %.0fs of load (measured %s", a.Threshold, a.AtSeconds, ThresholdResult{Threshold: a.Threshold, Actual: a.Actual}.MeasuredValue())
 	if a.Window != "" {
 		s += ", worst at " + a.Window
 	}

@@ -39,9 +39,9 @@ func (r ThresholdResult) Measured() string {
 	case r.Note != "":
 		return r.Note
 	case r.Window != "":
-		s = fmt.Sprintf("measured %s (worst at %s)", Number(r.Actual), r.Window)
+		s = fmt.Sprintf("measured %s (worst at %s)", r.MeasuredValue(), r.Window)
 	default:
-		s = "measured " + Number(r.Actual)
+		s = "measured " + r.MeasuredValue()
 	}
 	if r.Injected > 0 {
 		s += fmt.Sprintf(", leaving out %d throttled answers faults injected on purpose", r.Injected)

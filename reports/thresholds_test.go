@@ -194,7 +194,7 @@ func TestThresholdsLeaveOutInjectedThrottling(t *testing.T) {
 	if err := text.WriteText(&textX, s); err != nil {
 		t.Fatal(err)
 	}
-	want := "PASS  throttled <= 2  measured 2, leaving out 3 throttled answers faults"
+	want := "PASS  throttled <= 2  measured 2 attempts, leaving out 3 throttled answers"
 	if !strings.Contains(textX.String(), want) || strings.Contains(textX.String(), "errors == 0  measured 0, leaving out") {
 		t.Errorf("text report: want %q on the throttling line only:\n%s", want, textX.String())
 	}

@@ -73,6 +73,8 @@ func UsageOf(op *checks.Op) (u usage, ok bool) {
 		return usage{UnitQueue, key, int64(max(len(op.Out.Messages), 1))}, true
 	case kind == checks.KindQueuePut, kind == checks.KindQueueUpdate, kind == checks.KindQueueDelete:
 		return usage{UnitQueue, key, 1}, true
+	case filesOp(kind):
+		return usage{UnitFile, key, 1}, true
 	}
 	return usage{}, false
 }
@@ -159,6 +161,9 @@ func (u *units) record(op *checks.Op, us usage, ok bool) {
 	if !u.add(k, op, us.Amount, false) {
 		k.name = OtherUnits
 		u.add(k, op, us.Amount, true)
+	}
+	if us.Kind == UnitFile {
+		u.add(unitKey{op.Workload, UnitShare, ShareUnit}, op, us.Amount, true)
 	}
 }
 

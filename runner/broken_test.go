@@ -29,6 +29,7 @@ var brokenCases = []struct {
 	{"broken.early-visible", "{name: w, kind: queue.work, actors: 4, params: {visibility: 10s}}"},
 	{"broken.partial-batch", "{name: w, kind: table.batch, actors: 1, params: {batch_size: 6, rows: 6, fail_fraction: 0}}"},
 	{"broken.stale-read", "{name: w, kind: blob.lww, actors: 1}"},
+	{"broken.strip-appendpos", "{name: w, kind: blob.append-log, actors: 4}"},
 }
 
 // Every broken promise is caught against a real Azurite: its matching

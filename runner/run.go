@@ -313,6 +313,12 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			return finish(err)
 		}
 		wl, err := f(cut.w, tgt)
+		if errors.Is(err, target.ErrNoFileService) {
+			// Only an account can run it: say so, run the others.
+			sum.NotRun = append(sum.NotRun, fmt.Sprintf("workload %s: %v", w.Name, err))
+			logf("workload %s: not run: %v", w.Name, err)
+			continue
+		}
 		if err != nil {
 			return finish(fmt.Errorf("workload %s: %w", w.Name, err))
 		}
@@ -326,6 +332,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		}
 	}
 
+	if len(runs) == 0 && len(sum.NotRun) > 0 {
+		return finish(fmt.Errorf("no workload of the scenario can run on %s: %s", tgt.Desc, strings.Join(sum.NotRun, "; ")))
+	}
 	sum.RunID = id
 	if sum.Shard != nil {
 		sum.Shard.RunID = id // (generated when --run-id was not given)
@@ -353,6 +362,7 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 
 	logf("load: %s", describeLoad(active))
 	cpu0, cpuOK := processCPU()
+	machine0 := sampleCPU(tgt.ProcessGroups())
 	loadStart := time.Now()
 	sum.LoadStart = loadStart.Sub(start)
 	inj.begin(ctx, loadStart, tgt, logf)
@@ -377,6 +387,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 		// The harness's share of the machine while the load ran: near 1,
 		// the client (not the target) may be what limited the run.
 		sum.ClientCPU = float64(cpu1-cpu0) / float64(time.Since(loadStart)) / float64(runtime.NumCPU())
+	}
+	if other, ok := otherShare(machine0, sampleCPU(tgt.ProcessGroups()), time.Since(loadStart)); ok {
+		sum.OtherCPU = &other
 	}
 	last := true
 	if sharded {
@@ -450,6 +463,17 @@ func load(ctx context.Context, runs []*running, rec *workload.Recorder, m *repor
 	}
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	// end is when the load is due to stop; the tick nearest to it is left
+	// out, as the final report follows it at once with the final counts
+	// (otherwise the last line appears twice, a few calls apart).
+	var end time.Duration
+	for _, r := range runs {
+		end = max(end, r.plan.limit)
+	}
+	nearEnd := func() bool {
+		d := time.Since(start) - end
+		return end > 0 && d > -every/2 && d < every/2
+	}
 	report := func() {
 		if o.Progress == nil {
 			return
@@ -464,7 +488,9 @@ func load(ctx context.Context, runs []*running, rec *workload.Recorder, m *repor
 			report()
 			return
 		case <-tick.C:
-			report()
+			if !nearEnd() {
+				report()
+			}
 		}
 	}
 }

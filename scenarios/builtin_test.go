@@ -29,7 +29,7 @@ func TestBuiltinExampleByName(t *testing.T) {
 	_, err = Load("quickstrat")
 	var ue *UnknownExampleError
 	if !errors.As(err, &ue) || !errors.Is(err, fs.ErrNotExist) ||
-		!strings.Contains(err.Error(), `(did you mean quickstart?)`) || !strings.Contains(err.Error(), "built-in examples: block-commit,") {
+		!strings.Contains(err.Error(), `(did you mean quickstart?)`) || !strings.Contains(err.Error(), "built-in examples: append-log, block-commit,") {
 		t.Errorf("unknown name: %v", err)
 	}
 	for _, p := range []string{"quickstart.yaml", filepath.Join("sub", "quickstart"), "./quickstart2"} {

@@ -139,11 +139,12 @@ var FaultKinds = map[string]FaultKindSpec{
 	"target.stop":  {Summary: "stop the managed Azurite cleanly (SIGTERM) for the window, then restart it on the same disk and ports"},
 	"target.crash": {Summary: "kill the managed Azurite (SIGKILL) for the window, then restart it on the same disk and ports; may lose acknowledged writes (LokiJS saves every 5s)"},
 
-	"broken.strip-if-match": {Summary: "strip If-Match from conditional writes", Scope: httpScope, Check: "no-lost-updates"},
-	"broken.second-lease":   {Summary: "grant a lease to a contender while another holds it", Scope: httpScope, Check: "lease-exclusion"},
-	"broken.early-visible":  {Summary: "make a received message visible again before its timeout", Scope: httpScope, Check: "exclusive-visibility"},
-	"broken.partial-batch":  {Summary: "apply only part of a table batch", Scope: httpScope, Check: "batch-atomicity"},
-	"broken.stale-read":     {Summary: "serve a read from an older version", Scope: httpScope, Check: "version-chain"},
+	"broken.strip-if-match":  {Summary: "strip If-Match from conditional writes", Scope: httpScope, Check: "no-lost-updates"},
+	"broken.second-lease":    {Summary: "grant a lease to a contender while another holds it", Scope: httpScope, Check: "lease-exclusion"},
+	"broken.early-visible":   {Summary: "make a received message visible again before its timeout", Scope: httpScope, Check: "exclusive-visibility"},
+	"broken.partial-batch":   {Summary: "apply only part of a table batch", Scope: httpScope, Check: "batch-atomicity"},
+	"broken.stale-read":      {Summary: "serve a read from an older version", Scope: httpScope, Check: "version-chain"},
+	"broken.strip-appendpos": {Summary: "strip x-ms-blob-condition-appendpos from Append Block (append at the end instead of refusing)", Scope: httpScope, Check: "append-log"},
 
 	"broken.smb-share-access": {Summary: "rewrite the share access of SMB opens (CREATE) to read|write|delete, so the server grants opens whose modes conflict (target samba, unsigned sessions)", Scope: smbScope, Check: "share-modes"},
 	"broken.smb-lock-shared":  {Summary: "rewrite exclusive SMB byte-range locks (LOCK) to shared (target samba, unsigned sessions)", Scope: smbScope, Check: "byte-range-locks"},
@@ -162,6 +163,7 @@ func FaultKindNames() []string {
 		"net.latency", "net.bandwidth", "net.reset-before", "net.reset-after", "net.blackhole", "net.cut-response",
 		"target.pause", "target.stop", "target.crash",
 		"broken.strip-if-match", "broken.second-lease", "broken.early-visible", "broken.partial-batch", "broken.stale-read",
+		"broken.strip-appendpos",
 		"broken.smb-share-access", "broken.smb-lock-shared", "broken.smb-keep-file", "broken.smb-lease-write",
 	}
 }

@@ -30,7 +30,7 @@ var invalidCases = map[string]struct {
 	"actors-wrong-type.yaml":            {6, 13, "workloads[0].actors", `must be a whole number ≥ 1 and ≤ 10000, got "many"`},
 	"check-duplicate.yaml":              {8, 5, "checks[1]", `duplicate check "no-lost-updates" (first at line 7)`},
 	"check-no-workload.yaml":            {6, 27, "checks[1]", `"single-winner" applies to kind blob.create-once, and no workload here has that kind`},
-	"check-unknown.yaml":                {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: at-least-once (kinds queue.work); batch-atomicity`},
+	"check-unknown.yaml":                {6, 10, "checks[0]", `unknown check "no-lost-update" (did you mean "no-lost-updates"?); known checks: append-log (kinds blob.append-log); at-least-once (kinds queue.work); batch-atomicity`},
 	"duplicate-key.yaml":                {7, 5, "workloads[0].actors", `duplicate key "actors" (first at line 6)`},
 	"key-pattern-unknown.yaml":          {6, 27, "workloads[0].params.key_pattern", `got "apend" (did you mean "append"?)`},
 	"visibility-fraction.yaml":          {8, 19, "workloads[0].params.visibility", "must be whole seconds (the service counts in seconds), got 1500ms"},

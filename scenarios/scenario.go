@@ -382,6 +382,12 @@ var Kinds = map[string]KindSpec{
 		OptionalChecks: []string{"linearizable"},
 		Ops:            []string{"blob.commit", "blob.get", "blob.stage"},
 	},
+	"blob.append-log": {
+		Summary: "many appenders on one append blob: read its length, append a self-describing record at it with x-ms-blob-condition-appendpos; re-read on 412",
+		Params:  []string{"payload_bytes"},
+		Checks:  []string{"append-log"},
+		Ops:     []string{"blob.append", "blob.props"},
+	},
 	"blob.lease-mutex": {
 		Summary: "acquire a lease on a counter blob, add one under the lease, release; 409 while another holds it; some holders misbehave",
 		Params:  []string{"payload_bytes", "lease_duration", "hold", "acquire_retry", "misbehave"},
@@ -469,6 +475,21 @@ var Kinds = map[string]KindSpec{
 		Params:  []string{"read_fraction"},
 		Checks:  []string{"lease-breaks"},
 		Ops:     []string{"files.ack", "files.break", "files.close", "files.open", "files.read", "files.write"},
+	},
+	"files.rest-ranges": {
+		Summary: "Azure Files REST, last writer wins: actors Put Range runs of whole self-describing records over overlapping ranges of a few files; the final read says which write each record is from (an account's file endpoint: target kind connection-string)",
+		Checks:  []string{"range-writes"},
+		Ops:     []string{"files.rest.create", "files.rest.get", "files.rest.put-range", "files.rest.share.create", "files.rest.share.delete"},
+	},
+	"files.rest-lease": {
+		Summary: "Azure Files REST file leases: actors race to acquire an infinite lease, the holder writes with its id and sometimes without it (412 LeaseIdMissing), then releases; losers get 409 LeaseAlreadyPresent (an account's file endpoint)",
+		Checks:  []string{"file-lease"},
+		Ops:     []string{"files.rest.create", "files.rest.get", "files.rest.lease.acquire", "files.rest.lease.release", "files.rest.put-range", "files.rest.share.create", "files.rest.share.delete"},
+	},
+	"files.interplay": {
+		Summary: "SMB and REST on the same files of an account's share: an SMB share-none holder, a delete-pending file and a byte-range lock against REST reads, writes, properties and listings (409 SharingViolation, SMBDeletePending or DeletePending, FileLockConflict); REST delete then SMB open (an account key)",
+		Checks:  []string{"files-interplay"},
+		Ops:     []string{"files.close", "files.lock", "files.open", "files.rest.create", "files.rest.delete", "files.rest.get", "files.rest.getprops", "files.rest.list", "files.rest.put-range", "files.rest.share.create", "files.rest.share.delete", "files.set-delete", "files.unlock"},
 	},
 	"queue.hot": {
 		Summary: "enqueue messages to one queue (keys: 1) or spread over several, with consumers getting up to 32 at a time and deleting; the report shows messages/s per queue against the 2,000/s target",

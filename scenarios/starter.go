@@ -41,11 +41,30 @@ func Starter(kind, schema string) ([]byte, error) {
 	}
 	line("#")
 	line("# Check it:  stormcheck validate FILE")
-	line("# Run it:    stormcheck run FILE   (a managed Azurite, nothing else needed)")
+	switch {
+	case AccountOnly(kind):
+		line("# Run it:    AZURE_STORAGE_CONNECTION_STRING='AccountName=...;AccountKey=...' stormcheck run FILE")
+		line("#            (an account's file endpoint: Azurite has no File service, Samba no REST)")
+	case strings.HasPrefix(kind, "files."):
+		line("# Run it:    stormcheck run FILE   (a managed Samba: root on Linux; samba is installed if missing)")
+	default:
+		line("# Run it:    stormcheck run FILE   (a managed Azurite, nothing else needed)")
+	}
 	line("# Every field with its meaning: stormcheck init --example quickstart; every kind: stormcheck kinds")
 	line("")
 	line("# name: names the results folder and the reports; lowercase letters, digits and -.")
 	line("name: %s", name)
+	switch {
+	case AccountOnly(kind):
+		line("# target: an account's file endpoint, from the connection string in the variable")
+		line("# connection_string_env names (AccountName and AccountKey, or FileEndpoint and a SAS).")
+		line("target:")
+		line("  kind: %s", TargetConnectionString)
+	case strings.HasPrefix(kind, "files."):
+		line("# target: a private Samba the run starts on loopback and stops.")
+		line("target:")
+		line("  kind: %s", TargetSamba)
+	}
 	line("# duration: each workload's load phase (a Go duration: 30s, 2m, 1h).")
 	line("duration: 30s")
 	line("workloads:")
@@ -106,4 +125,11 @@ func wrap(text string, width int) []string {
 		lines = append(lines, cur)
 	}
 	return lines
+}
+
+// AccountOnly reports whether a workload kind runs only against an
+// account's file endpoint: the Azure Files REST kinds (no local server
+// answers the File REST API).
+func AccountOnly(kind string) bool {
+	return strings.HasPrefix(kind, "files.rest-") || kind == "files.interplay"
 }

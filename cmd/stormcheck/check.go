@@ -85,6 +85,10 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		return exitHarness
 	}
 	text.WriteText(stdout, checkedSummary(saved, sc, results))
+	if len(results) == 0 {
+		// The header alone would leave the reader wondering what happened.
+		fmt.Fprintln(stdout, noChecksLine(sc))
+	}
 	code := exitOK
 	if truncated {
 		code = exitUndecided // what the missing records held was not judged
@@ -111,4 +115,10 @@ func checkedSummary(saved *reports.Summary, sc *scenarios.Scenario, results []ch
 		s.Started, s.Elapsed, s.Startup, s.LoadStart = saved.Started, saved.Elapsed, saved.Startup, saved.LoadStart
 	}
 	return s
+}
+
+// noChecksLine says why check judged nothing: the scenario names no
+// check (the loader refuses a check that judges none of its kinds).
+func noChecksLine(sc *scenarios.Scenario) string {
+	return "checks: none: " + sc.File + " names no checks (list them under checks:; stormcheck kinds shows which apply to each kind), so nothing was judged"
 }

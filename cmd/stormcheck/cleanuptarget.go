@@ -85,7 +85,7 @@ func cleanupRuns(ctx context.Context, stdout, stderr io.Writer, st scenarios.Tar
 	for _, r := range runs {
 		age := "unknown age"
 		if !r.Mark.Created.IsZero() {
-			age = "created " + r.Mark.Created.UTC().Format("2006-01-02 15:04:05 UTC") + ", " + time.Since(r.Mark.Created).Round(time.Minute).String() + " ago"
+			age = "created " + r.Mark.Created.UTC().Format("2006-01-02 15:04:05 UTC") + ", " + runAge(time.Since(r.Mark.Created)) + " ago"
 		}
 		fmt.Fprintf(stdout, "run %s (%s): %s %d resource(s) and its marker container sc%s\n", r.Mark.ID, age, verb, len(r.Resources), r.Mark.ID)
 		for _, res := range r.Resources {
@@ -122,4 +122,18 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runAge says how long ago a run was created, to the second under an hour and
+// to the minute past it ("15s", "4m10s", "26h3m"); never "0s" for a run
+// seconds old.
+func runAge(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Hour:
+		return d.Round(time.Second).String()
+	default:
+		return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
+	}
 }

@@ -36,8 +36,9 @@ a side, the report says the verdict is weak and on what it rests.
 
 Runs that are not comparable get no verdict, and the report says why: a
 different scenario, scenario file (--set overrides) or target, the client
-short of CPU in one run only, or an open loop that left arrivals unserved in
-one run only (the figures would then measure the client or the backlog, not
+short of CPU in one run only, an open loop that left arrivals unserved in
+one run only, or the machine busy with other work during either run (the
+figures would then measure the client, the backlog or the neighbours, not
 the target). The last line counts the figures judged and those too noisy or
 too thin to judge.
 

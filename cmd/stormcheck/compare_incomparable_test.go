@@ -27,8 +27,8 @@ func editSummary(t *testing.T, dir string, edit func(*reports.Summary)) {
 
 // TestCompareNeverCriesWolf: a run 10 times slower than its base is a
 // regression (exit 6) only when the two runs are comparable. With the new
-// run recorded as a client short of CPU (client_cpu as a run beside a
-// CPU-burning process records it), with an open loop that left arrivals
+// run recorded as a client short of CPU, or beside other work (other_cpu,
+// as a run beside a CPU-burning process records it), with an open loop that left arrivals
 // unserved in one run only, with another target or another scenario file,
 // compare gives no verdict (exit 4, never 6) and says why.
 func TestCompareNeverCriesWolf(t *testing.T) {
@@ -56,6 +56,9 @@ func TestCompareNeverCriesWolf(t *testing.T) {
 				w.Executor, w.Arrivals, w.Dropped, w.Unserved = "open", 4000, 0, 574
 			})
 		}, "workload counter's open loop fell behind in the new run only (574 of 4000 arrivals not served (0 dropped, 574 never served))"},
+		{"busy machine", func(dir string) {
+			editSummary(t, dir, func(s *reports.Summary) { other := 0.48; s.OtherCPU = &other })
+		}, "the machine was busy with other work during the new run (other processes used 48.0% of the machine's CPU during the load)"},
 		{"other target", func(dir string) {
 			editSummary(t, dir, func(s *reports.Summary) { s.Target = "connection string (AZURE_STORAGE_CONNECTION_STRING)" })
 		},

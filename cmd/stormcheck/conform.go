@@ -16,6 +16,7 @@ import (
 	"github.com/stormcheck/stormcheck/internal/boundedread"
 	"github.com/stormcheck/stormcheck/reports"
 	"github.com/stormcheck/stormcheck/reports/conformreport"
+	"github.com/stormcheck/stormcheck/reports/text"
 	"github.com/stormcheck/stormcheck/runner"
 	scconform "github.com/stormcheck/stormcheck/runner/conform"
 	scstage "github.com/stormcheck/stormcheck/runner/stage"
@@ -35,6 +36,10 @@ divergence the baseline does not accept and each error in two lines of at
 most 100 characters (rule id, step, reference; expected vs got). -v lists every
 rule. --format json, junit or markdown prints that form instead. The results
 directory gets conform.json and conform.junit.xml whatever --format says.
+--evidence DIR writes one file per diverging step: the request and response
+as sent and received (Authorization, SAS signatures and keys redacted), the
+expectation and the reference's sentence, ready to paste into an upstream
+issue.
 
 With --coverage, prints instead the coverage map: for every operation of the
 REST reference checklist, which condition headers (with their value classes),
@@ -58,11 +63,11 @@ written, --write-baseline not written).`
 
 // conformFlags are conform's flags.
 type conformFlags struct {
-	rulesDir, tags, baseline, writeBaseline, out, connStr string
-	target                                                *enumFlag
-	parallel                                              int
-	diff, coverage, verbose                               bool
-	format                                                *enumFlag
+	rulesDir, tags, baseline, writeBaseline, out, connStr, evidence string
+	target                                                          *enumFlag
+	parallel                                                        int
+	diff, coverage, verbose                                         bool
+	format                                                          *enumFlag
 }
 
 func newConformCmd() *cobra.Command {
@@ -104,6 +109,7 @@ func newConformCmd() *cobra.Command {
 	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target: a JSON file, or the name of a shipped baseline ("+strings.Join(conformance.ShippedBaselines(), ", ")+"); exit 0 when exactly these diverge")
 	fl.BoolVar(&f.coverage, "coverage", false, "print the coverage map of the rules against the REST reference checklist (per operation: headers, states, error codes, precedence; + covered, - hole) and exit")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
+	fl.StringVar(&f.evidence, "evidence", "", "write one Markdown file per diverging step into this directory: the request and response as sent and received (secrets redacted), the expectation and the reference's sentence, ready for an upstream issue")
 	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>, -2, -3... when a run started in the same second has it)")
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
@@ -189,8 +195,21 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		}
 		return exitHarness
 	}
+	runnable, notRun := scconform.Split(t, rules)
+	if len(runnable) == 0 {
+		_ = t.Close()
+		fmt.Fprintf(stderr, "stormcheck conform: no selected rule can run on %s: %s\n", t.Desc, scconform.NotRunLine(notRun))
+		return exitHarness
+	}
 	results := scconform.Run(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
+	if line := scconform.NotRunLine(notRun); line != "" {
+		w := stdout
+		if f.format.value != "text" { // stdout holds one document
+			w = stderr
+		}
+		fmt.Fprint(w, text.Wrapped("NOT RUN: ", "  ", line)+"\n")
+	}
 	// Interrupted: the rules that did not finish are errors ("interrupted");
 	// the matrix and files say so, but a baseline written from them would
 	// list every one as a divergence, over the file it replaces.
@@ -208,6 +227,13 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	}
 	if err := conformreport.WriteConformJUnit(filepath.Join(dir, "conform.junit.xml"), results, rep); err != nil {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
+	}
+	if f.evidence != "" {
+		files, err := conformreport.WriteEvidence(f.evidence, results)
+		if err != nil {
+			fmt.Fprintln(stderr, "stormcheck conform: --evidence:", err)
+		}
+		fmt.Fprintf(stderr, "stormcheck conform: %d evidence file(s) in %s\n", len(files), f.evidence)
 	}
 	if f.writeBaseline != "" && interrupted {
 		fmt.Fprintf(stderr, "stormcheck conform: interrupted: baseline %s not written (the rules cut short would be in it as divergences)\n", f.writeBaseline)
@@ -364,6 +390,9 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 		if err != nil {
 			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, target.Redact(err.Error()))
 			return exitHarness
+		}
+		if _, nr := scconform.Split(t, rules); len(nr) > 0 {
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, scconform.NotRunLine(nr))
 		}
 		sides[i] = scconform.Run(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()

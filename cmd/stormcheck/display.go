@@ -24,6 +24,7 @@ type display struct {
 	p        *mpb.Progress
 	bars     map[string]*bar
 	finished bool
+	lastLine string // lines mode: the line printed last
 }
 
 // bar is one workload's bar. mpb renders from its own goroutine and calls
@@ -86,7 +87,12 @@ func (d *display) update(p runner.Progress) {
 		for i, w := range p.Workloads {
 			wp[i] = w.WorkloadProgress
 		}
-		fmt.Fprintln(d.w, reports.FormatProgressLine(p.Elapsed, wp))
+		// The final snapshot follows the last tick at once when the load
+		// ends on a tick: the same line twice says nothing new.
+		if line := reports.FormatProgressLine(p.Elapsed, wp); line != d.lastLine {
+			fmt.Fprintln(d.w, line)
+			d.lastLine = line
+		}
 	case "bars":
 		d.drawBars(p)
 	}

@@ -79,3 +79,17 @@ func TestLinesModePrintsPlainLines(t *testing.T) {
 		t.Errorf("lines mode: %q", out.String())
 	}
 }
+
+// TestLinesModePrintsTheLastLineOnce: the final snapshot, identical to the
+// tick just before it (the load ended on a tick), is not printed again.
+func TestLinesModePrintsTheLastLineOnce(t *testing.T) {
+	var out bytes.Buffer
+	d := newDisplay("lines", &out)
+	d.update(progressAt(5*time.Second, false))
+	d.update(progressAt(10*time.Second, true))
+	d.update(progressAt(10*time.Second, true))
+	d.close()
+	if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 {
+		t.Errorf("%d lines, want 2 (the last once):\n%s", len(lines), out.String())
+	}
+}

@@ -380,13 +380,15 @@ func coverageReference() ([]byte, error) {
 	b.WriteString("The built-in conformance rules mapped onto the checklist of each operation's REST reference page, as\n")
 	b.WriteString("`stormcheck conform --coverage` prints it: every concurrency header or parameter with the value classes the page\n")
 	b.WriteString("distinguishes, the resource states, the error codes and the preconditions that can fail together. A point is\n")
-	b.WriteString("covered when a rule's `covers:` names it (with how many rules, when more than one) and a hole when none does.\n")
+	b.WriteString("covered when a rule's `covers:` names it (with how many rules, when more than one) and a hole when none does; it is\n")
+	b.WriteString("undecided when the only rules naming it accept several answers there and cite no live evidence deciding between them.\n")
 	b.WriteString("[Conformance](../conformance.md) says how the map is made and what the checklist leaves out.\n\n")
 	// The summary table, and the totals over its rows for the line above it.
 	var table strings.Builder
-	var points, covered, complete int
+	var points, covered, undecided, complete int
 	for _, oc := range cov {
 		c, t := oc.Covered()
+		undecided += len(oc.UndecidedPoints())
 		fmt.Fprintf(&table, "| [%s](#%s) | `%s` | %d / %d | [%s](%s) |\n", oc.Ref.Name, anchor(oc.Ref.Name), oc.Ref.Op, c, t,
 			path.Base(oc.Ref.Page), oc.Ref.Page)
 		points, covered = points+t, covered+c
@@ -394,26 +396,28 @@ func coverageReference() ([]byte, error) {
 			complete++
 		}
 	}
-	fmt.Fprintf(&b, "%d of %d points covered; %d of %d operations complete; %d rules.\n\n", covered, points, complete, len(cov), len(rs.Rules))
+	fmt.Fprintf(&b, "%d of %d points covered, %d undecided; %d of %d operations complete; %d rules.\n\n", covered, points, undecided, complete, len(cov), len(rs.Rules))
 	b.WriteString("| operation | step op | points covered | REST reference |\n|---|---|---|---|\n")
 	b.WriteString(table.String())
 	for _, oc := range cov {
 		c, t := oc.Covered()
 		fmt.Fprintf(&b, "\n## %s\n\n`%s`, %d of %d points covered; [REST reference](%s).\n\n", oc.Ref.Name, oc.Ref.Op, c, t, oc.Ref.Page)
-		b.WriteString("| dimension | covered | holes |\n|---|---|---|\n")
+		b.WriteString("| dimension | covered | undecided | holes |\n|---|---|---|---|\n")
 		for _, d := range oc.Dims {
-			var in, out []string
+			var in, open, out []string
 			for _, p := range d.Points {
-				switch n := len(p.Rules); n {
-				case 0:
+				switch n := len(p.Rules); {
+				case n == 0 && len(p.Undecided) > 0:
+					open = append(open, "`"+p.Value+"`")
+				case n == 0:
 					out = append(out, "`"+p.Value+"`")
-				case 1:
+				case n == 1:
 					in = append(in, "`"+p.Value+"`")
 				default:
 					in = append(in, fmt.Sprintf("`%s` (%d)", p.Value, n))
 				}
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s |\n", cell(d.Name), cell(strings.Join(in, " ")), cell(strings.Join(out, " ")))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(d.Name), cell(strings.Join(in, " ")), cell(strings.Join(open, " ")), cell(strings.Join(out, " ")))
 		}
 	}
 	return b.Bytes(), nil

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stormcheck/stormcheck/checks"
+	_ "github.com/stormcheck/stormcheck/checks/checkers"
 	"github.com/stormcheck/stormcheck/reports"
 )
 
@@ -296,6 +298,12 @@ func TestREADMEIsAFrontDoor(t *testing.T) {
 	readme := string(b)
 	if n := strings.Count(readme, "\n"); n >= 400 {
 		t.Errorf("README.md has %d lines; keep it under 400 and move the rest to a page under docs/", n)
+	}
+	// The checks table names every check stormcheck has.
+	for _, name := range checks.Names() {
+		if !strings.Contains(readme, "`"+name+"`") {
+			t.Errorf("README.md's checks table does not name the check %s", name)
+		}
 	}
 	ci, err := os.ReadFile(filepath.Join(repoRoot, ".ci", "run"))
 	if err != nil {

@@ -45,6 +45,9 @@ type StepExpect struct {
 	// HeadersAbsent names headers that must not be in the response (e.g.
 	// Delete Blob returns no ETag).
 	HeadersAbsent []string `json:"headers_absent,omitempty"`
+	// Headers are headers the response must carry with exactly these
+	// values.
+	Headers map[string]string `json:"headers,omitempty"`
 	// Body, when set, is the exact expected body.
 	Body *string `json:"body,omitempty"`
 	// ServiceExpect holds the table and queue expectations.
@@ -73,6 +76,8 @@ type StepObservation struct {
 	RawStatus string `json:"raw_status,omitempty"`
 	// ServiceObservation holds what a table or queue response carried.
 	ServiceObservation
+	// Exchange is the request and response, kept with the verdict.
+	Exchange *Exchange `json:"-"`
 }
 
 // StepVerdict is the judgement of one step.
@@ -94,7 +99,24 @@ type StepVerdict struct {
 	Actual   string `json:"actual"`
 	// Reason says which expectations failed, "" on a pass.
 	Reason string `json:"reason,omitempty"`
+	// Exchange is the request sent and the response received.
+	Exchange *Exchange `json:"exchange,omitempty"`
+	// Reference is the sentence of the documentation (or live record) the
+	// expectation rests on, and Source where it is: kept for the steps
+	// that did not pass, for a report filed upstream.
+	Reference string `json:"reference,omitempty"`
+	Source    string `json:"source,omitempty"`
+	// Against says what a step that did not pass was held to: AgainstLive
+	// when its source cites live evidence of the service's answer,
+	// AgainstDocumented when only the documentation says it.
+	Against string `json:"against,omitempty"`
 }
+
+// The kinds of StepVerdict.Against.
+const (
+	AgainstLive       = "live-observed"
+	AgainstDocumented = "documented-only"
+)
 
 // JudgeStep compares step i's observation with its expectation.
 //
@@ -109,7 +131,7 @@ type StepVerdict struct {
 // ETag to equal ETagRef; "differs" needs a non-empty ETag different from
 // ETagRef. Header names compare case-insensitively; the body exactly.
 func JudgeStep(i int, op string, e StepExpect, o StepObservation) StepVerdict {
-	v := StepVerdict{Step: i, Op: op, Expected: expectedForm(e)}
+	v := StepVerdict{Step: i, Op: op, Expected: expectedForm(e), Exchange: o.Exchange}
 	if o.Err != "" && o.Status == 0 {
 		if o.RawStatus == "" {
 			v.Errored = true
@@ -189,6 +211,9 @@ func JudgeStep(i int, op string, e StepExpect, o StepObservation) StepVerdict {
 			reasons = append(reasons, "unexpected header "+strings.Join(there, ", "))
 		}
 	}
+
+	ha, hr := judgeHeaderValues(e.Headers, o.Headers)
+	actual, reasons = append(actual, ha...), append(reasons, hr...)
 
 	if e.Body != nil {
 		actual = append(actual, "body "+quoteBody(o.Body))
@@ -274,6 +299,7 @@ func expectedForm(e StepExpect) string {
 	if len(e.HeadersAbsent) > 0 {
 		parts = append(parts, "no "+strings.Join(e.HeadersAbsent, " "))
 	}
+	parts = append(parts, headerValuesForm(e.Headers)...)
 	if e.Body != nil {
 		parts = append(parts, "body "+quoteBody(*e.Body))
 	}

@@ -38,6 +38,20 @@ func Incomparable(base, new Run) []string {
 	case ns != "" && bs == "":
 		out = append(out, "the client was short of CPU in the new run only ("+ns+"): its figures may be the client's, not the target's")
 	}
+	// Other work on the machine in either run (not only in one): figures
+	// taken beside it measure the neighbours as much as the target, and
+	// two busy runs are rarely busy alike.
+	// One run compared with itself has nothing to differ in.
+	bb, nb := reports.MachineBusy(b), reports.MachineBusy(n)
+	switch {
+	case sameRun(b, n):
+	case bb != "" && nb != "":
+		out = append(out, "the machine was busy with other work during both runs ("+bb+" in the base run; "+nb+" in the new): their figures measure the neighbours as much as the target")
+	case bb != "":
+		out = append(out, "the machine was busy with other work during the base run ("+bb+"): its figures measure the neighbours as much as the target")
+	case nb != "":
+		out = append(out, "the machine was busy with other work during the new run ("+nb+"): its figures measure the neighbours as much as the target")
+	}
 	nw := map[string]reports.WorkloadSummary{}
 	for _, w := range n.Workloads {
 		nw[w.Name] = w
@@ -56,6 +70,12 @@ func Incomparable(base, new Run) []string {
 		}
 	}
 	return out
+}
+
+// sameRun reports whether two summaries are of one run (a run compared
+// with itself, or two copies of its results).
+func sameRun(a, b *reports.Summary) bool {
+	return a.RunID != "" && a.RunID == b.RunID && a.Started.Equal(b.Started)
 }
 
 // firstDifference names the first line two scenario files differ on.

@@ -52,3 +52,41 @@ func TestSavedWithholdsTheVerdict(t *testing.T) {
 		t.Errorf("scenario files: %v", c.Incomparable)
 	}
 }
+
+// TestMachineBusyWithholdsTheVerdict: other work on the machine during
+// either run, or both, withholds the verdict and says during which; a
+// run compared with itself is comparable however busy the machine was.
+func TestMachineBusyWithholdsTheVerdict(t *testing.T) {
+	d := t.TempDir()
+	base := runSummary(t, 1, 200, 5, d+"/a")
+	slow := runSummary(t, 3, 200, 25, d+"/c")
+	sc := []byte("name: s\nduration: 20s\n")
+	busy, quiet := 0.6, 0.05
+	with := func(s *reports.Summary, other *float64) *reports.Summary {
+		c := *s
+		c.OtherCPU = other
+		return &c
+	}
+	for _, c := range []struct {
+		name       string
+		base, new  *float64
+		want       string
+		comparable bool
+	}{
+		{"quiet", &quiet, &quiet, "", true},
+		{"unmeasured", nil, nil, "", true},
+		{"new busy", &quiet, &busy, "during the new run (other processes used 60.0%", false},
+		{"base busy", &busy, nil, "during the base run (other processes used 60.0%", false},
+		{"both busy", &busy, &busy, "during both runs", false},
+	} {
+		cmp := compare.Saved(compare.Run{with(base, c.base), sc}, compare.Run{with(slow, c.new), sc}, compare.Options{Tolerance: 0.1})
+		if c.comparable != (len(cmp.Incomparable) == 0) || !c.comparable && (cmp.Regressions != 0 || !strings.Contains(cmp.Incomparable[0], c.want)) {
+			t.Errorf("%s: %d regressions, incomparable %v", c.name, cmp.Regressions, cmp.Incomparable)
+		}
+	}
+	self := with(base, &busy)
+	self.RunID = "r1"
+	if cmp := compare.Saved(compare.Run{self, sc}, compare.Run{self, sc}, compare.Options{Tolerance: 0.1}); len(cmp.Incomparable) != 0 {
+		t.Errorf("a busy run compared with itself: incomparable %v", cmp.Incomparable)
+	}
+}

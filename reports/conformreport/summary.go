@@ -157,10 +157,32 @@ func ruleLines(r *verdict.RuleResult, mark string) []string {
 		if d == nil {
 			return []string{head + "  " + shortRef(r.Source), "  diverges, no diverging step recorded"}
 		}
-		return []string{fmt.Sprintf("%s  step %d %s  %s", head, d.Step, d.Op, shortRef(r.Source)),
+		return []string{fmt.Sprintf("%s  step %d %s  %s", head, d.Step, d.Op, against(d)+shortRef(stepSource(r, d))),
 			"  expected " + oneLineText(d.Expected) + ", got " + oneLineText(d.Actual)}
 	}
 	return []string{head + "  " + shortRef(r.Source), "  error: " + oneLineText(r.ErrorText())}
+}
+
+// against marks what a diverging step was held to: "[live] " when its
+// source cites the live service's answer, "[docs] " when only the
+// documentation says it, "" when the runner did not say.
+func against(d *verdict.StepVerdict) string {
+	switch d.Against {
+	case verdict.AgainstLive:
+		return "[live] "
+	case verdict.AgainstDocumented:
+		return "[docs] "
+	}
+	return ""
+}
+
+// stepSource is where a diverging step's expectation comes from: its own
+// source when the runner kept one, else the rule's.
+func stepSource(r *verdict.RuleResult, d *verdict.StepVerdict) string {
+	if d.Source != "" {
+		return d.Source
+	}
+	return r.Source
 }
 
 // shortRef is the first clause of a rule's source ("REST: Put Blob"), the
@@ -223,13 +245,16 @@ func WriteConformMarkdown(w io.Writer, results []verdict.RuleResult, rep *verdic
 			if mark == "known" || mark == "changed" || mark == "fixed" {
 				status += " (" + mark + ")"
 			}
-			step, exp, got := "", "", ""
+			step, exp, got, mark := "", "", "", ""
 			if d := r.Divergence(); d != nil && r.Status == verdict.ConformDiverges {
-				step, exp, got = fmt.Sprintf("%d %s", d.Step, d.Op), d.Expected, d.Actual
+				step, exp, got, mark = fmt.Sprintf("%d %s", d.Step, d.Op), d.Expected, d.Actual, against(d)+shortRef(stepSource(r, d))
 			} else if r.Status == verdict.ConformError {
 				got = "error: " + r.ErrorText()
 			}
-			fmt.Fprintf(ew, "| %s | `%s` | %s | %s | %s | %s |\n", status, r.ID, cell(step), cell(exp), cell(got), cell(shortRef(r.Source)))
+			if mark == "" {
+				mark = shortRef(r.Source)
+			}
+			fmt.Fprintf(ew, "| %s | `%s` | %s | %s | %s | %s |\n", status, r.ID, cell(step), cell(exp), cell(got), cell(mark))
 		}
 	}
 	if !head && !verbose {

@@ -25,15 +25,7 @@ import (
 // first screen, 1280 x 1790 (report-<dir name>-top.png), of a quickstart
 // run's page.
 func TestHTMLReportInChromium(t *testing.T) {
-	exe, err := browser.Chromium(context.Background(), nil)
-	if err != nil {
-		t.Fatalf("the HTML report's browser test needs Chromium: %v", err)
-	}
-	dir := t.TempDir()
-	s := reportstest.WriteFixtureRun(t, dir, reportstest.PlainNames)
-	if err := WriteHTMLReport(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	exe, dir, _ := fixtureReport(t)
 	page := loadInChromium(t, exe, filepath.Join(dir, reports.HTMLFile), "report.png", 2400)
 	want := map[string]bool{}
 	for _, id := range []string{
@@ -74,6 +66,23 @@ func TestHTMLReportInChromium(t *testing.T) {
 			loadInChromium(t, exe, path, "report-"+filepath.Base(filepath.Clean(d))+".png", 1790)
 		})
 	}
+}
+
+// fixtureReport finds Chromium and writes the fixture run's report.html
+// in a temporary results directory: the browser, the directory and the
+// run's summary.
+func fixtureReport(t *testing.T) (string, string, *reports.Summary) {
+	t.Helper()
+	exe, err := browser.Chromium(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("the HTML report's browser test needs Chromium: %v", err)
+	}
+	dir := t.TempDir()
+	s := reportstest.WriteFixtureRun(t, dir, reportstest.PlainNames)
+	if err := WriteHTMLReport(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	return exe, dir, s
 }
 
 // loadInChromium loads the page, fails the test on any console error or

@@ -16,6 +16,30 @@ import (
 // runs are cut into buckets of several seconds.
 const chartMaxPoints = 600
 
+// timeChartHeight is the height of the charts over time of one op; they
+// span the page, as every chart over time does, so that their time axes
+// line up.
+const timeChartHeight = 230
+
+// runSeconds is how many seconds the run's per-second series cover: the
+// one time axis every chart over time shares.
+func runSeconds(s *reports.Summary) int {
+	n := 0
+	for i := range s.Workloads {
+		n = max(n, workloadSeconds(&s.Workloads[i]), len(s.Workloads[i].InFlight))
+	}
+	for _, u := range s.Units {
+		n = max(n, len(u.PerSecond))
+	}
+	return n
+}
+
+// onTimeAxis puts a chart over time on the run's time axis, [0, seconds].
+func onTimeAxis(c *lineChart, seconds int) *lineChart {
+	c.x.min, c.x.max = 0, math.Max(float64(seconds), c.x.max)
+	return c
+}
+
 // timeAxisLabel names the x axis of the charts over time, saying when a
 // point stands for several seconds.
 func timeAxisLabel(k int) string {
@@ -73,6 +97,7 @@ func throughputChart(id string, ws *reports.WorkloadSummary, units []reports.Uni
 		x:     chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(n), 1)},
 		y:     chartAxis{label: "per second"},
 		empty: "no operations recorded per second",
+		unit:  "/s", xfmt: "time",
 	}
 	for i := range ws.Ops {
 		o := &ws.Ops[i]
@@ -112,11 +137,11 @@ func outcomeChart(id, workload string, o *reports.OpSummary, seconds int) *lineC
 	c := &lineChart{
 		id:     id,
 		title:  "workload " + workload + ", " + o.Op + ": attempts per second by outcome",
-		width:  560,
-		height: 280,
+		height: timeChartHeight,
 		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(seconds), 1)},
 		y:      chartAxis{label: "attempts per second"},
 		empty:  "no attempts recorded",
+		unit:   "/s", xfmt: "time",
 	}
 	if len(o.PerSecond) == 0 {
 		return c
@@ -127,12 +152,15 @@ func outcomeChart(id, workload string, o *reports.OpSummary, seconds int) *lineC
 		if o.Outcomes[oc.String()] == 0 {
 			continue
 		}
+		own := make([]float64, len(o.PerSecond))
 		for i, cnt := range o.PerSecond {
 			stacked[i] += float64(cnt[oc])
+			own[i] = float64(cnt[oc])
 		}
 		xs, ys := chartBuckets(stacked, k)
+		_, vals := chartBuckets(own, k)
 		c.lines = append(c.lines, chartLine{
-			name: oc.String(), color: chartOutcomeColours[oi], fill: true, x: xs, y: ys, base: below,
+			name: oc.String(), color: chartOutcomeColours[oi], fill: true, x: xs, y: ys, base: below, vals: vals,
 			tip: fmt.Sprintf("%s: %s %s", o.Op, reports.Thousands(o.Outcomes[oc.String()]), oc.String()),
 		})
 		below = ys
@@ -152,11 +180,11 @@ func latencyChart(id, workload string, ls *LatencySeries, seconds int, corrected
 	c := &lineChart{
 		id:     id,
 		title:  "workload " + workload + ", " + ls.Op + ": latency per second (" + which + ", ms)",
-		width:  560,
-		height: 280,
+		height: timeChartHeight,
 		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(seconds), 1)},
 		y:      chartAxis{label: "latency (ms)"},
 		empty:  "the latency log has no intervals",
+		unit:   " ms", xfmt: "time",
 	}
 	lo, hi := math.Inf(1), 0.0
 	for i := range ls.Second {
@@ -206,6 +234,7 @@ func spectrumChart(id, workload string, o *reports.OpSummary) (*lineChart, error
 		x:      chartAxis{label: "percentile", min: 0, max: float64(decades), ticks: ticks},
 		y:      chartAxis{label: "latency (ms)"},
 		empty:  "no latency histogram in the summary",
+		unit:   " ms", xfmt: "pct",
 	}
 	if o.Histograms == nil {
 		return c, nil
@@ -295,6 +324,7 @@ func latencyHistogramChart(id, workload string, o *reports.OpSummary) (*lineChar
 		x:      chartAxis{label: "latency (ms, log scale)"},
 		y:      chartAxis{label: "share of attempts (%)"},
 		empty:  "no latency histogram in the summary",
+		unit:   "%", xfmt: "logms",
 	}
 	if o.Histograms == nil {
 		return c, nil
@@ -371,6 +401,7 @@ func inFlightChart(id string, ws *reports.WorkloadSummary) *lineChart {
 		x:      chartAxis{label: timeAxisLabel(k), min: 0, max: math.Max(float64(len(ws.InFlight)), 1)},
 		y:      chartAxis{label: "calls in flight"},
 		empty:  "no calls recorded",
+		unit:   " in flight", xfmt: "time",
 	}
 	xs, ys := chartBuckets(ws.InFlight, k)
 	c.lines = append(c.lines, chartLine{name: "calls in flight", color: palGreen, fill: true, width: 2, x: xs, y: ys,

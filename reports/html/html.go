@@ -20,10 +20,11 @@ import (
 // draws) per kind; the rest are summed on one line.
 const htmlMaxUnitRows = 20
 
-var htmlTemplate = template.Must(template.New("report").Parse(htmlTemplateText))
+var htmlTemplate = template.Must(template.New("report").Parse(withScript(htmlTemplateText)))
 
 // WriteHTML writes the run's report as one self-contained HTML page: no
-// script, font or stylesheet from elsewhere, every chart an inline SVG. It
+// script, font or stylesheet from elsewhere, every chart an inline SVG
+// (hover and legend clicks are the page's own inline script). It
 // shows the header, per workload the op table, throughput over time with
 // the busiest unit against its target, outcomes over time, latency
 // percentiles over time (from the logs in hlogDir; "" or a missing
@@ -66,13 +67,20 @@ type htmlPage struct {
 	Error       string
 	// NotWritten, LeftOnTarget and ChecksError say what went wrong after
 	// the load (see Summary).
-	NotWritten   []string
+	NotWritten []string
+	// NotRun names the workloads the target could not run, with why.
+	NotRun       []string
 	LeftOnTarget string
 	ChecksError  string
 	Ran          bool
 	Tally        string
-	Workloads    []htmlWorkload
-	Harness      string
+	// Verdict is pass, fail or undecided (the badge's class), VerdictText
+	// the exit code and what was judged; Failures what failed by how
+	// much. They open the page.
+	Verdict, VerdictText string
+	Failures             []htmlFailure
+	Workloads            []htmlWorkload
+	Harness              string
 	// Summary is the top of the page: verdict, headline figures, a row
 	// per workload.
 	Summary htmlSummary
@@ -88,6 +96,13 @@ type htmlPage struct {
 }
 
 type htmlKV struct{ Key, Value string }
+
+// htmlFailure is one line of the verdict: a check that failed or could not
+// decide, a threshold that failed, and by how much.
+type htmlFailure struct {
+	Verdict, What, Detail string
+	Threshold             bool
+}
 
 type htmlFigure struct {
 	Caption string
@@ -165,49 +180,6 @@ type htmlFile struct {
 	Href  string
 }
 
-// exitMeanings are the documented exit codes.
-var exitMeanings = map[int]string{
-	0:   "every check passed",
-	1:   "a check found a violation",
-	2:   "bad usage or an invalid scenario",
-	3:   "harness or target error",
-	4:   "no violation, but a check could not decide",
-	5:   "a threshold failed",
-	6:   "a regression against the baseline",
-	130: "interrupted",
-}
-
-// htmlExitCode is the run's exit code. The runner writes the page before
-// the command has set ExitCode, so a zero is derived again from the
-// verdicts, as the command derives it: a violation, then an interrupt, a
-// harness error, a failed threshold, an undecided check.
-func htmlExitCode(s *reports.Summary) int {
-	if s.ExitCode != 0 {
-		return s.ExitCode
-	}
-	undecided := false
-	for _, r := range s.Checks {
-		switch r.Verdict {
-		case checks.Fail:
-			return 1
-		case checks.Undecided:
-			undecided = true
-		}
-	}
-	thresholdFailed := slices.ContainsFunc(s.Thresholds, func(t reports.ThresholdResult) bool { return !t.Pass })
-	switch {
-	case s.Interrupted:
-		return 130
-	case s.Error != "":
-		return 3
-	case thresholdFailed:
-		return 5
-	case undecided:
-		return 4
-	}
-	return 0
-}
-
 func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	name := s.Scenario
 	if name == "" {
@@ -216,15 +188,19 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	p := &htmlPage{
 		Title:       "stormcheck report: " + name,
 		Scenario:    name,
-		ExitCode:    htmlExitCode(s),
+		ExitCode:    text.ExitCode(s),
 		Interrupted: s.Interrupted,
 		Error:       s.Error,
-		NotWritten:  s.NotWritten, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
+		NotWritten:  s.NotWritten, NotRun: s.NotRun, LeftOnTarget: s.CleanupError, ChecksError: s.ChecksError,
 		Ran:        text.AnyOps(s),
 		Breaks:     reports.BreaksLine(s),
 		HlogIssues: hl.problems,
 	}
-	p.ExitMeaning = exitMeanings[p.ExitCode]
+	p.ExitMeaning = text.ExitMeanings[p.ExitCode]
+	p.Verdict, p.VerdictText = text.VerdictWord(p.ExitCode), text.VerdictLine(s)
+	for _, it := range text.VerdictItems(s) {
+		p.Failures = append(p.Failures, htmlFailure{Verdict: it.Verdict, What: it.What, Detail: it.Detail, Threshold: it.Threshold})
+	}
 	if s.File != "" {
 		p.Meta = append(p.Meta, htmlKV{"file", s.File})
 	}
@@ -241,6 +217,9 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 		if c.Emulation != "" {
 			p.Meta = append(p.Meta, htmlKV{"emulation", c.Emulation})
 		}
+	}
+	if busy := reports.MachineBusy(s); busy != "" {
+		p.Meta = append(p.Meta, htmlKV{"machine", "busy: " + busy + "; the figures measure that work as much as the target"})
 	}
 	if s.Shard != nil {
 		p.Meta = append(p.Meta, htmlKV{"shard", text.ShardText(s.Shard)})
@@ -263,10 +242,10 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	p.Tally = fmt.Sprintf("%d pass, %d fail, %d undecided", tally[0], tally[1], tally[2])
 	if p.Ran {
 		for i := range s.Workloads {
-			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults))
+			p.Workloads = append(p.Workloads, buildHTMLWorkload(i, &s.Workloads[i], text.UnitsOf(s.Units, s.Workloads[i].Name), hl, s.ClientCPU, s.Faults, runSeconds(s)))
 		}
 		p.Harness = text.HarnessLine(s.Harness)
-		p.Summary = buildHTMLSummary(s, p.ExitCode)
+		p.Summary = buildHTMLSummary(s)
 		p.AcrossTables = buildHTMLAcross(s)
 		var account strings.Builder
 		text.WriteAccount(&reports.ErrWriter{W: &account}, s.Units, s.Capacity)
@@ -314,7 +293,9 @@ func capacityText(c *reports.CapacityInfo) string {
 	return t
 }
 
-func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow) htmlWorkload {
+// buildHTMLWorkload draws a workload's charts; those over time span
+// seconds, the run's time axis.
+func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitSummary, hl *hlogData, clientCPU float64, faults []reports.FaultWindow, seconds int) htmlWorkload {
 	id := "w" + strconv.Itoa(i+1)
 	hw := htmlWorkload{Anchor: id, Name: ws.Name, Desc: text.WorkloadDesc(ws), Empty: len(ws.Ops) == 0, LimitedBy: reports.LimitedBy(*ws, units, clientCPU)}
 	hw.LateDrop = reports.ArrivalsLine(*ws)
@@ -348,11 +329,10 @@ func buildHTMLWorkload(i int, ws *reports.WorkloadSummary, units []reports.UnitS
 	if hw.Empty {
 		return hw
 	}
-	seconds := workloadSeconds(ws)
 	if len(ws.InFlight) > 0 {
-		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: withFaultBands(inFlightChart(id+"-inflight", ws), faults).render()}
+		hw.InFlight = htmlFigure{Caption: "actors busy: mean calls in flight per second", SVG: withFaultBands(onTimeAxis(inFlightChart(id+"-inflight", ws), seconds), faults).render()}
 	}
-	tc := withFaultBands(throughputChart(id+"-throughput", ws, units), faults)
+	tc := withFaultBands(onTimeAxis(throughputChart(id+"-throughput", ws, units), seconds), faults)
 	hw.Throughput = htmlFigure{Caption: "ok+conflict per second, per op", SVG: tc.render()}
 	if len(busiestUnits(units)) > 0 {
 		hw.Throughput.Caption += ", and the busiest unit against its target"

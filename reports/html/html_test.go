@@ -101,7 +101,11 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		"<strong>Limited by</strong> throttling: ",
 		"<h2>Across workloads</h2>", "<strong>Account:</strong> 16,776 operations served",
 		// the summary at the top: verdict, headline figures, a row per workload
-		`<div class="verdict"><span class="badge fail">fail</span><span>exit code 1: a check found a violation</span></div>`,
+		`<div class="verdict"><span class="badge fail">fail</span><span>exit code 1, a check found a violation; 1 of 3 checks pass, 1 of 2 thresholds pass</span></div>`,
+		// what failed, by how much, with units, before any figure
+		`<li class="failure" data-verdict="fail"><span class="badge fail">fail</span> <strong>linearizable (hot)</strong>: 3 violations: 1 key not linearizable</li>`,
+		`<li class="failure" data-verdict="fail"><span class="badge fail">fail</span> <strong>throughput(table.insert)</strong> 298/s &lt; 400/s (worst at 15s-20s)</li>`,
+		`<li class="failure" data-verdict="undecided"><span class="badge undecided">undecided</span> <strong>version-chain (hot)</strong>: the final read is missing</li>`,
 		`<div class="k">worst p99 (corrected)</div>`, `<div class="k">errors</div><div class="v">4</div>`,
 		`<td><a href="#w1">counter</a></td><td>415 increments</td>`,
 		`<span class="badge pass" title="pass">no-lost-updates</span>`,
@@ -114,7 +118,7 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 		"Per-partition utilisation", "Spread: 12 partitions",
 		`<span class="badge fail">fail</span>`, `<a href="checks/hot.linearizable-p0.html">checks/hot.linearizable-p0.html</a>`,
 		"a read returned a value older than one already read", "... and 2 more violations",
-		"throughput(table.insert) &gt; 400/s over 5s", "measured 298 (worst at 15s-20s)",
+		"throughput(table.insert) &gt; 400/s over 5s", "measured 298/s (worst at 15s-20s)",
 		`<a href="history.jsonl">history.jsonl</a>`, `<a href="hlog/">hlog/</a>`,
 		"Setup and final reads, not in the figures above: blob.get 1, blob.put 1",
 		`default-src 'none'`,
@@ -133,9 +137,13 @@ func TestHTMLReportHasEveryChart(t *testing.T) {
 			t.Errorf("page lacks %s p99 %s", o.Op, reports.Ms(o.Corrected.P99))
 		}
 	}
-	// self-contained: nothing to fetch, no script
+	// self-contained: nothing to fetch, no script but the page's own (its
+	// hash in the policy)
+	if !strings.Contains(page, "script-src '"+reportScriptHash+"'") {
+		t.Error("the policy does not allow the page's script by its hash")
+	}
 	for _, bad := range []string{"http://", "https://", "<script", "<link", "@import", "url("} {
-		if strings.Contains(page, bad) {
+		if strings.Contains(withoutOwnScript(t, page), bad) {
 			t.Errorf("page contains %q", bad)
 		}
 	}
@@ -310,8 +318,20 @@ func TestReadLatencyLogPercentiles(t *testing.T) {
 	}
 }
 
+// withoutOwnScript is the page without its one inline script, which must be
+// there once, as script.go wrote it.
+func withoutOwnScript(t *testing.T, page string) string {
+	t.Helper()
+	own := "<script>" + reportScript + "</script>"
+	if strings.Count(page, own) != 1 {
+		t.Fatalf("the page has its script %d times", strings.Count(page, own))
+	}
+	return strings.Replace(page, own, "", 1)
+}
+
 func TestHTMLEscapesEverything(t *testing.T) {
 	_, _, page := renderFixture(t, reportstest.HostileNames)
+	page = withoutOwnScript(t, page)
 	for _, bad := range []string{"<script", "<img", "<b>", "<i>", "<u>", "<svg onload", `href="javascript:`, `counter"`, "onerror=alert(1)>"} {
 		if strings.Contains(page, bad) {
 			i := strings.Index(page, bad)
@@ -403,7 +423,7 @@ func TestHTMLExitCode(t *testing.T) {
 		{reports.Summary{Checks: []checks.Result{und}, Thresholds: []reports.ThresholdResult{{Pass: false}}}, 5},
 		{reports.Summary{Checks: []checks.Result{und}}, 4},
 	} {
-		if got := htmlExitCode(&c.s); got != c.want {
+		if got := text.ExitCode(&c.s); got != c.want {
 			t.Errorf("%+v: exit code %d, want %d", c.s, got, c.want)
 		}
 	}
@@ -491,4 +511,22 @@ func TestChartPrimitives(t *testing.T) {
 		t.Errorf("spectrum %v ... %v", pts[spectrumSteps], pts[len(pts)-1])
 	}
 	_ = time.Second
+}
+
+// TestHTMLSaysTheMachineWasBusy: a run beside other work says so among
+// the run's facts.
+func TestHTMLSaysTheMachineWasBusy(t *testing.T) {
+	s, _, page := renderFixture(t, reportstest.PlainNames)
+	if strings.Contains(page, "busy: other processes") {
+		t.Fatal("a run with no other_cpu says the machine was busy")
+	}
+	other := 0.48
+	s.OtherCPU = &other
+	var b bytes.Buffer
+	if err := WriteHTML(&b, s, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "busy: other processes used 48.0% of the machine&#39;s CPU during the load") {
+		t.Error("the busy machine is not named")
+	}
 }

@@ -64,6 +64,9 @@ type chartLine struct {
 	base  []float64
 	// tip is the hover text of the series (its name when empty).
 	tip string
+	// vals are the values the tooltip shows at each point (y when nil; a
+	// stacked layer's own values).
+	vals []float64
 }
 
 // chartRefLine is a horizontal reference line across the plot (a target).
@@ -88,7 +91,18 @@ type lineChart struct {
 	bands []chartBand
 	// empty is the text shown when no series has a point.
 	empty string
+	// unit follows each value in the tooltip ("/s", " ms", "%"); xfmt
+	// says how the tooltip names a point's x: "time" (seconds since time
+	// zero: the charts over time share one axis and one crosshair), "pct"
+	// (decades of a percentile spectrum), "logms" (log10 of ms).
+	unit, xfmt string
 }
+
+// chartRefReach is how far above the data a reference line (a target) may
+// be and still set the axis: the data must reach 1/chartRefReach of it.
+// A target further up is drawn as a labelled marker at the plot's top
+// edge, so the data keep the plot's height.
+const chartRefReach = 2.0
 
 const (
 	// chartFullWidth is the width of a chart across the page; the page's
@@ -123,6 +137,15 @@ func (w *svgWriter) open(id, title string, width, height float64) {
 	w.printf(`<svg class="chart" id="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-size="%s">`,
 		svgEsc(id), svgNum(width), svgNum(height), svgNum(width), svgNum(height), svgEsc(title), svgNum(chartFont))
 	w.printf(`<title>%s</title>`, svgEsc(title))
+}
+
+// openChart is open with what the page's script reads: the plot's box and
+// x domain, the tooltip's unit and how it names x.
+func (w *svgWriter) openChart(c *lineChart, width, height, plotL, plotT, plotR, plotB float64, xa chartAxis) {
+	w.printf(`<svg class="chart" id="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-size="%s" data-plot="%s %s %s %s" data-x="%s %s" data-unit="%s" data-xfmt="%s">`,
+		svgEsc(c.id), svgNum(width), svgNum(height), svgNum(width), svgNum(height), svgEsc(c.title), svgNum(chartFont),
+		svgNum(plotL), svgNum(plotT), svgNum(plotR), svgNum(plotB), svgNum(xa.min), svgNum(xa.max), svgEsc(c.unit), svgEsc(c.xfmt))
+	w.printf(`<title>%s</title>`, svgEsc(c.title))
 }
 
 func (w *svgWriter) close() template.HTML {
@@ -291,16 +314,22 @@ func chartLegendLayout(items []chartLegendItem, left, width float64) ([][2]float
 	return pos, float64(row+1)*chartLegendRowH + 6
 }
 
-func (w *svgWriter) legend(items []chartLegendItem, pos [][2]float64) {
+func (w *svgWriter) legend(items []chartLegendItem, pos [][2]float64, series int) {
 	w.b.WriteString(`<g class="legend">`)
 	for i, it := range items {
 		x, y := pos[i][0], pos[i][1]
+		if i < series { // a series' entry toggles it
+			w.printf(`<g class="li" data-s="%d" role="button" tabindex="0" aria-label="show or hide %s"><rect x="%s" y="%s" width="%s" height="%s" fill="transparent"/>`, i, svgEsc(it.name), svgNum(x-2), svgNum(y), svgNum(26+float64(len([]rune(it.name)))*chartCharWidth), svgNum(chartLegendRowH-2))
+		}
 		if it.fill {
 			w.printf(`<rect x="%s" y="%s" width="18" height="10" fill="%s" fill-opacity="0.75"/>`, svgNum(x), svgNum(y+2), svgEsc(it.color))
 		} else {
 			w.line(x, y+7, x+18, y+7, it.color, it.dash, 2.5)
 		}
 		w.text(x+24, y+11, "start", "", it.name)
+		if i < series {
+			w.b.WriteString(`</g>`)
+		}
 	}
 	w.b.WriteString(`</g>`)
 }
@@ -332,11 +361,10 @@ func (c *lineChart) render() template.HTML {
 		plotB = height - chartMarginBottom
 	}
 
-	w := &svgWriter{}
-	w.open(c.id, c.title, width, height)
-	w.legend(items, pos)
-
 	xa, ya, ok := c.domains()
+	w := &svgWriter{}
+	w.openChart(c, width, height, plotL, plotT, plotR, plotB, xa)
+	w.legend(items, pos, len(c.lines))
 	if !ok {
 		w.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="#f6f6f6" stroke="#ccc"/>`, svgNum(plotL), svgNum(plotT), svgNum(plotR-plotL), svgNum(plotB-plotT))
 		empty := c.empty
@@ -379,17 +407,29 @@ func (c *lineChart) render() template.HTML {
 
 	// series: areas first, then lines on top
 	w.b.WriteString(`<g class="series">`)
-	for _, l := range c.lines {
+	for i, l := range c.lines {
 		if l.fill {
-			w.area(l, xs, ys)
+			w.series(i, l, xs, ys)
 		}
 	}
-	for _, l := range c.lines {
+	for i, l := range c.lines {
 		if !l.fill {
-			w.polyline(l, xs, ys)
+			w.series(i, l, xs, ys)
 		}
 	}
+	w.b.WriteString(`</g><g class="refs">`)
+	offScale := 0
 	for _, r := range c.refs {
+		if !ya.log && r.y > ya.max {
+			// far above the data: a marker at the top edge, not the axis
+			y := plotT + 14 + 16*float64(offScale)
+			offScale++
+			x := plotR - 8
+			w.printf(`<path class="offscale" d="M%s %s l-5 8 h10 z" fill="%s"/>`, svgNum(x), svgNum(y-12), svgEsc(r.color))
+			w.line(x, y-4, x, y+2, r.color, "", 2)
+			w.text(x-10, y, "end", "ref", r.label+" ↑ off scale")
+			continue
+		}
 		y := ys.at(r.y)
 		w.line(plotL, y, plotR, y, r.color, r.dash, 2)
 		w.text(plotR-4, y-5, "end", "ref", r.label)
@@ -430,7 +470,9 @@ func (c *lineChart) domains() (xa, ya chartAxis, ok bool) {
 		return xa, ya, false
 	}
 	for _, r := range c.refs {
-		ymax = math.Max(ymax, r.y)
+		if r.y <= ymax*chartRefReach {
+			ymax = math.Max(ymax, r.y)
+		}
 	}
 	if xa.min == 0 && xa.max == 0 {
 		xa.min, xa.max = xmin, xmax
@@ -474,6 +516,40 @@ func svgPoints(b *strings.Builder, xs, ys []float64, sx, sy chartScale, reverse 
 		b.WriteString(svgNum(sy.at(ys[i])))
 		b.WriteByte(' ')
 	}
+}
+
+// series draws one series in a group that carries its values for the
+// page's script (tooltip, legend toggle).
+func (w *svgWriter) series(i int, l chartLine, xs, ys chartScale) {
+	vals := l.vals
+	if vals == nil {
+		vals = l.y
+	}
+	w.printf(`<g class="s" data-s="%d" data-name="%s" data-color="%s" data-xs="%s" data-v="%s">`,
+		i, svgEsc(l.name), svgEsc(l.color), svgList(l.x), svgList(vals))
+	if l.fill {
+		w.area(l, xs, ys)
+	} else {
+		w.polyline(l, xs, ys)
+	}
+	w.b.WriteString(`</g>`)
+}
+
+// svgList is a space-separated list of values for the script (NaN as an
+// empty point: "NaN").
+func svgList(vs []float64) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			b.WriteString("NaN")
+			continue
+		}
+		b.WriteString(strconv.FormatFloat(v, 'g', 6, 64))
+	}
+	return b.String()
 }
 
 func (w *svgWriter) polyline(l chartLine, xs, ys chartScale) {
@@ -557,13 +633,19 @@ func (c *barChart) render() template.HTML {
 	plotB := plotT + rowH*float64(max(len(c.bars), 1))
 	height := plotB + chartMarginBottom
 
-	w := &svgWriter{}
-	w.open(c.id, c.title, width, height)
-	maxV := c.ref
+	maxV := 0.0
 	for _, b := range c.bars {
 		maxV = math.Max(maxV, b.value)
 	}
+	if c.ref <= maxV*chartRefReach { // else the target is a marker at the edge
+		maxV = math.Max(maxV, c.ref)
+	}
 	xs := chartScale{0, chartNiceMax(maxV*1.05, 10), plotL, plotR, false}
+	w := &svgWriter{}
+	w.printf(`<svg class="chart bars" id="%s" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s" font-size="%s" data-plot="%s %s %s %s">`,
+		svgEsc(c.id), svgNum(width), svgNum(height), svgNum(width), svgNum(height), svgEsc(c.title), svgNum(chartFont),
+		svgNum(plotL), svgNum(plotT), svgNum(plotR), svgNum(plotB))
+	w.printf(`<title>%s</title>`, svgEsc(c.title))
 	format := c.format
 	if format == nil {
 		format = func(v float64) string { return chartTickLabel(v, chartNiceStep(xs.max, 5)) }
@@ -586,7 +668,13 @@ func (c *barChart) render() template.HTML {
 			svgNum(plotL), svgNum(y), svgNum(math.Max(xs.at(b.value)-plotL, 0.5)), svgNum(barH), svgEsc(b.color), svgEsc(tip))
 		w.text(xs.at(b.value)+6, y+barH-4, "start", "", b.text)
 	}
-	if c.ref > 0 {
+	w.b.WriteString(`</g><g class="refs">`)
+	switch {
+	case c.ref > xs.max: // far beyond the bars: a marker at the right edge, under the axis
+		y := plotB + 34
+		w.printf(`<path class="offscale" d="M%s %s l-8 -5 v10 z" fill="%s"/>`, svgNum(width-4), svgNum(y-4), palBlack)
+		w.text(width-16, y, "end", "ref", fmt.Sprintf("%s at %s → off scale", c.refLabel, format(c.ref)))
+	case c.ref > 0:
 		x := xs.at(c.ref)
 		w.line(x, plotT-6, x, plotB, palBlack, "6 3", 2)
 		w.text(x+4, plotT+2, "start", "ref", c.refLabel)

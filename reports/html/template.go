@@ -1,15 +1,16 @@
 package html
 
-// htmlTemplateText is the HTML report's page: one file, inline CSS, no
-// script, and a Content-Security-Policy that forbids loading anything from
-// anywhere (only inline styles and data: images), so that the page shows
-// the same offline as online. html/template escapes every value; the
+// htmlTemplateText is the HTML report's page: one file, inline CSS, one
+// inline script (script.go: tooltips, crosshairs, legend toggles), and a
+// Content-Security-Policy that forbids loading anything from anywhere
+// (only inline styles, data: images and that script, by its hash), so that
+// the page shows the same offline as online. html/template escapes every value; the
 // charts arrive as SVG built by svg.go, which escapes its own text.
 const htmlTemplateText = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; script-src 'SCRIPT-HASH'">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="stormcheck">
 <title>{{.Title}}</title>
@@ -52,7 +53,10 @@ svg.chart text.axis, svg.chart text.ref { font-weight: 600; }
 pre { background: #f6f6f6; padding: 6px 8px; overflow-x: auto; font-size: 12px; margin: 4px 0 8px; }
 ul.violations { margin: 4px 0 8px; padding-left: 20px; }
 section.workload { margin-bottom: 20px; }
-.verdict { display: flex; align-items: center; gap: 12px; margin: 8px 0 4px; }
+.verdict { display: flex; align-items: center; gap: 12px; margin: 8px 0 4px; font-size: 15px; }
+ul.failures { list-style: none; margin: 6px 0 10px; padding: 0; }
+ul.failures li { margin: 3px 0; }
+ul.failures .badge { min-width: 72px; margin-right: 6px; }
 .verdict .badge { font-size: 15px; padding: 4px 12px; min-width: 90px; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; margin: 10px 0; }
 .card { border: 1px solid #d8d8d8; border-radius: 6px; padding: 8px 14px; min-width: 150px; }
@@ -62,6 +66,12 @@ section.workload { margin-bottom: 20px; }
 .card.bad { border-color: #D55E00; background: #fdf3ee; }
 .card.bad .v { color: #a84300; }
 table.summary .badge { min-width: 0; margin-right: 4px; }
+svg.chart g.li { cursor: pointer; }
+svg.chart g.li.off { opacity: 0.35; }
+svg.chart g.s.off { display: none; }
+#tip { position: absolute; display: none; pointer-events: none; background: #fff; border: 1px solid #999; border-radius: 4px; padding: 4px 8px; font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.2); z-index: 10; white-space: nowrap; }
+#tip .h { font-weight: 700; margin-bottom: 2px; }
+#tip i { display: inline-block; width: 10px; height: 10px; margin-right: 5px; vertical-align: -1px; }
 </style>
 </head>
 <body>
@@ -69,15 +79,15 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <header>
 {{if .Breaks}}<p class="breaks"><strong>{{.Breaks}}</strong></p>{{end}}
 <h1><small class="brand">stormcheck</small> {{.Scenario}}</h1>
-<dl class="meta">
-{{- range .Meta}}
-<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+<section id="verdict">
+<div class="verdict"><span class="badge {{.Verdict}}">{{.Verdict}}</span><span>{{.VerdictText}}</span></div>
+{{- if .Failures}}
+<ul class="failures">
+{{- range .Failures}}
+<li class="failure" data-verdict="{{.Verdict}}"><span class="badge {{.Verdict}}">{{.Verdict}}</span> <strong>{{.What}}</strong>{{if not .Threshold}}:{{end}} {{.Detail}}</li>
 {{- end}}
-<dt>exit code</dt><dd><strong>{{.ExitCode}}</strong>{{with .ExitMeaning}}: {{.}}{{end}}</dd>
-{{- if .Checks}}
-<dt>checks</dt><dd>{{.Tally}}</dd>
+</ul>
 {{- end}}
-</dl>
 {{- if .Interrupted}}
 <p class="banner warn"><strong>Interrupted:</strong> stopped before the end; the figures and checks cover what ran.</p>
 {{- end}}
@@ -87,21 +97,18 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- range .NotWritten}}
 <p class="banner err"><strong>Not written:</strong> {{.}}</p>
 {{- end}}
+{{- range .NotRun}}
+<p class="banner warn"><strong>Not run:</strong> {{.}}</p>
+{{- end}}
 {{- with .LeftOnTarget}}
 <p class="banner err"><strong>Left on the target:</strong> {{.}}</p>
 {{- end}}
 {{- with .ChecksError}}
 <p class="banner err"><strong>Checks failed to run:</strong> {{.}}</p>
 {{- end}}
-{{- with .HlogNote}}
-<p class="note">{{.}}</p>
-{{- end}}
-{{- range .HlogIssues}}
-<p class="note">Latency log not read: {{.}}</p>
-{{- end}}
+</section>
 {{- if .Ran}}
 <section id="summary">
-<div class="verdict"><span class="badge {{.Summary.Verdict}}">{{.Summary.Verdict}}</span><span>{{.Summary.Text}}</span></div>
 <div class="cards">
 {{- range .Summary.Cards}}
 <div class="card{{if .Bad}} bad{{end}}"><div class="k">{{.Label}}</div><div class="v">{{.Value}}</div>{{with .Note}}<div class="n">{{.}}</div>{{end}}</div>
@@ -118,6 +125,21 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">achieved: what each workload is for (acknowledged increments, creations, messages consumed); calls: every attempt; p99: the slowest op's, corrected; errors: error and unknown outcomes. Rates are over each workload's active period.</p>
 {{- end}}
 </section>
+{{- end}}
+<dl class="meta">
+{{- range .Meta}}
+<dt>{{.Key}}</dt><dd>{{.Value}}</dd>
+{{- end}}
+<dt>exit code</dt><dd><strong>{{.ExitCode}}</strong>{{with .ExitMeaning}}: {{.}}{{end}}</dd>
+{{- if .Checks}}
+<dt>checks</dt><dd>{{.Tally}}</dd>
+{{- end}}
+</dl>
+{{- with .HlogNote}}
+<p class="note">{{.}}</p>
+{{- end}}
+{{- range .HlogIssues}}
+<p class="note">Latency log not read: {{.}}</p>
 {{- end}}
 {{- if .Workloads}}
 <nav class="toc">Workloads:
@@ -146,7 +168,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- with .Achieved}}<p><strong>Achieved:</strong> {{.}}</p>{{end}}
 {{- if .Responses}}
 <h3>Errors and lost races by status and error code</h3>
-<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error).</p>
+<p class="note">Attempts not answered 2xx, per op, by HTTP status and <code>x-ms-error-code</code>: 412 ConditionNotMet (a stale ETag) and 409 LeaseAlreadyPresent tell different stories. "none": no response (a timeout or a connection error). An SMB call (files.open, files.lock...) is not HTTP: its rows say SMB and the NT status it got (STATUS_SHARING_VIOLATION).</p>
 <table class="responses"><thead><tr><th>op</th><th>status</th><th class="l">x-ms-error-code</th><th>count</th><th>of op</th></tr></thead><tbody>
 {{- range .Responses}}
 <tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td class="l">{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
@@ -172,7 +194,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 {{- end}}
 <h3>Outcomes over time</h3>
 <p class="note">Attempts per second stacked by outcome, ok at the bottom.</p>
-<div class="grid2">
+<div class="timecharts">
 {{- range .Outcomes}}
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
 {{- end}}
@@ -182,7 +204,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">{{.}}</p>
 {{- else}}
 <p class="note">p50, p90 and p99 of each second's corrected latency (from the intended start, as in the tables), from the run's HdrHistogram logs.</p>
-<div class="grid2">
+<div class="timecharts">
 {{- range .Latency}}
 <figure><figcaption>{{.Caption}}</figcaption>{{.SVG}}{{with .Note}}<p class="note">{{.}}</p>{{end}}</figure>
 {{- end}}
@@ -271,6 +293,7 @@ table.summary .badge { min-width: 0; margin-right: 4px; }
 <p class="note">Paths are relative to the results directory, where this page is.</p>
 {{- end}}
 </main>
+<script></script>
 </body>
 </html>
 {{- define "grid"}}

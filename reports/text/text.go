@@ -114,6 +114,9 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	w.Printf("run       %selapsed %s%s\n", when, s.Elapsed.Round(100*time.Millisecond), TimeBase(s))
 	writeShard(w, s.Shard)
 	writeCapacity(w, s.Capacity)
+	if busy := reports.MachineBusy(s); busy != "" {
+		writeWrapped(w, "machine   ", "          ", "busy: "+busy+"; the figures measure that work as much as the target")
+	}
 	writeMerged(w, s)
 	if s.Interrupted {
 		w.Printf("INTERRUPTED: stopped before the end; the figures and checks cover what ran\n")
@@ -124,9 +127,14 @@ func writeHeader(w *reports.ErrWriter, s *reports.Summary, ran bool) {
 	for _, nw := range s.NotWritten {
 		w.Printf("NOT WRITTEN: %s\n", nw)
 	}
+	for _, nr := range s.NotRun {
+		w.Printf("NOT RUN: %s\n", nr)
+	}
 	if s.CleanupError != "" {
 		w.Printf("LEFT ON THE TARGET: %s\n", s.CleanupError)
 	}
+	w.Printf("\n")
+	writeVerdict(w, s)
 	if ran && len(s.Workloads) > 0 {
 		w.Printf("\n")
 		writeWrapped(w, "", "         ", "rate/s:  ok+conflict attempts per second over the workload's active period")
@@ -295,7 +303,9 @@ func writeResponses(w *reports.ErrWriter, ops []reports.OpSummary) {
 var responseHead = []string{"op", "status", "x-ms-error-code", "count", "of op"}
 
 // responseRows are, per op, the attempts not answered 2xx by status and
-// error code, with their share of the op's attempts.
+// error code, with their share of the op's attempts. An SMB call's row
+// has status "SMB" and the NT status name (STATUS_SHARING_VIOLATION) in
+// the code column; its successes are not listed.
 func ResponseRows(ops []reports.OpSummary) [][]string {
 	var rows [][]string
 	for _, o := range ops {
@@ -304,6 +314,21 @@ func ResponseRows(ops []reports.OpSummary) [][]string {
 				continue
 			}
 			status, code := strconv.Itoa(r.Status), r.Code
+			if reports.SMBOp(o.Op) {
+				// An SMB call's answer is an NT status, not HTTP.
+				if code == reports.SMBSuccess {
+					continue
+				}
+				status = "SMB"
+				if code == "" {
+					code = "(no answer)"
+				}
+				if r.Status < 0 {
+					status = "other"
+				}
+				rows = append(rows, []string{o.Op, status, code, reports.Itoa(r.Count), reports.Percent(r.Count, o.Count)})
+				continue
+			}
 			switch {
 			case r.Status < 0:
 				status = "other" // beyond maxResponses distinct ones
@@ -353,7 +378,7 @@ func writeChecks(w *reports.ErrWriter, rs []checks.Result, failed string) {
 		return
 	}
 	if len(rs) == 0 {
-		w.Printf("\nchecks: none\n")
+		w.Printf("\nchecks: none configured\n")
 		return
 	}
 	n := map[checks.Verdict]int{}

@@ -124,7 +124,7 @@ func TestWriteTextMinimal(t *testing.T) {
 			s:    &reports.Summary{Scenario: "s", Error: "target unreachable"},
 			// Nothing ran: the error alone, no empty tables around it.
 			want:   []string{"ERROR: target unreachable"},
-			absent: []string{"INTERRUPTED", "latency in ms", "rate/s", "harness", "files", "checks:"},
+			absent: []string{"INTERRUPTED", "latency in ms", "rate/s", "harness (", "files", "checks:", "no checks"},
 		},
 		{
 			name: "workload without ops",
@@ -255,5 +255,26 @@ func TestWriteTextShowsPeakMemory(t *testing.T) {
 				t.Errorf("want %q in:\n%s", c.want, got)
 			}
 		})
+	}
+}
+
+// TestWriteTextSaysTheMachineWasBusy: a run beside other work says so in
+// its header; a quiet or unmeasured one says nothing.
+func TestWriteTextSaysTheMachineWasBusy(t *testing.T) {
+	busy, quiet := 0.48, 0.02
+	for _, c := range []struct {
+		other *float64
+		want  bool
+	}{{&busy, true}, {&quiet, false}, {nil, false}} {
+		s := reportstest.SampleSummary()
+		s.OtherCPU = c.other
+		var b strings.Builder
+		if err := WriteText(&b, s); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Contains(b.String(), "machine   busy: other processes used 48.0% of the machine's CPU during the load")
+		if got != c.want {
+			t.Errorf("other_cpu %v: machine line shown %v, want %v\n%s", c.other, got, c.want, b.String())
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 )
 
 // Instance is a running Azurite started by Start. Its exported fields are
@@ -28,7 +30,7 @@ type Instance struct {
 
 	stopTimeout time.Duration
 	httpClient  *http.Client
-	proc        *process
+	proc        *procgroup.Process
 	sink        *logSink
 	dataDir     string
 
@@ -51,7 +53,7 @@ func (i *Instance) HTTPClient() *http.Client { return i.httpClient }
 
 // Done is closed when the Azurite process has exited, whether through Stop
 // or on its own (a crash mid-run).
-func (i *Instance) Done() <-chan struct{} { return i.proc.done }
+func (i *Instance) Done() <-chan struct{} { return i.proc.Done() }
 
 // ConnectionString returns the standard Azurite connection string with
 // explicit BlobEndpoint, QueueEndpoint and TableEndpoint. It contains the

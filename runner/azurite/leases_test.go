@@ -74,8 +74,8 @@ func TestRestartCutShortLeavesNothing(t *testing.T) {
 	if err := inst.Stop(); err != nil {
 		t.Fatalf("stop after a cut restart: %v", err)
 	}
-	if !p.exited() {
-		t.Errorf("the half-started Azurite (pid %d) is still running", p.pid)
+	if !p.Exited() {
+		t.Errorf("the half-started Azurite (pid %d) is still running", p.PID)
 	}
 	if _, err := os.Stat(inst.dataDir); !os.IsNotExist(err) {
 		t.Errorf("workspace %s left: %v", inst.dataDir, err)

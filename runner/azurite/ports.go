@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"regexp"
+
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 )
 
 // listenAddr is one "Azurite X service is successfully listening at URL" line.
@@ -32,14 +34,14 @@ func parseListening(line string) (listenAddr, bool) {
 
 // waitListening collects the three services' addresses, failing if the
 // process exits or ctx ends first.
-func waitListening(ctx context.Context, s *logSink, p *process) (map[string]listenAddr, error) {
+func waitListening(ctx context.Context, s *logSink, p *procgroup.Process) (map[string]listenAddr, error) {
 	got := map[string]listenAddr{}
 	for len(got) < 3 {
 		select {
 		case a := <-s.listen:
 			got[a.service] = a
-		case <-p.done:
-			return nil, fmt.Errorf("process exited before listening (%v)", p.err)
+		case <-p.Done():
+			return nil, fmt.Errorf("process exited before listening (%v)", p.Err())
 		case <-ctx.Done():
 			return nil, fmt.Errorf("waiting for its ports (%d of 3 services listening): %w", len(got), context.Cause(ctx))
 		}

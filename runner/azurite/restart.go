@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 )
 
 // Pause freezes Azurite (SIGSTOP to its process group) until Resume: its
@@ -14,11 +16,11 @@ import (
 func (i *Instance) Pause() error {
 	i.life.Lock()
 	defer i.life.Unlock()
-	if i.proc.exited() {
+	if i.proc.Exited() {
 		return errors.New("azurite: pause: the process has exited")
 	}
-	if err := signalGroup(i.proc.pid, sigStop); err != nil {
-		return fmt.Errorf("azurite: pause (SIGSTOP pid %d): %w", i.proc.pid, err)
+	if err := i.proc.Signal(procgroup.SigStop); err != nil {
+		return fmt.Errorf("azurite: pause (SIGSTOP pid %d): %w", i.proc.PID, err)
 	}
 	i.paused = true
 	i.sink.note("paused (SIGSTOP) on purpose")
@@ -33,8 +35,8 @@ func (i *Instance) Resume() error {
 		return nil
 	}
 	i.paused = false
-	if err := signalGroup(i.proc.pid, sigCont); err != nil {
-		return fmt.Errorf("azurite: resume (SIGCONT pid %d): %w", i.proc.pid, err)
+	if err := i.proc.Signal(procgroup.SigCont); err != nil {
+		return fmt.Errorf("azurite: resume (SIGCONT pid %d): %w", i.proc.PID, err)
 	}
 	i.sink.note("resumed (SIGCONT)")
 	return nil
@@ -48,30 +50,20 @@ func (i *Instance) Halt(crash bool) error {
 	i.life.Lock()
 	defer i.life.Unlock()
 	p := i.proc
-	if p.exited() {
+	if p.Exited() {
 		return nil
 	}
 	if i.paused {
-		_ = signalGroup(p.pid, sigCont)
+		_ = p.Signal(procgroup.SigCont)
 		i.paused = false
 	}
-	how := "stopped (SIGTERM)"
+	how, first := "stopped (SIGTERM)", procgroup.SigTerm
 	if crash {
-		how = "crashed (SIGKILL)"
-		signalGroup(p.pid, sigKill)
-	} else {
-		signalGroup(p.pid, sigTerm)
+		how, first = "crashed (SIGKILL)", procgroup.SigKill
 	}
 	i.sink.note("%s on purpose; the workspace is kept for a restart", how)
-	select {
-	case <-p.done:
-	case <-time.After(i.stopTimeout):
-		signalGroup(p.pid, sigKill)
-		select {
-		case <-p.done:
-		case <-time.After(killWait):
-			return fmt.Errorf("azurite: pid %d survived SIGKILL for %s", p.pid, killWait)
-		}
+	if err := p.Terminate(first, i.stopTimeout, nil); err != nil {
+		return fmt.Errorf("azurite: %w", err)
 	}
 	// The output pipe drains once the process group is gone.
 	select {
@@ -88,7 +80,7 @@ func (i *Instance) Halt(crash bool) error {
 func (i *Instance) Restart(ctx context.Context) error {
 	i.life.Lock()
 	defer i.life.Unlock()
-	if !i.proc.exited() {
+	if !i.proc.Exited() {
 		return errors.New("azurite: restart: the process is still running (Halt it first)")
 	}
 	args := azuriteArgs(i.opts, i.dataDir)
@@ -111,12 +103,12 @@ func (i *Instance) Restart(ctx context.Context) error {
 	i.sink.eof = make(chan struct{})
 	go i.sink.run()
 	i.sink.note("restarting on the same workspace and ports")
-	p, err := startProcess(i.bin, args, childEnv(), i.dataDir, w)
+	p, err := procgroup.Start(i.bin, args, childEnv(), i.dataDir, w)
 	w.Close()
 	if err != nil {
 		return fmt.Errorf("azurite: restart %s: %w", i.bin, err)
 	}
-	i.proc, i.PID = p, p.pid
+	i.proc, i.PID = p, p.PID
 	if err := i.await(ctx, i.opts); err != nil {
 		return fmt.Errorf("azurite: restart: %w\nlast lines of %s:\n%s", err, i.LogPath, i.sink.lastLines())
 	}

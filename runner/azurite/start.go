@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 )
 
 // Start ensures Azurite is installed (see Ensure), starts it on 127.0.0.1
@@ -63,7 +65,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		return nil, fmt.Errorf("azurite: log: %w", err)
 	}
 	go sink.run()
-	p, err := startProcess(bin, azuriteArgs(o, dataDir), childEnv(), dataDir, w)
+	p, err := procgroup.Start(bin, azuriteArgs(o, dataDir), childEnv(), dataDir, w)
 	w.Close() // the child has its copy; EOF comes when it (and any child) exits
 	if err != nil {
 		sink.close(0)
@@ -75,7 +77,7 @@ func Start(ctx context.Context, opts Options) (*Instance, error) {
 		Key:         devAccountKey,
 		LogPath:     logPath,
 		WorkDir:     workDir,
-		PID:         p.pid,
+		PID:         p.PID,
 		OAuth:       o.OAuth,
 		stopTimeout: o.StopTimeout,
 		httpClient:  hc,
@@ -107,8 +109,8 @@ func (i *Instance) await(ctx context.Context, o Options) error {
 	p := i.proc // Restart replaces i.proc: this goroutine watches this one
 	go func() {
 		select {
-		case <-p.done:
-			cancelExit(fmt.Errorf("process exited during start (%v)", p.err))
+		case <-p.Done():
+			cancelExit(fmt.Errorf("process exited during start (%v)", p.Err()))
 		case <-ctx.Done():
 		}
 	}()

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"os"
 	"time"
-)
 
-// killWait bounds the wait for the kernel after SIGKILL.
-const killWait = 5 * time.Second
+	"github.com/stormcheck/stormcheck/internal/procgroup"
+)
 
 // Stop shuts Azurite down: SIGTERM to its process group, up to StopTimeout
 // for a graceful exit, then SIGKILL to the group. It then closes the log
@@ -28,22 +27,13 @@ func (i *Instance) stop() error {
 	var errs []error
 	p := i.proc
 	if i.paused { // a frozen process would not act on SIGTERM
-		_ = signalGroup(p.pid, sigCont)
+		_ = p.Signal(procgroup.SigCont)
 		i.paused = false
 	}
-	if !p.exited() {
-		signalGroup(p.pid, sigTerm)
-		select {
-		case <-p.done:
-		case <-time.After(i.stopTimeout):
-			i.sink.note("azurite did not exit within %s of SIGTERM; sending SIGKILL", i.stopTimeout)
-			signalGroup(p.pid, sigKill)
-			select {
-			case <-p.done:
-			case <-time.After(killWait):
-				errs = append(errs, fmt.Errorf("azurite: pid %d survived SIGKILL for %s", p.pid, killWait))
-			}
-		}
+	if err := p.Terminate(procgroup.SigTerm, i.stopTimeout, func() {
+		i.sink.note("azurite did not exit within %s of SIGTERM; sending SIGKILL", i.stopTimeout)
+	}); err != nil {
+		errs = append(errs, fmt.Errorf("azurite: %w", err))
 	}
 	if err := i.sink.close(2 * time.Second); err != nil {
 		errs = append(errs, fmt.Errorf("azurite: log: %w", err))

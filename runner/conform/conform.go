@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,6 +43,7 @@ import (
 // a stage of its own (CleanupBound, or CleanupAfterAbort once ctx ended)
 // that stopCleanup's end (the next Ctrl-C) stops at once.
 func Run(ctx, stopCleanup context.Context, t *target.Target, rules []conformance.Rule, parallel int) []verdict.RuleResult {
+	rules, _ = Split(t, rules) // the callers say which were left out (NotRunLine)
 	runID := cleanup.NewRunID()
 	out := make([]verdict.RuleResult, len(rules))
 	sem := make(slots, max(parallel, 1))
@@ -105,6 +107,9 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 	}()
 	start := time.Now()
 	rr := &RuleRun{T: t, Prefix: prefix, Vars: map[string]string{}, LastETag: map[string]string{}}
+	if target.RuleServices(r).Has(connstr.File) {
+		defer rr.deleteShare(ctx) // shares are not in the run's cleanup
+	}
 	if err := rr.setup(ctx, r); err != nil {
 		res.Error = "setup: " + target.Redact(err.Error())
 		res.Conclude()
@@ -128,6 +133,13 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 		}
 		obs, resp, out := rr.Do(ctx, st)
 		v := verdict.JudgeStep(i+1, st.Op, rr.expect(st), obs)
+		if !v.Pass {
+			src := r.StepSource(i)
+			v.Reference, v.Source, v.Against = src.Sentence(), src.String(), verdict.AgainstDocumented
+			if slices.Contains(src.Kinds(), conformance.EvidenceLive) {
+				v.Against = verdict.AgainstLive
+			}
+		}
 		res.Add(v)
 		rr.capture(st, resp, out)
 		if ctx.Err() != nil {
@@ -137,6 +149,13 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 	}
 	res.Elapsed = time.Since(start)
 	res.Conclude()
+	if res.Status == verdict.ConformPass {
+		// The requests and responses of a rule that behaved as documented
+		// are not kept: they would only bloat the results.
+		for i := range res.Steps {
+			res.Steps[i].Exchange = nil
+		}
+	}
 	return res
 }
 
@@ -160,6 +179,11 @@ func (rr *RuleRun) setup(ctx context.Context, r *conformance.Rule) error {
 			return fmt.Errorf("create the rule's queue: %w", err)
 		}
 	}
+	if uses.Has(connstr.File) {
+		if err := rr.createShare(ctx); err != nil {
+			return fmt.Errorf("create the rule's share: %w", err)
+		}
+	}
 	return nil
 }
 
@@ -178,6 +202,8 @@ func (rr *RuleRun) resource(st *conformance.Step) string {
 		return "table:" + rr.table(st.Table) + "/" + partitionKey(st.Partition) + "/" + st.Row
 	case strings.HasPrefix(st.Op, "queue."):
 		return "queue:" + rr.queue(st.Queue)
+	case strings.HasPrefix(st.Op, "file."):
+		return "file:" + rr.Prefix + "/" + st.File
 	}
 	return rr.container(st.Container) + "/" + st.Blob
 }
@@ -249,6 +275,12 @@ func (rr *RuleRun) expect(st *conformance.Step) verdict.StepExpect {
 	if x.ETag.Var != "" {
 		e.ETagRef = rr.Vars[x.ETag.Var]
 	}
+	if len(x.Headers) > 0 {
+		e.Headers = map[string]string{}
+		for _, h := range x.Headers {
+			e.Headers[h.Name] = h.Value.Render(rr.Vars, time.Now())
+		}
+	}
 	return e
 }
 
@@ -271,6 +303,9 @@ type callOut struct {
 
 // do sends one step and observes the raw response.
 func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
+	if st.Op == conformance.RawOp {
+		return rr.doRaw(ctx, st)
+	}
 	var resp *http.Response
 	actx, cancel := context.WithTimeout(policy.WithCaptureResponse(target.WithHeaders(ctx, rr.headers(st)), &resp), 30*time.Second)
 	defer cancel()
@@ -279,15 +314,38 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 	if errors.As(err, &re) && resp == nil {
 		resp = re.RawResponse
 	}
-	obs := verdict.StepObservation{}
-	key := rr.resource(st)
-	obs.PrevETag = rr.LastETag[key]
 	if resp == nil {
+		obs := verdict.StepObservation{PrevETag: rr.LastETag[rr.resource(st)]}
 		if err != nil {
 			obs.Err = target.Redact(target.ShortErr(err))
 		}
 		return obs, nil, out
 	}
+	obs := rr.observe(st, resp, out, err)
+	if re == nil && err != nil && resp.StatusCode < 300 {
+		// The service answered but the SDK could not make sense of it: a
+		// finding, shown with the raw status line (judged as such, not on
+		// the status code, which claimed a success the body does not
+		// support).
+		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
+		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
+	}
+	var sent *string
+	if st.Op == "blob.put" || st.Op == "blob.stage" {
+		sent = st.Body
+		if sent == nil {
+			sent = new(string) // an empty body
+		}
+	}
+	obs.Exchange = sdkExchange(resp, re != nil, out.body, sent)
+	return obs, resp, out
+}
+
+// observe is what a step's response shows the judge; err is the error of
+// reading it, if any. It records the ETag as the resource's last.
+func (rr *RuleRun) observe(st *conformance.Step, resp *http.Response, out callOut, err error) verdict.StepObservation {
+	key := rr.resource(st)
+	obs := verdict.StepObservation{PrevETag: rr.LastETag[key]}
 	obs.Status = resp.StatusCode
 	obs.ErrorCode = resp.Header.Get("x-ms-error-code")
 	obs.ETag = resp.Header.Get("ETag")
@@ -308,18 +366,14 @@ func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepOb
 			obs.Headers[strings.ToLower(k)] = v[0]
 		}
 	}
-	if err != nil && re == nil && resp.StatusCode < 300 {
-		// The service answered but the SDK could not make sense of it: a
-		// finding, shown with the raw status line (judged as such, not on
-		// the status code, which claimed a success the body does not
-		// support).
+	if err != nil && resp.StatusCode < 300 && st.Op == conformance.RawOp {
 		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
-		obs.Status, obs.ErrorCode, obs.BatchStatus = 0, "", 0
+		obs.Status, obs.ErrorCode = 0, ""
 	}
 	if obs.ETag != "" {
 		rr.LastETag[key] = obs.ETag
 	}
-	return obs, resp, out
+	return obs
 }
 
 func (rr *RuleRun) capture(st *conformance.Step, resp *http.Response, out callOut) {
@@ -365,6 +419,10 @@ func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 		return rr.tableCall(ctx, st)
 	case strings.HasPrefix(st.Op, "queue."):
 		return rr.queueCall(ctx, st)
+	case strings.HasPrefix(st.Op, "blob.append"):
+		return callOut{}, rr.appendCall(ctx, st)
+	case strings.HasPrefix(st.Op, "file."):
+		return rr.fileCall(ctx, st)
 	}
 	body, err := rr.blobCall(ctx, st)
 	return callOut{body: body}, err
@@ -518,5 +576,7 @@ func ConformServices(rules []conformance.Rule) connstr.Services {
 	for i := range rules {
 		uses |= target.RuleServices(&rules[i])
 	}
-	return uses
+	// The file rules run only where there is a file endpoint (Split): a
+	// string without one is not refused for them.
+	return uses &^ connstr.Of(connstr.File)
 }

@@ -15,6 +15,8 @@ func brokenStage(f scenarios.Fault) Stage {
 		return &EarlyVisible{}
 	case "broken.strip-if-match":
 		return StripIfMatch{}
+	case "broken.strip-appendpos":
+		return StripAppendPos{}
 	case "broken.partial-batch":
 		return PartialBatch{}
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
-// deletePending is files.delete-pending: every actor, on its own SMB
+// deleteRace is files.delete-pending: every actor, on its own SMB
 // session, picks one of the workload's files (keys) per iteration. A share
 // of the iterations (1 - read_fraction) is a deleter's: it creates the
 // file (FILE_CREATE) or, when it exists, opens it (FILE_OPEN) with DELETE
@@ -21,13 +21,13 @@ import (
 // close, or (one in eight) list the share. Every call is recorded with its
 // status: an open refused with STATUS_DELETE_PENDING or
 // STATUS_OBJECT_NAME_NOT_FOUND is a conflict.
-type deletePending struct {
+type deleteRace struct {
 	s        *sessions
 	deleters keyLocks
 }
 
 func init() {
-	register("files.delete-pending", func(s *sessions) workload.Workload { return &deletePending{s: s} })
+	register("files.delete-pending", func(s *sessions) workload.Workload { return &deleteRace{s: s} })
 }
 
 // Every open shares everything: the only refusals are the delete's.
@@ -36,9 +36,9 @@ const (
 	openerAccess  = smb2.FileReadData | smb2.FileReadAttributes
 )
 
-func (w *deletePending) Setup(ctx context.Context, e *workload.Env) error { return nil }
+func (w *deleteRace) Setup(ctx context.Context, e *workload.Env) error { return nil }
 
-func (w *deletePending) Iterate(ctx context.Context, a *workload.Actor) {
+func (w *deleteRace) Iterate(ctx context.Context, a *workload.Actor) {
 	name, tr, r, ok := w.s.turn(ctx, a)
 	if !ok {
 		return
@@ -71,7 +71,7 @@ func (w *deletePending) Iterate(ctx context.Context, a *workload.Actor) {
 }
 
 // delete is one deleter's turn on name.
-func (w *deletePending) delete(ctx context.Context, a *workload.Actor, r recorder, tr *smb2.Tree, name string) {
+func (w *deleteRace) delete(ctx context.Context, a *workload.Actor, r recorder, tr *smb2.Tree, name string) {
 	opts := smb2.FileNonDirectoryFile
 	onClose := a.Rand.IntN(2) == 0
 	if onClose {
@@ -98,7 +98,7 @@ func (w *deletePending) delete(ctx context.Context, a *workload.Actor, r recorde
 }
 
 // Final lists the share once more, after every actor closed.
-func (w *deletePending) Final(ctx context.Context, e *workload.Env) error {
+func (w *deleteRace) Final(ctx context.Context, e *workload.Env) error {
 	defer w.s.close()
 	tr, err := w.s.tree(ctx, checks.ActorFinal)
 	if err != nil {

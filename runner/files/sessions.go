@@ -31,7 +31,12 @@ func CounterText(v int64) string { return fmt.Sprintf("%0*d", counterWidth, v) }
 // sessions keeps one SMB session per actor: each actor is its own client,
 // as the share-mode rules are about handles of different opens.
 type sessions struct {
-	t     *target.Target
+	t *target.Target
+	// addr, creds, share and opts are how each session logs on.
+	addr  string
+	creds smb2.Credentials
+	share string
+	opts  smb2.Options
 	mu    sync.Mutex
 	trees map[int]*smb2.Tree
 	// onBreak, when set, receives each actor's lease and oplock breaks
@@ -43,7 +48,13 @@ func newSessions(t *target.Target) (*sessions, error) {
 	if t == nil || t.Samba == nil {
 		return nil, errors.New("files workloads need an SMB share: use target kind samba")
 	}
-	return &sessions{t: t, trees: map[int]*smb2.Tree{}}, nil
+	inst := t.Samba
+	addr := inst.Addr
+	if t.SMBAddr != "" {
+		addr = t.SMBAddr // through the fault stages
+	}
+	return &sessions{t: t, addr: addr, creds: smb2.Credentials{User: inst.User, Password: inst.Password}, share: inst.Share,
+		trees: map[int]*smb2.Tree{}}, nil
 }
 
 // tree returns actor's tree, logging on again when its connection broke.
@@ -57,22 +68,17 @@ func (s *sessions) tree(ctx context.Context, actor int) (*smb2.Tree, error) {
 	if tr != nil {
 		_ = tr.Session().Conn().Close()
 	}
-	inst := s.t.Samba
-	var opts smb2.Options
+	opts := s.opts
 	if s.onBreak != nil {
 		opts.OnBreak = func(b *smb2.Break) { s.onBreak(actor, b) }
 	}
-	addr := inst.Addr
-	if s.t.SMBAddr != "" {
-		addr = s.t.SMBAddr // through the fault stages
-	}
-	c, err := smb2.Dial(ctx, addr, opts)
+	c, err := smb2.Dial(ctx, s.addr, opts)
 	if err != nil {
 		return nil, err
 	}
-	sess, err := c.SessionSetup(ctx, smb2.Credentials{User: inst.User, Password: inst.Password})
+	sess, err := c.SessionSetup(ctx, s.creds)
 	if err == nil {
-		tr, err = sess.TreeConnect(ctx, inst.Share)
+		tr, err = sess.TreeConnect(ctx, s.share)
 	}
 	if err != nil {
 		_ = c.Close()

@@ -14,12 +14,11 @@ import (
 	"github.com/stormcheck/stormcheck/scenarios"
 )
 
-// Op kinds of the delete-pending, byte-range lock and lease workloads.
+// Op kinds of the delete-pending, byte-range lock and lease workloads
+// (files.lock and files.unlock are interplay.go's OpLock and OpUnlock).
 const (
 	OpSetDisposition = "files.set-disposition"
 	OpList           = "files.list"
-	OpLock           = "files.lock"
-	OpUnlock         = "files.unlock"
 	OpBreak          = "files.break"
 	OpAck            = "files.ack"
 )

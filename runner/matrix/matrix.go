@@ -45,6 +45,7 @@ var CoreScenarios = []Scenario{
 	{"table-batch", "{name: w, kind: table.batch, actors: 3, params: {batch_size: 6, rows: 6}}", ""},
 	{"table-merge", "{name: w, kind: table.merge-vs-replace, actors: 3}", ""},
 	{"queue-work", "{name: w, kind: queue.work, actors: 4, params: {visibility: 10s}}", ""},
+	{"append-log", "{name: w, kind: blob.append-log, actors: 4, keys: 2}", ""},
 }
 
 // ifMatchWriters are the core kinds whose counter writes carry If-Match

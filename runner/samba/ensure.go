@@ -1,18 +1,16 @@
 package samba
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
-	"github.com/stormcheck/stormcheck/internal/filelock"
+	"github.com/stormcheck/stormcheck/internal/aptinstall"
 )
 
 // InstallHint says how to get smbd when stormcheck cannot install it.
@@ -38,55 +36,15 @@ const installTimeout = 15 * time.Minute
 // test packages install it once), saying so on o.Progress. Otherwise the
 // error says what to install.
 func Ensure(ctx context.Context, o Options) (Binaries, error) {
-	if b, ok := find(); ok {
-		return withVersion(ctx, b)
-	}
-	apt, err := exec.LookPath("apt-get")
-	switch {
-	case runtime.GOOS != "linux":
-		return Binaries{}, fmt.Errorf("samba: smbd not found; %s", InstallHint)
-	case err != nil:
-		return Binaries{}, fmt.Errorf("samba: smbd not found and apt-get is not available to install it; %s", InstallHint)
-	case os.Geteuid() != 0:
-		return Binaries{}, fmt.Errorf("samba: smbd not found, and stormcheck installs it only as root; %s", InstallHint)
-	}
-	ctx, cancel := context.WithTimeout(ctx, installTimeout)
-	defer cancel()
-	lock := filepath.Join(os.TempDir(), "stormcheck-samba-install.lock")
-	unlock, err := filelock.Lock(ctx, lock, func() {
-		o.progressf("waiting for another process installing samba (lock %s)", lock)
+	err := aptinstall.Ensure(ctx, aptinstall.Package{
+		Name: "samba", What: "smbd", Hint: InstallHint, Why: "takes a minute, once", Timeout: installTimeout,
+		Installed: func() bool { _, ok := find(); return ok },
+		Progress:  o.progressf,
 	})
 	if err != nil {
-		return Binaries{}, fmt.Errorf("samba: install lock %s: %w", lock, err)
+		return Binaries{}, fmt.Errorf("samba: %w", err)
 	}
-	defer unlock()
-	if b, ok := find(); ok { // installed by whoever held the lock before us
-		return withVersion(ctx, b)
-	}
-	start := time.Now()
-	for _, args := range [][]string{
-		{"-q", "update"},
-		{"-q", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", "install", "samba"},
-	} {
-		o.progressf("smbd is missing; running apt-get %s (takes a minute, once)", strings.Join(args, " "))
-		var out bytes.Buffer
-		cmd := exec.CommandContext(ctx, apt, args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.WaitDelay = 10 * time.Second
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			return Binaries{}, fmt.Errorf("samba: apt-get %s: %v; its output ends with:\n%s\n%s",
-				strings.Join(args, " "), err, lastLines(out.String(), 15), InstallHint)
-		}
-	}
-	b, ok := find()
-	if !ok {
-		return Binaries{}, fmt.Errorf("samba: apt-get installed samba but smbd or smbpasswd is still missing; %s", InstallHint)
-	}
-	o.progressf("installed samba in %s", time.Since(start).Round(time.Second))
+	b, _ := find()
 	return withVersion(ctx, b)
 }
 
@@ -117,13 +75,4 @@ func withVersion(ctx context.Context, b Binaries) (Binaries, error) {
 	}
 	b.Version = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "Version "))
 	return b, nil
-}
-
-// lastLines returns the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

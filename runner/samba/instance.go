@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/stormcheck/stormcheck/internal/aptinstall"
+	"github.com/stormcheck/stormcheck/internal/procgroup"
 	"github.com/stormcheck/stormcheck/runner/smb2"
 )
 
@@ -34,7 +36,7 @@ type Instance struct {
 	// LogPath smbd's own output.
 	WorkDir, ConfPath, LogPath string
 
-	proc        *process
+	proc        *procgroup.Process
 	logFile     *os.File
 	removeWork  bool
 	stopTimeout time.Duration
@@ -133,7 +135,7 @@ func launch(ctx context.Context, o Options, bins Binaries, l layout, port int) (
 	}
 	start, _ := logFile.Seek(0, 2)
 	args := []string{"--foreground", "--no-process-group", "--debug-stdout", "--debuglevel=1", "--configfile=" + l.conf}
-	p, err := startProcess(bins.Smbd, args, l.root, logFile)
+	p, err := procgroup.Start(bins.Smbd, args, nil, l.root, logFile)
 	if err != nil {
 		logFile.Close()
 		return nil, fmt.Errorf("samba: start %s: %w", bins.Smbd, err)
@@ -156,7 +158,7 @@ func launch(ctx context.Context, o Options, bins Binaries, l layout, port int) (
 		if strings.Contains(tail, "bind failed") || strings.Contains(tail, "Address already in use") {
 			return nil, fmt.Errorf("%w: %v", errBind, err)
 		}
-		return nil, fmt.Errorf("samba: smbd did not come up: %v; its log (%s) ends with:\n%s", err, l.log, lastLines(tail, 15))
+		return nil, fmt.Errorf("samba: smbd did not come up: %v; its log (%s) ends with:\n%s", err, l.log, aptinstall.LastLines(tail, 15))
 	}
 	return inst, nil
 }
@@ -168,8 +170,8 @@ func (i *Instance) waitReady(ctx context.Context, timeout time.Duration) error {
 	defer cancel()
 	var last error
 	for {
-		if i.proc.exited() {
-			return fmt.Errorf("smbd exited (%v)", i.proc.err)
+		if i.proc.Exited() {
+			return fmt.Errorf("smbd exited (%v)", i.proc.Err())
 		}
 		actx, acancel := context.WithTimeout(ctx, 2*time.Second)
 		c, err := smb2.Dial(actx, i.Addr, smb2.Options{})
@@ -182,7 +184,7 @@ func (i *Instance) waitReady(ctx context.Context, timeout time.Duration) error {
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("no NEGOTIATE answer within %s (last: %v)", timeout, last)
-		case <-i.proc.done:
+		case <-i.proc.Done():
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -204,23 +206,13 @@ func (i *Instance) Stop() error {
 }
 
 func (i *Instance) stop() error {
-	var err error
 	p := i.proc
-	if !p.exited() {
-		signalGroup(p.pid, sigTerm)
-		select {
-		case <-p.done:
-		case <-time.After(i.stopTimeout):
-			signalGroup(p.pid, sigKill)
-			select {
-			case <-p.done:
-			case <-time.After(5 * time.Second):
-				err = fmt.Errorf("samba: smbd pid %d survived SIGKILL", p.pid)
-			}
-		}
+	var err error
+	if terr := p.Terminate(procgroup.SigTerm, i.stopTimeout, nil); terr != nil {
+		err = fmt.Errorf("samba: smbd %w", terr)
 	}
 	// Children left in the group (connection workers) go too.
-	signalGroup(p.pid, sigKill)
+	_ = p.Signal(procgroup.SigKill)
 	i.logFile.Close()
 	return err
 }
@@ -235,7 +227,7 @@ func addUser(ctx context.Context, b Binaries, conf, user, password string) error
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("samba: smbpasswd -a %s: %v: %s", user, err, lastLines(out.String(), 5))
+		return fmt.Errorf("samba: smbpasswd -a %s: %v: %s", user, err, aptinstall.LastLines(out.String(), 5))
 	}
 	return nil
 }
@@ -286,4 +278,13 @@ func mapValues(m map[string]string) []string {
 		out = append(out, v)
 	}
 	return out
+}
+
+// ProcessGroup is smbd's process group (smbd and the children it forks for
+// connections), 0 once stopped or before it started.
+func (i *Instance) ProcessGroup() int {
+	if i == nil || i.proc == nil {
+		return 0
+	}
+	return i.proc.PID
 }

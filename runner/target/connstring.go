@@ -124,6 +124,8 @@ func kindServices(kind string) connstr.Services {
 		return connstr.Of(connstr.Table)
 	case strings.HasPrefix(kind, "queue."):
 		return connstr.Of(connstr.Queue)
+	case strings.HasPrefix(kind, "files.rest-"), kind == "files.interplay", strings.HasPrefix(kind, "file."):
+		return connstr.Of(connstr.File)
 	}
 	return connstr.Of(connstr.Blob)
 }

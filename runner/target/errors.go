@@ -54,6 +54,8 @@ func serviceOf(kind string) string {
 		return "Table"
 	case strings.HasPrefix(kind, "queue."):
 		return "Queue"
+	case strings.HasPrefix(kind, "files."):
+		return "File"
 	}
 	return "Blob"
 }
@@ -117,7 +119,7 @@ func DescribeCallErr(err error) string {
 // serviceOfURL names the Storage service of an Azure host name
 // (ACCOUNT.blob.core.windows.net ...); "" when the host does not say.
 func serviceOfURL(host string) string {
-	for _, s := range []string{"Blob", "Queue", "Table"} {
+	for _, s := range []string{"Blob", "Queue", "Table", "File"} {
 		if strings.Contains(host, "."+strings.ToLower(s)+".") {
 			return s
 		}

@@ -55,6 +55,7 @@ func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.Client
 	if u, err := p.ClientURL(connstr.Blob); err == nil {
 		if p.Auth == connstr.SharedKey {
 			t.Blob, err = SharedKeyBlobClient(u, p.AccountName, p.AccountKey, opts)
+			t.setRawSigners(p.AccountName, p.AccountKey)
 		} else {
 			t.Blob, err = service.NewClientWithNoCredential(u, opts)
 		}
@@ -76,6 +77,7 @@ func (t *Target) connectionStringClients(p *connstr.Parsed, opts *service.Client
 	} else {
 		t.Queue, t.QueuesErr = queueClient(azqueue.NewServiceClientWithNoCredential(u, queueOptions(hc)))
 	}
+	t.connectionStringFiles(p, hc)
 	return nil
 }
 

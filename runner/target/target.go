@@ -14,6 +14,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/Azure/azure-sdk-for-go/sdk/data/aztables"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/service"
+	fileservice "github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/service"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azqueue"
 	"github.com/stormcheck/stormcheck/runner/azurite"
 	"github.com/stormcheck/stormcheck/runner/connstr"
@@ -55,6 +56,14 @@ type Target struct {
 	// Samba is the managed Samba of a target of kind samba (nil for other
 	// targets): the SMB workloads log on to it; Close stops it.
 	Samba *samba.Instance
+	// File is the File service (Azure Files REST) client of a target with
+	// an account's file endpoint (nil otherwise: Files says why); FileSMB
+	// is the SMB logon of the same endpoint (nil without an account key).
+	File     *fileservice.Client
+	FilesErr error
+	FileSMB  *SMBLogon
+	// raw signs raw conformance requests (nil: not an account-key target).
+	raw *rawSigners
 	// SMBAddr is where the SMB workloads dial: the stages of the scenario's
 	// faults in front of Samba, or Samba itself ("" for other targets).
 	SMBAddr string
@@ -137,6 +146,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 		}
 		t.Desc += desc
 		t.Blob, err = SharedKeyBlobClient(blobURL, inst.Account, inst.Key, opts)
+		t.setRawSigners(inst.Account, inst.Key)
 		if err == nil {
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
@@ -168,6 +178,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			return nil, fmt.Errorf("target account-key: %s", Redact(err.Error()))
 		}
 		t.Desc = "account " + st.Account + " (shared key, " + HostOf(st.BlobURL) + ")"
+		t.setRawSigners(st.Account, key)
 		t.sharedKeyServices(st.TableURL, st.QueueURL, st.Account, key, hc)
 	case scenarios.TargetEntraID:
 		cred := o.Credential

@@ -33,6 +33,11 @@ func classifyAnswer(resp *http.Response, err error, conflicts []Expect) (checks.
 		out.ETag = first(h["Etag"])
 		out.LastModified = first(h["Last-Modified"])
 		out.Err = first(h["X-Stormcheck-Upstream-Error"]) // throttle.UpstreamErrorHeader: the proxy's 502 for a silent target
+		if ao := first(h["X-Ms-Blob-Append-Offset"]); ao != "" {
+			if n, perr := strconv.ParseInt(ao, 10, 64); perr == nil {
+				out.AppendOffset = &n
+			}
+		}
 		if lt := first(h["X-Ms-Lease-Time"]); lt != "" {
 			if n, perr := strconv.Atoi(lt); perr == nil {
 				out.LeaseTime = &n

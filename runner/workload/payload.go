@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/stormcheck/stormcheck/checks"
@@ -28,13 +27,21 @@ import (
 // full values would. The bytes on the wire stay in In.Bytes and Out.Bytes.
 const (
 	maxRecordedValue = 256
-	minDotRun        = 16
 	keptHead         = 64
 )
 
+// A log read (checks.KindBlobReadLog: the final read of an append blob)
+// keeps every byte but its runs of dots: the append-log check splits it
+// into the records appended.
+//
 // recordedPayloads returns op as the history keeps it: op itself when no
 // value is long, else a copy with its long values cut as above.
 func RecordedPayloads(op *checks.Op) *checks.Op {
+	if op.Kind == checks.KindBlobReadLog && long(op.Out.Value) {
+		c := *op
+		c.Out.Value = checks.DotRuns(op.Out.Value)
+		return &c
+	}
 	if !long(op.In.Value) && !long(op.Out.Value) && !anyLongText(op.Out.Messages) {
 		return op
 	}
@@ -66,29 +73,7 @@ func RecordedValue(s string) string {
 	if !long(s) {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] != '.' {
-			j := strings.IndexByte(s[i:], '.')
-			if j < 0 {
-				j = len(s) - i
-			}
-			b.WriteString(s[i : i+j])
-			i += j
-			continue
-		}
-		j := i
-		for j < len(s) && s[j] == '.' {
-			j++
-		}
-		if j-i >= minDotRun {
-			b.WriteString("[" + strconv.Itoa(j-i) + " dots]")
-		} else {
-			b.WriteString(s[i:j])
-		}
-		i = j
-	}
-	out := b.String()
+	out := checks.DotRuns(s)
 	if !long(out) {
 		return out
 	}

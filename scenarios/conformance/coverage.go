@@ -22,11 +22,15 @@ type DimCoverage struct {
 	Points []PointCoverage
 }
 
-// PointCoverage is one point and the ids of the rules covering it (none:
-// a hole).
+// PointCoverage is one point and the ids of the rules covering it: Rules
+// decide what the answer is; Undecided accept several answers there (a
+// list of statuses or error codes) and cite no live evidence deciding
+// between them (Rule.Undecided). A point with Rules is covered, one with
+// only Undecided is undecided, one with neither a hole.
 type PointCoverage struct {
-	Value string
-	Rules []string
+	Value     string
+	Rules     []string
+	Undecided []string
 }
 
 // Covered and Total count an operation's covered points and all of them.
@@ -44,10 +48,20 @@ func (c OpCoverage) Covered() (covered, total int) {
 
 // Holes lists the points no rule covers, as DIMENSION=VALUE.
 func (c OpCoverage) Holes() []string {
+	return c.points(func(p PointCoverage) bool { return len(p.Rules)+len(p.Undecided) == 0 })
+}
+
+// UndecidedPoints lists the points only undecided rules cover, as
+// DIMENSION=VALUE.
+func (c OpCoverage) UndecidedPoints() []string {
+	return c.points(func(p PointCoverage) bool { return len(p.Rules) == 0 && len(p.Undecided) > 0 })
+}
+
+func (c OpCoverage) points(keep func(PointCoverage) bool) []string {
 	var out []string
 	for _, d := range c.Dims {
 		for _, p := range d.Points {
-			if len(p.Rules) == 0 {
+			if keep(p) {
 				out = append(out, d.Name+"="+p.Value)
 			}
 		}
@@ -58,10 +72,15 @@ func (c OpCoverage) Holes() []string {
 // Coverage maps rules onto Reference: every operation of the checklist,
 // each point with the rules whose Covers name it.
 func Coverage(rules []Rule) []OpCoverage {
-	by := map[Cover][]string{}
-	for _, r := range rules {
+	by, open := map[Cover][]string{}, map[Cover][]string{}
+	for i := range rules {
+		r := &rules[i]
 		for _, c := range r.Covers {
-			by[c] = append(by[c], r.ID)
+			if r.Undecided(c.Op) {
+				open[c] = append(open[c], r.ID)
+			} else {
+				by[c] = append(by[c], r.ID)
+			}
 		}
 	}
 	out := make([]OpCoverage, len(Reference))
@@ -74,7 +93,8 @@ func Coverage(rules []Rule) []OpCoverage {
 			}
 			dc := DimCoverage{Name: name}
 			for _, v := range values {
-				dc.Points = append(dc.Points, PointCoverage{Value: v, Rules: by[Cover{Op: ref.Op, Dim: name, Value: v}]})
+				c := Cover{Op: ref.Op, Dim: name, Value: v}
+				dc.Points = append(dc.Points, PointCoverage{Value: v, Rules: by[c], Undecided: open[c]})
 			}
 			oc.Dims = append(oc.Dims, dc)
 		}
@@ -91,14 +111,14 @@ func Coverage(rules []Rule) []OpCoverage {
 
 // WriteCoverage prints the coverage map: per operation its REST page, how
 // many points rules cover, and every point marked + (covered, with how many
-// rules) or - (a hole); a summary line ends it.
+// rules), ? (undecided) or - (a hole); a summary line ends it.
 func WriteCoverage(w io.Writer, cov []OpCoverage) error {
 	var b strings.Builder
-	b.WriteString("coverage of the REST reference checklist: +VALUE covered (by N rules when more than one), -VALUE a hole\n")
-	var all, done, complete int
+	b.WriteString("coverage of the REST reference checklist: +VALUE covered (by N rules when more than one), ?VALUE undecided (its rules accept several answers and no live evidence decides), -VALUE a hole\n")
+	var all, done, undecided, complete int
 	for _, oc := range cov {
 		c, t := oc.Covered()
-		all, done = all+t, done+c
+		all, done, undecided = all+t, done+c, undecided+len(oc.UndecidedPoints())
 		if c == t {
 			complete++
 		}
@@ -107,6 +127,8 @@ func WriteCoverage(w io.Writer, cov []OpCoverage) error {
 			fmt.Fprintf(&b, "  %-32s", d.Name)
 			for _, p := range d.Points {
 				switch n := len(p.Rules); {
+				case n == 0 && len(p.Undecided) > 0:
+					b.WriteString(" ?" + p.Value)
 				case n == 0:
 					b.WriteString(" -" + p.Value)
 				case n == 1:
@@ -118,7 +140,7 @@ func WriteCoverage(w io.Writer, cov []OpCoverage) error {
 			b.WriteByte('\n')
 		}
 	}
-	fmt.Fprintf(&b, "\n%d of %d points covered; %d of %d operations complete\n", done, all, complete, len(cov))
+	fmt.Fprintf(&b, "\n%d of %d points covered, %d undecided; %d of %d operations complete\n", done, all, undecided, complete, len(cov))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

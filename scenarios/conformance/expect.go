@@ -8,7 +8,7 @@ import (
 )
 
 // expectFields are the fields of a step's expect.
-var expectFields = []string{"status", "error_code", "etag", "headers_present", "headers_absent", "body",
+var expectFields = []string{"status", "error_code", "etag", "headers_present", "headers_absent", "headers", "body",
 	"messages", "dequeue_count", "text", "message_id", "pop_receipt", "next_visible_in",
 	"properties", "entities", "failed_index"}
 
@@ -89,6 +89,9 @@ func (d *decoder) expect(n *yaml.Node, path string, vars scope, op string) Expec
 	}
 	if p, ok := fs["headers_present"]; ok {
 		e.HeadersPresent, _ = d.strList(p.val, join(path, "headers_present"), "header names")
+	}
+	if p, ok := fs["headers"]; ok {
+		e.Headers = d.rawParams(p.val, join(path, "headers"), vars, responseHeaders)
 	}
 	if p, ok := fs["body"]; ok {
 		if b, ok := d.str(p.val, join(path, "body")); ok {

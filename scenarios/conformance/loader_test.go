@@ -39,7 +39,7 @@ func TestParseErrors(t *testing.T) {
 `, 9, 9, "rules[0].steps[0].body", `op blob.get does not take "body"; it takes: blob, container, if_match`},
 		{"unknown op", head + `      - op: blob.gte
         blob: b
-`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.abortcopy, blob.commit,`},
+`, 7, 13, "rules[0].steps[0].op", `unknown op "blob.gte" (did you mean "blob.get"?); ops: blob.abortcopy, blob.append, blob.append.create, blob.append.seal, blob.commit,`},
 		{"uncaptured var", head + `      - op: blob.put
         blob: b
         capture: {etag: e1}
@@ -80,7 +80,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown expect field", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etags: changed}
-`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body`},
+`, 9, 31, "rules[0].steps[0].expect.etags", `unknown field "etags" (did you mean "etag"?); allowed fields: status, error_code, etag, headers_present, headers_absent, headers, body`},
 		{"bad etag", head + `      - op: blob.put
         blob: b
         expect: {status: 201, etag: same}
@@ -175,7 +175,7 @@ func TestParseErrors(t *testing.T) {
         copy_id: abc
         if_match: "*"
         expect: {status: 409}
-`, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, capture, expect`},
+`, 10, 9, "rules[0].steps[0].if_match", `op blob.abortcopy does not take "if_match"; it takes: blob, container, lease_id, copy_id, evidence, capture, expect`},
 		{"table alias with a hyphen", head + `      - op: table.get
         table: t-2
         row: r1
@@ -196,7 +196,7 @@ func TestParseErrors(t *testing.T) {
         row: r1
         properties: {v: "1"}
         expect: {status: 200}
-`, 9, 9, "rules[0].steps[0].properties", `op table.get does not take "properties"; it takes: table, partition, row, capture, expect`},
+`, 9, 9, "rules[0].steps[0].properties", `op table.get does not take "properties"; it takes: table, partition, row, evidence, capture, expect`},
 		{"upsert takes no if_match", head + `      - op: table.upsert
         row: r1
         if_match: "*"
@@ -310,7 +310,7 @@ func TestParseErrors(t *testing.T) {
 		{"peek takes no visibility", head + `      - op: queue.peek
         visibility: 2
         expect: {status: 200}
-`, 8, 9, "rules[0].steps[0].visibility", `op queue.peek does not take "visibility"; it takes: queue, num_messages, capture, expect`},
+`, 8, 9, "rules[0].steps[0].visibility", `op queue.peek does not take "visibility"; it takes: queue, num_messages, evidence, capture, expect`},
 		{"put count out of range", head + `      - op: queue.put
         text: m
         count: 101
@@ -360,14 +360,14 @@ func TestParseErrors(t *testing.T) {
 `, 12, 43, "rules[0].steps[1].expect.message_id", `must be a mapping of one of equals or differs to a captured message_id $var, got "$m1"`},
 		{"unknown expect field lists the new ones", head + `      - op: queue.get
         expect: {status: 200, mesages: 1}
-`, 8, 31, "rules[0].steps[0].expect.mesages", `unknown field "mesages" (did you mean "messages"?); allowed fields: status, error_code, etag, headers_present, headers_absent, body, messages, dequeue_count, text, message_id, pop_receipt, next_visible_in, properties, entities, failed_index`},
+`, 8, 31, "rules[0].steps[0].expect.mesages", `unknown field "mesages" (did you mean "messages"?); allowed fields: status, error_code, etag, headers_present, headers_absent, headers, body, messages, dequeue_count, text, message_id, pop_receipt, next_visible_in, properties, entities, failed_index`},
 		{"first tag not a service", `rules:
   - id: r.one
     title: T
     source: S
     tags: [lease, blob]
     steps: [{op: wait, duration: 1s}]
-`, 5, 12, "rules[0].tags[0]", `the first tag is the service, one of blob, container, table, queue; got "lease"`},
+`, 5, 12, "rules[0].tags[0]", `the first tag is the service, one of blob, container, table, queue, file; got "lease"`},
 		{"bad id", `rules:
   - id: R_1
     title: T
@@ -386,20 +386,25 @@ func TestParseErrors(t *testing.T) {
 		{"yaml syntax", "rules:\n  - id: [\n", 2, 3, "", `did not find expected node content`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := Parse("f.yaml", []byte(tc.src))
-			var list ErrorList
-			if !errors.As(err, &list) {
-				t.Fatalf("want an ErrorList, got %v", err)
-			}
-			for _, e := range list {
-				if e.File == "f.yaml" && e.Line == tc.line && e.Col == tc.col && e.Field == tc.field && strings.Contains(e.Msg, tc.msg) {
-					return
-				}
-			}
-			t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", tc.line, tc.col, tc.field, tc.msg, err)
-		})
+		t.Run(tc.name, func(t *testing.T) { wantParseError(t, tc.src, tc.line, tc.col, tc.field, tc.msg) })
 	}
+}
+
+// wantParseError checks that src (as f.yaml) fails with an error at
+// line:col in field whose message holds msg.
+func wantParseError(t *testing.T, src string, line, col int, field, msg string) {
+	t.Helper()
+	_, err := Parse("f.yaml", []byte(src))
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want an ErrorList, got %v", err)
+	}
+	for _, e := range list {
+		if e.File == "f.yaml" && e.Line == line && e.Col == col && e.Field == field && strings.Contains(e.Msg, msg) {
+			return
+		}
+	}
+	t.Errorf("no error f.yaml:%d:%d: %s: ...%s...; got:\n%v", line, col, field, msg, err)
 }
 
 func TestParseRoundTrip(t *testing.T) {
@@ -437,7 +442,7 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 	d99, empty := 99, ""
 	want := []Rule{{
-		ID: "blob.lease.etag-unchanged", Title: "Lease Blob does not change the ETag", Source: "Lease Blob",
+		ID: "blob.lease.etag-unchanged", Title: "Lease Blob does not change the ETag", Source: "Lease Blob", Evidence: Source{Text: "Lease Blob"},
 		Tags: []string{"blob", "lease", "etag", "slow"}, File: "f.yaml", Line: 2, Col: 9,
 		Steps: []Step{
 			{Op: "blob.put", Blob: "b", Body: ptr("v1"), Metadata: map[string]string{"k": "v"},

@@ -15,14 +15,15 @@ type OpSpec struct {
 }
 
 // stepFields are all step fields, in documentation order.
-var stepFields = []string{"op", "blob", "container", "source", "body", "metadata",
+var stepFields = []string{"op", "blob", "container", "source", "file", "body", "metadata",
 	"table", "partition", "row", "properties", "actions",
 	"queue", "text", "count", "num_messages", "visibility", "message_id", "pop_receipt",
 	"if_match", "if_none_match", "if_modified_since", "if_unmodified_since",
 	"source_if_match", "source_if_none_match", "source_if_modified_since", "source_if_unmodified_since",
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
-	"snapshot", "capture", "expect"}
+	"append_pos", "max_size", "body_bytes",
+	"snapshot", "request", "evidence", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
 var Capturable = []string{"etag", "lease_id", "last_modified", "pop_receipt", "request_id", "copy_id",
@@ -54,6 +55,17 @@ var Ops = map[string]OpSpec{
 	"blob.lease.change":  blobOp("lease_id", "proposed_lease_id", etagConds, dateConds),
 	"blob.lease.release": blobOp("lease_id", etagConds, dateConds),
 	"blob.lease.break":   blobOp("break_period", etagConds, dateConds),
+
+	// Append blobs: Put Blob with x-ms-blob-type AppendBlob, Append Block
+	// (body, or body_bytes of generated content; append_pos and max_size
+	// are x-ms-blob-condition-appendpos and -maxsize), Seal Append Blob.
+	"blob.append.create": blobOp("metadata", "lease_id", etagConds, dateConds),
+	"blob.append":        blobOp("body", "body_bytes", "append_pos", "max_size", "lease_id", etagConds, dateConds),
+	"blob.append.seal":   blobOp("append_pos", "lease_id", etagConds, dateConds),
+
+	// A raw step sends the request it writes to the blob (or, without
+	// blob, the container) its aliases name.
+	RawOp: require(OpSpec{Fields: opFields([]string{"blob", "container", "request"})}, "request"),
 
 	"container.create":        containerOp("metadata"),
 	"container.delete":        containerOp("lease_id", dateConds),
@@ -91,6 +103,19 @@ var Ops = map[string]OpSpec{
 	"queue.delete": require(queueOp("message_id", "pop_receipt"), "message_id", "pop_receipt"),
 	"queue.clear":  queueOp(),
 
+	// File ops (Azure Files REST) act on a file (file: ALIAS) in the root
+	// of the rule's own share. Only an account's file endpoint answers
+	// them: on other targets their rules are not run (runner/conform).
+	// file.create sends x-ms-content-length = len(body) and writes nothing;
+	// file.put-range writes body at offset 0; file leases are infinite.
+	"file.create":        fileOp("body"),
+	"file.put-range":     require(fileOp("body", "lease_id"), "body"),
+	"file.get":           fileOp("lease_id"),
+	"file.getprops":      fileOp("lease_id"),
+	"file.delete":        fileOp("lease_id"),
+	"file.lease.acquire": fileOp("proposed_lease_id"),
+	"file.lease.release": require(fileOp("lease_id"), "lease_id"),
+
 	"wait": {Fields: []string{"duration"}, Required: []string{"duration"}},
 }
 
@@ -104,6 +129,11 @@ const (
 // blobOp is the spec of a blob op taking the given fields (or groups).
 func blobOp(fields ...string) OpSpec {
 	return OpSpec{Fields: opFields(append([]string{"blob", "container"}, fields...)), Required: []string{"blob"}}
+}
+
+// fileOp is the spec of a file op taking the given fields.
+func fileOp(fields ...string) OpSpec {
+	return OpSpec{Fields: opFields(append([]string{"file"}, fields...)), Required: []string{"file"}}
 }
 
 // containerOp is the spec of a container op taking the given fields.
@@ -160,7 +190,7 @@ func require(s OpSpec, fields ...string) OpSpec {
 // opFields expands groups, adds capture and expect and puts the fields in
 // documentation order.
 func opFields(fields []string) []string {
-	take := map[string]bool{"capture": true, "expect": true}
+	take := map[string]bool{"evidence": true, "capture": true, "expect": true}
 	for _, f := range fields {
 		switch f {
 		case etagConds:

@@ -18,7 +18,7 @@ var (
 )
 
 // Services are the tags a rule's first tag must be one of.
-var Services = []string{"blob", "container", "table", "queue"}
+var Services = []string{"blob", "container", "table", "queue", "file"}
 
 // SlowTag is the tag a rule with a wait longer than MaxQuickWait carries.
 const SlowTag = "slow"
@@ -108,7 +108,7 @@ func (d *decoder) rule(n *yaml.Node, path string) (Rule, bool) {
 	for _, f := range []struct {
 		name string
 		dst  *string
-	}{{"title", &r.Title}, {"source", &r.Source}} {
+	}{{"title", &r.Title}} {
 		if p, ok := fs[f.name]; ok {
 			if s, ok := d.str(p.val, join(path, f.name)); ok && strings.TrimSpace(s) == "" {
 				d.errorf(p.val, join(path, f.name), "must not be empty")
@@ -116,6 +116,10 @@ func (d *decoder) rule(n *yaml.Node, path string) (Rule, bool) {
 				*f.dst = s
 			}
 		}
+	}
+	if p, ok := fs["source"]; ok {
+		r.Evidence = d.source(p.val, join(path, "source"))
+		r.Source = r.Evidence.String()
 	}
 	if p, ok := fs["tags"]; ok {
 		r.Tags = d.tags(p.val, join(path, "tags"))

@@ -17,8 +17,11 @@ type Rule struct {
 	ID string
 	// Title says in one line what the rule checks.
 	Title string
-	// Source names where the rule comes from (a REST reference page).
+	// Source is the one-line form of Evidence.
 	Source string
+	// Evidence names where the rule's expectations come from (a step's
+	// own Evidence replaces it for that step).
+	Evidence Source
 	// Tags are the service (blob, container, table or queue) first, then
 	// features; a rule that waits longer than 5s carries "slow".
 	Tags []string
@@ -41,6 +44,9 @@ type Step struct {
 	Op string
 	// Blob is the alias of the blob the op acts on.
 	Blob string
+	// File is the alias of the file a file op acts on (in the root of the
+	// rule's own share).
+	File string
 	// IfTags and SourceIfTags are Blob Index conditions (x-ms-if-tags,
 	// x-ms-source-if-tags: a SQL-like expression over the blob's tags).
 	IfTags, SourceIfTags *Value
@@ -64,8 +70,15 @@ type Step struct {
 	Container string
 	// Source is the alias of the source blob of blob.copy.
 	Source string
-	// Body is the content written (blob.put, blob.stage).
+	// Body is the content written (blob.put, blob.stage, blob.append).
 	Body *string
+	// BodyBytes, when above 0, is the size of a generated body of Append
+	// Block (to test its limit on a block's size) instead of Body.
+	BodyBytes int64
+	// AppendPos and MaxSize are Append Block's (and Seal's) conditions
+	// x-ms-blob-condition-appendpos and -maxsize; nil sends none. Not
+	// range-checked: rules test that the service refuses a negative one.
+	AppendPos, MaxSize *int64
 	// Metadata is the metadata written.
 	Metadata map[string]string
 	// Table is the alias of the table a table op acts on ([a-z0-9]+, table
@@ -135,6 +148,11 @@ type Step struct {
 	// Capture maps a capturable response value (see Capturable) to the
 	// variable name later steps use as $name.
 	Capture map[string]string
+	// Evidence, when set, is where this step's expectation comes from,
+	// in place of the rule's source.
+	Evidence *Source
+	// Raw is the request a raw step (op RawOp) sends; nil for other ops.
+	Raw *RawRequest
 	// Expect is what the response must be; zero for wait.
 	Expect Expect
 	// Line is the line of the step in the rule's file.
@@ -178,6 +196,9 @@ type Expect struct {
 	HeadersPresent []string
 	// HeadersAbsent names headers the response must not carry.
 	HeadersAbsent []string
+	// Headers are response headers that must have the given values
+	// (names compare case-insensitively, values exactly).
+	Headers []RawParam
 	// Body is the expected response body; nil means not checked.
 	Body *string
 	// Messages is how many messages queue.get or queue.peek returns.

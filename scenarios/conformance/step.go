@@ -91,6 +91,12 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		default:
 			s.Source = a
 		}
+	case "file":
+		a, ok := d.str(v, path)
+		if ok && !aliasSyn.MatchString(a) {
+			d.errorf(v, path, "must be an alias matching [a-z0-9][a-z0-9-]* (the runner maps aliases to real names), got %q", a)
+		}
+		s.File = a
 	case "snapshot":
 		s.Snapshot = d.value(v, path, vars, "snapshot")
 	case "if_tags", "source_if_tags":
@@ -165,6 +171,13 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 		s.BlockID, _ = d.str(v, path)
 	case "blocks":
 		s.Blocks, _ = d.strList(v, path, "block ids")
+	case "append_pos", "max_size", "body_bytes":
+		d.appendField(s, name, v, path)
+	case "request":
+		s.Raw = d.request(v, path, vars)
+	case "evidence":
+		src := d.source(v, path)
+		s.Evidence = &src
 	case "expect":
 		s.Expect = d.expect(v, path, vars, s.Op)
 	default:

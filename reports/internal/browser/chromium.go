@@ -6,17 +6,15 @@
 package browser
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"github.com/stormcheck/stormcheck/internal/filelock"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strings"
 	"time"
+
+	"github.com/stormcheck/stormcheck/internal/aptinstall"
 )
 
 // EnvChromium names a Chromium (or Chrome) binary to use instead of looking
@@ -49,55 +47,16 @@ func Chromium(ctx context.Context, progress io.Writer) (string, error) {
 		}
 		return abs, nil
 	}
-	if p, ok := find(); ok {
-		return p, nil
-	}
-	apt, err := exec.LookPath("apt-get")
-	switch {
-	case runtime.GOOS != "linux":
-		return "", fmt.Errorf("headless Chromium not found (no chromium on PATH, no /usr/bin/chromium); %s", InstallHint)
-	case err != nil:
-		return "", fmt.Errorf("headless Chromium not found and apt-get is not available to install it; %s", InstallHint)
-	case os.Geteuid() != 0:
-		return "", fmt.Errorf("headless Chromium not found, and the tests can install it only as root; %s", InstallHint)
-	}
-	ctx, cancel := context.WithTimeout(ctx, installTimeout)
-	defer cancel()
-	lock := filepath.Join(os.TempDir(), "stormcheck-chromium-install.lock")
-	unlock, err := filelock.Lock(ctx, lock, func() {
-		fmt.Fprintf(progress, "browser: waiting for another test process installing chromium (lock %s)\n", lock)
+	err := aptinstall.Ensure(ctx, aptinstall.Package{
+		Name: "chromium", What: "headless Chromium", Hint: InstallHint, Timeout: installTimeout,
+		Why:       "the report's browser test needs it; takes a few minutes once",
+		Installed: func() bool { _, ok := find(); return ok },
+		Progress:  func(format string, a ...any) { fmt.Fprintf(progress, "browser: "+format+"\n", a...) },
 	})
 	if err != nil {
-		return "", fmt.Errorf("chromium install lock %s: %w", lock, err)
+		return "", err
 	}
-	defer unlock()
-	if p, ok := find(); ok { // installed by whoever held the lock before us
-		return p, nil
-	}
-	start := time.Now()
-	for _, args := range [][]string{
-		{"-q", "update"},
-		{"-q", "-y", "--no-install-recommends", "-o", "DPkg::Lock::Timeout=600", "install", "chromium"},
-	} {
-		fmt.Fprintf(progress, "browser: chromium is missing; running apt-get %s (the report's browser test needs it; takes a few minutes once)\n", strings.Join(args, " "))
-		var out bytes.Buffer
-		cmd := exec.CommandContext(ctx, apt, args...)
-		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-		cmd.Stdout, cmd.Stderr = &out, &out
-		cmd.WaitDelay = 10 * time.Second
-		if err := cmd.Run(); err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			return "", fmt.Errorf("apt-get %s: %v; its output ends with:\n%s\n%s",
-				strings.Join(args, " "), err, lastLines(out.String(), 15), InstallHint)
-		}
-	}
-	p, ok := find()
-	if !ok {
-		return "", fmt.Errorf("apt-get installed chromium but no chromium binary is on PATH or at /usr/bin/chromium; %s", InstallHint)
-	}
-	fmt.Fprintf(progress, "browser: installed %s in %s\n", p, time.Since(start).Round(time.Second))
+	p, _ := find()
 	return p, nil
 }
 
@@ -109,14 +68,6 @@ func find() (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 // ArtifactPath is where a test keeps a file for people to look at after the

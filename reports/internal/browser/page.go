@@ -2,17 +2,10 @@ package browser
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/chromedp/cdproto/log"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/chromedp"
 )
 
 // Options says how to load a page.
@@ -117,89 +110,10 @@ const svgScript = `Array.from(document.querySelectorAll("svg")).map(s => {
 // the machine), waits for the load event, and returns what it found, with a
 // full-page screenshot.
 func Load(ctx context.Context, path string, o Options) (*Page, error) {
-	if o.Width == 0 {
-		o.Width, o.Height = 1280, 2400
-	}
-	if o.Timeout == 0 {
-		o.Timeout = 60 * time.Second
-	}
-	u, err := FileURL(path)
+	s, err := Open(ctx, path, o)
 	if err != nil {
 		return nil, err
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(o.Chromium),
-		chromedp.Flag("headless", "new"),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.NoSandbox,
-		chromedp.WindowSize(o.Width, o.Height),
-		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND"),
-		chromedp.Flag("allow-file-access-from-files", false),
-	)
-	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
-
-	var mu sync.Mutex
-	p := &Page{}
-	err = chromedp.Listen(bctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *runtime.EventConsoleAPICalled:
-			var parts []string
-			for _, a := range e.Args {
-				if a.Description != "" {
-					parts = append(parts, a.Description)
-				} else {
-					parts = append(parts, strings.Trim(string(a.Value), `"`))
-				}
-			}
-			p.Messages = append(p.Messages, Message{Type: string(e.Type), Text: strings.Join(parts, " ")})
-		case *runtime.EventExceptionThrown:
-			d := e.ExceptionDetails
-			text := d.Text
-			if d.Exception != nil {
-				text += " " + d.Exception.Description
-			}
-			p.Messages = append(p.Messages, Message{Type: "exception", Text: text, URL: d.URL})
-		case *log.EventEntryAdded:
-			p.Messages = append(p.Messages, Message{Type: string(e.Entry.Level), Text: e.Entry.Text, URL: e.Entry.URL})
-		case *network.EventRequestWillBeSent:
-			p.Requests = append(p.Requests, e.Request.URL)
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("starting %s: %w", o.Chromium, err)
-	}
-	if err := chromedp.Do(bctx, chromedp.EmulateViewport(int64(o.Width), int64(o.Height)), chromedp.Navigate(u)); err != nil {
-		return nil, fmt.Errorf("loading %s: %w", u, err)
-	}
-	title, err := chromedp.Run(bctx, chromedp.Title())
-	if err != nil {
-		return nil, err
-	}
-	svgs, err := chromedp.Run(bctx, chromedp.Evaluate[[]SVG](svgScript))
-	if err != nil {
-		return nil, fmt.Errorf("listing svg elements: %w", err)
-	}
-	height, err := chromedp.Run(bctx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
-	if err != nil {
-		return nil, err
-	}
-	top, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
-	if err != nil {
-		return nil, fmt.Errorf("screenshot: %w", err)
-	}
-	shot, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		return nil, fmt.Errorf("screenshot: %w", err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	p.Title, p.SVGs, p.Height, p.Screenshot, p.Top = title, svgs, height, shot, top
-	return p, nil
+	defer s.Close()
+	return s.Page()
 }

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package samba
-
-import "syscall"
-
-// sysProcAttr: Start refuses to run outside Linux; this only compiles.
-func sysProcAttr() *syscall.SysProcAttr { return nil }
