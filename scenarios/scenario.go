@@ -463,7 +463,7 @@ var Kinds = map[string]KindSpec{
 		Summary: "actors, each its own SMB session, race deletes and opens of a few files: a deleter opens a file with DELETE access and sets the delete disposition (clearing it now and then) or opens it delete-on-close, then closes; the others open it without creating it, read and close, or list the share (target kind samba)",
 		Params:  []string{"read_fraction"},
 		Checks:  []string{"delete-pending"},
-		Ops:     []string{"files.close", "files.list", "files.open", "files.read", "files.set-disposition", "files.write"},
+		Ops:     []string{"files.close", "files.list", "files.open", "files.read", "files.set-delete", "files.write"},
 	},
 	"files.byte-range-locks": {
 		Summary: "actors, each its own SMB session, open a few files and lock overlapping ranges (shared or exclusive, waiting or failing at once), then read or write inside their range and at a random one, unlock and close (target kind samba)",

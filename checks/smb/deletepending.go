@@ -18,8 +18,8 @@ func init() {
 
 // Op kinds, statuses and values the delete-pending check reads.
 const (
-	opSetDisposition = "files.set-disposition"
-	opList           = "files.list"
+	opSetDelete = "files.set-delete"
+	opList      = "files.list"
 
 	statusDeletePending = "STATUS_DELETE_PENDING"
 	statusNotFound      = "STATUS_OBJECT_NAME_NOT_FOUND"
@@ -45,7 +45,7 @@ func (h *dpHandle) doc() bool { return h.open.In.Flags&fileDeleteOnClose != 0 }
 type dpFile struct {
 	opens   []checks.Op // every open, any outcome
 	handles []*dpHandle // OK and unknown opens
-	sets    []checks.Op // every set-disposition, any outcome
+	sets    []checks.Op // every set-delete, any outcome
 
 	// Indexes (index).
 	creators     []creator
@@ -127,7 +127,7 @@ func (c *DeletePending) Observe(op *checks.Op) {
 			c.lists = append(c.lists, *op)
 		}
 		return
-	case opSetDisposition:
+	case opSetDelete:
 		f := c.file(op.Key)
 		f.sets = append(f.sets, *op)
 		if h != nil {

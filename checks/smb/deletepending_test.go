@@ -14,7 +14,7 @@ func (h *hist) openDisp(actor int, key string, disp, opts int, o checks.Outcome,
 }
 
 func (h *hist) dispose(actor int, key, v string, call, ret int64) {
-	h.add(actor, opSetDisposition, key, checks.OK, call, ret, checks.Input{Value: v}, checks.Output{})
+	h.add(actor, opSetDelete, key, checks.OK, call, ret, checks.Input{Value: v}, checks.Output{})
 }
 
 func (h *hist) list(actor int, names string, call, ret int64) {

@@ -185,7 +185,7 @@ func (st *SMBStream) rewriteOne(m []byte, toServer bool) {
 	case toServer && cmd == smbLock && len(body) >= 48:
 		op = "files.lock"
 	case toServer && cmd == smbSetInfo && len(body) >= 32 && body[2] == 1 && body[3] == 13:
-		op = "files.set-disposition"
+		op = "files.set-delete"
 	case !toServer && cmd == smbCreate && le.Uint32(m[8:]) == 0 && len(body) >= 88:
 		op = "files.open"
 	default:

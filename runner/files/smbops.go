@@ -17,10 +17,9 @@ import (
 // Op kinds of the delete-pending, byte-range lock and lease workloads
 // (files.lock and files.unlock are interplay.go's OpLock and OpUnlock).
 const (
-	OpSetDisposition = "files.set-disposition"
-	OpList           = "files.list"
-	OpBreak          = "files.break"
-	OpAck            = "files.ack"
+	OpList  = "files.list"
+	OpBreak = "files.break"
+	OpAck   = "files.ack"
 )
 
 // oplockNames name the oplock a CREATE response granted (Out.Value).
@@ -51,14 +50,15 @@ func (r recorder) create(ctx context.Context, tr *smb2.Tree, req smb2.CreateRequ
 	return f, op
 }
 
-// setDisposition records a SET_INFO FileDispositionInformation on f: In.Value
-// "delete" sets the delete disposition, "keep" clears it.
+// setDisposition records a SET_INFO FileDispositionInformation on f as
+// OpSetDelete: In.Value "delete" sets the delete disposition, "keep"
+// clears it.
 func (r recorder) setDisposition(ctx context.Context, f *smb2.File, del bool) checks.Op {
 	v := "keep"
 	if del {
 		v = "delete"
 	}
-	op, _ := r.do(ctx, OpSetDisposition, f.Name, checks.Input{Value: v}, func(ctx context.Context) (string, error) {
+	op, _ := r.do(ctx, OpSetDelete, f.Name, checks.Input{Value: v}, func(ctx context.Context) (string, error) {
 		return "", f.SetDeleteOnClose(ctx, del)
 	})
 	return op
