@@ -1,7 +1,6 @@
 package checks_test
 
 import (
-	"hash/fnv"
 	"math/rand/v2"
 	"testing"
 
@@ -13,18 +12,7 @@ import (
 // feedGrouped feeds ops to c one group of keys at a time, as
 // runner.CheckHistory does for a large history.
 func feedGrouped(ops []checks.Op, c checks.KeyLocal, groups int) checks.Result {
-	c.Groups(groups)
-	for g := range groups {
-		for i := range ops {
-			h := fnv.New32a()
-			h.Write([]byte(ops[i].Key))
-			if int(h.Sum32())%groups == g {
-				c.Observe(&ops[i])
-			}
-		}
-		c.EndGroup()
-	}
-	return c.Finish()
+	return checkstest.FeedGrouped(ops, c, groups)
 }
 
 // Every KeyLocal checker reaches the same verdict, count of violations and

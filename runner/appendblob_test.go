@@ -1,17 +1,10 @@
 package runner
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
-	"github.com/stormcheck/stormcheck/reports"
-	"github.com/stormcheck/stormcheck/runner/azurite"
 	scblob "github.com/stormcheck/stormcheck/runner/blob"
-	"github.com/stormcheck/stormcheck/runner/runtest"
-	"github.com/stormcheck/stormcheck/runner/workload"
 )
 
 // The append-blob calls against a real Azurite, each recorded through the
@@ -21,25 +14,7 @@ import (
 // If-Match too; a lease id on an unleased blob and an append after Seal
 // are errors with the service's codes.
 func TestAppendBlobCallsAreRecorded(t *testing.T) {
-	ctx, inst := runtest.StartAzurite(t, azurite.Options{WorkDir: t.TempDir()})
-	tg := runtest.OpenTarget(ctx, t, inst)
-	sc := runtest.Parse(t, "name: ab\nduration: 1s\nworkloads:\n  - {name: w, kind: blob.etag-counter}\n")
-	dir := t.TempDir()
-	start := time.Now()
-	m := reports.NewMetrics(reports.MetricsOptions{HlogDir: filepath.Join(dir, HlogDir), Start: start, Workloads: []string{"w"}})
-	defer m.Close()
-	rec, err := workload.NewRecorder(filepath.Join(dir, HistoryFile), start, m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rec.Close()
-	env := workload.NewEnv(sc.Workloads[0], sc, rec, tg, "appendops")
-	b := &scblob.Blobs{C: tg.Blob.NewContainerClient(env.Prefix)}
-	if _, err := b.C.Create(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.C.Delete(context.Background(), nil) })
-	a := env.Actor(0)
+	ctx, b, a := blobCallsActor(t, "appendops")
 	pos := func(n int64) *int64 { return &n }
 	val := func(s string) func(int) string { return func(int) string { return s } }
 	want := func(what string, op checks.Op, outcome checks.Outcome, status int, code string) {

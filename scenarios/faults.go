@@ -164,6 +164,7 @@ func FaultKindNames() []string {
 		"target.pause", "target.stop", "target.crash",
 		"broken.strip-if-match", "broken.second-lease", "broken.early-visible", "broken.partial-batch", "broken.stale-read",
 		"broken.strip-appendpos",
+		"broken.strip-seqnum",
 		"broken.smb-share-access", "broken.smb-lock-shared", "broken.smb-keep-file", "broken.smb-lease-write",
 	}
 }

@@ -11,5 +11,6 @@ import (
 	_ "github.com/stormcheck/stormcheck/checks/delivery"
 	_ "github.com/stormcheck/stormcheck/checks/filerest"
 	_ "github.com/stormcheck/stormcheck/checks/lease"
+	_ "github.com/stormcheck/stormcheck/checks/seqnum"
 	_ "github.com/stormcheck/stormcheck/checks/smb"
 )

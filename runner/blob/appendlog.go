@@ -27,19 +27,9 @@ func init() {
 
 func (w *appendLog) Setup(ctx context.Context, e *workload.Env) error {
 	w.b = newBlobs(e)
-	if e.AttachOnly {
-		return nil
-	}
-	a := e.Actor(checks.ActorSetup)
-	if op := w.b.createContainer(ctx, a, e.Prefix); op.Outcome != checks.OK {
-		return target.OpError("create container", &op)
-	}
-	for i := 0; i < e.Keys; i++ {
-		if op := w.b.CreateAppend(ctx, a, workload.KeyName(i), AppendConds{IfNoneMatch: "*"}); op.Outcome != checks.OK {
-			return target.OpError("create "+workload.KeyName(i), &op)
-		}
-	}
-	return nil
+	return setupKeys(ctx, e, w.b, func(a *workload.Actor, k string) checks.Op {
+		return w.b.CreateAppend(ctx, a, k, AppendConds{IfNoneMatch: "*"})
+	})
 }
 
 // AppendRecord is the record an append attempt writes: who wrote it (the

@@ -16,6 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/stormcheck/stormcheck/conformance/verdict"
@@ -423,6 +424,8 @@ func (rr *RuleRun) call(ctx context.Context, st *conformance.Step) (callOut, err
 		return callOut{}, rr.appendCall(ctx, st)
 	case strings.HasPrefix(st.Op, "file."):
 		return rr.fileCall(ctx, st)
+	case strings.HasPrefix(st.Op, "blob.page."):
+		return rr.pageCall(ctx, st)
 	}
 	body, err := rr.blobCall(ctx, st)
 	return callOut{body: body}, err
@@ -439,8 +442,12 @@ func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, 
 		}
 		b = sb
 	}
-	meta := map[string]*string{}
+	// Every op whose step takes metadata: sends it (nil: none).
+	var meta map[string]*string
 	for k, v := range st.Metadata {
+		if meta == nil {
+			meta = map[string]*string{}
+		}
 		meta[k] = &v
 	}
 	body := ""
@@ -467,7 +474,7 @@ func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, 
 	var err error
 	switch st.Op {
 	case "blob.put":
-		_, err = b.Upload(ctx, streaming.NopCloser(strings.NewReader(body)), nil)
+		_, err = b.Upload(ctx, streaming.NopCloser(strings.NewReader(body)), &blockblob.UploadOptions{Metadata: meta})
 	case "blob.get":
 		r, gerr := b.DownloadStream(ctx, nil)
 		if gerr != nil || r.Body == nil {
@@ -485,10 +492,10 @@ func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, 
 	case "blob.setprops":
 		_, err = b.SetHTTPHeaders(ctx, blob.HTTPHeaders{}, nil)
 	case "blob.snapshot":
-		_, err = b.CreateSnapshot(ctx, nil)
+		_, err = b.CreateSnapshot(ctx, &blob.CreateSnapshotOptions{Metadata: meta})
 	case "blob.copy":
 		src := c.NewBlobClient(st.Source).URL() // same account: no SAS needed with shared key
-		_, err = b.StartCopyFromURL(ctx, src, nil)
+		_, err = b.StartCopyFromURL(ctx, src, &blob.StartCopyFromURLOptions{Metadata: meta})
 	case "blob.abortcopy":
 		_, err = b.AbortCopyFromURL(ctx, rr.value(st.CopyID), nil)
 	case "blob.stage":
@@ -498,7 +505,7 @@ func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, 
 		for i, id := range st.Blocks {
 			ids[i] = blockID64(id)
 		}
-		_, err = b.CommitBlockList(ctx, ids, nil)
+		_, err = b.CommitBlockList(ctx, ids, &blockblob.CommitBlockListOptions{Metadata: meta})
 	case "blob.lease.acquire", "blob.lease.renew", "blob.lease.change", "blob.lease.release", "blob.lease.break":
 		lc, lerr := lease.NewBlobClient(b, leaseOpt(leaseID))
 		if lerr != nil {
@@ -517,7 +524,7 @@ func (rr *RuleRun) blobCall(ctx context.Context, st *conformance.Step) (string, 
 			_, err = lc.BreakLease(ctx, breakOpts.blob)
 		}
 	case "container.create":
-		_, err = c.Create(ctx, nil)
+		_, err = c.Create(ctx, &container.CreateOptions{Metadata: meta})
 	case "container.delete":
 		_, err = c.Delete(ctx, nil)
 	case "container.getprops":

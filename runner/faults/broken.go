@@ -17,6 +17,8 @@ func brokenStage(f scenarios.Fault) Stage {
 		return StripIfMatch{}
 	case "broken.strip-appendpos":
 		return StripAppendPos{}
+	case "broken.strip-seqnum":
+		return StripSeqNum{}
 	case "broken.partial-batch":
 		return PartialBatch{}
 	}

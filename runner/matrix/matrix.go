@@ -46,6 +46,7 @@ var CoreScenarios = []Scenario{
 	{"table-merge", "{name: w, kind: table.merge-vs-replace, actors: 3}", ""},
 	{"queue-work", "{name: w, kind: queue.work, actors: 4, params: {visibility: 10s}}", ""},
 	{"append-log", "{name: w, kind: blob.append-log, actors: 4, keys: 2}", ""},
+	{"page-seqnum", "{name: w, kind: blob.page-seqnum-cas, actors: 4, keys: 2}", ""},
 }
 
 // ifMatchWriters are the core kinds whose counter writes carry If-Match

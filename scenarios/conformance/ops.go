@@ -23,6 +23,8 @@ var stepFields = []string{"op", "blob", "container", "source", "file", "body", "
 	"lease_id", "proposed_lease_id", "duration", "break_period", "block_id", "blocks", "copy_id",
 	"if_tags", "blob_tags", "source_if_tags", "source_lease_id", "delete_snapshots", "ttl", "text_repeat",
 	"append_pos", "max_size", "body_bytes",
+	"size", "offset", "length", "sequence_number", "sequence_number_action",
+	"if_sequence_number_le", "if_sequence_number_lt", "if_sequence_number_eq", "prev_snapshot",
 	"snapshot", "request", "evidence", "capture", "expect"}
 
 // Capturable are the response values a step may capture.
@@ -62,6 +64,17 @@ var Ops = map[string]OpSpec{
 	"blob.append.create": blobOp("metadata", "lease_id", etagConds, dateConds),
 	"blob.append":        blobOp("body", "body_bytes", "append_pos", "max_size", "lease_id", etagConds, dateConds),
 	"blob.append.seal":   blobOp("append_pos", "lease_id", etagConds, dateConds),
+	// Page-blob ops (pages.go): Put Blob of a page blob, Put Page (update
+	// and clear), Get Page Ranges, Set Blob Properties with a
+	// sequence-number action or a new size, Get Blob Properties (its
+	// sequence number and size as the body).
+	"blob.page.create":   require(pageOp("size", "sequence_number", "lease_id", etagConds, dateConds), "size"),
+	"blob.page.put":      require(pageOp("offset", "length", "body", "lease_id", etagConds, dateConds, seqConds), "offset"),
+	"blob.page.clear":    require(pageOp("offset", "length", "lease_id", etagConds, dateConds, seqConds), "offset"),
+	"blob.page.ranges":   pageOp("snapshot", "prev_snapshot", "lease_id", etagConds, dateConds),
+	"blob.page.seqnum":   require(pageOp("sequence_number_action", "sequence_number", "lease_id", etagConds, dateConds), "sequence_number_action"),
+	"blob.page.resize":   require(pageOp("size", "lease_id", etagConds, dateConds), "size"),
+	"blob.page.getprops": pageOp("snapshot", "lease_id", etagConds, dateConds),
 
 	// A raw step sends the request it writes to the blob (or, without
 	// blob, the container) its aliases name.

@@ -145,6 +145,8 @@ type Step struct {
 	// CopyID is the copy id blob.abortcopy aborts (literal or a captured
 	// copy_id).
 	CopyID *Value
+	// Page holds the fields of the page-blob ops (blob.page.*).
+	Page PageFields
 	// Capture maps a capturable response value (see Capturable) to the
 	// variable name later steps use as $name.
 	Capture map[string]string

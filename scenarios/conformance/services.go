@@ -90,6 +90,8 @@ func (d *decoder) serviceField(s *Step, name string, v *yaml.Node, path string, 
 		s.MessageID = d.value(v, path, vars, "message_id")
 	case "pop_receipt":
 		s.PopReceipt = d.value(v, path, vars, "pop_receipt")
+	default:
+		d.pageField(s, name, v, path, vars)
 	}
 }
 
