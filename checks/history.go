@@ -131,6 +131,16 @@ type Input struct {
 	// DELETE 0x10000...; FILE_SHARE_READ 1, WRITE 2, DELETE 4).
 	Access int `json:"access,omitempty"`
 	Share  int `json:"share,omitempty"`
+	// Disposition and Flags are an SMB open's create disposition and
+	// create options (2.2.13: FILE_OPEN 1, FILE_OPEN_IF 3...;
+	// FILE_DELETE_ON_CLOSE 0x1000); for a byte-range lock, Flags are the
+	// lock's flags (2.2.26.1: shared 1, exclusive 2, unlock 4,
+	// fail immediately 0x10).
+	Disposition int `json:"disposition,omitempty"`
+	Flags       int `json:"flags,omitempty"`
+	// Offset and Length are the byte range of an SMB lock, read or write.
+	Offset int64 `json:"offset,omitempty"`
+	Length int64 `json:"length,omitempty"`
 }
 
 // Message is one queue message a get returned.

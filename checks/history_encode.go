@@ -79,6 +79,10 @@ func (in *Input) appendJSON(b []byte) []byte {
 	f.int("bytes", in.Bytes)
 	f.int("access", int64(in.Access))
 	f.int("share", int64(in.Share))
+	f.int("disposition", int64(in.Disposition))
+	f.int("flags", int64(in.Flags))
+	f.int("offset", in.Offset)
+	f.int("length", in.Length)
 	return append(f.b, '}')
 }
 
@@ -280,7 +284,7 @@ func appendJSONString(b []byte, s string) []byte {
 // type; encoderKnowsTypes is false when a type has gained one since.
 var encodedFields = map[reflect.Type]int{
 	reflect.TypeFor[Op]():      12,
-	reflect.TypeFor[Input]():   23,
+	reflect.TypeFor[Input]():   27,
 	reflect.TypeFor[Output]():  19,
 	reflect.TypeFor[Entity]():  4,
 	reflect.TypeFor[Message](): 5,

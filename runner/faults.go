@@ -23,6 +23,7 @@ var injectable = map[string]bool{
 	"target.pause": true, "target.stop": true, "target.crash": true,
 	"broken.strip-if-match": true, "broken.second-lease": true, "broken.early-visible": true,
 	"broken.partial-batch": true, "broken.stale-read": true, "broken.strip-appendpos": true,
+	"broken.smb-share-access": true, "broken.smb-lock-shared": true, "broken.smb-keep-file": true, "broken.smb-lease-write": true,
 }
 
 // checkFaults refuses a scenario with a fault this runner cannot inject:

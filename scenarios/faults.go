@@ -115,6 +115,7 @@ type FaultKindSpec struct {
 var (
 	httpScope = []string{"services", "ops", "keys", "fraction"}
 	netScope  = []string{"services", "fraction"}
+	smbScope  = []string{"fraction"}
 )
 
 // FaultKinds are the fault kinds, by name.
@@ -144,7 +145,16 @@ var FaultKinds = map[string]FaultKindSpec{
 	"broken.partial-batch":   {Summary: "apply only part of a table batch", Scope: httpScope, Check: "batch-atomicity"},
 	"broken.stale-read":      {Summary: "serve a read from an older version", Scope: httpScope, Check: "version-chain"},
 	"broken.strip-appendpos": {Summary: "strip x-ms-blob-condition-appendpos from Append Block (append at the end instead of refusing)", Scope: httpScope, Check: "append-log"},
+
+	"broken.smb-share-access": {Summary: "rewrite the share access of SMB opens (CREATE) to read|write|delete, so the server grants opens whose modes conflict (target samba, unsigned sessions)", Scope: smbScope, Check: "share-modes"},
+	"broken.smb-lock-shared":  {Summary: "rewrite exclusive SMB byte-range locks (LOCK) to shared (target samba, unsigned sessions)", Scope: smbScope, Check: "byte-range-locks"},
+	"broken.smb-keep-file":    {Summary: "turn every SMB delete (SET_INFO delete disposition, FILE_DELETE_ON_CLOSE) into keep, so the file is never delete-pending (target samba, unsigned sessions)", Scope: smbScope, Check: "delete-pending"},
+	"broken.smb-lease-write":  {Summary: "tell SMB lease holders they were granted read-write-handle caching whatever the server granted (CREATE responses; target samba, unsigned sessions)", Scope: smbScope, Check: "lease-breaks"},
 }
+
+// IsSMBFault reports whether kind is a broken promise of the SMB stream
+// (broken.smb-*, target kind samba).
+func IsSMBFault(kind string) bool { return strings.HasPrefix(kind, "broken.smb-") }
 
 // FaultKindNames returns the fault kinds in documentation order.
 func FaultKindNames() []string {
@@ -155,11 +165,13 @@ func FaultKindNames() []string {
 		"broken.strip-if-match", "broken.second-lease", "broken.early-visible", "broken.partial-batch", "broken.stale-read",
 		"broken.strip-appendpos",
 		"broken.strip-seqnum",
+		"broken.smb-share-access", "broken.smb-lock-shared", "broken.smb-keep-file", "broken.smb-lease-write",
 	}
 }
 
 // FaultServices are the services a fault's scope may name.
-var FaultServices = []string{"blob", "queue", "table"}
+// "file" is the SMB stream of a samba target.
+var FaultServices = []string{"blob", "queue", "table", "file"}
 
 // FaultOps are the operation kinds a fault's scope may name: what the
 // proxy can tell from a request alone.

@@ -25,8 +25,9 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) {
 		d.errorf(n, "faults", "at most %d faults, got %d", maxFaults, len(n.Content))
 		return
 	}
-	if k := s.Target.Kind; k != "" && k != TargetAzurite {
-		d.errorf(n, "faults", "faults run in front of a managed Azurite only (target kind azurite); this scenario's target is %s", k)
+	k := s.Target.Kind
+	if k != "" && k != TargetAzurite && k != TargetSamba {
+		d.errorf(n, "faults", "faults run in front of a managed Azurite or Samba only (target kind azurite or samba); this scenario's target is %s", k)
 		return
 	}
 	names := map[string]int{}
@@ -40,6 +41,18 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) {
 			continue
 		}
 		names[f.Name] = f.Line
+		if smb := IsSMBFault(f.Kind); smb != (k == TargetSamba) && (smb || f.Family() != "net") {
+			at := item
+			if v := d.at[index("faults", i)+".kind"]; v != nil {
+				at = v
+			}
+			if smb {
+				d.errorf(at, index("faults", i)+".kind", "kind %s rewrites SMB messages: it needs target kind samba", f.Kind)
+			} else {
+				d.errorf(at, index("faults", i)+".kind", "kind %s does not apply to SMB: on target kind samba use the net.* and broken.smb-* faults", f.Kind)
+			}
+			continue
+		}
 		// A window is added to unreachable_after by the runner; a blackhole
 		// on every connection for the whole run would still stop it.
 		if silent := f.Kind == "net.blackhole" && f.Fraction == 1 && len(f.Services) == 0; silent && f.For == 0 {

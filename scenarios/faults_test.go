@@ -23,14 +23,16 @@ func init() {
 		"fault-target-too-long.yaml":            {9, 10, "faults[0].for", "must be at most 60s for kind target.crash"},
 		"fault-blackhole-whole-run.yaml":        {7, 5, "faults[0].for", "kind net.blackhole on every connection for the whole run silences the target"},
 		"fault-target-no-window.yaml":           {7, 11, "faults[0].for", "kind target.pause needs a window"},
-		"fault-service-unknown.yaml":            {8, 22, "faults[0].services[1]", `must be one of blob, queue, table, got "files"`},
+		"fault-service-unknown.yaml":            {8, 22, "faults[0].services[1]", `must be one of blob, queue, table, file, got "files"`},
 		"fault-param-not-for-kind.yaml":         {8, 5, "faults[0].latency", "does not apply to kind http.reorder; it takes hold"},
 		"fault-after-end.yaml":                  {8, 9, "faults[0].at", "must be before the end of the run (duration 20s)"},
 		"fault-duplicate-name.yaml":             {9, 5, "faults[1].name", `duplicate fault name "a" (first at line 7)`},
 		"fault-op-unknown.yaml":                 {8, 11, "faults[0].ops[0]", `got "blob.write"`},
 		"fault-key-bad-glob.yaml":               {8, 12, "faults[0].keys[0]", `must be a glob pattern`},
 		"fault-unknown-field.yaml":              {8, 5, "faults[0].window", `unknown field "window"`},
-		"fault-on-real-account.yaml":            {12, 3, "faults", "faults run in front of a managed Azurite only"},
+		"fault-on-real-account.yaml":            {12, 3, "faults", "faults run in front of a managed Azurite or Samba only"},
+		"fault-http-on-samba.yaml":              {9, 11, "faults[0].kind", "kind http.timeout does not apply to SMB: on target kind samba use the net.* and broken.smb-* faults"},
+		"fault-smb-on-azurite.yaml":             {7, 11, "faults[0].kind", "kind broken.smb-lock-shared rewrites SMB messages: it needs target kind samba"},
 	} {
 		invalidCases[name] = c
 	}

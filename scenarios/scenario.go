@@ -459,6 +459,23 @@ var Kinds = map[string]KindSpec{
 		Checks:  []string{"share-modes"},
 		Ops:     []string{"files.close", "files.open", "files.read", "files.write"},
 	},
+	"files.delete-pending": {
+		Summary: "actors, each its own SMB session, race deletes and opens of a few files: a deleter opens a file with DELETE access and sets the delete disposition (clearing it now and then) or opens it delete-on-close, then closes; the others open it without creating it, read and close, or list the share (target kind samba)",
+		Params:  []string{"read_fraction"},
+		Checks:  []string{"delete-pending"},
+		Ops:     []string{"files.close", "files.list", "files.open", "files.read", "files.set-delete", "files.write"},
+	},
+	"files.byte-range-locks": {
+		Summary: "actors, each its own SMB session, open a few files and lock overlapping ranges (shared or exclusive, waiting or failing at once), then read or write inside their range and at a random one, unlock and close (target kind samba)",
+		Checks:  []string{"byte-range-locks"},
+		Ops:     []string{"files.close", "files.lock", "files.open", "files.read", "files.unlock", "files.write"},
+	},
+	"files.leases": {
+		Summary: "actors, each its own SMB session, open a few files: holders ask for a read-write-handle lease (or a batch oplock), read, write and close; the others open with no lease, which breaks the holder's write caching; every break is recorded and acknowledged at once (target kind samba)",
+		Params:  []string{"read_fraction"},
+		Checks:  []string{"lease-breaks"},
+		Ops:     []string{"files.ack", "files.break", "files.close", "files.open", "files.read", "files.write"},
+	},
 	"files.rest-ranges": {
 		Summary: "Azure Files REST, last writer wins: actors Put Range runs of whole self-describing records over overlapping ranges of a few files; the final read says which write each record is from (an account's file endpoint: target kind connection-string)",
 		Checks:  []string{"range-writes"},

@@ -62,9 +62,10 @@ func exclusiveOpen(op *checks.Op) bool {
 }
 
 // handle is one granted open: certainly held from its grant's return to
-// end, the call of its close, or, when the history holds no close, the call
-// of its holder's last read or write on it (or the grant itself): never
-// longer than the truth, so every overlap found is real.
+// end, the call of its close, or, when the history holds no answered close
+// (none, or its connection broke), the call of its holder's last answered
+// read or write on it (or the grant itself): never longer than the truth,
+// so every overlap found is real.
 type handle struct {
 	open checks.Op
 	end  int64
@@ -128,7 +129,9 @@ func (c *ShareModes) Observe(op *checks.Op) {
 		c.held[hk] = h
 	case opClose:
 		if h != nil {
-			h.end = max(h.end, op.Call)
+			if alive(op) {
+				h.end = max(h.end, op.Call)
+			}
 			delete(c.held, hk)
 		}
 	case opRead:
@@ -136,7 +139,7 @@ func (c *ShareModes) Observe(op *checks.Op) {
 			o := *op
 			c.counter(op.Key).final = &o
 		}
-		if h != nil {
+		if h != nil && alive(op) {
 			h.end = max(h.end, op.Call)
 		}
 	case opWrite:
@@ -154,7 +157,7 @@ func (c *ShareModes) Observe(op *checks.Op) {
 				ct.maybeWrites++ // no answer, or an error: it may have applied
 			}
 		}
-		if h != nil {
+		if h != nil && alive(op) {
 			h.end = max(h.end, op.Call)
 		}
 	}
@@ -219,6 +222,12 @@ func (c *ShareModes) Finish() checks.Result {
 	r := v.Conclude(ShareModesName, &b, undecided, "no conflicting opens held at once, no update lost", "")
 	return r.WithDecided(granted).Of(c.opens)
 }
+
+// alive reports whether op's answer shows its handle was still open when
+// the server took it: an answer of success or a documented refusal. A
+// call with no answer (its connection broke: the server closes the
+// session's handles at some unknown time) or another error shows nothing.
+func alive(op *checks.Op) bool { return op.Outcome == checks.OK || op.Outcome == checks.Conflict }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

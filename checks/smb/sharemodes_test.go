@@ -57,8 +57,9 @@ func (h *hist) final(key string, v int64, at int64) {
 
 const rw = fileReadData | fileWriteData
 
-func run(h *hist) checks.Result {
-	c, err := checks.New(ShareModesName)
+// runCheck feeds h to the check named name.
+func runCheck(name string, h *hist) checks.Result {
+	c, err := checks.New(name)
 	if err != nil {
 		panic(err)
 	}
@@ -67,6 +68,8 @@ func run(h *hist) checks.Result {
 	}
 	return c.Finish()
 }
+
+func run(h *hist) checks.Result { return runCheck(ShareModesName, h) }
 
 func TestConflictFollowsMSFSA(t *testing.T) {
 	for _, tc := range []struct {

@@ -37,7 +37,7 @@ end with its check failing, and is n/a where that check does not run. Every
 cell's results stay under --out; matrix.md and matrix.json sum them up. The
 last line says "matrix: ok" or "matrix: FAILED" with the cells at fault;
 exit code 1 when it failed.`,
-		Example: `  stormcheck matrix                                   # all 12 scenarios x 22 kinds (long)
+		Example: `  stormcheck matrix                                   # all 12 scenarios x 27 kinds (long)
   stormcheck matrix --scenarios etag-counter,queue-work --kinds http.drop-response,broken.early-visible
   stormcheck matrix --duration 8s --out results/matrix`,
 		Args: exactArgs(0, "matrix takes no arguments (see --scenarios and --kinds)"),

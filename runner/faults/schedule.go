@@ -141,12 +141,18 @@ func (s *Schedule) Elapsed() (time.Duration, bool) {
 // pick returns the index of the first fault with an HTTP stage whose
 // window is open and whose scope takes req (its fraction drawn), or -1.
 func (s *Schedule) pick(req Request) int {
+	return s.pickIf(req, func(i int) bool { return s.stages[i] != nil })
+}
+
+// pickIf returns the index of the first fault that takes (per take) whose
+// window is open and whose scope takes req (its fraction drawn), or -1.
+func (s *Schedule) pickIf(req Request, take func(i int) bool) int {
 	el, running := s.Elapsed()
 	if !running {
 		return -1
 	}
 	for i, f := range s.faults {
-		if s.stages[i] == nil || !f.Active(el) || !inScope(f, req) {
+		if !take(i) || !f.Active(el) || !inScope(f, req) {
 			continue
 		}
 		if f.Fraction < 1 {
@@ -186,14 +192,19 @@ func contains(list []string, s string) bool {
 // unanswered says the client gets no answer to carry Header.
 func (s *Schedule) note(i int, req Request, r *http.Request, action string, unanswered bool) {
 	el, _ := s.Elapsed()
-	t := Touch{At: el, Fault: s.faults[i].Name, Kind: s.faults[i].Kind, Action: action, Request: req,
-		Method: r.Method, Path: r.URL.Path, ClientRequestID: r.Header.Get("x-ms-client-request-id"), Attempt: r.Header.Get(AttemptHeader)}
+	s.keep(Touch{At: el, Fault: s.faults[i].Name, Kind: s.faults[i].Kind, Action: action, Request: req,
+		Method: r.Method, Path: r.URL.Path, ClientRequestID: r.Header.Get("x-ms-client-request-id"), Attempt: r.Header.Get(AttemptHeader)}, unanswered)
+}
+
+// keep counts touch t, keeps it (the first maxKept) and hands it to
+// OnTouch.
+func (s *Schedule) keep(t Touch, unanswered bool) {
 	s.mu.Lock()
 	if unanswered && t.Attempt != "" && len(s.unanswered) < maxKept {
 		if s.unanswered == nil {
 			s.unanswered = map[string]string{}
 		}
-		s.unanswered[t.Attempt] = t.Fault + " (" + t.Kind + "): " + action
+		s.unanswered[t.Attempt] = t.Fault + " (" + t.Kind + "): " + t.Action
 	}
 	if len(s.touches) < maxKept {
 		s.touches = append(s.touches, t)

@@ -115,9 +115,7 @@ func (w *interplay) Iterate(ctx context.Context, a *workload.Actor) {
 		if f == nil {
 			return
 		}
-		op, _ := smb.do(ctx, OpSetDelete, name, checks.Input{}, func(ctx context.Context) (string, error) {
-			return "", f.SetDeleteOnClose(ctx, true)
-		})
+		op := smb.setDisposition(ctx, f, true)
 		if op.Outcome == checks.OK {
 			w.getProps(ctx, a, name, smbDeletePending, deletePending)
 			w.list(ctx, a, name)

@@ -39,6 +39,9 @@ type sessions struct {
 	opts  smb2.Options
 	mu    sync.Mutex
 	trees map[int]*smb2.Tree
+	// onBreak, when set, receives each actor's lease and oplock breaks
+	// (else they are acknowledged automatically).
+	onBreak func(actor int, b *smb2.Break)
 }
 
 func newSessions(t *target.Target) (*sessions, error) {
@@ -46,7 +49,11 @@ func newSessions(t *target.Target) (*sessions, error) {
 		return nil, errors.New("files workloads need an SMB share: use target kind samba")
 	}
 	inst := t.Samba
-	return &sessions{t: t, addr: inst.Addr, creds: smb2.Credentials{User: inst.User, Password: inst.Password}, share: inst.Share,
+	addr := inst.Addr
+	if t.SMBAddr != "" {
+		addr = t.SMBAddr // through the fault stages
+	}
+	return &sessions{t: t, addr: addr, creds: smb2.Credentials{User: inst.User, Password: inst.Password}, share: inst.Share,
 		trees: map[int]*smb2.Tree{}}, nil
 }
 
@@ -61,7 +68,11 @@ func (s *sessions) tree(ctx context.Context, actor int) (*smb2.Tree, error) {
 	if tr != nil {
 		_ = tr.Session().Conn().Close()
 	}
-	c, err := smb2.Dial(ctx, s.addr, s.opts)
+	opts := s.opts
+	if s.onBreak != nil {
+		opts.OnBreak = func(b *smb2.Break) { s.onBreak(actor, b) }
+	}
+	c, err := smb2.Dial(ctx, s.addr, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +128,21 @@ func (r recorder) do(ctx context.Context, kind, key string, in checks.Input, fn 
 	return op, v
 }
 
-// outcomeOf classifies an SMB call's error: none is ok; a sharing violation
-// is the documented conflict; any other status the server answered is an
+// documentedRefusal are the statuses a lost race gets by design: a sharing
+// violation, an open of a delete-pending or deleted file, a create of a
+// file that exists, a byte-range
+// lock not granted, I/O inside another handle's locked range.
+var documentedRefusal = map[smb2.Status]bool{
+	smb2.StatusSharingViolation:    true,
+	smb2.StatusDeletePending:       true,
+	smb2.StatusObjectNameNotFound:  true,
+	smb2.StatusObjectNameCollision: true,
+	smb2.StatusLockNotGranted:      true,
+	smb2.StatusFileLockConflict:    true,
+}
+
+// outcomeOf classifies an SMB call's error: none is ok; a documented
+// refusal (above) is a conflict; any other status the server answered is an
 // error (it refused, nothing happened); no answer at all (a broken
 // connection, a timeout) is unknown.
 func outcomeOf(err error) (checks.Outcome, checks.Output) {
@@ -127,7 +151,7 @@ func outcomeOf(err error) (checks.Outcome, checks.Output) {
 	}
 	st, answered := smb2.StatusOf(err)
 	switch {
-	case answered && st == smb2.StatusSharingViolation:
+	case answered && documentedRefusal[st]:
 		return checks.Conflict, checks.Output{ErrorCode: st.String()}
 	case answered:
 		return checks.Error, checks.Output{ErrorCode: st.String(), Err: err.Error()}

@@ -3,12 +3,11 @@ package files
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/stormcheck/stormcheck/checks"
 	"github.com/stormcheck/stormcheck/runner/smb2"
-	"github.com/stormcheck/stormcheck/runner/target"
 	"github.com/stormcheck/stormcheck/runner/workload"
-	"github.com/stormcheck/stormcheck/scenarios"
 )
 
 // shareModes is files.share-modes: every actor, on its own SMB session,
@@ -23,13 +22,7 @@ type shareModes struct {
 }
 
 func init() {
-	workload.Register("files.share-modes", func(_ scenarios.Workload, t *target.Target) (workload.Workload, error) {
-		s, err := newSessions(t)
-		if err != nil {
-			return nil, err
-		}
-		return &shareModes{s: s}, nil
-	})
+	register("files.share-modes", func(s *sessions) workload.Workload { return &shareModes{s: s} })
 }
 
 // mode is one desired access with one share access.
@@ -51,26 +44,9 @@ var mixes = []mode{
 }
 
 func (w *shareModes) Setup(ctx context.Context, e *workload.Env) error {
-	if e.AttachOnly {
-		return nil
-	}
-	r := recorder{e: e, actor: checks.ActorSetup}
-	tr, err := w.s.tree(ctx, checks.ActorSetup)
-	if err != nil {
-		return fmt.Errorf("files.share-modes: log on to %s: %w", w.s.t.Desc, err)
-	}
-	for i := range e.Keys {
-		f, op := r.openFile(ctx, tr, fileName(e, i), exclusive.access, exclusive.share, smb2.FileOverwriteIf)
-		if f == nil {
-			return fmt.Errorf("files.share-modes: create %s: %s %s", op.Key, op.Outcome, op.Out.ErrorCode+op.Out.Err)
-		}
-		wop := r.writeCounter(ctx, f, 0)
-		cop := r.closeFile(ctx, f)
-		if wop.Outcome != checks.OK || cop.Outcome != checks.OK {
-			return fmt.Errorf("files.share-modes: set up %s: write %s, close %s", op.Key, wop.Outcome, cop.Outcome)
-		}
-	}
-	return nil
+	return setupFiles(ctx, e, w.s, "files.share-modes", exclusive.access, exclusive.share, func(r recorder, f *smb2.File) checks.Op {
+		return r.writeCounter(ctx, f, 0)
+	})
 }
 
 func (w *shareModes) Iterate(ctx context.Context, a *workload.Actor) {
@@ -101,6 +77,13 @@ func (w *shareModes) Iterate(ctx context.Context, a *workload.Actor) {
 	}
 }
 
+// The final read's open waits up to finalRetries × finalRetryGap for a
+// sharing violation to clear.
+const (
+	finalRetries  = 25
+	finalRetryGap = 200 * time.Millisecond
+)
+
 // Final reads every counter once, on a fresh session, with an open that
 // shares everything.
 func (w *shareModes) Final(ctx context.Context, e *workload.Env) error {
@@ -114,7 +97,16 @@ func (w *shareModes) Final(ctx context.Context, e *workload.Env) error {
 		if e.KeyN > 0 && (i < e.KeyLo || i >= e.KeyLo+e.KeyN) {
 			continue
 		}
-		f, _ := r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		f, op := r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		// A holder whose connection was lost may keep its exclusive open
+		// until the server notices: try again for a few seconds.
+		for try := 0; f == nil && op.Outcome == checks.Conflict && try < finalRetries; try++ {
+			select {
+			case <-ctx.Done():
+			case <-time.After(finalRetryGap):
+			}
+			f, op = r.openFile(ctx, tr, fileName(e, i), smb2.FileReadData, smb2.ShareAll, smb2.FileOpen)
+		}
 		if f == nil {
 			continue
 		}

@@ -225,6 +225,10 @@ func runCell(ctx context.Context, s Scenario, kind string, o Options, inst *azur
 	if s.Known != "" {
 		c.Want = "no check fails but for \"" + s.Known + "\" (an Azurite finding)"
 	}
+	if scenarios.IsSMBFault(kind) {
+		c.Applies, c.OK, c.Want = false, true, "n/a (an SMB fault: the core scenarios run on Azurite)"
+		return c
+	}
 	spec := scenarios.FaultKinds[kind]
 	if kind == "target.crash" {
 		c.Want = "no check fails, or fails after the crash"

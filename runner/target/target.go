@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,6 +64,11 @@ type Target struct {
 	FileSMB  *SMBLogon
 	// raw signs raw conformance requests (nil: not an account-key target).
 	raw *rawSigners
+	// SMBAddr is where the SMB workloads dial: the stages of the scenario's
+	// faults in front of Samba, or Samba itself ("" for other targets).
+	SMBAddr string
+	// smbStream is the SMB stream stage of broken promises (nil: none).
+	smbStream *faults.SMBStream
 }
 
 // Options are the command line's overrides of a scenario's target.
@@ -147,19 +151,9 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
 	case scenarios.TargetSamba:
-		if o.Faults != nil && (o.Faults.HasHTTP() || o.Faults.HasNet()) {
-			return nil, fmt.Errorf("target samba: faults are not yet applied to SMB connections; remove the scenario's faults")
+		if err := t.openSamba(ctx, o); err != nil {
+			return nil, err
 		}
-		wd := o.WorkDir
-		if wd != "" {
-			wd = filepath.Join(wd, "samba") // config, passdb, logs and the share, deleted with the results' temp files
-		}
-		inst, serr := samba.Start(ctx, samba.Options{WorkDir: wd, Progress: o.Progress})
-		if serr != nil {
-			return nil, fmt.Errorf("target samba: %w", serr)
-		}
-		t.Samba, t.managed = inst, true
-		t.Desc = "managed Samba (" + inst.Addr + ")"
 	case scenarios.TargetConnectionString:
 		cs, from, env := connectionStringOf(st, o)
 		if cs == "" {
@@ -223,6 +217,10 @@ func (t *Target) Close() error {
 	if t.Network != nil {
 		t.Network.Stop()
 		t.Network = nil
+	}
+	if t.smbStream != nil {
+		t.smbStream.Stop()
+		t.smbStream = nil
 	}
 	if t.proxy != nil {
 		t.proxy.Close()

@@ -1,0 +1,422 @@
+package smb
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// DeletePendingName is the delete-pending check as scenarios name it.
+const DeletePendingName = "delete-pending"
+
+func init() {
+	checks.Register(DeletePendingName, func() checks.Checker { return NewDeletePending() })
+}
+
+// Op kinds, statuses and values the delete-pending check reads.
+const (
+	opSetDelete = "files.set-delete"
+	opList      = "files.list"
+
+	statusDeletePending = "STATUS_DELETE_PENDING"
+	statusNotFound      = "STATUS_OBJECT_NAME_NOT_FOUND"
+
+	fileOpen          = 1      // FILE_OPEN: never creates
+	fileOverwrite     = 4      // FILE_OVERWRITE: never creates either
+	fileDeleteOnClose = 0x1000 // create option FILE_DELETE_ON_CLOSE
+)
+
+// dpHandle is one granted (or maybe granted) open and what its holder did
+// on it.
+type dpHandle struct {
+	open  checks.Op
+	close *checks.Op
+	end   int64 // the call of the last answered call on it (its close, if answered)
+	sets  []checks.Op
+}
+
+// doc reports whether the open asked for FILE_DELETE_ON_CLOSE.
+func (h *dpHandle) doc() bool { return h.open.In.Flags&fileDeleteOnClose != 0 }
+
+// dpFile is one file's recorded calls.
+type dpFile struct {
+	opens   []checks.Op // every open, any outcome
+	handles []*dpHandle // OK and unknown opens
+	sets    []checks.Op // every set-delete, any outcome
+
+	// Indexes (index).
+	creators     []creator
+	creatorCall  []int64 // earliest call of creators[i:]
+	byReturn     []*dpHandle
+	endByReturn  []int64 // latest end of byReturn[:i+1]
+	byCall       []*dpHandle
+	closedByCall []int64 // latest closedAt of byCall[:i+1]
+}
+
+// creator is an open that may have created the file: its call, and its
+// answer's return (MaxInt64 when it got none).
+type creator struct{ call, ret int64 }
+
+// pending is one moment a delete certainly became pending: a set
+// disposition answered OK, or a delete-on-close handle's close answered OK.
+type pending struct {
+	from  int64 // its return: pending from here on
+	sent  int64 // its call: handles granted by then were open when it began
+	by    *dpHandle
+	op    checks.Op
+	clear int64 // the call of the first clear after it (any outcome); MaxInt64 for none
+}
+
+// DeletePending is the delete-pending check: from the history alone,
+// (1) while a delete is certainly pending and a handle certainly open, every
+// new open gets STATUS_DELETE_PENDING (never success, never not found), and
+// an open (FILE_OPEN) called after the delete became pending is never
+// granted before something could have created the file again;
+// (2) once the disposition is cleared (and until a delete is asked for
+// again), opens are not refused for a pending delete while the clearing
+// handle is open; (3) after the last handle that could keep the file
+// closed, and before anyone could have created it again, opens get
+// STATUS_OBJECT_NAME_NOT_FOUND and listings leave it out.
+type DeletePending struct {
+	files map[string]*dpFile
+	held  map[heldKey]*dpHandle
+	lists []checks.Op
+	opens int
+}
+
+// NewDeletePending makes the check.
+func NewDeletePending() *DeletePending {
+	return &DeletePending{files: map[string]*dpFile{}, held: map[heldKey]*dpHandle{}}
+}
+
+func (c *DeletePending) Name() string { return DeletePendingName }
+
+func (c *DeletePending) file(k string) *dpFile {
+	f := c.files[k]
+	if f == nil {
+		f = &dpFile{}
+		c.files[k] = f
+	}
+	return f
+}
+
+func (c *DeletePending) Observe(op *checks.Op) {
+	hk := heldKey{op.Actor, op.Key}
+	h := c.held[hk]
+	switch op.Kind {
+	case opOpen:
+		c.opens++
+		f := c.file(op.Key)
+		f.opens = append(f.opens, *op)
+		if op.Outcome == checks.OK || op.Outcome == checks.Unknown {
+			h = &dpHandle{open: *op, end: op.Return}
+			if op.Outcome == checks.Unknown {
+				h.end = math.MaxInt64 // never known closed
+			}
+			f.handles = append(f.handles, h)
+			if op.Outcome == checks.OK {
+				c.held[hk] = h
+			}
+		}
+		return
+	case opList:
+		if op.Outcome == checks.OK {
+			c.lists = append(c.lists, *op)
+		}
+		return
+	case opSetDelete:
+		f := c.file(op.Key)
+		f.sets = append(f.sets, *op)
+		if h != nil {
+			h.sets = append(h.sets, *op)
+		}
+	case opClose:
+		if h != nil {
+			o := *op
+			h.close = &o
+			delete(c.held, hk)
+		}
+	}
+	if h != nil && alive(op) {
+		h.end = max(h.end, op.Call)
+	}
+}
+
+// pendings lists the moments a delete certainly became pending on f.
+func (f *dpFile) pendings() []pending {
+	var out []pending
+	for _, h := range f.handles {
+		for _, s := range h.sets {
+			if s.Outcome == checks.OK && s.In.Value == "delete" {
+				out = append(out, pending{from: s.Return, sent: s.Call, by: h, op: s})
+			}
+		}
+		if h.doc() && h.close != nil && h.close.Outcome == checks.OK {
+			out = append(out, pending{from: h.close.Return, sent: h.close.Call, by: h, op: *h.close})
+		}
+	}
+	for i := range out {
+		out[i].clear = math.MaxInt64
+		for _, s := range f.sets {
+			if s.In.Value == "keep" && s.Call >= out[i].sent && s.Call < out[i].clear {
+				out[i].clear = s.Call
+			}
+		}
+	}
+	return out
+}
+
+// mayCreateAfter is the earliest call of an open that may create f and
+// could have done so after t: create-capable, granted or of unknown outcome,
+// answered (if at all) after t.
+func (f *dpFile) mayCreateAfter(t int64) int64 {
+	i := sort.Search(len(f.creators), func(i int) bool { return f.creators[i].ret > t })
+	if i == len(f.creators) {
+		return math.MaxInt64
+	}
+	return f.creatorCall[i]
+}
+
+// index sorts what Finish searches: opens by call, handles by the return
+// and by the call of their open (with running maxima of how long each is
+// known open), the creates by their answer (with the earliest call of
+// those answered later).
+func (f *dpFile) index() {
+	sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
+	for _, o := range f.opens {
+		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite || (o.Outcome != checks.OK && o.Outcome != checks.Unknown) {
+			continue
+		}
+		ret := o.Return
+		if o.Outcome == checks.Unknown {
+			ret = math.MaxInt64
+		}
+		f.creators = append(f.creators, creator{call: o.Call, ret: ret})
+	}
+	sort.Slice(f.creators, func(i, j int) bool { return f.creators[i].ret < f.creators[j].ret })
+	f.creatorCall = make([]int64, len(f.creators))
+	for i := len(f.creators) - 1; i >= 0; i-- {
+		f.creatorCall[i] = f.creators[i].call
+		if i+1 < len(f.creators) {
+			f.creatorCall[i] = min(f.creatorCall[i], f.creatorCall[i+1])
+		}
+	}
+	for _, h := range f.handles {
+		if h.open.Outcome == checks.OK {
+			f.byReturn = append(f.byReturn, h)
+		}
+	}
+	sort.Slice(f.byReturn, func(i, j int) bool { return f.byReturn[i].open.Return < f.byReturn[j].open.Return })
+	f.endByReturn = runningMax(f.byReturn, func(h *dpHandle) int64 { return h.end })
+	f.byCall = append([]*dpHandle(nil), f.handles...)
+	sort.Slice(f.byCall, func(i, j int) bool { return f.byCall[i].open.Call < f.byCall[j].open.Call })
+	f.closedByCall = runningMax(f.byCall, (*dpHandle).closedAt)
+}
+
+// closedAt is when h is known closed: its answered close's return (an
+// error too: the server took the close), or never (a close with no answer
+// may not have reached the server).
+func (h *dpHandle) closedAt() int64 {
+	if h.close == nil || h.close.Outcome == checks.Unknown {
+		return math.MaxInt64
+	}
+	return h.close.Return
+}
+
+func runningMax(hs []*dpHandle, of func(*dpHandle) int64) []int64 {
+	out := make([]int64, len(hs))
+	for i, h := range hs {
+		out[i] = of(h)
+		if i > 0 {
+			out[i] = max(out[i], out[i-1])
+		}
+	}
+	return out
+}
+
+// openUntil is the latest end of a handle granted by t (MinInt64: none).
+func (f *dpFile) openUntil(t int64) int64 {
+	i := sort.Search(len(f.byReturn), func(i int) bool { return f.byReturn[i].open.Return > t })
+	if i == 0 {
+		return math.MinInt64
+	}
+	return f.endByReturn[i-1]
+}
+
+// asksDelete is the earliest call after t that may make a delete pending
+// on f: a set disposition, or a delete-on-close open or close.
+func (f *dpFile) asksDelete(t int64) int64 {
+	next := int64(math.MaxInt64)
+	for _, s := range f.sets {
+		if s.In.Value == "delete" && s.Call >= t {
+			next = min(next, s.Call)
+		}
+	}
+	for _, h := range f.handles {
+		if h.doc() {
+			if h.open.Call >= t {
+				next = min(next, h.open.Call)
+			}
+			if h.close != nil && h.close.Call >= t {
+				next = min(next, h.close.Call)
+			}
+		}
+	}
+	return next
+}
+
+func (c *DeletePending) Finish() checks.Result {
+	var v checks.Violations
+	flagged := map[uint64]bool{}
+	flag := func(k string, o checks.Op, msg string, cause checks.Op) {
+		if !flagged[o.Seq] {
+			flagged[o.Seq] = true
+			v.Add(k, msg, cause, o)
+		}
+	}
+	decided, unplaced := 0, 0
+	sort.Slice(c.lists, func(i, j int) bool { return c.lists[i].Call < c.lists[j].Call })
+	for _, k := range sortedKeys(c.files) {
+		f := c.files[k]
+		f.index()
+		opensIn := func(from, to int64, fn func(o checks.Op)) {
+			i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= from })
+			for ; i < len(f.opens) && f.opens[i].Call < to; i++ {
+				if f.opens[i].Return <= to {
+					fn(f.opens[i])
+				}
+			}
+		}
+		for _, p := range f.pendings() {
+			// (1) pending, and a handle granted before it began still open.
+			// (A delete-on-close handle's own end is its close's call, before
+			// p.from: it never makes the window.)
+			if to := min(f.openUntil(p.sent), p.clear); to > p.from {
+				decided++
+				opensIn(p.from, to, func(o checks.Op) {
+					switch {
+					case o.Outcome == checks.OK:
+						flag(k, o, fmt.Sprintf("an open was granted while the file's delete was pending and a handle open (%s answered at %s)", p.op.Kind, ms(p.from)), p.op)
+					case o.Out.ErrorCode == statusNotFound:
+						flag(k, o, "an open got STATUS_OBJECT_NAME_NOT_FOUND while the file's delete was pending and a handle still open (want STATUS_DELETE_PENDING)", p.op)
+					}
+				})
+			}
+			// (3) gone after the last close.
+			if p.clear == math.MaxInt64 || p.clear > p.from {
+				// A delete whose last close the history cannot place (a handle
+				// lost with its connection) is not judged, as an open of unknown
+				// outcome is not.
+				switch judged, why := c.gone(k, f, p, flag); {
+				case why != "":
+					unplaced++
+				case judged:
+					decided++
+				}
+			}
+			// (1b) whether the last handle closed or not, a FILE_OPEN called
+			// after the delete became pending finds the file pending or gone,
+			// until something that could create it again was sent.
+			if to := min(p.clear, f.mayCreateAfter(p.sent)); to > p.from {
+				opensIn(p.from, to, func(o checks.Op) {
+					if o.Outcome == checks.OK && o.In.Disposition == fileOpen {
+						flag(k, o, fmt.Sprintf("an open (FILE_OPEN) called after the file's delete became pending (%s answered at %s) was granted, with no create that could have made the file again", p.op.Kind, ms(p.from)), p.op)
+					}
+				})
+			}
+		}
+		// (2) cleared: not pending while the clearing handle is open.
+		for _, h := range f.handles {
+			for _, s := range h.sets {
+				if s.Outcome != checks.OK || s.In.Value != "keep" {
+					continue
+				}
+				to := min(h.end, f.asksDelete(s.Return))
+				if to <= s.Return {
+					continue
+				}
+				decided++
+				opensIn(s.Return, to, func(o checks.Op) {
+					if o.Out.ErrorCode == statusDeletePending || o.Out.ErrorCode == statusNotFound {
+						flag(k, o, fmt.Sprintf("an open got %s after the delete disposition was cleared, with the clearing handle still open", o.Out.ErrorCode), s)
+					}
+				})
+			}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d opens, %d claims decided", DeletePendingName, c.opens, decided)
+	if unplaced > 0 {
+		fmt.Fprintf(&b, " (%d deletes not judged for what follows their last close: a handle's close is unknown)", unplaced)
+	}
+	r := v.Conclude(DeletePendingName, &b, nil, "opens refused with STATUS_DELETE_PENDING while a delete was pending, restored when cleared, and the file gone after its last close", "")
+	return r.WithDecided(decided).Of(c.opens)
+}
+
+// gone judges what follows pending p's last close: judged when it did, or
+// why it could not (nothing to judge when the delete was cleared first).
+func (c *DeletePending) gone(k string, f *dpFile, p pending, flag func(string, checks.Op, string, checks.Op)) (judged bool, why string) {
+	last := int64(math.MinInt64)
+	var lastClose checks.Op
+	for limit := p.from; ; {
+		// Handles opened before limit and not closed before the delete
+		// was asked for (the running maximum of their close skips the rest).
+		j := sort.Search(len(f.byCall), func(i int) bool { return f.byCall[i].open.Call >= limit }) - 1
+		for ; j >= 0 && f.closedByCall[j] >= p.sent; j-- {
+			h := f.byCall[j]
+			if h.closedAt() < p.sent {
+				continue // closed before the delete was asked for
+			}
+			if h.open.Outcome != checks.OK || h.closedAt() == math.MaxInt64 {
+				return false, "a handle that may keep the file has no known close"
+			}
+			if h.close.Return > last {
+				last, lastClose = h.close.Return, *h.close
+			}
+		}
+		if last <= limit {
+			break
+		}
+		limit = last // a handle opened before the last close may keep it too
+	}
+	if p.clear < last {
+		return false, ""
+	}
+	// Nobody could have created the file again before the earliest call
+	// of an open that may create it and was not over by then.
+	until := f.mayCreateAfter(last)
+	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > last })
+	for ; i < len(f.opens) && f.opens[i].Call < until; i++ {
+		o := f.opens[i]
+		if o.Return >= until || o.In.Disposition != fileOpen {
+			continue
+		}
+		switch {
+		case o.Outcome == checks.OK:
+			flag(k, o, fmt.Sprintf("the file could still be opened after its delete was pending and its last handle closed (at %s)", ms(last)), lastClose)
+		case o.Out.ErrorCode == statusDeletePending:
+			flag(k, o, fmt.Sprintf("STATUS_DELETE_PENDING after the last handle closed (at %s): the file should be gone", ms(last)), lastClose)
+		}
+	}
+	for i := sort.Search(len(c.lists), func(i int) bool { return c.lists[i].Call > last }); i < len(c.lists) && c.lists[i].Call < until; i++ {
+		if l := c.lists[i]; l.Return < until && containsLine(l.Out.Value, k) {
+			flag(k, l, fmt.Sprintf("the file was still listed after its delete was pending and its last handle closed (at %s)", ms(last)), lastClose)
+		}
+	}
+	return true, ""
+}
+
+func containsLine(s, line string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+// ms renders a history time (ns) in milliseconds.
+func ms(ns int64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
