@@ -198,12 +198,12 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 	runnable, notRun := scconform.Split(t, rules)
 	if len(runnable) == 0 {
 		_ = t.Close()
-		fmt.Fprintf(stderr, "stormcheck conform: no selected rule can run on %s: %s\n", t.Desc, scconform.NotRunLine(notRun))
+		fmt.Fprintf(stderr, "stormcheck conform: no selected rule can run on %s: %s\n", t.Desc, scconform.NotRunLine(notRun, true))
 		return exitHarness
 	}
 	results := scconform.Run(ctx, stopCleanup, t, rules, f.parallel)
 	_ = t.Close()
-	if line := scconform.NotRunLine(notRun); line != "" {
+	if line := scconform.NotRunLine(notRun, f.verbose || f.format.value != "text"); line != "" {
 		w := stdout
 		if f.format.value != "text" { // stdout holds one document
 			w = stderr
@@ -392,7 +392,7 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 			return exitHarness
 		}
 		if _, nr := scconform.Split(t, rules); len(nr) > 0 {
-			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, scconform.NotRunLine(nr))
+			fmt.Fprintf(stderr, "stormcheck conform --diff: %s: %s\n", spec, scconform.NotRunLine(nr, true))
 		}
 		sides[i] = scconform.Run(ctx, stopCleanup, t, rules, parallel)
 		_ = t.Close()

@@ -15,8 +15,9 @@ const SummaryWidth = 100
 
 // WriteConformSummary writes a conformance run for the terminal, in one
 // screen: a table of rules per service and feature (pass, diverge, of
-// which the baseline accepts, error), the totals and the baseline's
-// verdict, then the rules to look at, each in at most two lines:
+// which the baseline accepts, error; without verbose, the features of a
+// service whose every rule passed share one row), the totals and the
+// baseline's verdict, then the rules to look at, each in at most two lines:
 //
 //	DIVERGES  blob.lease.put-no-id  step 3 blob.put  REST: Put Blob
 //	  expected 412 LeaseIdMissing, got 201
@@ -32,12 +33,47 @@ func WriteConformSummary(w io.Writer, results []verdict.RuleResult, rep *verdict
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "service\tfeature\trules\tpass\tdiverge\tknown\terror")
 	var tot [5]int
-	for _, g := range groups {
+	// Without verbose, a service's features whose every rule passed share
+	// one row, so the table stays one screen as rules grow.
+	type passed struct {
+		features int
+		c        [5]int
+	}
+	quiet := map[string]*passed{}
+	row := func(service, feature string, c [5]int) {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%d\n", service, feature, c[0], c[1], c[2], knownCell(c[3], rep), c[4])
+	}
+	flush := func(service string) {
+		if q := quiet[service]; q != nil {
+			name := fmt.Sprintf("%d others", q.features)
+			if q.features == 1 {
+				name = "1 other"
+			}
+			row(service, name+" (all pass)", q.c)
+			delete(quiet, service)
+		}
+	}
+	for i, g := range groups {
 		c := countConform(g.rules, rep)
 		for i := range c {
 			tot[i] += c[i]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%d\n", g.service, g.feature, c[0], c[1], c[2], knownCell(c[3], rep), c[4])
+		if !verbose && c[1] == c[0] {
+			q := quiet[g.service]
+			if q == nil {
+				q = &passed{}
+				quiet[g.service] = q
+			}
+			q.features++
+			for i := range c {
+				q.c[i] += c[i]
+			}
+		} else {
+			row(g.service, g.feature, c)
+		}
+		if i == len(groups)-1 || groups[i+1].service != g.service {
+			flush(g.service)
+		}
 	}
 	fmt.Fprintf(tw, "total\t\t%d\t%d\t%d\t%s\t%d\n", tot[0], tot[1], tot[2], knownCell(tot[3], rep), tot[4])
 	tw.Flush()

@@ -42,16 +42,21 @@ func Split(t *target.Target, rules []conformance.Rule) (run []conformance.Rule, 
 }
 
 // NotRunLine says in one line which rules were not run and why (the why
-// of the first; every file rule has the same one), "" when none.
-func NotRunLine(nr []NotRun) string {
+// of the first; every file rule has the same one), "" when none. With ids
+// false it counts them instead of naming them (the default screen; -v
+// names them).
+func NotRunLine(nr []NotRun, ids bool) string {
 	if len(nr) == 0 {
 		return ""
 	}
-	ids := make([]string, len(nr))
-	for i, n := range nr {
-		ids[i] = n.ID
+	if !ids {
+		return fmt.Sprintf("%d rule(s) need an account and were not run (-v names them): %s", len(nr), nr[0].Why)
 	}
-	return fmt.Sprintf("%d rule(s) need an account and were not run: %s (%s)", len(nr), nr[0].Why, strings.Join(ids, ", "))
+	names := make([]string, len(nr))
+	for i, n := range nr {
+		names[i] = n.ID
+	}
+	return fmt.Sprintf("%d rule(s) need an account and were not run: %s (%s)", len(nr), nr[0].Why, strings.Join(names, ", "))
 }
 
 // share is the rule's share.

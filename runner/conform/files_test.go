@@ -37,9 +37,12 @@ func TestFileRulesNeedAnAccount(t *testing.T) {
 			t.Errorf("file rule %s would run on Azurite", r.ID)
 		}
 	}
-	line := NotRunLine(notRun)
+	line := NotRunLine(notRun, true)
 	if !strings.HasPrefix(line, fmt.Sprintf("%d rule(s) need an account and were not run: Azurite has no File service", len(files))) || !strings.Contains(line, "file.lease.write-needs-id") {
 		t.Errorf("line: %s", line)
+	}
+	if short := NotRunLine(notRun, false); !strings.HasPrefix(short, fmt.Sprintf("%d rule(s) need an account and were not run (-v names them): Azurite has no File service", len(files))) || strings.Contains(short, "file.lease.write-needs-id") {
+		t.Errorf("the default screen's line: %s", short)
 	}
 	if ConformServices(all).Has(connstr.File) {
 		t.Error("the file rules make the file endpoint required")
