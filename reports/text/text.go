@@ -448,11 +448,13 @@ func writeFiles(w *reports.ErrWriter, files map[string]string) {
 // target took to be ready before it (set-up, not in the run's times).
 func TimeBase(s *reports.Summary) string {
 	var parts []string
-	if s.LoadStart > 0 {
-		parts = append(parts, "load from +"+s.LoadStart.Round(100*time.Millisecond).String())
+	// Times that round to nothing (an account's client set up in
+	// milliseconds) are left out rather than shown as "0s".
+	if d := s.LoadStart.Round(100 * time.Millisecond); d > 0 {
+		parts = append(parts, "load from +"+d.String())
 	}
-	if s.Startup > 0 {
-		parts = append(parts, "target start "+s.Startup.Round(100*time.Millisecond).String()+" before, not counted")
+	if d := s.Startup.Round(100 * time.Millisecond); d > 0 {
+		parts = append(parts, "target start "+d.String()+" before, not counted")
 	}
 	if len(parts) == 0 {
 		return ""

@@ -219,6 +219,11 @@ func TestTimeBaseShownApart(t *testing.T) {
 	if !strings.Contains("\n"+fieldsLines(b.String()), want) {
 		t.Errorf("no line %q in:\n%s", want, b.String())
 	}
+	// An account's client is ready in milliseconds: no "0s before".
+	s.Startup, s.LoadStart = 20*time.Millisecond, 10*time.Millisecond
+	if got := TimeBase(s); got != "" {
+		t.Errorf("times that round to nothing shown: %q", got)
+	}
 }
 
 // TestWriteTextShowsPeakMemory: the harness's own peak memory is said when
