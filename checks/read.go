@@ -72,15 +72,22 @@ func IsTruncated(err error) bool {
 // last line, or a compressed frame cut short) delivers every whole record
 // and then returns a *TruncatedError; a record that is not a valid Op is an
 // error naming its line.
+//
+// Each record reaches fn as soon as its line is read, and fn's error
+// returns at once: a caller may read the first records of a history that
+// is still being written, or stops coming, and leave.
 func ReadHistory(r io.Reader, fn func(*Op) error) error {
-	return ReadHistoryLines(r, func(op *Op, _ []byte) error { return fn(op) })
+	return readHistory(r, false, false, func(op *Op, _ []byte) error { return fn(op) })
 }
 
 // ReadHistoryLines is ReadHistory that also hands fn each record's line as
 // it was read (without its newline; valid only until fn returns), for a
 // caller that copies records elsewhere without encoding them again.
+//
+// It reads a batch of records ahead of fn, on a goroutine of its own: it is
+// for a history on disk read whole (a check), not one that may stall.
 func ReadHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
-	return readHistory(r, false, fn)
+	return readHistory(r, false, true, fn)
 }
 
 // RouteHistoryLines is ReadHistoryLines for a caller that only routes the
@@ -90,10 +97,10 @@ func ReadHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
 // ReadHistoryLines; a damaged field elsewhere in a line is not looked at).
 // It reads a history in half the time ReadHistoryLines does.
 func RouteHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
-	return readHistory(r, true, fn)
+	return readHistory(r, true, true, fn)
 }
 
-func readHistory(r io.Reader, route bool, fn func(op *Op, line []byte) error) error {
+func readHistory(r io.Reader, route, ahead bool, fn func(op *Op, line []byte) error) error {
 	br := bufio.NewReaderSize(r, 64*1024)
 	head, _ := br.Peek(len(zstdMagic))
 	var src io.Reader = br
@@ -106,7 +113,7 @@ func readHistory(r io.Reader, route bool, fn func(op *Op, line []byte) error) er
 		defer d.Close()
 		src = d
 	}
-	return readLines(src, route, fn)
+	return readLines(src, route, ahead, fn)
 }
 
 // ReadHistoryFile opens path and reads it with ReadHistory; errors name the
@@ -123,20 +130,51 @@ func ReadHistoryFile(path string, fn func(*Op) error) error {
 	return nil
 }
 
-// readLines decodes one Op per line and hands each to fn in order. The
-// reading and decoding run on a goroutine of their own, a batch of records
-// ahead of fn (a check spends about as long in its checkers as in reading
-// the history: on two cores the two overlap). fn sees every record and the
-// error after the last whole one exactly as a sequential reader would
-// give them; fn's own error stops the reading and is returned.
-func readLines(src io.Reader, route bool, fn func(*Op, []byte) error) error {
+// readLines decodes one Op per line and hands each to fn in order; fn's
+// own error stops the reading and is returned, and fn sees every record
+// and the error after the last whole one as a sequential reader gives
+// them.
+//
+// With ahead, the reading and decoding run on a goroutine of their own, a
+// batch of records ahead of fn (a check spends about as long in its
+// checkers as in reading the history: on two cores the two overlap). That
+// is for a source that never stalls, a file on disk read whole: a record
+// reaches fn only once its batch is full or the source ends, and a caller
+// that stops early waits for the reader's current read. Without ahead,
+// each record reaches fn as soon as its line is read, and fn's error
+// returns at once (a caller that reads the first record of a history that
+// stops coming, as merge does, gets it and leaves).
+func readLines(src io.Reader, route, ahead bool, fn func(*Op, []byte) error) error {
+	if !ahead {
+		var fnErr error
+		decodeLines(src, route, 1, func(b *lineBatch) bool {
+			for i := range b.ops {
+				if fnErr = fn(&b.ops[i], b.line(i)); fnErr != nil {
+					return false
+				}
+			}
+			if b.err != nil {
+				fnErr = b.err
+				return false
+			}
+			return true
+		})
+		return fnErr
+	}
 	batches := make(chan *lineBatch, 4)
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(batches)
-		decodeLines(src, route, batches, stop)
+		decodeLines(src, route, batchRecords, func(b *lineBatch) bool {
+			select {
+			case batches <- b:
+				return true
+			case <-stop:
+				return false
+			}
+		})
 	}()
 	defer func() {
 		close(stop)
@@ -177,22 +215,21 @@ func (b *lineBatch) line(i int) []byte {
 }
 
 // decodeLines reads and decodes lines (with route, only their workload
-// and key when it can) into batches until the end, an error (sent in the
-// last batch) or stop.
-func decodeLines(src io.Reader, route bool, out chan<- *lineBatch, stop <-chan struct{}) {
+// and key when it can) into batches of up to size records, handing each to
+// emit, until the end, an error (in the last batch) or emit says stop. A
+// batch belongs to emit: the next one is new.
+func decodeLines(src io.Reader, route bool, size int, emit func(*lineBatch) bool) {
 	rd := bufio.NewReaderSize(src, 256*1024)
 	line, records := 0, 0
 	var long []byte // a line longer than the reader's buffer, assembled
 	var dec opDecoder
-	b := &lineBatch{ops: make([]Op, 0, batchRecords)}
+	b := &lineBatch{ops: make([]Op, 0, size)}
 	send := func(err error) bool {
 		b.err = err
-		select {
-		case out <- b:
-		case <-stop:
+		if !emit(b) {
 			return false
 		}
-		b = &lineBatch{ops: make([]Op, 0, batchRecords), buf: make([]byte, 0, len(b.buf))}
+		b = &lineBatch{ops: make([]Op, 0, size), buf: make([]byte, 0, len(b.buf))}
 		return true
 	}
 	for {
@@ -233,7 +270,7 @@ func decodeLines(src io.Reader, route bool, out chan<- *lineBatch, stop <-chan s
 		records++
 		b.buf = append(b.buf, rb...)
 		b.ends = append(b.ends, len(b.buf))
-		if len(b.ops) == batchRecords && !send(nil) {
+		if len(b.ops) == size && !send(nil) {
 			return
 		}
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/synctest"
 )
 
 func readOps(t *testing.T, b []byte) ([]Op, error) {
@@ -133,4 +135,33 @@ func TestHistoryReadableByZstdTool(t *testing.T) {
 	if len(lines) != 100 || lines[99]+"\n" != string(want) {
 		t.Errorf("zstd -dc printed %d lines, want 100 ending with the last op", len(lines))
 	}
+}
+
+// TestReadHistoryGivesRecordsOfAStalledSource: a history that stops coming
+// mid-way (a pipe whose writer holds it open, as a hung disk or a run still
+// writing) gives ReadHistory's fn each record as soon as its line is read,
+// and a fn that stops after the first returns at once: merge reads a
+// shard's first record this way. (In the synctest bubble a reader waiting
+// for a batch to fill would leave every goroutine blocked: a deadlock the
+// test reports, not a hang.)
+func TestReadHistoryGivesRecordsOfAStalledSource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var lines []byte
+		for i := range 10 {
+			op := Op{Actor: i, Workload: "w", Kind: "blob.get", Key: "k", Attempt: 1, Call: 1, Return: 2, Seq: uint64(i + 1)}
+			lines = op.AppendJSONLine(lines)
+		}
+		pr, pw := io.Pipe()
+		go func() { _, _ = pw.Write(lines) }() // then nothing more: the writer holds the pipe
+		stop := errors.New("first record read")
+		var got []int
+		err := ReadHistory(pr, func(op *Op) error {
+			got = append(got, op.Actor)
+			return stop
+		})
+		if !errors.Is(err, stop) || len(got) != 1 || got[0] != 0 {
+			t.Fatalf("err %v, records %v; want the first record and fn's error", err, got)
+		}
+		pw.Close()
+	})
 }

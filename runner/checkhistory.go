@@ -206,7 +206,8 @@ func (s *spill) judge(local map[string][]checks.KeyLocal, all []checks.KeyLocal)
 		if err != nil {
 			return fmt.Errorf("spill: %w", err)
 		}
-		err = checks.ReadHistory(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(op *checks.Op) error {
+		// The spill is a file on disk read whole: read ahead of the checkers.
+		err = checks.ReadHistoryLines(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(op *checks.Op, _ []byte) error {
 			for _, c := range local[op.Workload] {
 				c.Observe(op)
 			}
