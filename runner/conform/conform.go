@@ -64,6 +64,14 @@ func Run(ctx, stopCleanup context.Context, t *target.Target, rules []conformance
 	st := stage.Begin("cleanup", bound, stage.Cut{Ctx: stopCleanup, Why: stage.ErrInterruptedAgain})
 	defer st.Cancel()
 	_, _, _ = cleanup.CleanupRun(st.Ctx, t, cleanup.CleanupScope{RunID: runID})
+	// Shares are not in the run's cleanup: each file rule's goes in the
+	// same stage, under the same deadline and the same Ctrl-C.
+	for i := range rules {
+		if target.RuleServices(&rules[i]).Has(connstr.File) {
+			rr := &RuleRun{T: t, Prefix: fmt.Sprintf("sc%s-r%d", runID, i)}
+			rr.deleteShare(st.Ctx)
+		}
+	}
 	return out
 }
 
@@ -108,9 +116,6 @@ func runRule(ctx context.Context, t *target.Target, r *conformance.Rule, prefix 
 	}()
 	start := time.Now()
 	rr := &RuleRun{T: t, Prefix: prefix, Vars: map[string]string{}, LastETag: map[string]string{}}
-	if target.RuleServices(r).Has(connstr.File) {
-		defer rr.deleteShare(ctx) // shares are not in the run's cleanup
-	}
 	if err := rr.setup(ctx, r); err != nil {
 		res.Error = "setup: " + target.Redact(err.Error())
 		res.Conclude()

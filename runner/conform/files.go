@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azfile/lease"
@@ -77,16 +76,14 @@ func (rr *RuleRun) createShare(ctx context.Context) error {
 	return err
 }
 
-// deleteShare deletes the rule's share and its files, within a bound of
-// its own (the rule's context may be done).
+// deleteShare deletes the rule's share and its files; ctx is the cleanup
+// stage's (Run), never the rules' (which may be done).
 func (rr *RuleRun) deleteShare(ctx context.Context) {
 	sh, err := rr.share()
 	if err != nil {
 		return
 	}
-	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	_, _ = sh.Delete(dctx, nil)
+	_, _ = sh.Delete(ctx, nil)
 }
 
 // fileCall performs a file step.
