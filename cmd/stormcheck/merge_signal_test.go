@@ -92,10 +92,20 @@ func serveHistory(t *testing.T, path string, part []byte) {
 	}()
 	t.Cleanup(func() {
 		stop.Store(true)
-		if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil { // lets a waiting open return
-			r.Close()
+		// A reader's open lets a waiting writer's open return; the writer
+		// may reach its open just after ours (it read stop before we set
+		// it), and would then wait for a reader forever: open again until
+		// it is gone.
+		for {
+			if r, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				r.Close()
+			}
+			select {
+			case <-served:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
 		}
-		<-served
 	})
 }
 
