@@ -3,6 +3,7 @@ package scenarios
 import (
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,23 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) {
 				d.errorf(at, index("faults", i)+".kind", "kind %s does not apply to SMB: on target kind samba use the net.* and broken.smb-* faults", f.Kind)
 			}
 			continue
+		}
+		// The services a fault names must be the target's: a samba target
+		// has only the SMB stream (file), an Azurite none of it.
+		if len(f.Services) > 0 {
+			hasFile := slices.Contains(f.Services, "file")
+			at := d.at[index("faults", i)+".services"]
+			if at == nil {
+				at = item
+			}
+			if k == TargetSamba && !hasFile {
+				d.errorf(at, index("faults", i)+".services", "on target kind samba the only service is file (its SMB connections); %s names none of it, so the fault would never act", strings.Join(f.Services, ", "))
+				continue
+			}
+			if k != TargetSamba && hasFile {
+				d.errorf(at, index("faults", i)+".services", "file is the SMB stream of a samba target; Azurite has no file service, so the fault would never act there: leave it out")
+				continue
+			}
 		}
 		// A window is added to unreachable_after by the runner; a blackhole
 		// on every connection for the whole run would still stop it.

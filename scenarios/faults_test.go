@@ -33,6 +33,8 @@ func init() {
 		"fault-on-real-account.yaml":            {12, 3, "faults", "faults run in front of a managed Azurite or Samba only"},
 		"fault-http-on-samba.yaml":              {9, 11, "faults[0].kind", "kind http.timeout does not apply to SMB: on target kind samba use the net.* and broken.smb-* faults"},
 		"fault-smb-on-azurite.yaml":             {7, 11, "faults[0].kind", "kind broken.smb-lock-shared rewrites SMB messages: it needs target kind samba"},
+		"fault-net-on-samba-without-file.yaml":  {10, 15, "faults[0].services", "on target kind samba the only service is file (its SMB connections); blob names none of it"},
+		"fault-file-on-azurite.yaml":            {8, 15, "faults[0].services", "file is the SMB stream of a samba target; Azurite has no file service"},
 	} {
 		invalidCases[name] = c
 	}
