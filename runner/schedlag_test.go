@@ -103,6 +103,10 @@ func TestPrecisePacerNeverEarly(t *testing.T) {
 	w := &early{stallable: stallable{d: 100 * time.Microsecond, start: time.Now()}}
 	pl := openPlan(1000, 4, 300*time.Millisecond)
 	pl.precise = true
+	// Bounded by iterations, not by the clock: every one of the 300
+	// arrivals is placed however slow the machine (a time limit stops the
+	// pacer wherever it has got to, and a loaded machine is behind).
+	pl.limit, pl.w.Iterations = 0, 300
 	st, ops, ws := openRun(t, context.Background(), w, pl)
 	if st.Arrivals.Load() != 300 || int64(len(ops))+st.Dropped.Load()+st.Unserved.Load() != 300 {
 		t.Fatalf("%d arrivals, %d served, %d dropped, %d unserved; want the 300 scheduled", st.Arrivals.Load(), len(ops), st.Dropped.Load(), st.Unserved.Load())
