@@ -187,13 +187,14 @@ func runOpen(ctx context.Context, e *workload.Env, wl workload.Workload, pl load
 				if time.Duration(e.Rec.Now()-due) > lateAfter {
 					st.Late.Add(1)
 				}
-				a.Intended, a.Unsent = due, false
+				a.Intended = due
 				wl.Iterate(ctx, a)
-				// An arrival whose first call was never sent (the load
-				// stopped in between, or the iteration made no call) was
-				// not served: it is counted and recorded as unserved.
-				if a.Unsent || a.Intended != 0 {
-					a.Intended, a.Unsent = 0, false
+				// A schedule no sent call consumed (the load stopped
+				// between the arrival and its call, or the iteration made
+				// none) was not served: it is counted and recorded as
+				// unserved.
+				if a.Intended != 0 {
+					a.Intended = 0
 					mu.Lock()
 					miss.add(due, 1)
 					mu.Unlock()

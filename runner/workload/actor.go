@@ -21,12 +21,8 @@ type Actor struct {
 	// intended is the scheduled start of the next call (open loop), 0 when
 	// the call is due as soon as it is made.
 	Intended int64
-	// Unsent is set when the call that carried the pacer's schedule was
-	// not sent (the load stopped between the arrival and the call): the
-	// open loop counts that arrival as unserved, not served.
-	Unsent bool
-	writes int
-	Cache  map[string]CachedRead // per key, for conditional reads
+	writes   int
+	Cache    map[string]CachedRead // per key, for conditional reads
 	// unanswered counts this actor's attempts in a row that got no answer
 	// at all (refused, unreachable, timed out): its next call backs off.
 	unanswered int
@@ -85,7 +81,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		e.openKind.CompareAndSwap(nil, &k)
 	}
 	if !a.awaitTarget(ctx) {
-		a.Unsent = scheduled > 0
+		a.Intended = scheduled // not consumed: the open loop counts the arrival unserved
 		return a.notSent(c)
 	}
 	var op checks.Op
@@ -97,7 +93,7 @@ func (a *Actor) DoOut(ctx context.Context, c Call, fn AttemptOut) checks.Op {
 		call := e.Rec.Now()
 		if ctx.Err() != nil {
 			if try == 1 {
-				a.Unsent = scheduled > 0
+				a.Intended = scheduled // not consumed: the open loop counts the arrival unserved
 				return a.notSent(c)
 			}
 			return op
