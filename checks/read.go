@@ -217,7 +217,8 @@ func (b *lineBatch) line(i int) []byte {
 // decodeLines reads and decodes lines (with route, only their workload
 // and key when it can) into batches of up to size records, handing each to
 // emit, until the end, an error (in the last batch) or emit says stop. A
-// batch belongs to emit: the next one is new.
+// batch of several belongs to emit (the next one is new); a batch of one is
+// emit's only until it returns (its buffers are reused), except its op.
 func decodeLines(src io.Reader, route bool, size int, emit func(*lineBatch) bool) {
 	rd := bufio.NewReaderSize(src, 256*1024)
 	line, records := 0, 0
@@ -228,6 +229,12 @@ func decodeLines(src io.Reader, route bool, size int, emit func(*lineBatch) bool
 		b.err = err
 		if !emit(b) {
 			return false
+		}
+		if size == 1 {
+			// emit is done with the batch (a synchronous reader): its line
+			// buffers are reused; the op is new, as a caller may keep it.
+			b.ops, b.buf, b.ends, b.err = make([]Op, 0, 1), b.buf[:0], b.ends[:0], nil
+			return true
 		}
 		b = &lineBatch{ops: make([]Op, 0, size), buf: make([]byte, 0, len(b.buf))}
 		return true
