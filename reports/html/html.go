@@ -79,6 +79,7 @@ type htmlPage struct {
 	// much. They open the page.
 	Verdict, VerdictText string
 	Failures             []htmlFailure
+	MoreFailures         string // the items left out of Failures, in a sentence
 	Workloads            []htmlWorkload
 	Harness              string
 	// Summary is the top of the page: verdict, headline figures, a row
@@ -199,7 +200,9 @@ func buildHTMLPage(s *reports.Summary, hl *hlogData) *htmlPage {
 	}
 	p.ExitMeaning = text.ExitMeanings[p.ExitCode]
 	p.Verdict, p.VerdictText = text.VerdictWord(p.ExitCode), text.VerdictLine(s)
-	for _, it := range text.VerdictItems(s) {
+	items, more := text.CapVerdictItems(text.VerdictItems(s))
+	p.MoreFailures = more
+	for _, it := range items {
 		p.Failures = append(p.Failures, htmlFailure{Verdict: it.Verdict, What: it.What, Detail: it.Detail, Threshold: it.Threshold})
 	}
 	if s.File != "" {

@@ -86,6 +86,9 @@ svg.chart g.s.off { display: none; }
 {{- range .Failures}}
 <li class="failure" data-verdict="{{.Verdict}}"><span class="badge {{.Verdict}}">{{.Verdict}}</span> <strong>{{.What}}</strong>{{if not .Threshold}}:{{end}} {{.Detail}}</li>
 {{- end}}
+{{- with .MoreFailures}}
+<li class="more">{{.}}</li>
+{{- end}}
 </ul>
 {{- end}}
 {{- if .Interrupted}}

@@ -125,6 +125,49 @@ func VerdictItems(s *reports.Summary) []VerdictItem {
 	return append(failed, undecided...)
 }
 
+// VerdictItemsShown is how many items the verdict lists before it says how
+// many more there are (each is in full under checks or thresholds): the
+// verdict is read on the first screen.
+const VerdictItemsShown = 8
+
+// CapVerdictItems is the first VerdictItemsShown items and the sentence
+// that stands for the rest ("and 17 more: 12 failed checks, 5 undecided
+// checks, under checks"), "" when none are left out.
+func CapVerdictItems(items []VerdictItem) ([]VerdictItem, string) {
+	if len(items) <= VerdictItemsShown {
+		return items, ""
+	}
+	rest := items[VerdictItemsShown:]
+	var failedChecks, thresholds, undecided int
+	for _, it := range rest {
+		switch {
+		case it.Threshold:
+			thresholds++
+		case it.Verdict == "fail":
+			failedChecks++
+		default:
+			undecided++
+		}
+	}
+	var parts []string
+	if failedChecks > 0 {
+		parts = append(parts, Plural(int64(failedChecks), "failed check"))
+	}
+	if thresholds > 0 {
+		parts = append(parts, Plural(int64(thresholds), "failed threshold"))
+	}
+	if undecided > 0 {
+		parts = append(parts, Plural(int64(undecided), "undecided check"))
+	}
+	where := "under checks"
+	if failedChecks+undecided == 0 {
+		where = "under thresholds"
+	} else if thresholds > 0 {
+		where = "under checks and thresholds"
+	}
+	return items[:VerdictItemsShown], fmt.Sprintf("and %d more (%s), in full %s", len(rest), strings.Join(parts, ", "), where)
+}
+
 // verdictSummaryMax is how much of a check's summary the verdict shows
 // (the checks' section has all of it).
 const verdictSummaryMax = 200
@@ -198,8 +241,12 @@ func tally(n, pass int, what string) string {
 func writeVerdict(w *reports.ErrWriter, s *reports.Summary) {
 	code := ExitCode(s)
 	writeWrapped(w, "verdict   ", "          ", strings.ToUpper(VerdictWord(code))+": "+VerdictLine(s))
-	for _, it := range VerdictItems(s) {
+	items, more := CapVerdictItems(VerdictItems(s))
+	for _, it := range items {
 		prefix := fmt.Sprintf("  %-9s  ", strings.ToUpper(it.Verdict))
 		writeWrapped(w, prefix, "             ", it.Text())
+	}
+	if more != "" {
+		writeWrapped(w, "             ", "             ", more)
 	}
 }
