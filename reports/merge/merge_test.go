@@ -399,6 +399,13 @@ func TestMergeSummaryLatencySources(t *testing.T) {
 		return merge.MergeSummary(merge.MergeInput{Shards: shards, Plan: plan, Origin: origin, Replayed: replay, Latency: totals})
 	}
 	s := mergeX(dirs)
+	if s.OtherCPU != nil {
+		t.Errorf("other_cpu %v merged from shards that did not measure it", *s.OtherCPU)
+	}
+	shards[0].Summary.OtherCPU, shards[1].Summary.OtherCPU = new(0.1), new(0.4)
+	if s = mergeX(dirs); s.OtherCPU == nil || *s.OtherCPU != 0.4 || reports.MachineBusy(s) == "" {
+		t.Errorf("other_cpu %v: the busiest shard's 0.4 is the merged run's", s.OtherCPU)
+	}
 	o := s.Workloads[0].Ops[0]
 	lat, _ := reports.DecodeHistogram(o.Histograms.Latency)
 	cor, _ := reports.DecodeHistogram(o.Histograms.Corrected)

@@ -87,6 +87,11 @@ func MergeSummary(in MergeInput) *reports.Summary {
 			s.NotWritten = append(s.NotWritten, tag+nw)
 		}
 		s.ClientCPU = max(s.ClientCPU, ss.ClientCPU)
+		if o := ss.OtherCPU; o != nil && (s.OtherCPU == nil || *o > *s.OtherCPU) {
+			// the busiest shard's machine: shards on one machine are each
+			// other's other work, and do compete for it
+			s.OtherCPU = new(*o)
+		}
 		s.PeakRSS = max(s.PeakRSS, ss.PeakRSS)
 		for _, f := range ss.Faults {
 			f.Fault = fmt.Sprintf("%s (shard %d)", f.Fault, p.Index)
