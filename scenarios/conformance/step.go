@@ -174,7 +174,7 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 	case "append_pos", "max_size", "body_bytes":
 		d.appendField(s, name, v, path)
 	case "request":
-		s.Raw = d.request(v, path, vars)
+		s.Raw = d.request(v, path, vars, s.Op)
 	case "evidence":
 		src := d.source(v, path)
 		s.Evidence = &src
