@@ -65,8 +65,7 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	fail := func(err error) (verdict.StepObservation, *http.Response, callOut) {
 		return verdict.StepObservation{Err: target.Redact(target.ShortErr(err))}, nil, callOut{}
 	}
-	right, wrong := rr.T.RawSigners()
-	if raw.Sign != conformance.SignNone && right == nil {
+	if right, _ := rr.T.RawSigners(); raw.Sign != conformance.SignNone && right == nil {
 		return fail(errors.New("raw steps sign with the account's key; this target has none (sign: none sends unsigned)"))
 	}
 	u, err := rr.rawURL(st, now)
@@ -120,7 +119,7 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	if raw.Date == conformance.DateAuto && req.Header.Get("x-ms-date") == "" {
 		req.Header.Set("x-ms-date", now.UTC().Format(http.TimeFormat))
 	}
-	if err := rr.signRaw(st, req, right, wrong); err != nil {
+	if err := rr.signRaw(st, req); err != nil {
 		return fail(err)
 	}
 	ex := &verdict.Exchange{Request: verdict.Message{Method: raw.Method, URL: target.Redact(u.String())}}

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/stormcheck/stormcheck/runner/sharedkey"
 	"github.com/stormcheck/stormcheck/scenarios/conformance"
 )
 
@@ -74,7 +73,7 @@ func (rr *RuleRun) rawBase(st *conformance.Step) (base, name string, err error) 
 // signRaw signs a raw step's request as its sign: says, with the Table
 // service's string for table.raw and the Blob service's for the others
 // (the Queue service's is the same).
-func (rr *RuleRun) signRaw(st *conformance.Step, req *http.Request, right, wrong *sharedkey.Signer) error {
+func (rr *RuleRun) signRaw(st *conformance.Step, req *http.Request) error {
 	sign := st.Raw.Sign
 	if sign == conformance.SignNone {
 		return nil
@@ -90,6 +89,7 @@ func (rr *RuleRun) signRaw(st *conformance.Step, req *http.Request, right, wrong
 		}
 		return s.Sign(req, sign == conformance.SignSharedKeyLite)
 	}
+	right, wrong := rr.T.RawSigners()
 	if sign == conformance.SignWrong {
 		return wrong.Sign(req)
 	}
