@@ -267,7 +267,8 @@ func serviceExpectedForm(e ServiceExpect) []string {
 }
 
 // partsForm is [201 204], or [] for a response without parts; a long run
-// of one status is written once with its count ([400 x101]).
+// of one status is written once with its count ([400 x101]); a part that
+// is not an HTTP response (status 0) is "unparsed".
 func partsForm(p []int) string {
 	var out []string
 	for i := 0; i < len(p); {
@@ -275,11 +276,15 @@ func partsForm(p []int) string {
 		for j < len(p) && p[j] == p[i] {
 			j++
 		}
+		st := strconv.Itoa(p[i])
+		if p[i] == 0 {
+			st = "unparsed"
+		}
 		if j-i > 3 {
-			out = append(out, strconv.Itoa(p[i])+" x"+strconv.Itoa(j-i))
+			out = append(out, st+" x"+strconv.Itoa(j-i))
 		} else {
 			for k := i; k < j; k++ {
-				out = append(out, strconv.Itoa(p[k]))
+				out = append(out, st)
 			}
 		}
 		i = j

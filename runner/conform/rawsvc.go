@@ -125,7 +125,8 @@ func (rr *RuleRun) batchBody(st *conformance.Step, now time.Time) ([]byte, strin
 // batchParts reads the status of each part of a batch response (a
 // multipart body whose parts are application/http responses, in nested
 // multipart change sets or not), in order, and the index the failed
-// operation's message begins with. nil parts: the body is not multipart.
+// operation's message begins with. A part that does not hold an HTTP
+// response has status 0. nil parts: the body is not multipart.
 func batchParts(contentType string, body []byte) ([]int, *int) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || !strings.HasPrefix(mt, "multipart/") || params["boundary"] == "" {
@@ -151,7 +152,8 @@ func batchParts(contentType string, body []byte) ([]int, *int) {
 			}
 			resp, err := http.ReadResponse(bufio.NewReader(p), nil)
 			if err != nil {
-				return err
+				parts = append(parts, 0) // a part that is not an HTTP response
+				continue
 			}
 			resp.Body.Close()
 			parts = append(parts, resp.StatusCode)
