@@ -14,7 +14,8 @@ import (
 // rawServiceRules are raw Table and Queue steps of each form: signed with
 // the Table service's Shared Key, Shared Key Lite, a Date header alone and
 // a wrong key; a batch written part by part (applied, and refused for a
-// duplicate entity); a Queue message, well-formed and not XML-safe.
+// duplicate entity); a Queue message, well-formed and not XML-safe; a Blob
+// Batch whose sub-requests carry their own signatures.
 const rawServiceRules = `
 rules:
   - id: test.table-raw-signed
@@ -74,6 +75,27 @@ rules:
     tags: [queue, raw]
     steps:
       - {op: queue.raw, request: {method: POST, path: /messages, headers: {x-ms-version: "2021-12-02"}, body: "<QueueMessage><MessageText>a<b</MessageText></QueueMessage>"}, expect: {status: 400, error_code: InvalidXmlDocument}}
+  - id: test.blob-raw-batch
+    title: a Blob Batch whose sub-requests are signed on their own, one with another key, one not at all
+    source: test
+    tags: [blob, raw]
+    steps:
+      - {op: blob.put, blob: b1, body: "1", expect: {status: 201}}
+      - {op: blob.put, blob: b2, body: "2", expect: {status: 201}}
+      - {op: blob.put, blob: b3, body: "3", expect: {status: 201}}
+      - op: blob.raw
+        request:
+          method: POST
+          query: {restype: container, comp: batch}
+          headers: {x-ms-version: "2021-12-02"}
+          parts:
+            - {method: DELETE, path: /b1, headers: {Content-Length: "0"}}
+            - {method: DELETE, path: /b2, headers: {Content-Length: "0"}, sign: wrong}
+            - {method: DELETE, path: /b3, headers: {Content-Length: "0"}, sign: none}
+        expect: {status: 202, parts: [202, 403, 403]}
+      - {op: blob.getprops, blob: b1, expect: {status: 404}}
+      - {op: blob.getprops, blob: b2, expect: {status: 200}}
+      - {op: blob.getprops, blob: b3, expect: {status: 200}}
 `
 
 // TestConformRawServiceSteps runs raw Table and Queue steps against a real
@@ -90,7 +112,7 @@ func TestConformRawServiceSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := conform.Run(ctx, ctx, tgt, rules, 2)
-	for _, i := range []int{0, 2, 3, 4} {
+	for _, i := range []int{0, 2, 3, 4, 6} {
 		if r := res[i]; r.Status != verdict.ConformPass {
 			t.Errorf("%s: %s %s %+v", r.ID, r.Status, r.Error, r.Steps)
 		}

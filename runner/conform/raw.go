@@ -75,7 +75,9 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	reqBody := raw.Body
 	batchType := ""
 	if len(raw.Parts) > 0 {
-		reqBody, batchType = rr.batchBody(st, now)
+		if reqBody, batchType, err = rr.batchBody(st, now); err != nil {
+			return fail(err)
+		}
 	}
 	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -24,6 +24,16 @@ func TestBatchParts(t *testing.T) {
 	if failed == nil || *failed != 1 {
 		t.Errorf("failed index %v, want 1", failed)
 	}
+	// A Blob Batch response: parts not nested, a part's headers ended by
+	// the delimiter's CRLF alone (as the reference's example is written).
+	blob := "--batchresponse_2\r\nContent-Type: application/http\r\nContent-ID: 0\r\n\r\n" +
+		"HTTP/1.1 202 Accepted\r\nx-ms-delete-type-permanent: true\r\nx-ms-version: 2018-11-09\r\n" +
+		"\r\n--batchresponse_2\r\nContent-Type: application/http\r\nContent-ID: 1\r\n\r\n" +
+		"HTTP/1.1 403 Server failed to authenticate the request.\r\nx-ms-error-code: AuthenticationFailed\r\n\r\n<Error/>\r\n" +
+		"--batchresponse_2--\r\n"
+	if parts, _ := batchParts("multipart/mixed; boundary=batchresponse_2", []byte(blob)); !slices.Equal(parts, []int{202, 403}) {
+		t.Errorf("Blob Batch parts %v, want [202 403]", parts)
+	}
 	if parts, _ := batchParts("application/json", []byte(`{"odata.error":{}}`)); parts != nil {
 		t.Errorf("a JSON answer has no parts, got %v", parts)
 	}

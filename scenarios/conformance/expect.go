@@ -24,7 +24,7 @@ var expectOnly = map[string][]string{
 	"properties":      {"table.get"},
 	"entities":        {"table.query"},
 	"failed_index":    {"table.batch", TableRawOp},
-	"parts":           {TableRawOp},
+	"parts":           {RawOp, TableRawOp},
 }
 
 // statusHelp says what expect.status takes.

@@ -35,21 +35,26 @@ const SignSharedKeyLite = "shared-key-lite"
 // (the service allows 100 operations in a change set; rules test more).
 const MaxRawParts = 1000
 
-// RawPart is one operation of a raw entity group transaction: a request
-// inside the change set, sent exactly as written (its request line is
-// METHOD <the table's URL><path> HTTP/1.1, then its headers, a blank line
-// and its body).
+// RawPart is one sub-request of a raw batch, sent exactly as written: an
+// operation of an entity group transaction inside its change set (request
+// line METHOD <the table's URL><path> HTTP/1.1), or a sub-request of a
+// Blob Batch (METHOD <the container's path><path> HTTP/1.1, with its own
+// x-ms-date and signature); then its headers, a blank line and its body.
 type RawPart struct {
 	Method string
-	// Path is appended to the step table's URL; a path starting with / is
-	// from the service's endpoint instead.
+	// Path is appended to the step table's URL (a path starting with / is
+	// from the service's endpoint instead), or to the container's path.
 	Path    Template
 	Headers []RawParam
 	Body    string
+	// Sign is how a Blob Batch sub-request is signed on its own
+	// (SignSharedKey, SignWrong, SignNone); "" for a table part, which the
+	// transaction's signature covers.
+	Sign string
 }
 
 // partFields are the fields of a raw batch part.
-var partFields = []string{"method", "path", "headers", "body", "count"}
+var partFields = []string{"method", "path", "headers", "body", "sign", "count"}
 
 // partIndex is the text a part repeated with count replaces, in its path
 // and body, with its index (000, 001, ...).
@@ -74,17 +79,17 @@ func (d *decoder) rawService(fs map[string]pair, path string, vars scope, op str
 		}
 	}
 	if p, ok := fs["parts"]; ok {
-		if op != TableRawOp {
-			d.errorf(p.key, join(path, "parts"), "parts are an entity group transaction's operations; they apply to table.raw")
+		if op == QueueRawOp {
+			d.errorf(p.key, join(path, "parts"), "parts are the sub-requests of a Blob Batch (blob.raw) or the operations of an entity group transaction (table.raw); they apply to blob.raw and table.raw")
 			return
 		}
 		if r.Method != "" && r.Method != "POST" {
-			d.errorf(valueOf(p.val, "method"), join(path, "method"), "an entity group transaction is POST /$batch, got %s", r.Method)
+			d.errorf(valueOf(p.val, "method"), join(path, "method"), "a batch is a POST, got %s", r.Method)
 		}
 		if fs["body"].val != nil || fs["body_base64"].val != nil {
 			d.errorf(p.key, join(path, "parts"), "a request has parts or a body, not both (the runner writes the multipart body from the parts)")
 		}
-		r.Parts = d.rawParts(p.val, join(path, "parts"), vars)
+		r.Parts = d.rawParts(p.val, join(path, "parts"), vars, op)
 	}
 	if r.Sign == SignSharedKeyLite && op != TableRawOp {
 		d.errorf(valueOf(fs["sign"].val, "sign"), join(path, "sign"), "shared-key-lite applies to table.raw (raw blob and queue steps sign with shared-key)")
@@ -92,7 +97,7 @@ func (d *decoder) rawService(fs map[string]pair, path string, vars scope, op str
 }
 
 // rawParts reads a raw batch's parts, expanding counts.
-func (d *decoder) rawParts(n *yaml.Node, path string, vars scope) []RawPart {
+func (d *decoder) rawParts(n *yaml.Node, path string, vars scope, op string) []RawPart {
 	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
 		d.errorf(n, path, "must be a list of at least one part ({method, path, headers, body, count}), got %s", describe(n))
 		return nil
@@ -126,6 +131,22 @@ func (d *decoder) rawParts(n *yaml.Node, path string, vars scope) []RawPart {
 		}
 		if p, ok := fs["body"]; ok {
 			part.Body, _ = d.str(p.val, join(ip, "body"))
+		}
+		if op == RawOp {
+			part.Sign = SignSharedKey
+		}
+		if p, ok := fs["sign"]; ok {
+			allowed := []string{SignSharedKey, SignWrong, SignNone}
+			s, good := d.str(p.val, join(ip, "sign"))
+			switch {
+			case !good:
+			case op != RawOp:
+				d.errorf(p.key, join(ip, "sign"), "an entity group transaction's operations are covered by its own signature; sign applies to the parts of a Blob Batch (blob.raw)")
+			case !slices.Contains(allowed, s):
+				d.errorf(p.val, join(ip, "sign"), "must be one of %s, got %q", strings.Join(allowed, ", "), s)
+			default:
+				part.Sign = s
+			}
 		}
 		count := 1
 		if p, ok := fs["count"]; ok {

@@ -23,13 +23,13 @@ func TestParseRawServiceErrors(t *testing.T) {
 		{"queue path without slash", tableHead + `      - {op: queue.raw, request: {method: GET, path: messages}, expect: {status: 200}}
 `, 8, 54, "rules[0].steps[1].request.path", "starts with / (/messages)"},
 		{"parts on queue.raw", tableHead + `      - {op: queue.raw, request: {method: POST, parts: [{method: POST}]}, expect: {status: 202}}
-`, 8, 49, "rules[0].steps[1].request.parts", "parts are an entity group transaction's operations; they apply to table.raw"},
+`, 8, 49, "rules[0].steps[1].request.parts", "they apply to blob.raw and table.raw"},
 		{"parts with a body", tableHead + `      - {op: table.raw, request: {method: POST, body: x, parts: [{method: POST}]}, expect: {status: 202}}
 `, 8, 58, "rules[0].steps[1].request.parts", "a request has parts or a body, not both"},
 		{"parts with a path", tableHead + `      - {op: table.raw, request: {method: POST, path: "()", parts: [{method: POST}]}, expect: {status: 202}}
 `, 8, 49, "rules[0].steps[1].request.path", "a request with parts goes to /$batch; it has no path"},
 		{"batch not POST", tableHead + `      - {op: table.raw, request: {method: PUT, parts: [{method: POST}]}, expect: {status: 202}}
-`, 8, 55, "rules[0].steps[1].request.method", "an entity group transaction is POST /$batch, got PUT"},
+`, 8, 55, "rules[0].steps[1].request.method", "a batch is a POST, got PUT"},
 		{"empty parts", tableHead + `      - {op: table.raw, request: {method: POST, parts: []}, expect: {status: 202}}
 `, 8, 56, "rules[0].steps[1].request.parts", "must be a list of at least one part"},
 		{"part without method", tableHead + `      - {op: table.raw, request: {method: POST, parts: [{path: "()"}]}, expect: {status: 202}}
@@ -45,13 +45,19 @@ func TestParseRawServiceErrors(t *testing.T) {
 		{"lite on a queue", tableHead + `      - {op: queue.raw, request: {method: GET, sign: shared-key-lite}, expect: {status: 200}}
 `, 8, 54, "rules[0].steps[1].request.sign", "shared-key-lite applies to table.raw"},
 		{"parts expected of a queue step", tableHead + `      - {op: queue.raw, request: {method: GET}, expect: {status: 200, parts: [201]}}
-`, 8, 71, "rules[0].steps[1].expect.parts", "op queue.raw returns nothing parts checks; it applies to table.raw"},
+`, 8, 71, "rules[0].steps[1].expect.parts", "op queue.raw returns nothing parts checks; it applies to blob.raw, table.raw"},
 		{"part status out of range", tableHead + `      - {op: table.raw, request: {method: POST, parts: [{method: POST}]}, expect: {status: 202, parts: [201, 42]}}
 `, 8, 110, "rules[0].steps[1].expect.parts[1]", "must be an HTTP status code (100..599), got 42"},
 		{"parts not a list", tableHead + `      - {op: table.raw, request: {method: POST, parts: [{method: POST}]}, expect: {status: 202, parts: 201}}
 `, 8, 104, "rules[0].steps[1].expect.parts", "must be a list of HTTP status codes"},
 		{"table.raw takes no row", tableHead + `      - {op: table.raw, row: r1, request: {method: GET}, expect: {status: 200}}
 `, 8, 25, "rules[0].steps[1].row", `op table.raw does not take "row"`},
+		{"sign on a table part", tableHead + `      - {op: table.raw, request: {method: POST, parts: [{method: POST, sign: wrong}]}, expect: {status: 202}}
+`, 8, 72, "rules[0].steps[1].request.parts[0].sign", "sign applies to the parts of a Blob Batch (blob.raw)"},
+		{"bad part sign", tableHead + `      - {op: blob.raw, request: {method: POST, parts: [{method: DELETE, sign: lite}]}, expect: {status: 202}}
+`, 8, 79, "rules[0].steps[1].request.parts[0].sign", `must be one of shared-key, wrong, none, got "lite"`},
+		{"blob batch with a blob", tableHead + `      - {op: blob.raw, blob: b, request: {method: POST, parts: [{method: DELETE}]}, expect: {status: 202}}
+`, 8, 24, "rules[0].steps[1].blob", "a Blob Batch is sent to its container"},
 		{"date none, no Date header", tableHead + `      - {op: table.raw, request: {method: GET, date: none}, expect: {status: 200}}
 `, 8, 54, "rules[0].steps[1].request.date", "or a Date header in headers"},
 	}
@@ -95,5 +101,29 @@ func TestParseRawServiceSteps(t *testing.T) {
 	}
 	if e := st[3].Expect; len(e.Parts) != 4 || e.Parts[3] != 204 || e.FailedIndex == nil {
 		t.Fatalf("expect %+v", e)
+	}
+	for _, p := range r.Parts {
+		if p.Sign != "" {
+			t.Errorf("a table part has its own sign %q; the transaction's signature covers it", p.Sign)
+		}
+	}
+	// A Blob Batch: each part is signed on its own, shared-key unless it
+	// says otherwise.
+	rules, err = Parse("f.yaml", []byte(tableHead+`      - op: blob.raw
+        request:
+          method: POST
+          query: {restype: container, comp: batch}
+          parts:
+            - {method: DELETE, path: /b1}
+            - {method: DELETE, path: /b2, sign: wrong}
+            - {method: DELETE, path: /b3, sign: none}
+        expect: {status: 202, parts: [202, 403, 403]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bp := rules[0].Steps[1].Raw.Parts
+	if len(bp) != 3 || bp[0].Sign != SignSharedKey || bp[1].Sign != SignWrong || bp[2].Sign != SignNone {
+		t.Fatalf("blob batch parts %+v", bp)
 	}
 }

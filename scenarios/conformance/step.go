@@ -72,6 +72,9 @@ func (d *decoder) step(n *yaml.Node, path string, vars scope) Step {
 	if p, ok := fs["capture"]; ok && slices.Contains(spec.Fields, "capture") {
 		s.Capture = d.capture(p.val, join(path, "capture"), vars, op)
 	}
+	if p, ok := fs["blob"]; ok && op == RawOp && s.Raw != nil && len(s.Raw.Parts) > 0 {
+		d.errorf(p.key, join(path, "blob"), "a Blob Batch is sent to its container (a step without blob; query restype=container, comp=batch); its parts name the blobs")
+	}
 	return s
 }
 
