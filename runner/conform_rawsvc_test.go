@@ -128,11 +128,7 @@ func TestConformRawServiceSteps(t *testing.T) {
 		if ex == nil || ex.Response == nil || ex.Request.Method != "POST" {
 			t.Fatalf("%s: no exchange kept: %+v", r.ID, d)
 		}
-		var sent []string
-		for _, h := range ex.Request.Headers {
-			sent = append(sent, h.Name+": "+h.Value)
-		}
-		all := strings.Join(sent, "\n")
+		all := sentHeaders(ex, "\n")
 		if !strings.Contains(all, "Authorization: REDACTED") || strings.Contains(all, "User-Agent") {
 			t.Errorf("%s: the headers sent: %s", r.ID, all)
 		}

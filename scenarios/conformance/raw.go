@@ -130,14 +130,7 @@ func (d *decoder) request(n *yaml.Node, path string, vars scope, op string) *Raw
 	d.allow(fs, path, rawFields)
 	d.require(fs, n, path, "method")
 	r := &RawRequest{Sign: SignSharedKey, Date: DateAuto}
-	if p, ok := fs["method"]; ok {
-		if m, ok := d.str(p.val, join(path, "method")); ok {
-			if !methodSyn.MatchString(m) {
-				d.errorf(p.val, join(path, "method"), "must be an HTTP method in upper case (GET, HEAD, PUT, DELETE, ...), got %q", m)
-			}
-			r.Method = m
-		}
-	}
+	r.Method = d.method(fs, path, "GET, HEAD, PUT, DELETE")
 	if p, ok := fs["query"]; ok {
 		r.Query = d.rawParams(p.val, join(path, "query"), vars, queryParams)
 	}
@@ -202,6 +195,20 @@ func (d *decoder) request(n *yaml.Node, path string, vars scope, op string) *Raw
 	}
 	d.rawService(fs, path, vars, op, r)
 	return r
+}
+
+// method reads the method field of fs: an HTTP method in upper case (e.g.
+// names a few).
+func (d *decoder) method(fs map[string]pair, path, eg string) string {
+	p, ok := fs["method"]
+	if !ok {
+		return ""
+	}
+	m, ok := d.str(p.val, join(path, "method"))
+	if ok && !methodSyn.MatchString(m) {
+		d.errorf(p.val, join(path, "method"), "must be an HTTP method in upper case (%s, ...), got %q", eg, m)
+	}
+	return m
 }
 
 // paramKind says what rawParams reads.

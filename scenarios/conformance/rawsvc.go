@@ -112,15 +112,7 @@ func (d *decoder) rawParts(n *yaml.Node, path string, vars scope, op string) []R
 		}
 		d.allow(fs, ip, partFields)
 		d.require(fs, item, ip, "method")
-		var part RawPart
-		if p, ok := fs["method"]; ok {
-			if m, ok := d.str(p.val, join(ip, "method")); ok {
-				if !methodSyn.MatchString(m) {
-					d.errorf(p.val, join(ip, "method"), "must be an HTTP method in upper case (POST, PUT, MERGE, DELETE, ...), got %q", m)
-				}
-				part.Method = m
-			}
-		}
+		part := RawPart{Method: d.method(fs, ip, "POST, PUT, MERGE, DELETE")}
 		if p, ok := fs["path"]; ok {
 			part.Path, _ = d.template(p.val, join(ip, "path"), vars)
 		}
