@@ -58,8 +58,10 @@ func TestParseRawServiceErrors(t *testing.T) {
 `, 8, 79, "rules[0].steps[1].request.parts[0].sign", `must be one of shared-key, wrong, none, got "lite"`},
 		{"blob batch with a blob", tableHead + `      - {op: blob.raw, blob: b, request: {method: POST, parts: [{method: DELETE}]}, expect: {status: 202}}
 `, 8, 24, "rules[0].steps[1].blob", "a Blob Batch is sent to its container"},
+		{"Date header on a queue step", tableHead + `      - {op: queue.raw, request: {method: GET, date: none, headers: {Date: "${now}"}}, expect: {status: 200}}
+`, 8, 54, "rules[0].steps[1].request.date", "(or, on table.raw, a Date header in headers)"},
 		{"date none, no Date header", tableHead + `      - {op: table.raw, request: {method: GET, date: none}, expect: {status: 200}}
-`, 8, 54, "rules[0].steps[1].request.date", "or a Date header in headers"},
+`, 8, 54, "rules[0].steps[1].request.date", "(or, on table.raw, a Date header in headers)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { wantParseError(t, tc.src, tc.line, tc.col, tc.field, tc.msg) })
