@@ -112,11 +112,7 @@ func TestConformRawSteps(t *testing.T) {
 		if ex == nil || ex.Response == nil || ex.Request.Method != "PUT" {
 			t.Fatalf("%s: no exchange kept: %+v", r.ID, d)
 		}
-		var sent []string
-		for _, h := range ex.Request.Headers {
-			sent = append(sent, h.Name+": "+h.Value)
-		}
-		all := strings.Join(sent, "\n")
+		all := sentHeaders(ex, "\n")
 		if strings.Contains(all, "User-Agent") || strings.Contains(all, "Blob-Type") && i == 1 ||
 			!strings.Contains(all, "Authorization: REDACTED") || !strings.Contains(all, "X-Ms-Version: 2021-12-02") || !strings.Contains(all, "Content-Length: 2") {
 			t.Errorf("%s: the headers sent are not the step's: %s", r.ID, all)
@@ -131,13 +127,18 @@ func TestConformRawSteps(t *testing.T) {
 	if ex == nil || ex.Response == nil {
 		t.Fatalf("unsigned step: %+v", res[3])
 	}
-	var wire []string
-	for _, h := range ex.Request.Headers {
-		wire = append(wire, h.Name+": "+h.Value)
-	}
-	if got := strings.Join(wire, " | "); !strings.HasPrefix(got, "Host: 127.0.0.1:") ||
+	if got := sentHeaders(ex, " | "); !strings.HasPrefix(got, "Host: 127.0.0.1:") ||
 		!strings.HasSuffix(got, " | Content-Length: 2 | X-Ms-Blob-Type: BlockBlob | X-Ms-Version: 2021-12-02") ||
 		!ex.Request.BodyBase64 || ex.Request.Body != "/wA=" {
 		t.Errorf("the unsigned request on the wire: %s, body %q (base64 %v)", got, ex.Request.Body, ex.Request.BodyBase64)
 	}
+}
+
+// sentHeaders are the request headers of ex as "Name: value", joined by sep.
+func sentHeaders(ex *verdict.Exchange, sep string) string {
+	var sent []string
+	for _, h := range ex.Request.Headers {
+		sent = append(sent, h.Name+": "+h.Value)
+	}
+	return strings.Join(sent, sep)
 }

@@ -41,6 +41,9 @@ type ServiceExpect struct {
 	// FailedIndex is the index (from 0) of the failed operation of an
 	// entity group transaction, as its error message begins.
 	FailedIndex *int `json:"failed_index,omitempty"`
+	// Parts are the statuses of a raw batch's response parts, in order;
+	// nil means not checked.
+	Parts []int `json:"parts,omitempty"`
 }
 
 // ServiceObservation is what a table or queue response carried.
@@ -65,6 +68,9 @@ type ServiceObservation struct {
 	// Entities is how many entities a query returned; nil when it did not
 	// answer with entities.
 	Entities *int `json:"entities,omitempty"`
+	// Parts are the statuses of a raw batch's response parts, in order;
+	// nil when the response was not a multipart batch response.
+	Parts []int `json:"parts,omitempty"`
 }
 
 // ConformMessage is a queue message as a conformance step saw it.
@@ -179,6 +185,17 @@ func judgeServices(e ServiceExpect, o ServiceObservation) (actual, reasons []str
 			}
 		}
 	}
+	if e.Parts != nil {
+		if o.Parts == nil {
+			actual = append(actual, "no batch parts")
+			reasons = append(reasons, "the response is not a batch response, expected parts "+partsForm(e.Parts))
+		} else {
+			actual = append(actual, "parts "+partsForm(o.Parts))
+			if !slices.Equal(o.Parts, e.Parts) {
+				reasons = append(reasons, "parts "+partsForm(o.Parts)+", expected "+partsForm(e.Parts))
+			}
+		}
+	}
 	return actual, reasons, known
 }
 
@@ -243,7 +260,36 @@ func serviceExpectedForm(e ServiceExpect) []string {
 	if e.FailedIndex != nil {
 		parts = append(parts, "failed op "+strconv.Itoa(*e.FailedIndex))
 	}
+	if e.Parts != nil {
+		parts = append(parts, "parts "+partsForm(e.Parts))
+	}
 	return parts
+}
+
+// partsForm is [201 204], or [] for a response without parts; a long run
+// of one status is written once with its count ([400 x101]); a part that
+// is not an HTTP response (status 0) is "unparsed".
+func partsForm(p []int) string {
+	var out []string
+	for i := 0; i < len(p); {
+		j := i
+		for j < len(p) && p[j] == p[i] {
+			j++
+		}
+		st := strconv.Itoa(p[i])
+		if p[i] == 0 {
+			st = "unparsed"
+		}
+		if j-i > 3 {
+			out = append(out, st+" x"+strconv.Itoa(j-i))
+		} else {
+			for k := i; k < j; k++ {
+				out = append(out, st)
+			}
+		}
+		i = j
+	}
+	return "[" + strings.Join(out, " ") + "]"
 }
 
 // propsForm is {a=x, b=y}, sorted, values shortened like bodies.

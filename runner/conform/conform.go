@@ -277,7 +277,7 @@ func (rr *RuleRun) expect(st *conformance.Step) verdict.StepExpect {
 		ServiceExpect: verdict.ServiceExpect{Messages: x.Messages, DequeueCount: x.DequeueCount, Text: x.Text,
 			MessageID: x.MessageID.Kind, MessageIDRef: rr.Vars[x.MessageID.Var],
 			PopReceipt: x.PopReceipt.Kind, PopReceiptRef: rr.Vars[x.PopReceipt.Var],
-			NextVisibleIn: x.NextVisibleIn, Properties: x.Properties, Entities: x.Entities, FailedIndex: x.FailedIndex}}
+			NextVisibleIn: x.NextVisibleIn, Properties: x.Properties, Entities: x.Entities, FailedIndex: x.FailedIndex, Parts: x.Parts}}
 	if x.ETag.Var != "" {
 		e.ETagRef = rr.Vars[x.ETag.Var]
 	}
@@ -309,7 +309,7 @@ type callOut struct {
 
 // do sends one step and observes the raw response.
 func (rr *RuleRun) Do(ctx context.Context, st *conformance.Step) (verdict.StepObservation, *http.Response, callOut) {
-	if st.Op == conformance.RawOp {
+	if conformance.IsRaw(st.Op) {
 		return rr.doRaw(ctx, st)
 	}
 	var resp *http.Response
@@ -372,7 +372,7 @@ func (rr *RuleRun) observe(st *conformance.Step, resp *http.Response, out callOu
 			obs.Headers[strings.ToLower(k)] = v[0]
 		}
 	}
-	if err != nil && resp.StatusCode < 300 && st.Op == conformance.RawOp {
+	if err != nil && resp.StatusCode < 300 && conformance.IsRaw(st.Op) {
 		obs.Err, obs.RawStatus = target.Redact(target.ShortErr(err)), resp.Status
 		obs.Status, obs.ErrorCode = 0, ""
 	}

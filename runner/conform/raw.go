@@ -27,9 +27,13 @@ var (
 	jsonCode = regexp.MustCompile(`"code"\s*:\s*"([^"]+)"`)
 )
 
-// rawURL is the URL of what a raw step addresses: its blob, or its
-// container when it names no blob, under the target's Blob endpoint.
+// rawURL is the URL of what a raw step addresses: for blob.raw its blob,
+// or its container when it names no blob, under the target's Blob
+// endpoint; for queue.raw and table.raw see rawServiceURL.
 func (rr *RuleRun) rawURL(st *conformance.Step, now time.Time) (*url.URL, error) {
+	if st.Op != conformance.RawOp {
+		return rr.rawServiceURL(st, now)
+	}
 	u, err := url.Parse(rr.T.Blob.URL())
 	if err != nil {
 		return nil, err
@@ -40,12 +44,17 @@ func (rr *RuleRun) rawURL(st *conformance.Step, now time.Time) (*url.URL, error)
 		p += "/" + st.Blob
 	}
 	u.Path = p
+	rr.rawQuery(u, st, now)
+	return u, nil
+}
+
+// rawQuery sets u's query to the step's parameters, in file order.
+func (rr *RuleRun) rawQuery(u *url.URL, st *conformance.Step, now time.Time) {
 	var q []string
 	for _, qp := range st.Raw.Query {
 		q = append(q, url.QueryEscape(qp.Name)+"="+url.QueryEscape(qp.Value.Render(rr.Vars, now)))
 	}
 	u.RawQuery = strings.Join(q, "&")
-	return u, nil
 }
 
 // doRaw sends a raw step's request exactly as written (see
@@ -56,13 +65,19 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	fail := func(err error) (verdict.StepObservation, *http.Response, callOut) {
 		return verdict.StepObservation{Err: target.Redact(target.ShortErr(err))}, nil, callOut{}
 	}
-	right, wrong := rr.T.RawSigners()
-	if raw.Sign != conformance.SignNone && right == nil {
+	if right, _ := rr.T.RawSigners(); raw.Sign != conformance.SignNone && right == nil {
 		return fail(errors.New("raw steps sign with the account's key; this target has none (sign: none sends unsigned)"))
 	}
 	u, err := rr.rawURL(st, now)
 	if err != nil {
 		return fail(err)
+	}
+	reqBody := raw.Body
+	batchType := ""
+	if len(raw.Parts) > 0 {
+		if reqBody, batchType, err = rr.batchBody(st, now); err != nil {
+			return fail(err)
+		}
 	}
 	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
@@ -82,8 +97,8 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 		omitLength = omitLength || o == "content-length"
 	}
 	var body io.Reader
-	if raw.Body != nil || omitLength {
-		body = bytes.NewReader(raw.Body)
+	if reqBody != nil || omitLength {
+		body = bytes.NewReader(reqBody)
 	}
 	req, err := http.NewRequestWithContext(actx, raw.Method, u.String(), body)
 	if err != nil {
@@ -93,27 +108,24 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	for _, h := range raw.Headers {
 		req.Header[http.CanonicalHeaderKey(h.Name)] = []string{h.Value.Render(rr.Vars, now)}
 	}
+	if batchType != "" && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", batchType)
+	}
 	if omitLength {
 		req.ContentLength, req.TransferEncoding = -1, []string{"chunked"}
-	} else if len(raw.Body) > 0 {
+	} else if len(reqBody) > 0 {
 		// Signed as sent (Go writes Content-Length from ContentLength and
 		// never from the header map).
-		req.Header.Set("Content-Length", strconv.Itoa(len(raw.Body)))
+		req.Header.Set("Content-Length", strconv.Itoa(len(reqBody)))
 	}
 	if raw.Date == conformance.DateAuto && req.Header.Get("x-ms-date") == "" {
 		req.Header.Set("x-ms-date", now.UTC().Format(http.TimeFormat))
 	}
-	switch raw.Sign {
-	case conformance.SignSharedKey:
-		err = right.Sign(req)
-	case conformance.SignWrong:
-		err = wrong.Sign(req)
-	}
-	if err != nil {
+	if err := rr.signRaw(st, req); err != nil {
 		return fail(err)
 	}
 	ex := &verdict.Exchange{Request: verdict.Message{Method: raw.Method, URL: target.Redact(u.String())}}
-	setBody(&ex.Request, raw.Body, int64(len(raw.Body)))
+	setBody(&ex.Request, reqBody, int64(len(reqBody)))
 	resp, err := rr.T.HTTPClient().Do(req)
 	wire.Lock()
 	ex.Request.Headers = wire.headers
@@ -127,6 +139,9 @@ func (rr *RuleRun) doRaw(ctx context.Context, st *conformance.Step) (verdict.Ste
 	data, rerr := io.ReadAll(io.LimitReader(resp.Body, maxRawBody))
 	ex.Response = responseMessage(resp, data, true)
 	out := callOut{body: string(data)}
+	if len(raw.Parts) > 0 {
+		out.svc.Parts, out.svc.FailedIndex = batchParts(resp.Header.Get("Content-Type"), data)
+	}
 	obs := rr.observe(st, resp, out, rerr)
 	obs.ErrorCode = errorCode(resp.Header, data)
 	obs.Exchange = ex

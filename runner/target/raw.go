@@ -11,7 +11,8 @@ import (
 // (raw steps): with the account's key, and with a key that is not the
 // account's, for a signature the service must refuse.
 type rawSigners struct {
-	right, wrong *sharedkey.Signer
+	right, wrong           *sharedkey.Signer
+	tableRight, tableWrong *sharedkey.TableSigner
 }
 
 // setRawSigners keeps signers for account: raw steps need them. A key that
@@ -25,11 +26,20 @@ func (t *Target) setRawSigners(account, key string) {
 	for i := range k {
 		k[i] ^= 0x5a // same length, never the account's
 	}
-	wrong, err := sharedkey.New(account, base64.StdEncoding.EncodeToString(k))
+	wrongKey := base64.StdEncoding.EncodeToString(k)
+	wrong, err := sharedkey.New(account, wrongKey)
 	if err != nil {
 		return
 	}
-	t.raw = &rawSigners{right: right, wrong: wrong}
+	tableRight, err := sharedkey.NewTable(account, key)
+	if err != nil {
+		return
+	}
+	tableWrong, err := sharedkey.NewTable(account, wrongKey)
+	if err != nil {
+		return
+	}
+	t.raw = &rawSigners{right: right, wrong: wrong, tableRight: tableRight, tableWrong: tableWrong}
 }
 
 // RawSigners are the signers of raw requests to the target: one with the
@@ -41,6 +51,19 @@ func (t *Target) RawSigners() (right, wrong *sharedkey.Signer) {
 	}
 	return t.raw.right, t.raw.wrong
 }
+
+// RawTableSigners are RawSigners for the Table service, whose string to
+// sign differs (the Queue service's is the Blob service's).
+func (t *Target) RawTableSigners() (right, wrong *sharedkey.TableSigner) {
+	if t.raw == nil {
+		return nil, nil
+	}
+	return t.raw.tableRight, t.raw.tableWrong
+}
+
+// TableURL is the Table service endpoint raw table steps address ("" when
+// the target reaches the Table service without an account key).
+func (t *Target) TableURL() string { return t.tableURL }
 
 // HTTPClient is the HTTP client the target's SDK clients share (the
 // reachability watch included), for requests sent without the SDK.

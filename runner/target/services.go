@@ -28,6 +28,7 @@ func (t *Target) sharedKeyTables(tableURL, account, key string, hc *http.Client)
 		t.TablesErr = redactedErr("table service", err)
 	} else {
 		t.Table, t.TablesErr = tableClient(aztables.NewServiceClientWithSharedKey(tableURL, cred, TableOptions(hc)))
+		t.tableURL = tableURL
 	}
 }
 

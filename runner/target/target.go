@@ -64,6 +64,9 @@ type Target struct {
 	FileSMB  *SMBLogon
 	// raw signs raw conformance requests (nil: not an account-key target).
 	raw *rawSigners
+	// tableURL is the Table service endpoint of a Shared Key target
+	// (aztables' client does not tell it), for raw table steps.
+	tableURL string
 	// SMBAddr is where the SMB workloads dial: the stages of the scenario's
 	// faults in front of Samba, or Samba itself ("" for other targets).
 	SMBAddr string

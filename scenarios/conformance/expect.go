@@ -10,7 +10,7 @@ import (
 // expectFields are the fields of a step's expect.
 var expectFields = []string{"status", "error_code", "etag", "headers_present", "headers_absent", "headers", "body",
 	"messages", "dequeue_count", "text", "message_id", "pop_receipt", "next_visible_in",
-	"properties", "entities", "failed_index"}
+	"properties", "entities", "failed_index", "parts"}
 
 // expectOnly names the ops whose response an expectation applies to; the
 // expectations not listed apply to every op.
@@ -23,7 +23,8 @@ var expectOnly = map[string][]string{
 	"next_visible_in": messageOps,
 	"properties":      {"table.get"},
 	"entities":        {"table.query"},
-	"failed_index":    {"table.batch"},
+	"failed_index":    {"table.batch", TableRawOp},
+	"parts":           {RawOp, TableRawOp},
 }
 
 // statusHelp says what expect.status takes.
@@ -77,6 +78,9 @@ func (d *decoder) expect(n *yaml.Node, path string, vars scope, op string) Expec
 	}
 	if p, ok := fs["status"]; ok {
 		e.Status = d.status(p.val, join(path, "status"))
+	}
+	if p, ok := fs["parts"]; ok {
+		e.Parts = d.partStatuses(p.val, join(path, "parts"))
 	}
 	if p, ok := fs["error_code"]; ok {
 		e.ErrorCode = d.strOrList(p.val, join(path, "error_code"), "error codes")

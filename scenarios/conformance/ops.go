@@ -106,6 +106,8 @@ var Ops = map[string]OpSpec{
 	"table.get":          entityOp(),
 	"table.query":        tableOp("partition"),
 	"table.batch":        require(tableOp("partition", "actions"), "actions"),
+	// A raw table step sends the request it writes (see TableRawOp).
+	TableRawOp: require(tableOp("request"), "request"),
 
 	// Queue ops act on the rule's own queue (or queue: ALIAS).
 	"queue.create": queueOp(),
@@ -115,6 +117,8 @@ var Ops = map[string]OpSpec{
 	"queue.update": require(queueOp("message_id", "pop_receipt", "text", "visibility"), "message_id", "pop_receipt", "text", "visibility"),
 	"queue.delete": require(queueOp("message_id", "pop_receipt"), "message_id", "pop_receipt"),
 	"queue.clear":  queueOp(),
+	// A raw queue step sends the request it writes (see QueueRawOp).
+	QueueRawOp: require(queueOp("request"), "request"),
 
 	// File ops (Azure Files REST) act on a file (file: ALIAS) in the root
 	// of the rule's own share. Only an account's file endpoint answers

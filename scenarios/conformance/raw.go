@@ -41,6 +41,12 @@ type RawRequest struct {
 	Date string
 	// Body is the request body (from body or body_base64); nil sends none.
 	Body []byte
+	// Path is what queue.raw and table.raw append to their queue's or
+	// table's URL (see QueueRawOp, TableRawOp).
+	Path Template
+	// Parts are the operations of a table.raw entity group transaction
+	// (POST /$batch, one change set); nil for other requests.
+	Parts []RawPart
 }
 
 // RawParam is one header or query parameter of a raw request.
@@ -109,14 +115,14 @@ var (
 )
 
 // rawFields are the fields of a raw step's request.
-var rawFields = []string{"method", "query", "headers", "omit", "sign", "date", "body", "body_base64"}
+var rawFields = []string{"method", "path", "query", "headers", "omit", "sign", "date", "body", "body_base64", "parts"}
 
 // rawSentByHTTP are headers the HTTP client writes itself: a raw step may
 // not state them.
 var rawSentByHTTP = []string{"host", "content-length", "transfer-encoding", "connection", "authorization"}
 
 // request decodes a raw step's request.
-func (d *decoder) request(n *yaml.Node, path string, vars scope) *RawRequest {
+func (d *decoder) request(n *yaml.Node, path string, vars scope, op string) *RawRequest {
 	fs, ok := d.mapping(n, path, "request fields ("+strings.Join(rawFields, ", ")+")")
 	if !ok {
 		return nil
@@ -124,14 +130,7 @@ func (d *decoder) request(n *yaml.Node, path string, vars scope) *RawRequest {
 	d.allow(fs, path, rawFields)
 	d.require(fs, n, path, "method")
 	r := &RawRequest{Sign: SignSharedKey, Date: DateAuto}
-	if p, ok := fs["method"]; ok {
-		if m, ok := d.str(p.val, join(path, "method")); ok {
-			if !methodSyn.MatchString(m) {
-				d.errorf(p.val, join(path, "method"), "must be an HTTP method in upper case (GET, HEAD, PUT, DELETE, ...), got %q", m)
-			}
-			r.Method = m
-		}
-	}
+	r.Method = d.method(fs, path, "GET, HEAD, PUT, DELETE")
 	if p, ok := fs["query"]; ok {
 		r.Query = d.rawParams(p.val, join(path, "query"), vars, queryParams)
 	}
@@ -169,10 +168,15 @@ func (d *decoder) request(n *yaml.Node, path string, vars scope) *RawRequest {
 			}
 		}
 	}
-	choice("sign", &r.Sign, SignSharedKey, SignWrong, SignNone)
+	choice("sign", &r.Sign, SignSharedKey, SignSharedKeyLite, SignWrong, SignNone)
 	choice("date", &r.Date, DateAuto, DateNone)
-	if r.Date == DateNone && r.Sign == SignSharedKey {
-		d.errorf(valueOf(n, "date"), join(path, "date"), "a Shared Key signature covers the request's date, so date: none takes sign: none or sign: wrong")
+	dated := slices.ContainsFunc(r.Headers, func(h RawParam) bool {
+		return strings.EqualFold(h.Name, "Date") || strings.EqualFold(h.Name, "x-ms-date")
+	})
+	// The Table signer signs a Date header when there is no x-ms-date; the
+	// Blob signer (also the Queue service's) always signs x-ms-date.
+	if r.Date == DateNone && (r.Sign == SignSharedKey || r.Sign == SignSharedKeyLite) && !(dated && op == TableRawOp) {
+		d.errorf(valueOf(n, "date"), join(path, "date"), "a Shared Key signature covers the request's date, so date: none takes sign: none or sign: wrong (or, on table.raw, a Date header in headers)")
 	}
 	body, b64 := fs["body"], fs["body_base64"]
 	switch {
@@ -191,7 +195,22 @@ func (d *decoder) request(n *yaml.Node, path string, vars scope) *RawRequest {
 			r.Body = b
 		}
 	}
+	d.rawService(fs, path, vars, op, r)
 	return r
+}
+
+// method reads the method field of fs: an HTTP method in upper case (e.g.
+// names a few).
+func (d *decoder) method(fs map[string]pair, path, eg string) string {
+	p, ok := fs["method"]
+	if !ok {
+		return ""
+	}
+	m, ok := d.str(p.val, join(path, "method"))
+	if ok && !methodSyn.MatchString(m) {
+		d.errorf(p.val, join(path, "method"), "must be an HTTP method in upper case (%s, ...), got %q", eg, m)
+	}
+	return m
 }
 
 // paramKind says what rawParams reads.

@@ -32,7 +32,7 @@ func TestParseRawErrors(t *testing.T) {
         blob: b
         request: {method: PUT, header: {}}
         expect: {status: 201}
-`, 10, 32, "rules[0].steps[1].request.header", `unknown field "header" (did you mean "headers"?); allowed fields: method, query, headers, omit, sign, date, body, body_base64`},
+`, 10, 32, "rules[0].steps[1].request.header", `unknown field "header" (did you mean "headers"?); allowed fields: method, path, query, headers, omit, sign, date, body, body_base64, parts`},
 		{"header the client writes", rawHead + `      - op: blob.raw
         blob: b
         request: {method: PUT, headers: {Content-Length: "3"}}
@@ -52,7 +52,7 @@ func TestParseRawErrors(t *testing.T) {
         blob: b
         request: {method: PUT, sign: sharedkey}
         expect: {status: 201}
-`, 10, 38, "rules[0].steps[1].request.sign", `must be one of shared-key, wrong, none, got "sharedkey"`},
+`, 10, 38, "rules[0].steps[1].request.sign", `must be one of shared-key, shared-key-lite, wrong, none, got "sharedkey"`},
 		{"no date with a signature", rawHead + `      - op: blob.raw
         blob: b
         request: {method: PUT, date: none}

@@ -189,6 +189,9 @@ var ActionKinds = []string{"insert", "update", "merge", "upsert", "upsert-merge"
 type Expect struct {
 	// Status is the allowed HTTP status codes (at least one).
 	Status []int
+	// Parts are the statuses of a raw batch's response parts, in order
+	// (table.raw with parts); nil means not checked.
+	Parts []int
 	// ErrorCode is the allowed x-ms-error-code values; empty means not
 	// checked.
 	ErrorCode []string

@@ -72,6 +72,9 @@ func (d *decoder) step(n *yaml.Node, path string, vars scope) Step {
 	if p, ok := fs["capture"]; ok && slices.Contains(spec.Fields, "capture") {
 		s.Capture = d.capture(p.val, join(path, "capture"), vars, op)
 	}
+	if p, ok := fs["blob"]; ok && op == RawOp && s.Raw != nil && len(s.Raw.Parts) > 0 {
+		d.errorf(p.key, join(path, "blob"), "a Blob Batch is sent to its container (a step without blob; query restype=container, comp=batch); its parts name the blobs")
+	}
 	return s
 }
 
@@ -174,7 +177,7 @@ func (d *decoder) field(s *Step, name string, v *yaml.Node, path string, vars sc
 	case "append_pos", "max_size", "body_bytes":
 		d.appendField(s, name, v, path)
 	case "request":
-		s.Raw = d.request(v, path, vars)
+		s.Raw = d.request(v, path, vars, s.Op)
 	case "evidence":
 		src := d.source(v, path)
 		s.Evidence = &src
