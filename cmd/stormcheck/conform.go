@@ -39,7 +39,8 @@ directory gets conform.json and conform.junit.xml whatever --format says.
 --evidence DIR writes one file per diverging step: the request and response
 as sent and received (Authorization, SAS signatures and keys redacted), the
 expectation and the reference's sentence, ready to paste into an upstream
-issue.
+issue. With --baseline, only the divergences it does not accept (unexpected
+or changed); with --diff, only those new or changed on the second target.
 
 With --coverage, prints instead the coverage map: for every operation of the
 REST reference checklist, which condition headers (with their value classes),
@@ -109,7 +110,7 @@ func newConformCmd() *cobra.Command {
 	fl.StringVar(&f.baseline, "baseline", "", "known divergences of this target: a JSON file, or the name of a shipped baseline ("+strings.Join(conformance.ShippedBaselines(), ", ")+"); exit 0 when exactly these diverge")
 	fl.BoolVar(&f.coverage, "coverage", false, "print the coverage map of the rules against the REST reference checklist (per operation: headers, states, error codes, precedence; + covered, - hole) and exit")
 	fl.StringVar(&f.writeBaseline, "write-baseline", "", "write the divergences found as a baseline file (reasons to be filled in)")
-	fl.StringVar(&f.evidence, "evidence", "", "write one Markdown file per diverging step into this directory: the request and response as sent and received (secrets redacted), the expectation and the reference's sentence, ready for an upstream issue")
+	fl.StringVar(&f.evidence, "evidence", "", "write one Markdown file per diverging step into this directory: the request and response as sent and received (secrets redacted), the expectation and the reference's sentence, ready for an upstream issue; with --baseline only the divergences it does not accept, with --diff only those new or changed on the second target")
 	fl.StringVar(&f.out, "out", "", "results directory, new or empty: one holding anything is refused and left as it was (default results/conform-<date>-<time>, -2, -3... when a run started in the same second has it)")
 	f.target = addEnumFlag(cmd, "target", scenarios.TargetAzurite, "azurite (managed) or connection-string (reads AZURE_STORAGE_CONNECTION_STRING)", scenarios.TargetAzurite, scenarios.TargetConnectionString)
 	fl.StringVar(&f.connStr, "connection-string", "", "storage connection string (never printed); implies --target connection-string")
@@ -182,7 +183,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		return exitUsage
 	}
 	if f.diff {
-		return conformDiff(args, rules, dir, f.parallel, stdout, stderr)
+		return conformDiff(args, rules, dir, f.parallel, f.evidence, stdout, stderr)
 	}
 	ctx, stopCleanup, stop := catchConformPresses(stderr)
 	defer stop()
@@ -229,7 +230,7 @@ func conform(cmd *cobra.Command, args []string, f *conformFlags) int {
 		fmt.Fprintln(stderr, "stormcheck conform:", err)
 	}
 	if f.evidence != "" {
-		files, err := conformreport.WriteEvidence(f.evidence, results)
+		files, err := conformreport.WriteEvidenceFor(f.evidence, results, newToBaseline(rep))
 		if err != nil {
 			fmt.Fprintln(stderr, "stormcheck conform: --evidence:", err)
 		}
@@ -361,9 +362,26 @@ func catchConformPresses(stderr io.Writer) (ctx, stopCleanup context.Context, st
 	return ctxs[0], ctxs[1], stop
 }
 
+// newToBaseline picks the divergences --evidence writes: every one without
+// a baseline; with one, those it does not accept (unexpected, or listed
+// but now diverging otherwise).
+func newToBaseline(rep *verdict.BaselineReport) func(*verdict.RuleResult, *verdict.StepVerdict) (bool, string) {
+	return func(r *verdict.RuleResult, _ *verdict.StepVerdict) (bool, string) {
+		if rep == nil {
+			return true, ""
+		}
+		for _, it := range rep.Changed {
+			if it.Rule == r.ID && it.Accepted != nil {
+				return true, fmt.Sprintf("- Baseline %s accepts: %s (the answer changed)", rep.Target, it.Accepted.Actual)
+			}
+		}
+		return !rep.IsKnown(r.ID), ""
+	}
+}
+
 // conformDiff runs the rules against two targets and prints only where
 // they differ (status, error code, ETag behaviour).
-func conformDiff(args []string, rules []conformance.Rule, dir string, parallel int, stdout, stderr io.Writer) int {
+func conformDiff(args []string, rules []conformance.Rule, dir string, parallel int, evidence string, stdout, stderr io.Writer) int {
 	if len(args) != 2 {
 		fmt.Fprintln(stderr, "stormcheck conform --diff: want two targets, e.g. --diff azurite env:AZURE_STORAGE_CONNECTION_STRING")
 		return exitUsage
@@ -399,6 +417,13 @@ func conformDiff(args []string, rules []conformance.Rule, dir string, parallel i
 	}
 	diffs := verdict.DiffTargets(sides[0], sides[1])
 	_ = conformreport.WriteConformDiff(stdout, diffs, args[0], args[1])
+	if evidence != "" {
+		files, err := conformreport.DiffEvidence(evidence, diffs, args[0], args[1])
+		if err != nil {
+			fmt.Fprintln(stderr, "stormcheck conform: --evidence:", err)
+		}
+		fmt.Fprintf(stderr, "stormcheck conform: %d evidence file(s) of divergences new or changed on %s in %s\n", len(files), args[1], evidence)
+	}
 	if len(diffs) > 0 {
 		return exitViolation
 	}

@@ -20,6 +20,13 @@ import (
 // ready to paste into an upstream issue. Files are named
 // RULE-ID.step-N.md and written atomically; it returns the files written.
 func WriteEvidence(dir string, results []verdict.RuleResult) ([]string, error) {
+	return WriteEvidenceFor(dir, results, func(*verdict.RuleResult, *verdict.StepVerdict) (bool, string) { return true, "" })
+}
+
+// WriteEvidenceFor is WriteEvidence for the diverging steps keep picks;
+// the line keep returns with a step (when not "") goes into its file
+// after what came back (what another target answered, say).
+func WriteEvidenceFor(dir string, results []verdict.RuleResult, keep func(*verdict.RuleResult, *verdict.StepVerdict) (bool, string)) ([]string, error) {
 	var written []string
 	for i := range results {
 		r := &results[i]
@@ -31,13 +38,17 @@ func WriteEvidence(dir string, results []verdict.RuleResult) ([]string, error) {
 			if s.Pass || s.Errored {
 				continue
 			}
+			ok, line := keep(r, s)
+			if !ok {
+				continue
+			}
 			if len(written) == 0 {
 				if err := os.MkdirAll(dir, 0o755); err != nil {
 					return written, err
 				}
 			}
 			name := filepath.Join(dir, fmt.Sprintf("%s.step-%d.md", r.ID, s.Step))
-			if err := reports.WriteFileAtomic(name, func(w io.Writer) error { return evidenceFile(w, r, s) }); err != nil {
+			if err := reports.WriteFileAtomic(name, func(w io.Writer) error { return evidenceFile(w, r, s, line) }); err != nil {
 				return written, err
 			}
 			written = append(written, name)
@@ -46,8 +57,43 @@ func WriteEvidence(dir string, results []verdict.RuleResult) ([]string, error) {
 	return written, nil
 }
 
+// DiffEvidence writes the evidence of the divergences the second target
+// (nameB) of a --diff has and the first (nameA) has not, or has with
+// another answer: a rule that ran only on B, or a step whose answer
+// differs between the two and diverges on B. Each file says what A
+// answered.
+func DiffEvidence(dir string, diffs []verdict.RuleDiff, nameA, nameB string) ([]string, error) {
+	var bs []verdict.RuleResult
+	before := map[string]map[int]string{}
+	for _, d := range diffs {
+		if d.B == nil {
+			continue
+		}
+		bs = append(bs, *d.B)
+		steps := map[int]string{}
+		for _, s := range d.Steps {
+			steps[s.Step] = orNotRun(s.ActualA)
+		}
+		if d.A == nil {
+			steps = nil // every diverging step is new
+		}
+		before[d.ID] = steps
+	}
+	return WriteEvidenceFor(dir, bs, func(r *verdict.RuleResult, s *verdict.StepVerdict) (bool, string) {
+		steps := before[r.ID]
+		if steps == nil {
+			return true, fmt.Sprintf("- On %s: the rule did not run; this divergence is new on %s", nameA, nameB)
+		}
+		a, ok := steps[s.Step]
+		if !ok {
+			return false, ""
+		}
+		return true, fmt.Sprintf("- On %s: %s (the answer changed on %s)", nameA, a, nameB)
+	})
+}
+
 // evidenceFile writes one diverging step's report.
-func evidenceFile(w io.Writer, r *verdict.RuleResult, s *verdict.StepVerdict) error {
+func evidenceFile(w io.Writer, r *verdict.RuleResult, s *verdict.StepVerdict, line string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: step %d (%s) diverges\n\n", r.ID, s.Step, s.Op)
 	fmt.Fprintf(&b, "%s\n\n", r.Title)
@@ -55,6 +101,9 @@ func evidenceFile(w io.Writer, r *verdict.RuleResult, s *verdict.StepVerdict) er
 		fmt.Fprintf(&b, "- Target: %s\n", r.Target)
 	}
 	fmt.Fprintf(&b, "- Expected: %s\n- Got: %s\n", s.Expected, s.Actual)
+	if line != "" {
+		b.WriteString(line + "\n")
+	}
 	if s.Reason != "" {
 		fmt.Fprintf(&b, "- Why: %s\n", s.Reason)
 	}

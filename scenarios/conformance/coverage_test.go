@@ -146,7 +146,7 @@ func TestUnsendableParameterIsAHole(t *testing.T) {
 	}
 	src := strings.Replace(coveredRule, `"blob.put state=exists"]`, `"blob.put state=exists", "blob.put x-ms-future=true"]`, 1)
 	_, err := Parse("c.yaml", []byte(src))
-	if err == nil || !strings.Contains(err.Error(), "the runner cannot send x-ms-future yet") {
+	if err == nil || !strings.Contains(err.Error(), "only a raw step whose request is Put Blob can cover it") {
 		t.Fatalf("want the unsendable parameter refused, got %v", err)
 	}
 	rules, err := Parse("c.yaml", []byte(coveredRule))

@@ -21,9 +21,11 @@ type Cover struct {
 func (c Cover) String() string { return c.Op + " " + c.Dim + "=" + c.Value }
 
 // covers decodes a rule's covers list against Reference and the rule's
-// steps: the op must be one the rule runs, the dimension one the op's
-// checklist has, and a parameter point needs a step of that op that sends
-// the parameter.
+// steps: the op must be one the rule runs (a raw step runs the operation
+// its request is, RawRefOp), the dimension one the op's checklist has, and
+// a parameter point needs a step of that op that sends the parameter (a
+// raw step: whose request carries it, or leaves it out for the class
+// absent).
 func (d *decoder) covers(n *yaml.Node, path string, steps []Step) []Cover {
 	items, ok := d.strList(n, path, `coverage points ("OP DIMENSION=VALUE", e.g. "blob.put if-match=false")`)
 	if !ok {
@@ -44,11 +46,11 @@ func (d *decoder) covers(n *yaml.Node, path string, steps []Step) []Cover {
 			continue
 		}
 		ran := false
-		for _, st := range steps {
-			ran = ran || st.Op == op
+		for j := range steps {
+			ran = ran || steps[j].RefOp() == op
 		}
 		if !ran {
-			d.errorf(item, p, "the rule covers %s but has no %s step", op, op)
+			d.errorf(item, p, "the rule covers %s but has no %s step (nor a raw step whose request is %s)", op, op, ref.Name)
 			continue
 		}
 		c := Cover{Op: op, Dim: dim, Value: val}
@@ -75,18 +77,26 @@ func (d *decoder) covers(n *yaml.Node, path string, steps []Step) []Cover {
 				continue
 			}
 			allowed = pr.Classes
-			if pr.Field == "" {
-				d.errorf(item, p, "%s %s: the runner cannot send %s yet, so no rule can cover it", op, dim, dim)
-				continue
-			}
 			// A parameter point needs a step of op that sends it; the
 			// class absent needs one that does not.
 			absent := val == ClassAbsent
-			found := false
+			found, raw := false, false
 			for j := range steps {
-				found = found || steps[j].Op == op && stepSends(&steps[j], pr.Field) != absent
+				st := &steps[j]
+				if st.Op == RawOp {
+					raw = raw || st.RefOp() == op
+					found = found || st.RefOp() == op && rawSendsClass(st.Raw, dim, val)
+				} else {
+					found = found || pr.Field != "" && st.Op == op && stepSends(st, pr.Field) != absent
+				}
 			}
 			switch {
+			case !found && pr.Field == "" && !raw:
+				d.errorf(item, p, "%s %s: no step field sends %s, so only a raw step whose request is %s can cover it", op, dim, dim, ref.Name)
+				continue
+			case !found && raw && (val == ClassStar || val == ClassList):
+				d.errorf(item, p, "the rule covers %s %s=%s but no step sends %s with that value (a raw request: %s)", op, dim, val, dim, map[string]string{ClassStar: "*", ClassList: "a comma-separated list"}[val])
+				continue
 			case !found && absent:
 				d.errorf(item, p, "the rule covers %s %s=absent but every %s step sends %s (field %s)", op, dim, op, dim, pr.Field)
 				continue
@@ -159,6 +169,28 @@ func stepSends(st *Step, field string) bool {
 		return st.TTL != nil
 	case "text_repeat":
 		return st.TextRepeat > 0
+	case "append_pos":
+		return st.AppendPos != nil
+	case "max_size":
+		return st.MaxSize != nil
+	case "body_bytes":
+		return st.BodyBytes > 0
+	case "size":
+		return st.Page.Size != nil
+	case "offset":
+		return st.Page.Offset != nil
+	case "sequence_number":
+		return st.Page.SequenceNumber != nil
+	case "sequence_number_action":
+		return st.Page.SequenceNumberAction != nil
+	case "if_sequence_number_le":
+		return st.Page.IfSeqLE != nil
+	case "if_sequence_number_lt":
+		return st.Page.IfSeqLT != nil
+	case "if_sequence_number_eq":
+		return st.Page.IfSeqEQ != nil
+	case "prev_snapshot":
+		return st.Page.PrevSnapshot != nil
 	}
 	return false
 }

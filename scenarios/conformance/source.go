@@ -154,7 +154,7 @@ func (r *Rule) StepSource(i int) Source {
 func (r *Rule) Undecided(op string) bool {
 	for i := range r.Steps {
 		st := &r.Steps[i]
-		if op != "" && st.Op != op || len(st.Expect.Status) < 2 && len(st.Expect.ErrorCode) < 2 {
+		if op != "" && st.RefOp() != op || len(st.Expect.Status) < 2 && len(st.Expect.ErrorCode) < 2 {
 			continue
 		}
 		if !slices.Contains(r.StepSource(i).Kinds(), EvidenceLive) {
