@@ -125,8 +125,7 @@ func vcKindOf(s string) (k vcKind, keep bool) {
 type vcRec struct {
 	seq       uint64
 	call, ret int64
-	reqID     [16]byte // the request id, when it is a UUID (as Azure and Azurite send)
-	reqUUID   bool
+	req       checks.ReqID // the request id, when it is a UUID (as Azure and Azurite send) or a number
 	actor     int32
 	attempt   int32
 	etag      int32 // Out.ETag, or -1
@@ -145,7 +144,7 @@ type vcRec struct {
 // vcRare holds the fields few operations carry.
 type vcRare struct {
 	ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince, leaseID, err string
-	reqID                                                                  string // a request id that is no UUID
+	reqID                                                                  string // a request id ReqID does not keep
 }
 
 type vcKey struct {
@@ -231,9 +230,9 @@ func (c *VersionChain) Observe(op *checks.Op) {
 	case kind == vcGet && op.Outcome == checks.OK && op.Out.Status != http.StatusNotModified:
 		r.value = c.valueID(k, op.Out.Value)
 	}
-	r.reqUUID = checks.ParseUUID(op.Out.RequestID, &r.reqID)
+	reqKept := r.req.Keep(op.Out.RequestID)
 	if r.ifMatch == vcOther || r.ifNone == vcOther || op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != "" ||
-		op.In.LeaseID != "" || op.Out.Err != "" || !r.reqUUID && op.Out.RequestID != "" {
+		op.In.LeaseID != "" || op.Out.Err != "" || !reqKept {
 		r.rare = int32(len(k.rare))
 		k.rare = append(k.rare, vcRare{ifMatch: op.In.IfMatch, ifNoneMatch: op.In.IfNoneMatch, ifModifiedSince: op.In.IfModifiedSince,
 			ifUnmodifiedSince: op.In.IfUnmodifiedSince, leaseID: op.In.LeaseID, err: op.Out.Err, reqID: op.Out.RequestID})
@@ -320,9 +319,7 @@ func (c *VersionChain) Op(k *vcKey, i int32) *checks.Op {
 	o := &checks.Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
 		Intended: r.call, Call: r.call, Return: r.ret, Outcome: r.outcome,
 		Out: checks.Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
-	if r.reqUUID {
-		o.Out.RequestID = checks.FormatUUID(&r.reqID)
-	}
+	o.Out.RequestID = r.req.String()
 	cond := func(id int32) string {
 		switch {
 		case id >= 0:
@@ -352,7 +349,7 @@ func (c *VersionChain) Op(k *vcKey, i int32) *checks.Op {
 			o.In.IfNoneMatch = x.ifNoneMatch
 		}
 		o.In.IfModifiedSince, o.In.IfUnmodifiedSince, o.In.LeaseID, o.Out.Err = x.ifModifiedSince, x.ifUnmodifiedSince, x.leaseID, x.err
-		if !r.reqUUID {
+		if x.reqID != "" {
 			o.Out.RequestID = x.reqID
 		}
 	}
