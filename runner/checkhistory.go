@@ -38,14 +38,9 @@ const maxCheckGroups = 1024
 // up to its last whole record: the results come back with an error that
 // checks.IsTruncated recognizes.
 func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.Op)) ([]checks.Result, error) {
-	type bound struct {
-		workload string
-		c        checks.Checker
-	}
-	var all []bound
-	whole := map[string][]checks.Checker{}  // fed in the main pass
-	local := map[string][]checks.KeyLocal{} // fed group by group
-	var locals []checks.KeyLocal
+	var all []boundCheck
+	var whole, locals []int      // indices in all: fed in the main pass; fed group by group
+	localIn := map[string]bool{} // workloads with a key-local check
 	for _, name := range sc.Checks {
 		for _, w := range sc.Workloads {
 			if !scenarios.AppliesTo(name, w.Kind) {
@@ -55,13 +50,13 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, bound{w.Name, c})
-			if kl, ok := c.(checks.KeyLocal); ok {
-				local[w.Name] = append(local[w.Name], kl)
-				locals = append(locals, kl)
+			if _, ok := c.(checks.KeyLocal); ok {
+				locals = append(locals, len(all))
+				localIn[w.Name] = true
 			} else {
-				whole[w.Name] = append(whole[w.Name], c)
+				whole = append(whole, len(all))
 			}
+			all = append(all, boundCheck{w.Name, c})
 		}
 	}
 	groups := 1
@@ -75,56 +70,73 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			return nil, fmt.Errorf("checks: %w", err)
 		}
 		defer sp.remove()
-	} else {
-		for w, cs := range local {
-			for _, c := range cs {
-				whole[w] = append(whole[w], c)
-			}
-		}
 	}
-	for _, c := range locals {
-		c.Groups(groups)
+	for _, i := range locals {
+		all[i].c.(checks.KeyLocal).Groups(groups)
+	}
+	if sp == nil {
+		whole, locals = append(whole, locals...), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checks: %w", err)
 	}
 	defer f.Close()
-	read := checks.ReadHistoryLines
+	read := checks.ReadHistoryBatches
 	if sp != nil && len(whole) == 0 && len(observe) == 0 {
 		// Every check is fed from the spill: this pass only routes the
 		// records to their groups, by workload and key.
-		read = checks.RouteHistoryLines
+		read = checks.RouteHistoryBatches
 	}
-	readErr := read(f, func(op *checks.Op, line []byte) error {
-		for _, c := range whole[op.Workload] {
-			c.Observe(op)
+	mainW := startCheckWorkers(pick(all, whole))
+	readErr := read(f, func(ops []checks.Op, line func(int) []byte) error {
+		if len(whole) > 0 {
+			mainW.feed(ops)
 		}
-		for _, f := range observe {
-			f(op)
-		}
-		if sp != nil && len(local[op.Workload]) > 0 {
-			return sp.write(op, line)
+		for i := range ops {
+			op := &ops[i]
+			for _, f := range observe {
+				f(op)
+			}
+			if sp != nil && localIn[op.Workload] {
+				if err := sp.write(op, line(i)); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if readErr != nil && !checks.IsTruncated(readErr) {
+		mainW.abandon()
 		return nil, fmt.Errorf("checks: %s: %w", path, readErr)
 	}
+	out := make([]checks.Result, len(all))
+	var localOut []checks.Result
 	if sp != nil {
-		if err := sp.judge(local, locals); err != nil {
+		if localOut, err = sp.judge(pick(all, locals)); err != nil {
+			mainW.abandon()
 			return nil, fmt.Errorf("checks: %w", err)
 		}
 	}
-	out := make([]checks.Result, len(all))
-	for i, b := range all {
-		out[i] = b.c.Finish()
-		out[i].Workload = b.workload
+	for j, r := range mainW.finish() {
+		out[whole[j]] = r
+	}
+	for j, r := range localOut {
+		out[locals[j]] = r
 	}
 	if readErr != nil {
 		return out, fmt.Errorf("checks: %s: %w", path, readErr)
 	}
 	return out, nil
+}
+
+// pick is the checkers of all at indices idx, in that order.
+func pick(all []boundCheck, idx []int) []boundCheck {
+	out := make([]boundCheck, len(idx))
+	for j, i := range idx {
+		out[j] = all[i]
+	}
+	return out
 }
 
 // checkGroups decides how many key groups a history is checked in, from
@@ -191,38 +203,38 @@ func (s *spill) write(op *checks.Op, line []byte) error {
 }
 
 // judge feeds each group to the key-local checks of its workloads and
-// ends the group, one group at a time.
-func (s *spill) judge(local map[string][]checks.KeyLocal, all []checks.KeyLocal) error {
+// ends the group, one group at a time, and returns their results in the
+// order of locals.
+func (s *spill) judge(locals []boundCheck) ([]checks.Result, error) {
 	for g, w := range s.bufs {
 		if err := w.Close(); err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 		if err := s.files[g].Close(); err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 	}
+	cw := startCheckWorkers(locals)
 	for g, f := range s.files {
 		rf, err := os.Open(f.Name())
 		if err != nil {
-			return fmt.Errorf("spill: %w", err)
+			cw.abandon()
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 		// The spill is a file on disk read whole: read ahead of the checkers.
-		err = checks.ReadHistoryLines(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(op *checks.Op, _ []byte) error {
-			for _, c := range local[op.Workload] {
-				c.Observe(op)
-			}
+		err = checks.ReadHistoryBatches(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(ops []checks.Op, _ func(int) []byte) error {
+			cw.feed(ops)
 			return nil
 		})
 		rf.Close()
 		os.Remove(f.Name())
 		if err != nil {
-			return fmt.Errorf("spill group %d: %w", g, err)
+			cw.abandon()
+			return nil, fmt.Errorf("spill group %d: %w", g, err)
 		}
-		for _, c := range all {
-			c.EndGroup()
-		}
+		cw.endGroup()
 	}
-	return nil
+	return cw.finish(), nil
 }
 
 func (s *spill) remove() { os.RemoveAll(s.dir) }
