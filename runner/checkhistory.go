@@ -162,14 +162,18 @@ type spill struct {
 	dir   string
 	files []*os.File
 	bufs  []*s2.Writer
+	keys  map[keyHint]*spilled // every key written, its group and records
 }
+
+// spilled is one key's group and how many of its records were spilled.
+type spilled struct{ group, ops int }
 
 func newSpill(groups int) (*spill, error) {
 	dir, err := os.MkdirTemp("", "stormcheck-check-")
 	if err != nil {
 		return nil, err
 	}
-	s := &spill{dir: dir}
+	s := &spill{dir: dir, keys: map[keyHint]*spilled{}}
 	for g := range groups {
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("group-%04d.jsonl.s2", g)))
 		if err != nil {
@@ -192,7 +196,13 @@ func (s *spill) groupOf(op *checks.Op) int {
 }
 
 func (s *spill) write(op *checks.Op, line []byte) error {
-	w := s.bufs[s.groupOf(op)]
+	k := s.keys[keyHint{op.Workload, op.Key, 0}]
+	if k == nil {
+		k = &spilled{group: s.groupOf(op)}
+		s.keys[keyHint{op.Workload, op.Key, 0}] = k
+	}
+	k.ops++
+	w := s.bufs[k.group]
 	if _, err := w.Write(line); err != nil {
 		return fmt.Errorf("spill: %w", err)
 	}
@@ -214,8 +224,14 @@ func (s *spill) judge(locals []boundCheck) ([]checks.Result, error) {
 			return nil, fmt.Errorf("spill: %w", err)
 		}
 	}
+	hints := make([][]keyHint, len(s.files))
+	for k, sp := range s.keys {
+		k.ops = sp.ops
+		hints[sp.group] = append(hints[sp.group], k)
+	}
 	cw := startCheckWorkers(locals)
 	for g, f := range s.files {
+		cw.expect(hints[g])
 		rf, err := os.Open(f.Name())
 		if err != nil {
 			cw.abandon()

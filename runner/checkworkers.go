@@ -25,8 +25,15 @@ type checkWorkers struct {
 }
 
 type checkMsg struct {
-	ops []checks.Op
-	end bool // end of a key group: EndGroup (key-local checkers only)
+	ops    []checks.Op
+	end    bool      // end of a key group: EndGroup (key-local checkers only)
+	expect []keyHint // the keys of the group to come (checks.KeySizer)
+}
+
+// keyHint is how many records a key of a workload has in a key group.
+type keyHint struct {
+	workload, key string
+	ops           int
 }
 
 // checkFeedDepth is how many batches a checker may fall behind the reader.
@@ -44,6 +51,13 @@ func startCheckWorkers(bs []boundCheck) *checkWorkers {
 				if m.end {
 					b.c.(checks.KeyLocal).EndGroup()
 					continue
+				}
+				if ks, ok := b.c.(checks.KeySizer); ok {
+					for _, h := range m.expect {
+						if h.workload == b.workload {
+							ks.ExpectKey(h.key, h.ops)
+						}
+					}
 				}
 				for j := range m.ops {
 					if m.ops[j].Workload == b.workload {
@@ -64,6 +78,16 @@ func startCheckWorkers(bs []boundCheck) *checkWorkers {
 func (w *checkWorkers) feed(ops []checks.Op) {
 	for _, ch := range w.feeds {
 		ch <- checkMsg{ops: ops}
+	}
+}
+
+// expect tells every checker the keys of the group to come.
+func (w *checkWorkers) expect(hints []keyHint) {
+	if len(hints) == 0 {
+		return
+	}
+	for _, ch := range w.feeds {
+		ch <- checkMsg{expect: hints}
 	}
 }
 

@@ -56,14 +56,15 @@ func init() {
 // undecided. Memory is a compact record per operation; Finish is
 // O(n log n).
 type VersionChain struct {
-	keys  map[string]*vcKey
-	order []*vcKey
-	seed  maphash.Seed
-	strs  map[string]int32 // shared small strings: kinds, error codes, dates
-	strv  []string
-	buf   []byte
-	v     checks.Violations // of the keys judged so far (EndGroup)
-	t     vcTotals
+	keys   map[string]*vcKey
+	expect map[string]int // ExpectKey: records of each key in the group to come
+	order  []*vcKey
+	seed   maphash.Seed
+	strs   map[string]int32 // shared small strings: kinds, error codes, dates
+	strv   []string
+	buf    []byte
+	v      checks.Violations // of the keys judged so far (EndGroup)
+	t      vcTotals
 }
 
 // NewVersionChain returns a fresh checker.
@@ -167,7 +168,8 @@ type vcKey struct {
 func (c *VersionChain) key(op *checks.Op) *vcKey {
 	k := c.keys[op.Key]
 	if k == nil {
-		k = &vcKey{key: op.Key, workload: op.Workload, etags: map[string]int32{}, vals: map[string]int32{}}
+		room := max(c.expect[op.Key], 0) / 2 // about half a blob's records are writes, each with a new value and ETag
+		k = &vcKey{key: op.Key, workload: op.Workload, etags: make(map[string]int32, room), vals: make(map[string]int32, room)}
 		c.keys[op.Key] = k
 		c.order = append(c.order, k)
 	}
@@ -368,6 +370,14 @@ type vcTotals struct {
 // Groups implements KeyLocal.
 func (c *VersionChain) Groups(int) {}
 
+// ExpectKey implements checks.KeySizer.
+func (c *VersionChain) ExpectKey(key string, ops int) {
+	if c.expect == nil {
+		c.expect = map[string]int{}
+	}
+	c.expect[key] = ops
+}
+
 // EndGroup implements KeyLocal: it judges the keys seen so far.
 func (c *VersionChain) EndGroup() {
 	t := &c.t
@@ -391,7 +401,7 @@ func (c *VersionChain) EndGroup() {
 		a.run()
 		a.totals(t)
 	}
-	c.keys, c.order = map[string]*vcKey{}, nil
+	c.keys, c.order, c.expect = map[string]*vcKey{}, nil, nil
 }
 
 // Finish implements Checker.
