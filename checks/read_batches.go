@@ -1,6 +1,9 @@
 package checks
 
-import "io"
+import (
+	"bufio"
+	"io"
+)
 
 // ReadHistoryBatches is ReadHistoryLines handing fn the records a batch at
 // a time, in file order: ops is fn's to keep (the reader never reuses it,
@@ -23,5 +26,12 @@ func readHistoryBatches(r io.Reader, route bool, fn func(ops []Op, line func(int
 		return err
 	}
 	defer done()
+	if _, plain := src.(*bufio.Reader); !plain {
+		// Decompress ahead, on a goroutine of its own, while the lines
+		// before are split and decoded.
+		ahead := newReadAhead(src)
+		defer ahead.close()
+		src = ahead
+	}
 	return readBatches(src, route, func(b *lineBatch) error { return fn(b.ops, b.line) })
 }

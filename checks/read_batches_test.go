@@ -57,3 +57,18 @@ func FuzzReadHistoryBatches(f *testing.F) {
 		sameAsReadHistory(t, "input", data)
 	})
 }
+
+// A caller that stops early gets its own error back, and the reading (the
+// decompression ahead included) ends.
+func TestReadHistoryBatchesStopsEarly(t *testing.T) {
+	b, _ := writeCompressed(t, 20_000, 1000)
+	stop := fmt.Errorf("enough")
+	batches := 0
+	err := ReadHistoryBatches(bytes.NewReader(b), func(ops []Op, _ func(int) []byte) error {
+		batches++
+		return stop
+	})
+	if err != stop || batches != 1 {
+		t.Errorf("stopped after %d batches with %v, want 1 and the caller's error", batches, err)
+	}
+}
