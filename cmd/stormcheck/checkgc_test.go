@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"testing"
 )
@@ -17,8 +19,9 @@ func TestCheckGCTuning(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	restore := tuneCheckGC()
-	if gc, limit := current(); gc != checkGCPercent || limit != checkMemoryLimit {
-		t.Errorf("tuned: GOGC %d, limit %d; want %d, %d", gc, limit, checkGCPercent, checkMemoryLimit)
+	wantLimit := checkMemoryLimitFor(cgroupMemoryMax("/sys/fs/cgroup/memory.max"))
+	if gc, limit := current(); gc != checkGCPercent || limit != wantLimit || limit > checkMemoryLimit {
+		t.Errorf("tuned: GOGC %d, limit %d; want %d, %d", gc, limit, checkGCPercent, wantLimit)
 	}
 	restore()
 	if gc, limit := current(); gc != gc0 || limit != limit0 {
@@ -32,5 +35,29 @@ func TestCheckGCTuning(t *testing.T) {
 		}
 		restore()
 		t.Setenv(env, "")
+	}
+}
+
+// In a container allowed less memory, the check's limit is three quarters
+// of what it allows; "max", nonsense or no file leave the check's own.
+func TestCheckMemoryLimitFollowsTheCgroup(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]int64{
+		"max\n":         checkMemoryLimit,
+		"335544320\n":   320 << 20 / 4 * 3,
+		"17179869184\n": checkMemoryLimit,
+		"garbage":       checkMemoryLimit,
+		"-5":            checkMemoryLimit,
+	} {
+		p := filepath.Join(dir, "memory.max")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := checkMemoryLimitFor(cgroupMemoryMax(p)); got != want {
+			t.Errorf("memory.max %q: limit %d, want %d", content, got, want)
+		}
+	}
+	if got := checkMemoryLimitFor(cgroupMemoryMax(filepath.Join(dir, "absent"))); got != checkMemoryLimit {
+		t.Errorf("no memory.max: limit %d, want %d", got, checkMemoryLimit)
 	}
 }
