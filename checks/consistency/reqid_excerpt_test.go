@@ -7,8 +7,8 @@ import (
 	"github.com/stormcheck/stormcheck/checks/checkstest"
 )
 
-// A violation's excerpt shows each operation's request id as it was
-// recorded, whatever its shape (a UUID, a number, one with a leading zero,
+// A violation's excerpt shows each operation's request id (and kind, date
+// and error code) as it was recorded, whatever its shape (a UUID, a number, one with a leading zero,
 // any other string, none): the checkers keep ids without strings where they
 // can, and must give back exactly what was read.
 func TestExcerptRequestIDsAsRecorded(t *testing.T) {
@@ -23,6 +23,10 @@ func TestExcerptRequestIDsAsRecorded(t *testing.T) {
 	set(h.Put(0, "k", `"E0"`, 1, "a0-1", checks.OK, `"E1"`), "9999999999999999999")
 	set(h.Put(1, "k", `"E0"`, 1, "a1-1", checks.OK, `"E2"`), "req-7")
 	h.Final("k", 1, "a1-1", `"E2"`) // no request id
+	dates := []string{"Fri, 27 Nov 2026 08:10:49 GMT", "Fri, 27 Nov 2026 08:10:50 GMT"}
+	for i := range h.Ops { // kinds and dates that change and repeat from one op to the next
+		h.Ops[i].Out.LastModified = dates[i/2%2]
+	}
 	for _, name := range []string{NoLostUpdatesName, VersionChainName} {
 		r := h.Check(t, name)
 		if r.Verdict != checks.Fail || len(r.Violations) == 0 {
@@ -33,6 +37,10 @@ func TestExcerptRequestIDsAsRecorded(t *testing.T) {
 			for _, op := range v.Ops {
 				if got, want := op.Out.RequestID, ids[op.Seq]; got != want {
 					t.Errorf("%s: %s: op #%d request id %q, recorded %q", name, v.Kind, op.Seq, got, want)
+				}
+				if rec := h.Op(op.Seq); op.Kind != rec.Kind || op.Out.LastModified != rec.Out.LastModified || op.Out.ErrorCode != rec.Out.ErrorCode {
+					t.Errorf("%s: %s: op #%d is %s %q %q, recorded %s %q %q", name, v.Kind, op.Seq, op.Kind, op.Out.LastModified,
+						op.Out.ErrorCode, rec.Kind, rec.Out.LastModified, rec.Out.ErrorCode)
 				}
 				seen++
 			}
