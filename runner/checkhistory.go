@@ -34,6 +34,10 @@ const maxCheckGroups = 1024
 // and judged, and its keys' state dropped, before the next. Other checks see
 // the history in the main pass, as it comes.
 //
+// Each checker runs on a goroutine of its own (checkWorkers), fed the
+// batches the reader decodes ahead; it still sees its workload's operations
+// one at a time, in history order.
+//
 // A history that ends inside a record (a killed run, a full disk) is checked
 // up to its last whole record: the results come back with an error that
 // checks.IsTruncated recognizes.
