@@ -34,7 +34,7 @@ func TestChunked(t *testing.T) {
 
 // A kept operation rebuilds to exactly what compactOp keeps, for every
 // operation of simulated counter and create-once histories (request ids
-// as UUIDs or not, unknown outcomes, lease ids, padded values).
+// as UUIDs, numbers or neither, unknown outcomes, lease ids, padded values).
 func TestCompactOpRoundTrip(t *testing.T) {
 	for seed := range uint64(20) {
 		cfg := checkstest.RandomCounterConfig(rand.New(rand.NewPCG(seed, 1)))
@@ -46,11 +46,15 @@ func TestCompactOpRoundTrip(t *testing.T) {
 		keys := map[string]*checks.CopKey{}
 		for i := range ops {
 			op := &ops[i]
-			switch i % 3 {
+			switch i % 5 {
 			case 0:
 				op.Out.RequestID = fmt.Sprintf("%08x-0000-4000-8000-%012x", i, seed)
 			case 1:
 				op.Out.RequestID = fmt.Sprintf("REQ-%d", i)
+			case 2:
+				op.Out.RequestID = fmt.Sprint(i * 7919)
+			case 3:
+				op.Out.RequestID = fmt.Sprintf("%07d", i) // a leading zero: kept as a string
 			}
 			k := keys[op.Key]
 			if k == nil {

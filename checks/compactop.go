@@ -8,7 +8,7 @@ import (
 // numbers, and small integers for its strings. Strings few operations share
 // (kinds, error codes, dates) come from the checker's strTable; ETags,
 // values and lease ids from the key's own table, so that they go when the
-// key is judged; a request id is kept as its 16 bytes. An operation with any
+// key is judged; a request id is kept as a ReqID when it can be. An operation with any
 // other field (a blob checker seldom sees one) is kept whole beside. About
 // 130 bytes, against an Op's 624 and its strings.
 type Cop struct {
@@ -23,9 +23,8 @@ type Cop struct {
 	InVal, OutVal        int32 // key values (without their padding)
 	status               uint16
 	Outcome              Outcome
-	reqUUID              bool // reqID holds the request id; else it is in strs of the key
-	reqID                [16]byte
-	reqStr               int32 // key string, when the request id is no UUID
+	req                  ReqID // the request id, when it is a UUID or a number; else it is in strs of the key
+	reqStr               int32 // key string, when the request id is neither
 	whole                int32 // index of the whole operation in copKey.whole, or -1
 	inBytes, outBytes    int64
 	ifModSince, ifUnmSin int32 // shared strings
@@ -103,10 +102,8 @@ func (k *CopKey) Keep(shared *StrTable, op *Op) Cop {
 		IfMatch: k.Strs.id(op.In.IfMatch), ifNone: k.Strs.id(op.In.IfNoneMatch), lease: k.Strs.id(op.In.LeaseID),
 		etag: k.Strs.id(op.Out.ETag), InVal: k.val(op.In.Value), OutVal: k.val(op.Out.Value),
 		status: uint16(op.Out.Status), Outcome: op.Outcome, inBytes: op.In.Bytes, outBytes: op.Out.Bytes, whole: -1}
-	if !ParseUUID(op.Out.RequestID, &c.reqID) {
+	if !c.req.Keep(op.Out.RequestID) {
 		c.reqStr = k.Strs.id(op.Out.RequestID)
-	} else {
-		c.reqUUID = true
 	}
 	if hasOtherFields(op) {
 		c.whole = int32(len(k.whole))
@@ -127,10 +124,10 @@ func (k *CopKey) Op(shared *StrTable, key string, c *Cop) Op {
 		Value: k.Value(c.InVal), Bytes: c.inBytes}
 	o.Out = Output{Status: int(c.status), ErrorCode: shared.Str(c.errCode), ETag: k.Strs.Str(c.etag),
 		Value: k.Value(c.OutVal), LastModified: shared.Str(c.lastMod), Err: shared.Str(c.errText), Bytes: c.outBytes}
-	if c.reqUUID {
-		o.Out.RequestID = FormatUUID(&c.reqID)
-	} else {
+	if c.reqStr != 0 {
 		o.Out.RequestID = k.Strs.Str(c.reqStr)
+	} else {
+		o.Out.RequestID = c.req.String()
 	}
 	return o
 }

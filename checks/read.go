@@ -101,19 +101,28 @@ func RouteHistoryLines(r io.Reader, fn func(op *Op, line []byte) error) error {
 }
 
 func readHistory(r io.Reader, route, ahead bool, fn func(op *Op, line []byte) error) error {
+	src, done, err := historySource(r)
+	if err != nil {
+		return err
+	}
+	defer done()
+	return readLines(src, route, ahead, fn)
+}
+
+// historySource is the lines of a history, plain or zstd compressed (the
+// first bytes tell); done releases the decompressor.
+func historySource(r io.Reader) (src io.Reader, done func(), err error) {
 	br := bufio.NewReaderSize(r, 64*1024)
 	head, _ := br.Peek(len(zstdMagic))
-	var src io.Reader = br
-	if bytes.Equal(head, zstdMagic) {
-		d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(maxHistoryWindow))
-		if err != nil {
-			return fmt.Errorf("history: %w", err)
-		}
-		defer d.Close()
-		src = d
+	if !bytes.Equal(head, zstdMagic) {
+		return br, func() {}, nil
 	}
-	return readLines(src, route, ahead, fn)
+	d, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(maxHistoryWindow))
+	if err != nil {
+		return nil, nil, fmt.Errorf("history: %w", err)
+	}
+	return d, d.Close, nil
 }
 
 // ReadHistoryFile opens path and reads it with ReadHistory; errors name the
@@ -161,6 +170,21 @@ func readLines(src io.Reader, route, ahead bool, fn func(*Op, []byte) error) err
 		})
 		return fnErr
 	}
+	return readBatches(src, route, func(b *lineBatch) error {
+		for i := range b.ops {
+			if err := fn(&b.ops[i], b.line(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// readBatches reads and decodes on a goroutine of its own, a batch of
+// records ahead of fn, and hands fn each batch in order (each a new one,
+// fn's to keep); it returns fn's error, or the error the reading stopped
+// at once fn has had the records before it.
+func readBatches(src io.Reader, route bool, fn func(*lineBatch) error) error {
 	batches := make(chan *lineBatch, 4)
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -183,10 +207,8 @@ func readLines(src io.Reader, route, ahead bool, fn func(*Op, []byte) error) err
 		<-done
 	}()
 	for b := range batches {
-		for i := range b.ops {
-			if err := fn(&b.ops[i], b.line(i)); err != nil {
-				return err
-			}
+		if err := fn(b); err != nil {
+			return err
 		}
 		if b.err != nil {
 			return b.err

@@ -34,18 +34,17 @@ const maxCheckGroups = 1024
 // and judged, and its keys' state dropped, before the next. Other checks see
 // the history in the main pass, as it comes.
 //
+// Each checker runs on a goroutine of its own (checkWorkers), fed the
+// batches the reader decodes ahead; it still sees its workload's operations
+// one at a time, in history order.
+//
 // A history that ends inside a record (a killed run, a full disk) is checked
 // up to its last whole record: the results come back with an error that
 // checks.IsTruncated recognizes.
 func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.Op)) ([]checks.Result, error) {
-	type bound struct {
-		workload string
-		c        checks.Checker
-	}
-	var all []bound
-	whole := map[string][]checks.Checker{}  // fed in the main pass
-	local := map[string][]checks.KeyLocal{} // fed group by group
-	var locals []checks.KeyLocal
+	var all []boundCheck
+	var whole, locals []int      // indices in all: fed in the main pass; fed group by group
+	localIn := map[string]bool{} // workloads with a key-local check
 	for _, name := range sc.Checks {
 		for _, w := range sc.Workloads {
 			if !scenarios.AppliesTo(name, w.Kind) {
@@ -55,13 +54,13 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			if err != nil {
 				return nil, err
 			}
-			all = append(all, bound{w.Name, c})
-			if kl, ok := c.(checks.KeyLocal); ok {
-				local[w.Name] = append(local[w.Name], kl)
-				locals = append(locals, kl)
+			if _, ok := c.(checks.KeyLocal); ok {
+				locals = append(locals, len(all))
+				localIn[w.Name] = true
 			} else {
-				whole[w.Name] = append(whole[w.Name], c)
+				whole = append(whole, len(all))
 			}
+			all = append(all, boundCheck{w.Name, c})
 		}
 	}
 	groups := 1
@@ -75,56 +74,73 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			return nil, fmt.Errorf("checks: %w", err)
 		}
 		defer sp.remove()
-	} else {
-		for w, cs := range local {
-			for _, c := range cs {
-				whole[w] = append(whole[w], c)
-			}
-		}
 	}
-	for _, c := range locals {
-		c.Groups(groups)
+	for _, i := range locals {
+		all[i].c.(checks.KeyLocal).Groups(groups)
+	}
+	if sp == nil {
+		whole, locals = append(whole, locals...), nil
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("checks: %w", err)
 	}
 	defer f.Close()
-	read := checks.ReadHistoryLines
+	read := checks.ReadHistoryBatches
 	if sp != nil && len(whole) == 0 && len(observe) == 0 {
 		// Every check is fed from the spill: this pass only routes the
 		// records to their groups, by workload and key.
-		read = checks.RouteHistoryLines
+		read = checks.RouteHistoryBatches
 	}
-	readErr := read(f, func(op *checks.Op, line []byte) error {
-		for _, c := range whole[op.Workload] {
-			c.Observe(op)
+	mainW := startCheckWorkers(pick(all, whole))
+	readErr := read(f, func(ops []checks.Op, line func(int) []byte) error {
+		if len(whole) > 0 {
+			mainW.feed(ops)
 		}
-		for _, f := range observe {
-			f(op)
-		}
-		if sp != nil && len(local[op.Workload]) > 0 {
-			return sp.write(op, line)
+		for i := range ops {
+			op := &ops[i]
+			for _, f := range observe {
+				f(op)
+			}
+			if sp != nil && localIn[op.Workload] {
+				if err := sp.write(op, line(i)); err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	})
 	if readErr != nil && !checks.IsTruncated(readErr) {
+		mainW.abandon()
 		return nil, fmt.Errorf("checks: %s: %w", path, readErr)
 	}
+	out := make([]checks.Result, len(all))
+	var localOut []checks.Result
 	if sp != nil {
-		if err := sp.judge(local, locals); err != nil {
+		if localOut, err = sp.judge(pick(all, locals)); err != nil {
+			mainW.abandon()
 			return nil, fmt.Errorf("checks: %w", err)
 		}
 	}
-	out := make([]checks.Result, len(all))
-	for i, b := range all {
-		out[i] = b.c.Finish()
-		out[i].Workload = b.workload
+	for j, r := range mainW.finish() {
+		out[whole[j]] = r
+	}
+	for j, r := range localOut {
+		out[locals[j]] = r
 	}
 	if readErr != nil {
 		return out, fmt.Errorf("checks: %s: %w", path, readErr)
 	}
 	return out, nil
+}
+
+// pick is the checkers of all at indices idx, in that order.
+func pick(all []boundCheck, idx []int) []boundCheck {
+	out := make([]boundCheck, len(idx))
+	for j, i := range idx {
+		out[j] = all[i]
+	}
+	return out
 }
 
 // checkGroups decides how many key groups a history is checked in, from
@@ -150,14 +166,18 @@ type spill struct {
 	dir   string
 	files []*os.File
 	bufs  []*s2.Writer
+	keys  map[keyHint]*spilled // every key written, its group and records
 }
+
+// spilled is one key's group and how many of its records were spilled.
+type spilled struct{ group, ops int }
 
 func newSpill(groups int) (*spill, error) {
 	dir, err := os.MkdirTemp("", "stormcheck-check-")
 	if err != nil {
 		return nil, err
 	}
-	s := &spill{dir: dir}
+	s := &spill{dir: dir, keys: map[keyHint]*spilled{}}
 	for g := range groups {
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("group-%04d.jsonl.s2", g)))
 		if err != nil {
@@ -180,7 +200,13 @@ func (s *spill) groupOf(op *checks.Op) int {
 }
 
 func (s *spill) write(op *checks.Op, line []byte) error {
-	w := s.bufs[s.groupOf(op)]
+	k := s.keys[keyHint{op.Workload, op.Key, 0}]
+	if k == nil {
+		k = &spilled{group: s.groupOf(op)}
+		s.keys[keyHint{op.Workload, op.Key, 0}] = k
+	}
+	k.ops++
+	w := s.bufs[k.group]
 	if _, err := w.Write(line); err != nil {
 		return fmt.Errorf("spill: %w", err)
 	}
@@ -191,38 +217,44 @@ func (s *spill) write(op *checks.Op, line []byte) error {
 }
 
 // judge feeds each group to the key-local checks of its workloads and
-// ends the group, one group at a time.
-func (s *spill) judge(local map[string][]checks.KeyLocal, all []checks.KeyLocal) error {
+// ends the group, one group at a time, and returns their results in the
+// order of locals.
+func (s *spill) judge(locals []boundCheck) ([]checks.Result, error) {
 	for g, w := range s.bufs {
 		if err := w.Close(); err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 		if err := s.files[g].Close(); err != nil {
-			return fmt.Errorf("spill: %w", err)
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 	}
+	hints := make([][]keyHint, len(s.files))
+	for k, sp := range s.keys {
+		k.ops = sp.ops
+		hints[sp.group] = append(hints[sp.group], k)
+	}
+	cw := startCheckWorkers(locals)
 	for g, f := range s.files {
+		cw.expect(hints[g])
 		rf, err := os.Open(f.Name())
 		if err != nil {
-			return fmt.Errorf("spill: %w", err)
+			cw.abandon()
+			return nil, fmt.Errorf("spill: %w", err)
 		}
 		// The spill is a file on disk read whole: read ahead of the checkers.
-		err = checks.ReadHistoryLines(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(op *checks.Op, _ []byte) error {
-			for _, c := range local[op.Workload] {
-				c.Observe(op)
-			}
+		err = checks.ReadHistoryBatches(s2.NewReader(bufio.NewReaderSize(rf, 64<<10)), func(ops []checks.Op, _ func(int) []byte) error {
+			cw.feed(ops)
 			return nil
 		})
 		rf.Close()
 		os.Remove(f.Name())
 		if err != nil {
-			return fmt.Errorf("spill group %d: %w", g, err)
+			cw.abandon()
+			return nil, fmt.Errorf("spill group %d: %w", g, err)
 		}
-		for _, c := range all {
-			c.EndGroup()
-		}
+		cw.endGroup()
 	}
-	return nil
+	return cw.finish(), nil
 }
 
 func (s *spill) remove() { os.RemoveAll(s.dir) }

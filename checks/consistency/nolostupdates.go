@@ -37,6 +37,7 @@ func init() {
 // counter value) count as one increment.
 type NoLostUpdates struct {
 	keys   map[string]*nluKey
+	expect map[string]int // ExpectKey: records of each key in the group to come
 	order  []*nluKey
 	v      checks.Violations // of the keys judged so far (EndGroup)
 	t      nluTotals
@@ -124,10 +125,14 @@ type nluKey struct {
 func (c *NoLostUpdates) key(op *checks.Op) *nluKey {
 	k := c.keys[op.Key]
 	if k == nil {
+		// About half a counter's records are writes, each with a new
+		// value and ETag (a hint's room; the tables grow past it).
+		room := max(c.expect[op.Key], 0) / 2
 		k = &nluKey{
 			key: op.Key, workload: op.Workload, shared: &c.shared,
-			byTag: map[string]int32{}, byRead: map[string]int32{},
+			byTag: make(map[string]int32, room), byRead: make(map[string]int32, room),
 		}
+		k.ck.Strs.Grow(room)
 		c.keys[op.Key] = k
 		c.order = append(c.order, k)
 	}
@@ -289,12 +294,20 @@ type nluTotals struct {
 // Groups implements KeyLocal.
 func (c *NoLostUpdates) Groups(int) {}
 
+// ExpectKey implements checks.KeySizer.
+func (c *NoLostUpdates) ExpectKey(key string, ops int) {
+	if c.expect == nil {
+		c.expect = map[string]int{}
+	}
+	c.expect[key] = ops
+}
+
 // EndGroup implements KeyLocal: it judges the keys seen so far.
 func (c *NoLostUpdates) EndGroup() {
 	for _, k := range c.order {
 		k.finish(&c.v, &c.t)
 	}
-	c.keys, c.order = map[string]*nluKey{}, nil
+	c.keys, c.order, c.expect = map[string]*nluKey{}, nil, nil
 }
 
 // Finish implements Checker.

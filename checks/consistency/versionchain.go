@@ -56,14 +56,15 @@ func init() {
 // undecided. Memory is a compact record per operation; Finish is
 // O(n log n).
 type VersionChain struct {
-	keys  map[string]*vcKey
-	order []*vcKey
-	seed  maphash.Seed
-	strs  map[string]int32 // shared small strings: kinds, error codes, dates
-	strv  []string
-	buf   []byte
-	v     checks.Violations // of the keys judged so far (EndGroup)
-	t     vcTotals
+	keys   map[string]*vcKey
+	expect map[string]int // ExpectKey: records of each key in the group to come
+	order  []*vcKey
+	seed   maphash.Seed
+	strs   map[string]int32 // shared small strings: kinds, error codes, dates
+	strv   []string
+	buf    []byte
+	v      checks.Violations // of the keys judged so far (EndGroup)
+	t      vcTotals
 }
 
 // NewVersionChain returns a fresh checker.
@@ -125,8 +126,7 @@ func vcKindOf(s string) (k vcKind, keep bool) {
 type vcRec struct {
 	seq       uint64
 	call, ret int64
-	reqID     [16]byte // the request id, when it is a UUID (as Azure and Azurite send)
-	reqUUID   bool
+	req       checks.ReqID // the request id, when it is a UUID (as Azure and Azurite send) or a number
 	actor     int32
 	attempt   int32
 	etag      int32 // Out.ETag, or -1
@@ -145,7 +145,7 @@ type vcRec struct {
 // vcRare holds the fields few operations carry.
 type vcRare struct {
 	ifMatch, ifNoneMatch, ifModifiedSince, ifUnmodifiedSince, leaseID, err string
-	reqID                                                                  string // a request id that is no UUID
+	reqID                                                                  string // a request id ReqID does not keep
 }
 
 type vcKey struct {
@@ -168,7 +168,8 @@ type vcKey struct {
 func (c *VersionChain) key(op *checks.Op) *vcKey {
 	k := c.keys[op.Key]
 	if k == nil {
-		k = &vcKey{key: op.Key, workload: op.Workload, etags: map[string]int32{}, vals: map[string]int32{}}
+		room := max(c.expect[op.Key], 0) / 2 // about half a blob's records are writes, each with a new value and ETag
+		k = &vcKey{key: op.Key, workload: op.Workload, etags: make(map[string]int32, room), vals: make(map[string]int32, room)}
 		c.keys[op.Key] = k
 		c.order = append(c.order, k)
 	}
@@ -231,9 +232,9 @@ func (c *VersionChain) Observe(op *checks.Op) {
 	case kind == vcGet && op.Outcome == checks.OK && op.Out.Status != http.StatusNotModified:
 		r.value = c.valueID(k, op.Out.Value)
 	}
-	r.reqUUID = checks.ParseUUID(op.Out.RequestID, &r.reqID)
+	reqKept := r.req.Keep(op.Out.RequestID)
 	if r.ifMatch == vcOther || r.ifNone == vcOther || op.In.IfModifiedSince != "" || op.In.IfUnmodifiedSince != "" ||
-		op.In.LeaseID != "" || op.Out.Err != "" || !r.reqUUID && op.Out.RequestID != "" {
+		op.In.LeaseID != "" || op.Out.Err != "" || !reqKept {
 		r.rare = int32(len(k.rare))
 		k.rare = append(k.rare, vcRare{ifMatch: op.In.IfMatch, ifNoneMatch: op.In.IfNoneMatch, ifModifiedSince: op.In.IfModifiedSince,
 			ifUnmodifiedSince: op.In.IfUnmodifiedSince, leaseID: op.In.LeaseID, err: op.Out.Err, reqID: op.Out.RequestID})
@@ -320,9 +321,7 @@ func (c *VersionChain) Op(k *vcKey, i int32) *checks.Op {
 	o := &checks.Op{Seq: r.seq, Actor: int(r.actor), Workload: k.workload, Kind: c.strv[r.kname], Key: k.key, Attempt: int(r.attempt),
 		Intended: r.call, Call: r.call, Return: r.ret, Outcome: r.outcome,
 		Out: checks.Output{Status: int(r.status), ErrorCode: c.strv[r.errCode], LastModified: c.strv[r.lastMod]}}
-	if r.reqUUID {
-		o.Out.RequestID = checks.FormatUUID(&r.reqID)
-	}
+	o.Out.RequestID = r.req.String()
 	cond := func(id int32) string {
 		switch {
 		case id >= 0:
@@ -352,7 +351,7 @@ func (c *VersionChain) Op(k *vcKey, i int32) *checks.Op {
 			o.In.IfNoneMatch = x.ifNoneMatch
 		}
 		o.In.IfModifiedSince, o.In.IfUnmodifiedSince, o.In.LeaseID, o.Out.Err = x.ifModifiedSince, x.ifUnmodifiedSince, x.leaseID, x.err
-		if !r.reqUUID {
+		if x.reqID != "" {
 			o.Out.RequestID = x.reqID
 		}
 	}
@@ -370,6 +369,14 @@ type vcTotals struct {
 
 // Groups implements KeyLocal.
 func (c *VersionChain) Groups(int) {}
+
+// ExpectKey implements checks.KeySizer.
+func (c *VersionChain) ExpectKey(key string, ops int) {
+	if c.expect == nil {
+		c.expect = map[string]int{}
+	}
+	c.expect[key] = ops
+}
 
 // EndGroup implements KeyLocal: it judges the keys seen so far.
 func (c *VersionChain) EndGroup() {
@@ -394,7 +401,7 @@ func (c *VersionChain) EndGroup() {
 		a.run()
 		a.totals(t)
 	}
-	c.keys, c.order = map[string]*vcKey{}, nil
+	c.keys, c.order, c.expect = map[string]*vcKey{}, nil, nil
 }
 
 // Finish implements Checker.

@@ -67,6 +67,7 @@ func checkSaved(cmd *cobra.Command, dir string) int {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
+	defer tuneCheckGC()()
 	results, err := runner.CheckHistory(runner.HistoryPath(dir), sc)
 	truncated := checks.IsTruncated(err)
 	if truncated {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+)
+
+// A check collects garbage less often under a memory limit, unless GOGC or
+// GOMEMLIMIT says otherwise; what it set is put back after.
+func TestCheckGCTuning(t *testing.T) {
+	current := func() (int, int64) {
+		gc := debug.SetGCPercent(-1)
+		debug.SetGCPercent(gc)
+		return gc, debug.SetMemoryLimit(-1)
+	}
+	gc0, limit0 := current()
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	restore := tuneCheckGC()
+	wantLimit := checkMemoryLimitFor(cgroupMemoryMax("/sys/fs/cgroup/memory.max"))
+	if gc, limit := current(); gc != checkGCPercent || limit != wantLimit || limit > checkMemoryLimit {
+		t.Errorf("tuned: GOGC %d, limit %d; want %d, %d", gc, limit, checkGCPercent, wantLimit)
+	}
+	restore()
+	if gc, limit := current(); gc != gc0 || limit != limit0 {
+		t.Errorf("restored: GOGC %d, limit %d; want %d, %d", gc, limit, gc0, limit0)
+	}
+	for _, env := range []string{"GOGC", "GOMEMLIMIT"} {
+		t.Setenv(env, "off")
+		restore := tuneCheckGC()
+		if gc, limit := current(); gc != gc0 || limit != limit0 {
+			t.Errorf("%s set: GOGC %d, limit %d changed", env, gc, limit)
+		}
+		restore()
+		t.Setenv(env, "")
+	}
+}
+
+// In a container allowed less memory, the check's limit is three quarters
+// of what it allows; "max", nonsense or no file leave the check's own.
+func TestCheckMemoryLimitFollowsTheCgroup(t *testing.T) {
+	dir := t.TempDir()
+	for content, want := range map[string]int64{
+		"max\n":         checkMemoryLimit,
+		"335544320\n":   320 << 20 / 4 * 3,
+		"17179869184\n": checkMemoryLimit,
+		"garbage":       checkMemoryLimit,
+		"-5":            checkMemoryLimit,
+	} {
+		p := filepath.Join(dir, "memory.max")
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := checkMemoryLimitFor(cgroupMemoryMax(p)); got != want {
+			t.Errorf("memory.max %q: limit %d, want %d", content, got, want)
+		}
+	}
+	if got := checkMemoryLimitFor(cgroupMemoryMax(filepath.Join(dir, "absent"))); got != checkMemoryLimit {
+		t.Errorf("no memory.max: limit %d, want %d", got, checkMemoryLimit)
+	}
+}
