@@ -55,6 +55,9 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			if err != nil {
 				return nil, err
 			}
+			if ta, ok := c.(checks.TargetAware); ok {
+				ta.SetTarget(sc.Target.Kind)
+			}
 			all = append(all, bound{w.Name, c})
 			if kl, ok := c.(checks.KeyLocal); ok {
 				local[w.Name] = append(local[w.Name], kl)

@@ -66,6 +66,9 @@ func driveExample(t *testing.T, example string, inst *samba.Instance, addr strin
 	if err != nil {
 		t.Fatal(err)
 	}
+	if ta, ok := c.(checks.TargetAware); ok {
+		ta.SetTarget(sc.Target.Kind) // as the runner does: the examples' target is samba
+	}
 	if err := checks.ReadHistoryFile(path, func(op *checks.Op) error { c.Observe(op); return nil }); err != nil {
 		t.Fatal(err)
 	}

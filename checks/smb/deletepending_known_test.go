@@ -1,0 +1,105 @@
+package smb
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stormcheck/stormcheck/checks"
+)
+
+// raced is the shape of Samba's race: actor 1 holds the last handle of f
+// after actor 0 set the delete disposition and closed; actor 2's FILE_OPEN
+// is sent while actor 1's close is in flight and is granted; then after
+// tweaks, the first open after that close (actor 3's) finds no file.
+func raced(tweak func(h *hist)) *hist {
+	h := &hist{}
+	h.openDisp(0, "f", fileCreate, 0, checks.OK, "", 0, 10)
+	h.openDisp(1, "f", fileOpen, 0, checks.OK, "", 10, 20)
+	h.dispose(0, "f", "delete", 20, 30)
+	h.close(0, "f", 31, 32)
+	h.close(1, "f", 40, 50)
+	h.openDisp(2, "f", fileOpen, 0, checks.OK, "", 41, 60)
+	if tweak != nil {
+		tweak(h)
+	} else {
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+	}
+	h.close(2, "f", 71, 72)
+	return h
+}
+
+func runDPOn(target string, h *hist) checks.Result {
+	c := NewDeletePending()
+	c.SetTarget(target)
+	for i := range h.ops {
+		c.Observe(&h.ops[i])
+	}
+	return c.Finish()
+}
+
+// TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly: the shape of
+// Samba's race is a known divergence against target samba (shown, counted,
+// not failing) and a violation against any other target; every other
+// shape, a kept file above all, fails against samba too.
+func TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly(t *testing.T) {
+	r := runDPOn("samba", raced(nil))
+	if r.Verdict != checks.Pass || r.Total != 0 || len(r.Known) != 1 {
+		t.Fatalf("samba: %s %s violations %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
+	}
+	k := r.Known[0]
+	if k.Kind != racedCloseKind || k.Count != 1 || k.Of != sambaKnown || len(k.Examples) != 1 || len(k.Examples[0].Ops) != 3 {
+		t.Fatalf("known divergence %+v", k)
+	}
+	if !strings.Contains(r.Summary, "known divergence of Samba (not Azure Files behaviour): 1 × open granted racing the last close") {
+		t.Fatalf("summary %q does not name the known divergence", r.Summary)
+	}
+	created := runDPOn("samba", raced(func(h *hist) { h.openDisp(4, "f", fileCreate, 0, checks.OK, "", 65, 70) }))
+	if created.Verdict != checks.Pass || len(created.Known) != 1 {
+		t.Fatalf("samba, a create granted after the close: %s %s %+v", created.Verdict, created.Summary, created.Violations)
+	}
+
+	for _, target := range []string{"connection-string", "account-key", ""} {
+		r := runDPOn(target, raced(nil))
+		if r.Verdict != checks.Fail || r.Total != 1 || len(r.Known) != 0 || !strings.Contains(r.Violations[0].Message, "called after the file's delete became pending") {
+			t.Fatalf("target %q: %s %s %+v known %+v", target, r.Verdict, r.Summary, r.Violations, r.Known)
+		}
+	}
+
+	for _, tc := range []struct {
+		name string
+		h    *hist
+	}{
+		{"the file kept: the next open is granted", raced(func(h *hist) {
+			h.openDisp(3, "f", fileOpen, 0, checks.OK, "", 65, 70)
+			h.close(3, "f", 70, 71)
+		})},
+		{"the file still pending after the close", raced(func(h *hist) {
+			h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusDeletePending, 65, 70)
+		})},
+		{"nothing after the close shows the file gone", raced(func(h *hist) {})},
+		{"another handle closed after the open's answer", raced(func(h *hist) {
+			h.openDisp(5, "f", fileOpen, 0, checks.OK, "", 11, 19)
+			h.close(5, "f", 61, 62)
+			h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+		})},
+		{"a close of unknown outcome", func() *hist {
+			h := &hist{}
+			h.openDisp(0, "f", fileCreate, 0, checks.OK, "", 0, 10)
+			h.openDisp(1, "f", fileOpen, 0, checks.OK, "", 10, 20)
+			h.dispose(0, "f", "delete", 20, 30)
+			h.close(0, "f", 31, 32)
+			h.add(1, opClose, "f", checks.Unknown, 40, 50, checks.Input{}, checks.Output{})
+			h.openDisp(2, "f", fileOpen, 0, checks.OK, "", 41, 60)
+			h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+			h.close(2, "f", 71, 72)
+			return h
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runDPOn("samba", tc.h)
+			if r.Verdict != checks.Fail || len(r.Known) != 0 {
+				t.Fatalf("%s %s %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
+			}
+		})
+	}
+}
