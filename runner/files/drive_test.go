@@ -28,7 +28,8 @@ func driveExample(t *testing.T, example string, inst *samba.Instance, addr strin
 	if actors > 0 {
 		w.Actors = actors
 	}
-	tgt := &target.Target{Desc: "samba via " + addr, Samba: &samba.Instance{Addr: addr, Share: inst.Share, User: inst.User, Password: inst.Password}}
+	tgt := &target.Target{Desc: "samba via " + addr, Samba: &samba.Instance{Addr: addr, Share: inst.Share, User: inst.User, Password: inst.Password,
+		RequireSigning: inst.RequireSigning, RequireEncryption: inst.RequireEncryption}}
 	path := filepath.Join(t.TempDir(), "history.jsonl.zst")
 	rec, err := workload.NewRecorder(path, time.Now(), nil)
 	if err != nil {
