@@ -282,12 +282,7 @@ func htmlFileOf(label, path string) htmlFile {
 }
 
 func capacityText(c *reports.CapacityInfo) string {
-	var parts []string
-	for _, k := range []string{"blob", "partition", "queue", "account"} {
-		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+reports.Number(v)+"/s")
-		}
-	}
+	parts := reports.CapacityParts(c)
 	t := "profile " + c.Profile
 	if c.Scale != 1 && c.Scale != 0 {
 		t += " scaled by " + reports.Number(c.Scale)
