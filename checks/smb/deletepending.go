@@ -467,10 +467,11 @@ func (f *dpFile) dropRaced() bool {
 // on the file that close unlinks):
 //   - every handle that could keep the file (its open sent before the
 //     delete was certainly pending, not closed before the delete was asked
-//     for) had its close sent, and answered, before o's answer, and at least
-//     one of those closes was in flight together with o (lc, the last of
-//     them to answer); opens sent once the delete was pending, o's fellow
-//     racers among them, keep nothing here;
+//     for) whose close the history places had its close sent before o's
+//     answer, and at least one of those closes was in flight together with
+//     o (lc, the last of them to answer); opens sent once the delete was
+//     pending, o's fellow racers among them, keep nothing here, and a
+//     handle lost with its connection kept nothing if the file was gone;
 //   - the file was gone afterwards (gone shows it): of the opens sent after
 //     the last of those closes answered and before anything could create the
 //     file again, every FILE_OPEN was refused not found (one at least), or
@@ -496,7 +497,14 @@ func (f *dpFile) racingLastClose(p pending, o checks.Op) (lc checks.Op, ok bool)
 		if h.open.Seq == o.Seq || h.open.Call >= p.from || h.closedAt() < p.sent {
 			continue // an open sent once the delete was pending keeps nothing: this check judges it
 		}
-		if h.open.Outcome != checks.OK || h.close == nil || h.close.Outcome == checks.Unknown || h.close.Call >= o.Return {
+		if h.open.Outcome != checks.OK || h.close == nil || h.close.Outcome == checks.Unknown {
+			// A handle the history cannot place (lost with its connection):
+			// racedLastClose asks goneAfter, and a file found gone kept by
+			// nothing; on its own it never makes the shape (one placed close
+			// must be in flight with o).
+			continue
+		}
+		if h.close.Call >= o.Return {
 			return lc, false
 		}
 		inFlight = inFlight || h.close.Return > o.Call

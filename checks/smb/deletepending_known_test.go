@@ -53,6 +53,13 @@ func TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly(t *testing.T) {
 	if !strings.Contains(r.Summary, "known divergence of Samba (not Azure Files behaviour): 1 × open granted racing the last close") {
 		t.Fatalf("summary %q does not name the known divergence", r.Summary)
 	}
+	lost := runDPOn("samba", raced(func(h *hist) {
+		h.openDisp(6, "f", fileOpen, 0, checks.Unknown, "", 12, 18) // lost with its connection
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+	}))
+	if lost.Verdict != checks.Pass || len(lost.Known) != 1 {
+		t.Fatalf("samba, a handle of unknown outcome and the file gone: %s %s %+v", lost.Verdict, lost.Summary, lost.Violations)
+	}
 	created := runDPOn("samba", raced(func(h *hist) { h.openDisp(4, "f", fileCreate, 0, checks.OK, "", 65, 70) }))
 	if created.Verdict != checks.Pass || len(created.Known) != 1 {
 		t.Fatalf("samba, a create granted after the close: %s %s %+v", created.Verdict, created.Summary, created.Violations)
@@ -69,6 +76,10 @@ func TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly(t *testing.T) {
 		name string
 		h    *hist
 	}{
+		{"a handle of unknown outcome kept it: the next open is refused pending", raced(func(h *hist) {
+			h.openDisp(6, "f", fileOpen, 0, checks.Unknown, "", 12, 18)
+			h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusDeletePending, 65, 70)
+		})},
 		{"the file kept: the next open is granted", raced(func(h *hist) {
 			h.openDisp(3, "f", fileOpen, 0, checks.OK, "", 65, 70)
 			h.close(3, "f", 70, 71)
