@@ -58,6 +58,7 @@ type dpFile struct {
 	endByReturn  []int64 // latest end of byReturn[:i+1]
 	byCall       []*dpHandle
 	closedByCall []int64 // latest closedAt of byCall[:i+1]
+	placedByCall []int64 // latest closedAt of byCall[:i+1] that is known (MinInt64: none)
 }
 
 // creator is an open that may have created the file: its call, and its
@@ -235,6 +236,12 @@ func (f *dpFile) index() {
 	f.byCall = append([]*dpHandle(nil), f.handles...)
 	sort.Slice(f.byCall, func(i, j int) bool { return f.byCall[i].open.Call < f.byCall[j].open.Call })
 	f.closedByCall = runningMax(f.byCall, (*dpHandle).closedAt)
+	f.placedByCall = runningMax(f.byCall, func(h *dpHandle) int64 {
+		if c := h.closedAt(); c != math.MaxInt64 {
+			return c
+		}
+		return math.MinInt64
+	})
 }
 
 // closedAt is when h is known closed: its answered close's return (an
@@ -429,9 +436,17 @@ func (f *dpFile) dropRaced() bool {
 	raced, racing := map[uint64]bool{}, map[uint64]bool{}
 	for _, p := range f.pendings() {
 		create := f.mayCreateAfter(p.sent)
-		f.opensIn(p.from, p.clear, func(o checks.Op) {
+		// An open of the shape is sent before the last placed close of a
+		// handle opened before p.from was answered.
+		j := sort.Search(len(f.byCall), func(i int) bool { return f.byCall[i].open.Call >= p.from }) - 1
+		if j < 0 {
+			continue
+		}
+		to := min(p.clear, f.placedByCall[j])
+		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.from }); i < len(f.opens) && f.opens[i].Call < to; i++ {
+			o := f.opens[i]
 			if o.Outcome != checks.OK || o.In.Disposition != fileOpen {
-				return
+				continue
 			}
 			if lc, ok := f.racingLastClose(p, o); ok {
 				if _, gone := f.goneAfter(lc); gone && o.Return <= create {
@@ -440,7 +455,7 @@ func (f *dpFile) dropRaced() bool {
 					racing[o.Seq] = true
 				}
 			}
-		})
+		}
 	}
 	changed := false
 	kept := f.handles[:0]
