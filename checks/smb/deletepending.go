@@ -3,6 +3,7 @@ package smb
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,6 +60,11 @@ type dpFile struct {
 	byCall       []*dpHandle
 	closedByCall []int64 // latest closedAt of byCall[:i+1]
 	placedByCall []int64 // latest closedAt of byCall[:i+1] that is known (MinInt64: none)
+	longestOpen  int64   // the longest answered open (Return - Call)
+
+	// racedOps are the opens dropRaced found of Samba's race shape: the
+	// last close, the open, the open that found no file.
+	racedOps map[uint64][3]checks.Op
 }
 
 // creator is an open that may have created the file: its call, and its
@@ -208,6 +214,12 @@ func (f *dpFile) mayCreateAfter(t int64) int64 {
 func (f *dpFile) index() {
 	f.creators, f.byReturn, f.byCall = nil, nil, nil
 	sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
+	f.longestOpen = 0
+	for _, o := range f.opens {
+		if o.Outcome != checks.Unknown {
+			f.longestOpen = max(f.longestOpen, o.Return-o.Call)
+		}
+	}
 	for _, o := range f.opens {
 		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite || (o.Outcome != checks.OK && o.Outcome != checks.Unknown) {
 			continue
@@ -328,6 +340,15 @@ func (c *DeletePending) Finish() checks.Result {
 				}
 			}
 		}
+		seqs := make([]uint64, 0, len(f.racedOps))
+		for s := range f.racedOps {
+			seqs = append(seqs, s)
+		}
+		slices.Sort(seqs)
+		for _, s := range seqs {
+			ops := f.racedOps[s]
+			raced = append(raced, knownOp{k, racedMessage(ops[2]), ops[:]})
+		}
 		opensIn := f.opensIn
 		for _, p := range f.pendings() {
 			// (1) pending, and a handle granted before it began still open.
@@ -366,7 +387,7 @@ func (c *DeletePending) Finish() checks.Result {
 					}
 					if c.target == targetSamba {
 						if lc, gone, ok := f.racedLastClose(p, o); ok {
-							raced = append(raced, knownOp{k, fmt.Sprintf("%s: an open (FILE_OPEN) sent while the last handle of the delete-pending file was being closed was granted, and the first open after that close found no file (%s)", racedCloseKind, goneText(gone)), []checks.Op{lc, o, gone}})
+							raced = append(raced, knownOp{k, racedMessage(gone), []checks.Op{lc, o, gone}})
 							return
 						}
 					}
@@ -442,15 +463,21 @@ func (f *dpFile) dropRaced() bool {
 		if j < 0 {
 			continue
 		}
+		// Opens answered once the delete was pending: sent after it, or
+		// before it and still in flight (a delayed open lands as well).
 		to := min(p.clear, f.placedByCall[j])
-		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.from }); i < len(f.opens) && f.opens[i].Call < to; i++ {
+		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.from-f.longestOpen }); i < len(f.opens) && f.opens[i].Call < to; i++ {
 			o := f.opens[i]
-			if o.Outcome != checks.OK || o.In.Disposition != fileOpen {
+			if o.Outcome != checks.OK || o.In.Disposition != fileOpen || o.Return <= p.from {
 				continue
 			}
 			if lc, ok := f.racingLastClose(p, o); ok {
-				if _, gone := f.goneAfter(lc); gone && o.Return <= create {
+				if g, gone := f.goneAfter(lc); gone && o.Return <= create {
 					raced[o.Seq] = true
+					if f.racedOps == nil {
+						f.racedOps = map[uint64][3]checks.Op{}
+					}
+					f.racedOps[o.Seq] = [3]checks.Op{lc, o, g}
 				} else {
 					racing[o.Seq] = true
 				}
@@ -553,6 +580,12 @@ func (f *dpFile) goneAfter(lc checks.Op) (gone checks.Op, found bool) {
 		}
 	}
 	return gone, found
+}
+
+// racedMessage is the message of an open of Samba's race shape, gone the
+// open that found no file afterwards.
+func racedMessage(gone checks.Op) string {
+	return fmt.Sprintf("%s: an open (FILE_OPEN) in flight while the last handle of the delete-pending file was being closed was granted, and the first open after that close found no file (%s)", racedCloseKind, goneText(gone))
 }
 
 // goneText says how open o found no file.

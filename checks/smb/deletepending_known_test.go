@@ -114,3 +114,50 @@ func TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestDeletePendingSambaDelayedOpen: an open sent before the delete became
+// pending and answered after the last close of the file (a delayed open,
+// e.g. under net.latency) is of the same shape on Samba: counted as a
+// known divergence, and its handle keeps nothing of the name, so the next
+// delete's claims do not count on it. A kept file still fails.
+func TestDeletePendingSambaDelayedOpen(t *testing.T) {
+	delayed := func(after func(h *hist)) *hist {
+		h := &hist{}
+		h.openDisp(0, "f", fileCreate, 0, checks.OK, "", 0, 10)
+		h.openDisp(1, "f", fileOpen, 0, checks.OK, "", 5, 60) // in flight over the delete and its last close
+		h.dispose(0, "f", "delete", 20, 30)
+		h.close(0, "f", 40, 50)
+		after(h)
+		return h
+	}
+	r := runDPOn("samba", delayed(func(h *hist) {
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+		// the next incarnation: created, delete-on-close, closed while
+		// actor 1's handle (on the unlinked file) is still open
+		h.openDisp(2, "f", fileCreate, fileDeleteOnClose, checks.OK, "", 75, 80)
+		h.close(2, "f", 85, 90)
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 95, 100)
+		h.close(1, "f", 110, 120)
+	}))
+	if r.Verdict != checks.Pass || len(r.Known) != 1 || r.Known[0].Count != 1 {
+		t.Fatalf("samba, a delayed open: %s %s %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
+	}
+	other := runDPOn("connection-string", delayed(func(h *hist) {
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
+		h.openDisp(2, "f", fileCreate, fileDeleteOnClose, checks.OK, "", 75, 80)
+		h.close(2, "f", 85, 90)
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 95, 100)
+		h.close(1, "f", 110, 120)
+	}))
+	if other.Verdict != checks.Fail || len(other.Known) != 0 {
+		t.Fatalf("another target, a delayed open: %s %s %+v", other.Verdict, other.Summary, other.Violations)
+	}
+	kept := runDPOn("samba", delayed(func(h *hist) {
+		h.openDisp(3, "f", fileOpen, 0, checks.OK, "", 65, 70)
+		h.close(3, "f", 71, 72)
+		h.close(1, "f", 110, 120)
+	}))
+	if kept.Verdict != checks.Fail || len(kept.Known) != 0 {
+		t.Fatalf("samba, the file kept: %s %s %+v known %+v", kept.Verdict, kept.Summary, kept.Violations, kept.Known)
+	}
+}
