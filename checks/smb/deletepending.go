@@ -48,9 +48,10 @@ func (h *dpHandle) doc() bool { return h.open.In.Flags&fileDeleteOnClose != 0 }
 
 // dpFile is one file's recorded calls.
 type dpFile struct {
-	opens   []checks.Op // every open, any outcome
-	handles []*dpHandle // OK and unknown opens
-	sets    []checks.Op // every set-delete, any outcome
+	opens   []checks.Op          // every open, any outcome
+	handles []*dpHandle          // OK and unknown opens
+	bySeq   map[uint64]*dpHandle // every handle by its open's Seq (dropRaced drops none of these)
+	sets    []checks.Op          // every set-delete, any outcome
 
 	// Indexes (index).
 	creators     []creator
@@ -144,6 +145,10 @@ func (c *DeletePending) Observe(op *checks.Op) {
 				h.end = math.MaxInt64 // never known closed
 			}
 			f.handles = append(f.handles, h)
+			if f.bySeq == nil {
+				f.bySeq = map[uint64]*dpHandle{}
+			}
+			f.bySeq[op.Seq] = h
 			if op.Outcome == checks.OK {
 				c.held[hk] = h
 			}
@@ -472,7 +477,12 @@ func (f *dpFile) dropRaced() bool {
 				continue
 			}
 			if lc, ok := f.racingLastClose(p, o); ok {
-				if g, gone := f.goneAfter(lc); gone && o.Return <= create {
+				g, gone := f.goneAfter(lc)
+				gone = gone && o.Return <= create
+				if !gone {
+					g, gone = f.goneWhileOpen(o)
+				}
+				if gone {
 					raced[o.Seq] = true
 					if f.racedOps == nil {
 						f.racedOps = map[uint64][3]checks.Op{}
@@ -517,7 +527,9 @@ func (f *dpFile) dropRaced() bool {
 //   - the file was gone afterwards (gone shows it): of the opens sent after
 //     the last of those closes answered and before anything could create the
 //     file again, every FILE_OPEN was refused not found (one at least), or
-//     the first create sent was a FILE_CREATE granted.
+//     the first create sent was a FILE_CREATE granted; or a FILE_OPEN was
+//     refused not found while o's own handle was certainly open
+//     (goneWhileOpen).
 //
 // A server that kept the file (the first open after finds it), a handle
 // whose close is unknown or came later, or an open sent after every close
@@ -526,8 +538,33 @@ func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok 
 	if lc, ok = f.racingLastClose(p, o); !ok {
 		return lc, gone, false
 	}
-	gone, ok = f.goneAfter(lc)
+	if gone, ok = f.goneAfter(lc); ok {
+		return lc, gone, true
+	}
+	gone, ok = f.goneWhileOpen(o)
 	return lc, gone, ok
+}
+
+// goneWhileOpen reports whether the name of f was found gone while o's
+// handle was certainly open (a FILE_OPEN sent after o's answer and answered
+// not found before o's close was sent): o's handle did not hold the name,
+// which a handle granted on the file always does, whatever the server
+// does with a delete. That FILE_OPEN is returned.
+func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
+	h := f.bySeq[o.Seq]
+	if h == nil {
+		return gone, false
+	}
+	until := h.end
+	if h.close != nil {
+		until = h.close.Call
+	}
+	for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > o.Return }); i < len(f.opens) && f.opens[i].Call < until; i++ {
+		if e := f.opens[i]; e.Return < until && e.In.Disposition == fileOpen && e.Out.ErrorCode == statusNotFound {
+			return e, true
+		}
+	}
+	return gone, false
 }
 
 // racingLastClose is the first half of racedLastClose: o was sent once

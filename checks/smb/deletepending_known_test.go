@@ -60,6 +60,16 @@ func TestDeletePendingSambaRaceIsAKnownDivergenceOfSambaOnly(t *testing.T) {
 	if lost.Verdict != checks.Pass || len(lost.Known) != 1 {
 		t.Fatalf("samba, a handle of unknown outcome and the file gone: %s %s %+v", lost.Verdict, lost.Summary, lost.Violations)
 	}
+	// A create sent before the last close answered leaves nothing after
+	// that close to show the file gone; an open refused not found while
+	// the granted handle was certainly open shows it did not hold the name.
+	whileOpen := runDPOn("samba", raced(func(h *hist) {
+		h.openDisp(4, "f", fileCreate, 0, checks.OK, "", 49, 80)
+		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 61, 66)
+	}))
+	if whileOpen.Verdict != checks.Pass || len(whileOpen.Known) != 1 || whileOpen.Known[0].Examples[0].Ops[2].Actor != 3 {
+		t.Fatalf("samba, not found while the granted handle was open: %s %s %+v known %+v", whileOpen.Verdict, whileOpen.Summary, whileOpen.Violations, whileOpen.Known)
+	}
 	created := runDPOn("samba", raced(func(h *hist) { h.openDisp(4, "f", fileCreate, 0, checks.OK, "", 65, 70) }))
 	if created.Verdict != checks.Pass || len(created.Known) != 1 {
 		t.Fatalf("samba, a create granted after the close: %s %s %+v", created.Verdict, created.Summary, created.Violations)
