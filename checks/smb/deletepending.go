@@ -476,21 +476,24 @@ func (f *dpFile) dropRaced() bool {
 			if o.Outcome != checks.OK || o.In.Disposition != fileOpen || o.Return <= p.from {
 				continue
 			}
-			if lc, ok := f.racingLastClose(p, o); ok {
-				g, gone := f.goneAfter(lc)
+			lc, racingClose := f.racingLastClose(p, o)
+			g, gone := f.goneWhileOpen(o)
+			if !gone && racingClose {
+				g, gone = f.goneAfter(lc)
 				gone = gone && o.Return <= create
-				if !gone {
-					g, gone = f.goneWhileOpen(o)
+			}
+			switch {
+			case gone:
+				if !racingClose {
+					lc = p.op
 				}
-				if gone {
-					raced[o.Seq] = true
-					if f.racedOps == nil {
-						f.racedOps = map[uint64][3]checks.Op{}
-					}
-					f.racedOps[o.Seq] = [3]checks.Op{lc, o, g}
-				} else {
-					racing[o.Seq] = true
+				raced[o.Seq] = true
+				if f.racedOps == nil {
+					f.racedOps = map[uint64][3]checks.Op{}
 				}
+				f.racedOps[o.Seq] = [3]checks.Op{lc, o, g}
+			case racingClose:
+				racing[o.Seq] = true
 			}
 		}
 	}
@@ -535,21 +538,26 @@ func (f *dpFile) dropRaced() bool {
 // whose close is unknown or came later, or an open sent after every close
 // was over, is not this shape.
 func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok bool) {
+	if gone, ok = f.goneWhileOpen(o); ok {
+		if lc, ok = f.racingLastClose(p, o); !ok {
+			lc = p.op // the example names the delete
+		}
+		return lc, gone, true
+	}
 	if lc, ok = f.racingLastClose(p, o); !ok {
 		return lc, gone, false
 	}
-	if gone, ok = f.goneAfter(lc); ok {
-		return lc, gone, true
-	}
-	gone, ok = f.goneWhileOpen(o)
+	gone, ok = f.goneAfter(lc)
 	return lc, gone, ok
 }
 
 // goneWhileOpen reports whether the name of f was found gone while o's
-// handle was certainly open (a FILE_OPEN sent after o's answer and answered
-// not found before o's close was sent): o's handle did not hold the name,
-// which a handle granted on the file always does, whatever the server
-// does with a delete. That FILE_OPEN is returned.
+// handle was certainly open (an open sent after o's answer and answered
+// before o's close was sent: a FILE_OPEN refused not found, or a
+// FILE_CREATE granted): o's handle did not hold the name, which a handle
+// granted on the file always does until it closes, whatever the server
+// does with a delete; only a handle on a file already unlinked does not.
+// That open is returned.
 func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
 	h := f.bySeq[o.Seq]
 	if h == nil {
@@ -560,7 +568,10 @@ func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
 		until = h.close.Call
 	}
 	for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > o.Return }); i < len(f.opens) && f.opens[i].Call < until; i++ {
-		if e := f.opens[i]; e.Return < until && e.In.Disposition == fileOpen && e.Out.ErrorCode == statusNotFound {
+		e := f.opens[i]
+		notFound := e.In.Disposition == fileOpen && e.Out.ErrorCode == statusNotFound
+		created := e.In.Disposition == fileCreate && e.Outcome == checks.OK
+		if e.Return < until && (notFound || created) {
 			return e, true
 		}
 	}
@@ -622,7 +633,7 @@ func (f *dpFile) goneAfter(lc checks.Op) (gone checks.Op, found bool) {
 // racedMessage is the message of an open of Samba's race shape, gone the
 // open that found no file afterwards.
 func racedMessage(gone checks.Op) string {
-	return fmt.Sprintf("%s: an open (FILE_OPEN) in flight while the last handle of the delete-pending file was being closed was granted, and the first open after that close found no file (%s)", racedCloseKind, goneText(gone))
+	return fmt.Sprintf("%s: an open (FILE_OPEN) in flight while the last handle of the delete-pending file was being closed was granted a handle on the file that close unlinked: an open after it found no file (%s)", racedCloseKind, goneText(gone))
 }
 
 // goneText says how open o found no file.
