@@ -352,7 +352,7 @@ func (c *DeletePending) Finish() checks.Result {
 		slices.Sort(seqs)
 		for _, s := range seqs {
 			ops := f.racedOps[s]
-			raced = append(raced, knownOp{k, racedMessage(ops[2]), ops[:]})
+			raced = append(raced, knownOp{k, racedMessage(ops[1], ops[2]), ops[:]})
 		}
 		opensIn := f.opensIn
 		for _, p := range f.pendings() {
@@ -392,7 +392,7 @@ func (c *DeletePending) Finish() checks.Result {
 					}
 					if c.target == targetSamba {
 						if lc, gone, ok := f.racedLastClose(p, o); ok {
-							raced = append(raced, knownOp{k, racedMessage(gone), []checks.Op{lc, o, gone}})
+							raced = append(raced, knownOp{k, racedMessage(o, gone), []checks.Op{lc, o, gone}})
 							return
 						}
 					}
@@ -473,8 +473,8 @@ func (f *dpFile) dropRaced() bool {
 		to := min(p.clear, f.placedByCall[j])
 		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.from-f.longestOpen }); i < len(f.opens) && f.opens[i].Call < to; i++ {
 			o := f.opens[i]
-			if o.Outcome != checks.OK || o.In.Disposition != fileOpen || o.Return <= p.from {
-				continue
+			if o.Outcome != checks.OK || o.Return <= p.from {
+				continue // any granted open: a create racing the last close lands on the old file too
 			}
 			lc, racingClose := f.racingLastClose(p, o)
 			g, gone := f.goneWhileOpen(o)
@@ -632,8 +632,16 @@ func (f *dpFile) goneAfter(lc checks.Op) (gone checks.Op, found bool) {
 
 // racedMessage is the message of an open of Samba's race shape, gone the
 // open that found no file afterwards.
-func racedMessage(gone checks.Op) string {
-	return fmt.Sprintf("%s: an open (FILE_OPEN) in flight while the last handle of the delete-pending file was being closed was granted a handle on the file that close unlinked: an open after it found no file (%s)", racedCloseKind, goneText(gone))
+func racedMessage(o, gone checks.Op) string {
+	return fmt.Sprintf("%s: an open (%s) in flight while the last handle of the delete-pending file was being closed was granted a handle on the file that close unlinked: an open after it found no file (%s)", racedCloseKind, dispositionName(o.In.Disposition), goneText(gone))
+}
+
+// dispositionName names a CREATE disposition (MS-SMB2 2.2.13).
+func dispositionName(d int) string {
+	if names := []string{"FILE_SUPERSEDE", "FILE_OPEN", "FILE_CREATE", "FILE_OPEN_IF", "FILE_OVERWRITE", "FILE_OVERWRITE_IF"}; d >= 0 && d < len(names) {
+		return names[d]
+	}
+	return fmt.Sprintf("disposition %d", d)
 }
 
 // goneText says how open o found no file.
