@@ -468,30 +468,41 @@ func (f *dpFile) dropRaced() bool {
 		if j < 0 {
 			continue
 		}
-		// Opens answered once the delete was pending: sent after it, or
+		// Opens answered once the delete was asked for: sent after it, or
 		// before it and still in flight (a delayed open lands as well).
 		to := min(p.clear, f.placedByCall[j])
-		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.from-f.longestOpen }); i < len(f.opens) && f.opens[i].Call < to; i++ {
+		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.sent-f.longestOpen }); i < len(f.opens) && f.opens[i].Call < to; i++ {
 			o := f.opens[i]
-			if o.Outcome != checks.OK || o.Return <= p.from {
+			if o.Outcome != checks.OK || o.Return <= p.sent {
 				continue // any granted open: a create racing the last close lands on the old file too
 			}
 			lc, racingClose := f.racingLastClose(p, o)
-			g, gone := f.goneWhileOpen(o)
-			if !gone && racingClose {
+			if !racingClose {
+				lc = p.op
+			}
+			// Dropped: a handle shown not to hold the name while open.
+			// Known but kept as a possible holder: an open sent once the
+			// delete was pending, granted as the last close ended, the file
+			// found gone only after the handle closed (it may have held the
+			// pending file until then).
+			g, held := f.goneWhileOpen(o)
+			after := false
+			if !held && racingClose {
+				var gone bool
 				g, gone = f.goneAfter(lc)
 				gone = gone && o.Return <= create
+				held = gone && g.Return < f.heldUntil(o)
+				after = gone && !held && o.Call >= p.from
 			}
-			switch {
-			case gone:
-				if !racingClose {
-					lc = p.op
-				}
-				raced[o.Seq] = true
+			if held || after {
 				if f.racedOps == nil {
 					f.racedOps = map[uint64][3]checks.Op{}
 				}
 				f.racedOps[o.Seq] = [3]checks.Op{lc, o, g}
+			}
+			switch {
+			case held:
+				raced[o.Seq] = true
 			case racingClose:
 				racing[o.Seq] = true
 			}
@@ -547,8 +558,23 @@ func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok 
 	if lc, ok = f.racingLastClose(p, o); !ok {
 		return lc, gone, false
 	}
+	// o was sent once the delete was pending ((1b) asks): the file gone
+	// after the last close, even once o's handle closed, is the race.
 	gone, ok = f.goneAfter(lc)
 	return lc, gone, ok
+}
+
+// heldUntil is when o's handle is last known open: its close's call, or
+// its last answered call (MinInt64 for an open with no handle).
+func (f *dpFile) heldUntil(o checks.Op) int64 {
+	h := f.bySeq[o.Seq]
+	if h == nil {
+		return math.MinInt64
+	}
+	if h.close != nil {
+		return h.close.Call
+	}
+	return h.end
 }
 
 // goneWhileOpen reports whether the name of f was found gone while o's
@@ -559,14 +585,7 @@ func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok 
 // does with a delete; only a handle on a file already unlinked does not.
 // That open is returned.
 func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
-	h := f.bySeq[o.Seq]
-	if h == nil {
-		return gone, false
-	}
-	until := h.end
-	if h.close != nil {
-		until = h.close.Call
-	}
+	until := f.heldUntil(o)
 	for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > o.Return }); i < len(f.opens) && f.opens[i].Call < until; i++ {
 		e := f.opens[i]
 		notFound := e.In.Disposition == fileOpen && e.Out.ErrorCode == statusNotFound
