@@ -489,7 +489,7 @@ func (f *dpFile) dropRaced() bool {
 			after := false
 			if !held && racingClose {
 				var gone bool
-				g, gone = f.goneAfter(lc)
+				g, gone = f.goneAfter(min(lc.Return, o.Return))
 				gone = gone && o.Return <= create
 				held = gone && g.Return < f.heldUntil(o)
 				after = gone && !held && o.Call >= p.from
@@ -539,9 +539,9 @@ func (f *dpFile) dropRaced() bool {
 //     pending, o's fellow racers among them, keep nothing here, and a
 //     handle lost with its connection kept nothing if the file was gone;
 //   - the file was gone afterwards (gone shows it): of the opens sent after
-//     the last of those closes answered and before anything could create the
-//     file again, every FILE_OPEN was refused not found (one at least), or
-//     the first create sent was a FILE_CREATE granted; or a FILE_OPEN was
+//     the last of those closes or o was answered and before anything could
+//     create the file again, every FILE_OPEN was refused not found (one at
+//     least), or the first create sent was a FILE_CREATE granted; or one was
 //     refused not found while o's own handle was certainly open
 //     (goneWhileOpen).
 //
@@ -560,7 +560,7 @@ func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok 
 	}
 	// o was sent once the delete was pending ((1b) asks): the file gone
 	// after the last close, even once o's handle closed, is the race.
-	gone, ok = f.goneAfter(lc)
+	gone, ok = f.goneAfter(min(lc.Return, o.Return))
 	return lc, gone, ok
 }
 
@@ -624,14 +624,15 @@ func (f *dpFile) racingLastClose(p pending, o checks.Op) (lc checks.Op, ok bool)
 	return lc, inFlight
 }
 
-// goneAfter reports whether f was gone after close lc answered, and the
-// open that shows it.
-func (f *dpFile) goneAfter(lc checks.Op) (gone checks.Op, found bool) {
+// goneAfter reports whether f was gone after t (the earlier of the last
+// close's answer and the granted open's: the file went with the closes,
+// it was not kept), and the open that shows it.
+func (f *dpFile) goneAfter(t int64) (gone checks.Op, found bool) {
 	// Until something could have created the file again: every FILE_OPEN
 	// answered by then found no file (one at least), or the first create
-	// sent after the close was a FILE_CREATE granted.
-	create := f.mayCreateAfter(lc.Return)
-	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > lc.Return })
+	// sent after t was a FILE_CREATE granted.
+	create := f.mayCreateAfter(t)
+	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > t })
 	for ; i < len(f.opens) && f.opens[i].Call <= create; i++ {
 		e := f.opens[i]
 		switch {
