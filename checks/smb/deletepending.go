@@ -2,6 +2,7 @@ package smb
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -345,12 +346,7 @@ func (c *DeletePending) Finish() checks.Result {
 				}
 			}
 		}
-		seqs := make([]uint64, 0, len(f.racedOps))
-		for s := range f.racedOps {
-			seqs = append(seqs, s)
-		}
-		slices.Sort(seqs)
-		for _, s := range seqs {
+		for _, s := range slices.Sorted(maps.Keys(f.racedOps)) {
 			ops := f.racedOps[s]
 			raced = append(raced, knownOp{k, racedMessage(ops[1], ops[2]), ops[:]})
 		}

@@ -140,25 +140,21 @@ func TestDeletePendingSambaDelayedOpen(t *testing.T) {
 		after(h)
 		return h
 	}
-	r := runDPOn("samba", delayed(func(h *hist) {
+	// Not found while actor 1's handle is open; then the next incarnation:
+	// created, delete-on-close, closed while actor 1's handle (on the
+	// unlinked file) is still open.
+	nextIncarnation := func(h *hist) {
 		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
-		// the next incarnation: created, delete-on-close, closed while
-		// actor 1's handle (on the unlinked file) is still open
 		h.openDisp(2, "f", fileCreate, fileDeleteOnClose, checks.OK, "", 75, 80)
 		h.close(2, "f", 85, 90)
 		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 95, 100)
 		h.close(1, "f", 110, 120)
-	}))
+	}
+	r := runDPOn("samba", delayed(nextIncarnation))
 	if r.Verdict != checks.Pass || len(r.Known) != 1 || r.Known[0].Count != 1 {
 		t.Fatalf("samba, a delayed open: %s %s %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
 	}
-	other := runDPOn("connection-string", delayed(func(h *hist) {
-		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 65, 70)
-		h.openDisp(2, "f", fileCreate, fileDeleteOnClose, checks.OK, "", 75, 80)
-		h.close(2, "f", 85, 90)
-		h.openDisp(3, "f", fileOpen, 0, checks.Conflict, statusNotFound, 95, 100)
-		h.close(1, "f", 110, 120)
-	}))
+	other := runDPOn("connection-string", delayed(nextIncarnation))
 	if other.Verdict != checks.Fail || len(other.Known) != 0 {
 		t.Fatalf("another target, a delayed open: %s %s %+v", other.Verdict, other.Summary, other.Violations)
 	}
