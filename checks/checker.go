@@ -61,6 +61,9 @@ type Result struct {
 	// a reset, a lost response) for a check that judges them; nil for the
 	// others.
 	Unknown *UnknownWrites `json:"unknown_writes,omitempty"`
+	// Known lists the violations of shapes the target is known to produce
+	// and the service does not (see KnownDivergence): shown, never failing.
+	Known []KnownDivergence `json:"known_divergences,omitempty"`
 	// Artifacts are files the check wants kept with the results (name ->
 	// content, e.g. porcupine's HTML picture of a violation); the runner
 	// writes them and lists them in Files. Checkers stay free of I/O.

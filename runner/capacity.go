@@ -35,7 +35,18 @@ func CapacityInfo(sc *scenarios.Scenario) *reports.CapacityInfo {
 			"blob_bandwidth_mib": c.BlobBandwidth, "ingress_gbps": c.Ingress, "egress_gbps": c.Egress},
 		Sources: map[string]string{},
 	}
-	for _, k := range []reports.UnitKind{reports.UnitBlob, reports.UnitPartition, reports.UnitQueue, reports.UnitAccount} {
+	kinds := []reports.UnitKind{reports.UnitBlob, reports.UnitPartition, reports.UnitQueue, reports.UnitAccount}
+	if sc.Target.Kind == scenarios.TargetSamba {
+		// Only SMB runs against the managed Samba: its calls count against
+		// the Azure Files targets per file and share, never the Blob,
+		// Table or Queue ones (nor the account's request target).
+		kinds = []reports.UnitKind{reports.UnitFile, reports.UnitShare}
+		info.Targets = map[string]float64{}
+		for _, k := range kinds {
+			info.Targets[string(k)] = reports.TargetFor(k).PerSecond
+		}
+	}
+	for _, k := range kinds {
 		info.Sources[string(k)] = reports.TargetFor(k).Source
 	}
 	if e := sc.Emulation; e != nil {

@@ -54,6 +54,9 @@ func CheckHistory(path string, sc *scenarios.Scenario, observe ...func(*checks.O
 			if err != nil {
 				return nil, err
 			}
+			if ta, ok := c.(checks.TargetAware); ok {
+				ta.SetTarget(sc.Target.Kind)
+			}
 			if _, ok := c.(checks.KeyLocal); ok {
 				locals = append(locals, len(all))
 				localIn[w.Name] = true

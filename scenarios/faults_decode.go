@@ -54,6 +54,14 @@ func (d *decoder) faults(n *yaml.Node, s *Scenario) {
 			}
 			continue
 		}
+		if IsSMBFault(f.Kind) && (s.Target.Signing == SMBRequired || s.Target.Encryption == SMBRequired) {
+			at := item
+			if v := d.at[index("faults", i)+".kind"]; v != nil {
+				at = v
+			}
+			d.errorf(at, index("faults", i)+".kind", "kind %s rewrites SMB messages, which a target that requires signing or encryption refuses (they are signed or sealed): leave target.signing and target.encryption at %s", f.Kind, SMBDefault)
+			continue
+		}
 		// The services a fault names must be the target's: a samba target
 		// has only the SMB stream (file), an Azurite none of it.
 		if len(f.Services) > 0 {

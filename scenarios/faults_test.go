@@ -34,6 +34,9 @@ func init() {
 		"fault-http-on-samba.yaml":              {9, 11, "faults[0].kind", "kind http.timeout does not apply to SMB: on target kind samba use the net.* and broken.smb-* faults"},
 		"fault-smb-on-azurite.yaml":             {7, 11, "faults[0].kind", "kind broken.smb-lock-shared rewrites SMB messages: it needs target kind samba"},
 		"fault-net-on-samba-without-file.yaml":  {10, 15, "faults[0].services", "on target kind samba the only service is file (its SMB connections); blob names none of it"},
+		"fault-smb-on-signed-samba.yaml":        {8, 11, "faults[0].kind", "kind broken.smb-lock-shared rewrites SMB messages, which a target that requires signing or encryption refuses"},
+		"target-samba-signing-value.yaml":       {3, 35, "target.encryption", `must be one of default, required, got "always"`},
+		"target-signing-on-azurite.yaml":        {3, 25, "target.signing", "applies to target kind: samba (this target's kind is azurite)"},
 		"fault-file-on-azurite.yaml":            {8, 15, "faults[0].services", "file is the SMB stream of a samba target; Azurite has no file service"},
 	} {
 		invalidCases[name] = c

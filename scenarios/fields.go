@@ -8,7 +8,7 @@ import (
 // documentation presents them.
 var (
 	topFields      = []string{"name", "description", "seed", "target", "duration", "timeout", "retry", "workloads", "checks", "capacity", "emulation", "thresholds", "compare", "unreachable_after", "faults", "clock_offset_bound"}
-	targetFields   = []string{"kind", "connection_string_env", "account", "key_env", "blob_url", "queue_url", "table_url", "azurite_version"}
+	targetFields   = []string{"kind", "connection_string_env", "account", "key_env", "blob_url", "queue_url", "table_url", "azurite_version", "signing", "encryption"}
 	retryFields    = []string{"max_attempts", "base", "max", "on"}
 	workloadFields = []string{"name", "kind", "executor", "actors", "rate", "keys", "duration", "iterations", "stages", "params", "shard_keys"}
 	stageFields    = []string{"duration", "target"}
@@ -30,7 +30,12 @@ var targetFieldKinds = map[string][]string{
 	"queue_url":             {TargetAccountKey, TargetEntraID},
 	"table_url":             {TargetAccountKey, TargetEntraID},
 	"azurite_version":       {TargetAzurite},
+	"signing":               {TargetSamba},
+	"encryption":            {TargetSamba},
 }
+
+// smbSecurity are the values of a samba target's signing and encryption.
+var smbSecurity = []string{SMBDefault, SMBRequired}
 
 // retryOutcomes are the outcomes retry.on may name.
 var retryOutcomes = []string{"throttled", "unknown", "error"}

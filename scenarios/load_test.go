@@ -277,6 +277,8 @@ func TestTargetDefaults(t *testing.T) {
 		{"{kind: entra-id, account: acct123}", Target{Kind: TargetEntraID, Account: "acct123",
 			BlobURL: "https://acct123.blob.core.windows.net", QueueURL: "https://acct123.queue.core.windows.net", TableURL: "https://acct123.table.core.windows.net"}},
 		{"{azurite_version: 3.30.0}", Target{Kind: TargetAzurite, AzuriteVersion: "3.30.0"}},
+		{"{kind: samba, signing: required, encryption: required}", Target{Kind: TargetSamba, Signing: SMBRequired, Encryption: SMBRequired}},
+		{"{kind: samba, encryption: default}", Target{Kind: TargetSamba, Encryption: SMBDefault}},
 	} {
 		src := "name: t\nduration: 1s\ntarget: " + tc.target + "\nworkloads: [{name: a, kind: blob.etag-counter}]\n"
 		s, err := Parse("", []byte(src))

@@ -161,7 +161,18 @@ type Target struct {
 	BlobURL, QueueURL, TableURL string
 	// AzuriteVersion is the npm version of Azurite to run (kind azurite).
 	AzuriteVersion string
+	// Signing and Encryption (kind samba) are SMBDefault (the managed
+	// Samba's defaults: signing and encryption when the client asks) or
+	// SMBRequired (server signing = mandatory; smb encrypt = required),
+	// and then the workloads' sessions sign (encrypt) every request.
+	Signing, Encryption string
 }
+
+// Values of a samba target's signing and encryption.
+const (
+	SMBDefault  = "default"
+	SMBRequired = "required"
+)
 
 // Target kinds.
 const (

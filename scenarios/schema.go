@@ -85,6 +85,8 @@ func schemaSections() map[string]map[string]schemaField {
 			"queue_url":             {"the queue endpoint", str()},
 			"table_url":             {"the table endpoint", str()},
 			"azurite_version":       {"the managed Azurite's version (default " + DefaultAzuriteVersion + ")", pattern(azuriteVersion.String())},
+			"signing":               {"samba: " + SMBRequired + " makes the managed Samba require signed SMB (server signing = mandatory) and the sessions sign every request (default " + SMBDefault + ")", enumOf(smbSecurity...)},
+			"encryption":            {"samba: " + SMBRequired + " makes the managed Samba require SMB 3 encryption (smb encrypt = required) and the sessions encrypt every request (default " + SMBDefault + ")", enumOf(smbSecurity...)},
 		},
 		"retry": {
 			"max_attempts": {"attempts per operation, the first included", integer(1, 20)},

@@ -100,6 +100,16 @@ func (d *decoder) targetField(name string, n *yaml.Node, t *Target) {
 		default:
 			t.TableURL = v
 		}
+	case "signing", "encryption":
+		if !contains(smbSecurity, v) {
+			d.errorf(n, path, "must be one of %s, got %s", strings.Join(smbSecurity, ", "), describe(n))
+			return
+		}
+		if name == "signing" {
+			t.Signing = v
+		} else {
+			t.Encryption = v
+		}
 	case "azurite_version":
 		if !azuriteVersion.MatchString(v) {
 			d.errorf(n, path, "must be an Azurite release version such as %s, got %s", DefaultAzuriteVersion, describe(n))

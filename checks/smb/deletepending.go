@@ -2,7 +2,9 @@ package smb
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,6 +27,7 @@ const (
 	statusNotFound      = "STATUS_OBJECT_NAME_NOT_FOUND"
 
 	fileOpen          = 1      // FILE_OPEN: never creates
+	fileCreate        = 2      // FILE_CREATE: only creates
 	fileOverwrite     = 4      // FILE_OVERWRITE: never creates either
 	fileDeleteOnClose = 0x1000 // create option FILE_DELETE_ON_CLOSE
 )
@@ -36,6 +39,9 @@ type dpHandle struct {
 	close *checks.Op
 	end   int64 // the call of the last answered call on it (its close, if answered)
 	sets  []checks.Op
+	// uncertain: against Samba, granted while the last close was in flight
+	// and maybe on the unlinked file (see dropRaced); never certainly open.
+	uncertain bool
 }
 
 // doc reports whether the open asked for FILE_DELETE_ON_CLOSE.
@@ -43,9 +49,10 @@ func (h *dpHandle) doc() bool { return h.open.In.Flags&fileDeleteOnClose != 0 }
 
 // dpFile is one file's recorded calls.
 type dpFile struct {
-	opens   []checks.Op // every open, any outcome
-	handles []*dpHandle // OK and unknown opens
-	sets    []checks.Op // every set-delete, any outcome
+	opens   []checks.Op          // every open, any outcome
+	handles []*dpHandle          // OK and unknown opens
+	bySeq   map[uint64]*dpHandle // every handle by its open's Seq (dropRaced drops none of these)
+	sets    []checks.Op          // every set-delete, any outcome
 
 	// Indexes (index).
 	creators     []creator
@@ -54,6 +61,12 @@ type dpFile struct {
 	endByReturn  []int64 // latest end of byReturn[:i+1]
 	byCall       []*dpHandle
 	closedByCall []int64 // latest closedAt of byCall[:i+1]
+	placedByCall []int64 // latest closedAt of byCall[:i+1] that is known (MinInt64: none)
+	longestOpen  int64   // the longest answered open (Return - Call)
+
+	// racedOps are the opens dropRaced found of Samba's race shape: the
+	// last close, the open, the open that found no file.
+	racedOps map[uint64][3]checks.Op
 }
 
 // creator is an open that may have created the file: its call, and its
@@ -80,12 +93,28 @@ type pending struct {
 // handle is open; (3) after the last handle that could keep the file
 // closed, and before anyone could have created it again, opens get
 // STATUS_OBJECT_NAME_NOT_FOUND and listings leave it out.
+//
+// Against the managed Samba (target kind samba), one shape of violation of
+// (1b) is Samba's known race rather than a broken promise (see
+// racedLastClose): it is counted as a known divergence of Samba, not a
+// violation. Against any other target it is a violation.
 type DeletePending struct {
-	files map[string]*dpFile
-	held  map[heldKey]*dpHandle
-	lists []checks.Op
-	opens int
+	files  map[string]*dpFile
+	held   map[heldKey]*dpHandle
+	lists  []checks.Op
+	opens  int
+	target string
 }
+
+// SetTarget tells the check which kind of target the history ran against.
+func (c *DeletePending) SetTarget(kind string) { c.target = kind }
+
+// Samba's known race, as the check names and classifies it.
+const (
+	targetSamba    = "samba"
+	sambaKnown     = "known divergence of Samba (not Azure Files behaviour)"
+	racedCloseKind = "open granted racing the last close"
+)
 
 // NewDeletePending makes the check.
 func NewDeletePending() *DeletePending {
@@ -117,6 +146,10 @@ func (c *DeletePending) Observe(op *checks.Op) {
 				h.end = math.MaxInt64 // never known closed
 			}
 			f.handles = append(f.handles, h)
+			if f.bySeq == nil {
+				f.bySeq = map[uint64]*dpHandle{}
+			}
+			f.bySeq[op.Seq] = h
 			if op.Outcome == checks.OK {
 				c.held[hk] = h
 			}
@@ -185,7 +218,14 @@ func (f *dpFile) mayCreateAfter(t int64) int64 {
 // known open), the creates by their answer (with the earliest call of
 // those answered later).
 func (f *dpFile) index() {
+	f.creators, f.byReturn, f.byCall = nil, nil, nil
 	sort.Slice(f.opens, func(i, j int) bool { return f.opens[i].Call < f.opens[j].Call })
+	f.longestOpen = 0
+	for _, o := range f.opens {
+		if o.Outcome != checks.Unknown {
+			f.longestOpen = max(f.longestOpen, o.Return-o.Call)
+		}
+	}
 	for _, o := range f.opens {
 		if o.In.Disposition == fileOpen || o.In.Disposition == fileOverwrite || (o.Outcome != checks.OK && o.Outcome != checks.Unknown) {
 			continue
@@ -205,7 +245,7 @@ func (f *dpFile) index() {
 		}
 	}
 	for _, h := range f.handles {
-		if h.open.Outcome == checks.OK {
+		if h.open.Outcome == checks.OK && !h.uncertain {
 			f.byReturn = append(f.byReturn, h)
 		}
 	}
@@ -214,6 +254,12 @@ func (f *dpFile) index() {
 	f.byCall = append([]*dpHandle(nil), f.handles...)
 	sort.Slice(f.byCall, func(i, j int) bool { return f.byCall[i].open.Call < f.byCall[j].open.Call })
 	f.closedByCall = runningMax(f.byCall, (*dpHandle).closedAt)
+	f.placedByCall = runningMax(f.byCall, func(h *dpHandle) int64 {
+		if c := h.closedAt(); c != math.MaxInt64 {
+			return c
+		}
+		return math.MinInt64
+	})
 }
 
 // closedAt is when h is known closed: its answered close's return (an
@@ -277,19 +323,34 @@ func (c *DeletePending) Finish() checks.Result {
 			v.Add(k, msg, cause, o)
 		}
 	}
+	// Opens of the shape of Samba's race (by Seq), judged known at the end
+	// unless another rule flags them.
+	type knownOp struct {
+		key string
+		msg string
+		ops []checks.Op // the last close, the open, the open that found no file
+	}
+	var raced []knownOp
 	decided, unplaced := 0, 0
 	sort.Slice(c.lists, func(i, j int) bool { return c.lists[i].Call < c.lists[j].Call })
 	for _, k := range sortedKeys(c.files) {
 		f := c.files[k]
 		f.index()
-		opensIn := func(from, to int64, fn func(o checks.Op)) {
-			i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= from })
-			for ; i < len(f.opens) && f.opens[i].Call < to; i++ {
-				if f.opens[i].Return <= to {
-					fn(f.opens[i])
+		if c.target == targetSamba {
+			// A handle granted by Samba's race is on the file its last
+			// close unlinked: it keeps nothing of the name (finding one can
+			// show the next, hence the rounds).
+			for range 4 {
+				if !f.dropRaced() {
+					break
 				}
 			}
 		}
+		for _, s := range slices.Sorted(maps.Keys(f.racedOps)) {
+			ops := f.racedOps[s]
+			raced = append(raced, knownOp{k, racedMessage(ops[1], ops[2]), ops[:]})
+		}
+		opensIn := f.opensIn
 		for _, p := range f.pendings() {
 			// (1) pending, and a handle granted before it began still open.
 			// (A delete-on-close handle's own end is its close's call, before
@@ -322,9 +383,16 @@ func (c *DeletePending) Finish() checks.Result {
 			// until something that could create it again was sent.
 			if to := min(p.clear, f.mayCreateAfter(p.sent)); to > p.from {
 				opensIn(p.from, to, func(o checks.Op) {
-					if o.Outcome == checks.OK && o.In.Disposition == fileOpen {
-						flag(k, o, fmt.Sprintf("an open (FILE_OPEN) called after the file's delete became pending (%s answered at %s) was granted, with no create that could have made the file again", p.op.Kind, ms(p.from)), p.op)
+					if o.Outcome != checks.OK || o.In.Disposition != fileOpen {
+						return
 					}
+					if c.target == targetSamba {
+						if lc, gone, ok := f.racedLastClose(p, o); ok {
+							raced = append(raced, knownOp{k, racedMessage(o, gone), []checks.Op{lc, o, gone}})
+							return
+						}
+					}
+					flag(k, o, fmt.Sprintf("an open (FILE_OPEN) called after the file's delete became pending (%s answered at %s) was granted, with no create that could have made the file again", p.op.Kind, ms(p.from)), p.op)
 				})
 			}
 		}
@@ -347,13 +415,257 @@ func (c *DeletePending) Finish() checks.Result {
 			}
 		}
 	}
+	var known []checks.KnownDivergence
+	for _, r := range raced {
+		if o := r.ops[1]; !flagged[o.Seq] {
+			flagged[o.Seq] = true
+			known = checks.AddKnown(known, sambaKnown, racedCloseKind, r.key, r.msg, r.ops...)
+		}
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d opens, %d claims decided", DeletePendingName, c.opens, decided)
 	if unplaced > 0 {
 		fmt.Fprintf(&b, " (%d deletes not judged for what follows their last close: a handle's close is unknown)", unplaced)
 	}
-	r := v.Conclude(DeletePendingName, &b, nil, "opens refused with STATUS_DELETE_PENDING while a delete was pending, restored when cleared, and the file gone after its last close", "")
+	suffix := ""
+	for _, k := range known {
+		suffix += "; " + k.Line()
+	}
+	r := v.Conclude(DeletePendingName, &b, nil, "opens refused with STATUS_DELETE_PENDING while a delete was pending, restored when cleared, and the file gone after its last close", suffix)
+	r.Known = known
 	return r.WithDecided(decided).Of(c.opens)
+}
+
+// opensIn calls fn with each open of f sent at or after from and sent and
+// answered before to, in the order they were sent.
+func (f *dpFile) opensIn(from, to int64, fn func(o checks.Op)) {
+	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= from })
+	for ; i < len(f.opens) && f.opens[i].Call < to; i++ {
+		if f.opens[i].Return <= to {
+			fn(f.opens[i])
+		}
+	}
+}
+
+// dropRaced removes from f's handles those Samba's race granted on the
+// file its last close unlinked (FILE_OPENs of racedLastClose's shape): they
+// keep nothing of the name. An open granted while the last close was in
+// flight that the history cannot place (answered after a create was sent,
+// or nothing shows the file gone) may hold the file or the unlinked one: it
+// is marked uncertain, so no claim counts on it holding the file, while it
+// still may keep it. It re-indexes and reports whether anything changed.
+func (f *dpFile) dropRaced() bool {
+	raced, racing := map[uint64]bool{}, map[uint64]bool{}
+	for _, p := range f.pendings() {
+		create := f.mayCreateAfter(p.sent)
+		// An open of the shape is sent before the last placed close of a
+		// handle opened before p.from was answered.
+		j := sort.Search(len(f.byCall), func(i int) bool { return f.byCall[i].open.Call >= p.from }) - 1
+		if j < 0 {
+			continue
+		}
+		// Opens answered once the delete was asked for: sent after it, or
+		// before it and still in flight (a delayed open lands as well).
+		to := min(p.clear, f.placedByCall[j])
+		for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call >= p.sent-f.longestOpen }); i < len(f.opens) && f.opens[i].Call < to; i++ {
+			o := f.opens[i]
+			if o.Outcome != checks.OK || o.Return <= p.sent {
+				continue // any granted open: a create racing the last close lands on the old file too
+			}
+			lc, racingClose := f.racingLastClose(p, o)
+			if !racingClose {
+				lc = p.op
+			}
+			// Dropped: a handle shown not to hold the name while open.
+			// Known but kept as a possible holder: an open sent once the
+			// delete was pending, granted as the last close ended, the file
+			// found gone only after the handle closed (it may have held the
+			// pending file until then).
+			g, held := f.goneWhileOpen(o)
+			after := false
+			if !held && racingClose {
+				var gone bool
+				g, gone = f.goneAfter(min(lc.Return, o.Return))
+				gone = gone && o.Return <= create
+				held = gone && g.Return < f.heldUntil(o)
+				after = gone && !held && o.Call >= p.from
+			}
+			if held || after {
+				if f.racedOps == nil {
+					f.racedOps = map[uint64][3]checks.Op{}
+				}
+				f.racedOps[o.Seq] = [3]checks.Op{lc, o, g}
+			}
+			switch {
+			case held:
+				raced[o.Seq] = true
+			case racingClose:
+				racing[o.Seq] = true
+			}
+		}
+	}
+	changed := false
+	kept := f.handles[:0]
+	for _, h := range f.handles {
+		switch {
+		case raced[h.open.Seq]:
+			changed = true
+			continue
+		case racing[h.open.Seq] && !h.uncertain:
+			h.uncertain, changed = true, true
+		}
+		kept = append(kept, h)
+	}
+	f.handles = kept
+	if changed {
+		f.index()
+	}
+	return changed
+}
+
+// racedLastClose reports whether granted FILE_OPEN o, called after the
+// delete of p became pending, has the shape of Samba 4.17's race (an open
+// that lands inside the last close of a delete-pending file gets a handle
+// on the file that close unlinks):
+//   - every handle that could keep the file (its open sent before the
+//     delete was certainly pending, not closed before the delete was asked
+//     for) whose close the history places had its close sent before o's
+//     answer, and at least one of those closes was in flight together with
+//     o (lc, the last of them to answer); opens sent once the delete was
+//     pending, o's fellow racers among them, keep nothing here, and a
+//     handle lost with its connection kept nothing if the file was gone;
+//   - the file was gone afterwards (gone shows it): of the opens sent after
+//     the last of those closes or o was answered and before anything could
+//     create the file again, every FILE_OPEN was refused not found (one at
+//     least), or the first create sent was a FILE_CREATE granted; or one was
+//     refused not found while o's own handle was certainly open
+//     (goneWhileOpen).
+//
+// A server that kept the file (the first open after finds it), a handle
+// whose close is unknown or came later, or an open sent after every close
+// was over, is not this shape.
+func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok bool) {
+	if gone, ok = f.goneWhileOpen(o); ok {
+		if lc, ok = f.racingLastClose(p, o); !ok {
+			lc = p.op // the example names the delete
+		}
+		return lc, gone, true
+	}
+	if lc, ok = f.racingLastClose(p, o); !ok {
+		return lc, gone, false
+	}
+	// o was sent once the delete was pending ((1b) asks): the file gone
+	// after the last close, even once o's handle closed, is the race.
+	gone, ok = f.goneAfter(min(lc.Return, o.Return))
+	return lc, gone, ok
+}
+
+// heldUntil is when o's handle is last known open: its close's call, or
+// its last answered call (MinInt64 for an open with no handle).
+func (f *dpFile) heldUntil(o checks.Op) int64 {
+	h := f.bySeq[o.Seq]
+	if h == nil {
+		return math.MinInt64
+	}
+	if h.close != nil {
+		return h.close.Call
+	}
+	return h.end
+}
+
+// goneWhileOpen reports whether the name of f was found gone while o's
+// handle was certainly open (an open sent after o's answer and answered
+// before o's close was sent: a FILE_OPEN refused not found, or a
+// FILE_CREATE granted): o's handle did not hold the name, which a handle
+// granted on the file always does until it closes, whatever the server
+// does with a delete; only a handle on a file already unlinked does not.
+// That open is returned.
+func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
+	until := f.heldUntil(o)
+	for i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > o.Return }); i < len(f.opens) && f.opens[i].Call < until; i++ {
+		e := f.opens[i]
+		notFound := e.In.Disposition == fileOpen && e.Out.ErrorCode == statusNotFound
+		created := e.In.Disposition == fileCreate && e.Outcome == checks.OK
+		if e.Return < until && (notFound || created) {
+			return e, true
+		}
+	}
+	return gone, false
+}
+
+// racingLastClose is the first half of racedLastClose: o was sent once
+// the delete was pending and answered while the last close of the handles
+// that could keep the file was in flight (lc, the last of them to answer).
+func (f *dpFile) racingLastClose(p pending, o checks.Op) (lc checks.Op, ok bool) {
+	inFlight := false
+	for _, h := range f.handles {
+		if h.open.Seq == o.Seq || h.open.Call >= p.from || h.closedAt() < p.sent {
+			continue // an open sent once the delete was pending keeps nothing: this check judges it
+		}
+		if h.open.Outcome != checks.OK || h.close == nil || h.close.Outcome == checks.Unknown {
+			// A handle the history cannot place (lost with its connection):
+			// racedLastClose asks goneAfter, and a file found gone kept by
+			// nothing; on its own it never makes the shape (one placed close
+			// must be in flight with o).
+			continue
+		}
+		if h.close.Call >= o.Return {
+			return lc, false
+		}
+		inFlight = inFlight || h.close.Return > o.Call
+		if h.close.Return > lc.Return {
+			lc = *h.close
+		}
+	}
+	return lc, inFlight
+}
+
+// goneAfter reports whether f was gone after t (the earlier of the last
+// close's answer and the granted open's: the file went with the closes,
+// it was not kept), and the open that shows it.
+func (f *dpFile) goneAfter(t int64) (gone checks.Op, found bool) {
+	// Until something could have created the file again: every FILE_OPEN
+	// answered by then found no file (one at least), or the first create
+	// sent after t was a FILE_CREATE granted.
+	create := f.mayCreateAfter(t)
+	i := sort.Search(len(f.opens), func(i int) bool { return f.opens[i].Call > t })
+	for ; i < len(f.opens) && f.opens[i].Call <= create; i++ {
+		e := f.opens[i]
+		switch {
+		case e.Call == create && e.In.Disposition == fileCreate && e.Outcome == checks.OK:
+			if !found {
+				gone, found = e, true
+			}
+		case e.Return >= create || e.In.Disposition != fileOpen:
+		case e.Outcome == checks.OK || e.Outcome == checks.Unknown || e.Out.ErrorCode == statusDeletePending:
+			return gone, false // the file was still there, or may have been
+		case e.Out.ErrorCode == statusNotFound && !found:
+			gone, found = e, true
+		}
+	}
+	return gone, found
+}
+
+// racedMessage is the message of an open of Samba's race shape, gone the
+// open that found no file afterwards.
+func racedMessage(o, gone checks.Op) string {
+	return fmt.Sprintf("%s: an open (%s) in flight while the last handle of the delete-pending file was being closed was granted a handle on the file that close unlinked: an open after it found no file (%s)", racedCloseKind, dispositionName(o.In.Disposition), goneText(gone))
+}
+
+// dispositionName names a CREATE disposition (MS-SMB2 2.2.13).
+func dispositionName(d int) string {
+	if names := []string{"FILE_SUPERSEDE", "FILE_OPEN", "FILE_CREATE", "FILE_OPEN_IF", "FILE_OVERWRITE", "FILE_OVERWRITE_IF"}; d >= 0 && d < len(names) {
+		return names[d]
+	}
+	return fmt.Sprintf("disposition %d", d)
+}
+
+// goneText says how open o found no file.
+func goneText(o checks.Op) string {
+	if o.Outcome == checks.OK {
+		return "FILE_CREATE granted"
+	}
+	return "FILE_OPEN " + o.Out.ErrorCode
 }
 
 // gone judges what follows pending p's last close: judged when it did, or

@@ -30,6 +30,9 @@ The target: a scenario file or a results folder (its scenario.yaml names
 the target), or a connection string (--connection-string, or --target
 connection-string reading AZURE_STORAGE_CONNECTION_STRING). A managed
 Azurite needs no cleanup: its data is deleted with it at the end of a run.
+A managed Samba keeps its share in the run's results folder (samba/share):
+given that folder, cleanup deletes the files and folders a run left there
+(sc<run id>-...); there is nothing else of it to delete.
 
 Exit codes: 0 done (or nothing to do), 2 bad usage, 3 something could not be
 listed or deleted, or no run with that id is on the target.`
@@ -61,6 +64,9 @@ func newCleanupCmd() *cobra.Command {
 			arg := ""
 			if len(args) == 1 {
 				arg = args[0]
+			}
+			if dir, ok := sambaResults(arg); ok {
+				return exitWith(cleanupSamba(cmd.OutOrStdout(), cmd.ErrOrStderr(), dir, f))
 			}
 			st, to, err := cleanupTarget(arg, f)
 			if err != nil {

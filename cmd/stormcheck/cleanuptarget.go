@@ -53,6 +53,8 @@ func cleanupTarget(arg string, f *cleanupFlags) (scenarios.Target, target.Option
 	switch {
 	case st.Kind == "":
 		return st, to, errors.New("which target? give a scenario file or a results folder (its scenario names the target), --connection-string, or --target connection-string")
+	case st.Kind == scenarios.TargetSamba:
+		return st, to, errors.New("the target is a managed Samba: its share is in each run's results folder (samba/share); give the results folder of the run to clean up")
 	case st.Kind == scenarios.TargetAzurite:
 		return st, to, errors.New("the target is a managed Azurite: stormcheck starts it for one run and deletes its data with it, so nothing of a run outlives it; give --target connection-string for an Azurite you started yourself")
 	}
@@ -136,4 +138,38 @@ func runAge(d time.Duration) string {
 	default:
 		return strings.TrimSuffix(d.Round(time.Minute).String(), "0s")
 	}
+}
+
+// sambaResults reports whether arg is the results folder of a run against
+// the managed Samba (its scenario's target kind samba), and its path.
+func sambaResults(arg string) (string, bool) {
+	if fi, err := os.Stat(arg); arg == "" || err != nil || !fi.IsDir() {
+		return "", false
+	}
+	sc, err := scenarios.Load(filepath.Join(arg, runner.ScenarioFile))
+	return arg, err == nil && sc.Target.Kind == scenarios.TargetSamba
+}
+
+// cleanupSamba deletes (or lists) what runs left in the managed Samba's
+// share of results folder dir, one line per entry.
+func cleanupSamba(stdout, stderr io.Writer, dir string, f *cleanupFlags) int {
+	share := cleanup.SambaShareDir(dir)
+	found, left, err := cleanup.SambaShare(share, f.runID, f.olderThan, f.dryRun)
+	verb := "deleted"
+	if f.dryRun {
+		verb = "would delete"
+	}
+	if len(found) == 0 && err == nil {
+		fmt.Fprintf(stdout, "nothing of that run in the managed Samba's share %s: nothing to delete\n", share)
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "managed Samba share %s: %s %d entr%s\n", share, verb, len(found), map[bool]string{true: "y", false: "ies"}[len(found) == 1])
+	for _, e := range found {
+		fmt.Fprintf(stdout, "  %s %s\n", verb, e)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "stormcheck cleanup: %s (left: %s)\n", err, strings.Join(left, ", "))
+		return exitHarness
+	}
+	return exitOK
 }

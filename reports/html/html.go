@@ -162,6 +162,13 @@ type htmlCheck struct {
 	Violations []htmlViolation
 	More       string
 	Files      []htmlFile
+	// Known are the known divergences of the target: a line and an example.
+	Known []htmlKnown
+}
+
+type htmlKnown struct {
+	Line    string
+	Example *htmlViolation
 }
 
 type htmlViolation struct {
@@ -278,12 +285,7 @@ func htmlFileOf(label, path string) htmlFile {
 }
 
 func capacityText(c *reports.CapacityInfo) string {
-	var parts []string
-	for _, k := range []string{"blob", "partition", "queue", "account"} {
-		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+reports.Number(v)+"/s")
-		}
-	}
+	parts := reports.CapacityParts(c)
 	t := "profile " + c.Profile
 	if c.Scale != 1 && c.Scale != 0 {
 		t += " scaled by " + reports.Number(c.Scale)
@@ -425,11 +427,15 @@ func buildHTMLUnits(id string, us []reports.UnitSummary) htmlUnits {
 func buildHTMLCheck(r checks.Result) htmlCheck {
 	hc := htmlCheck{Verdict: string(r.Verdict), Check: r.Check, Workload: r.Workload, Summary: r.Summary + text.DecidedNote(r)}
 	for _, v := range r.Violations {
-		var ops []string
-		for i := range v.Ops {
-			ops = append(ops, v.Ops[i].String())
+		hc.Violations = append(hc.Violations, buildHTMLViolation(v))
+	}
+	for _, k := range r.Known {
+		hk := htmlKnown{Line: k.Line() + " (does not fail the check)"}
+		if len(k.Examples) > 0 {
+			v := buildHTMLViolation(k.Examples[0])
+			hk.Example = &v
 		}
-		hc.Violations = append(hc.Violations, htmlViolation{Key: v.Key, Message: v.Message, Ops: strings.Join(ops, "\n")})
+		hc.Known = append(hc.Known, hk)
 	}
 	if more := r.Total - len(r.Violations); more > 0 {
 		hc.More = "... and " + text.Plural(int64(more), "more violation")
@@ -438,6 +444,14 @@ func buildHTMLCheck(r checks.Result) htmlCheck {
 		hc.Files = append(hc.Files, htmlFileOf("picture", f))
 	}
 	return hc
+}
+
+func buildHTMLViolation(v checks.Violation) htmlViolation {
+	var ops []string
+	for i := range v.Ops {
+		ops = append(ops, v.Ops[i].String())
+	}
+	return htmlViolation{Key: v.Key, Message: v.Message, Ops: strings.Join(ops, "\n")}
 }
 
 func BuildHTMLThreshold(t reports.ThresholdResult) htmlThreshold {

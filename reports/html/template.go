@@ -260,8 +260,12 @@ svg.chart g.s.off { display: none; }
 <tbody>
 {{- range .Checks}}
 <tr><td><span class="badge {{.Verdict}}">{{.Verdict}}</span></td><td class="l">{{.Check}}</td><td class="l">{{.Workload}}</td><td class="l wrap">{{.Summary}}</td></tr>
-{{- if or .Violations .Files}}
+{{- if or .Violations .Files .Known}}
 <tr><td></td><td colspan="3" class="l wrap">
+{{- range .Known}}
+<p class="known">{{.Line}}</p>
+{{- with .Example}}<ul class="violations"><li>e.g. {{with .Key}}<strong>{{.}}</strong>: {{end}}{{.Message}}{{with .Ops}}<pre>{{.}}</pre>{{end}}</li></ul>{{end}}
+{{- end}}
 {{- if .Violations}}
 <ul class="violations">
 {{- range .Violations}}

@@ -404,6 +404,7 @@ func writeChecks(w *reports.ErrWriter, rs []checks.Result, failed string) {
 		for _, l := range breakLine(prefix+r.Summary+DecidedNote(r), len(prefix), hang) {
 			w.Printf(noWrap+"%s\n", l)
 		}
+		writeKnown(w, r.Known)
 		if r.Verdict != checks.Fail {
 			continue
 		}

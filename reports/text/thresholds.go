@@ -35,12 +35,7 @@ func writeCapacity(w *reports.ErrWriter, c *reports.CapacityInfo) {
 	if c == nil {
 		return
 	}
-	var parts []string
-	for _, k := range []string{"blob", "partition", "queue", "account"} {
-		if v, ok := c.Targets[k]; ok {
-			parts = append(parts, k+" "+reports.Number(v)+"/s")
-		}
-	}
+	parts := reports.CapacityParts(c)
 	w.Printf("capacity  profile %s", c.Profile)
 	if c.Scale != 1 {
 		w.Printf(" scaled by %s", reports.Number(c.Scale))

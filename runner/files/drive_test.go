@@ -28,7 +28,8 @@ func driveExample(t *testing.T, example string, inst *samba.Instance, addr strin
 	if actors > 0 {
 		w.Actors = actors
 	}
-	tgt := &target.Target{Desc: "samba via " + addr, Samba: &samba.Instance{Addr: addr, Share: inst.Share, User: inst.User, Password: inst.Password}}
+	tgt := &target.Target{Desc: "samba via " + addr, Samba: &samba.Instance{Addr: addr, Share: inst.Share, User: inst.User, Password: inst.Password,
+		RequireSigning: inst.RequireSigning, RequireEncryption: inst.RequireEncryption}}
 	path := filepath.Join(t.TempDir(), "history.jsonl.zst")
 	rec, err := workload.NewRecorder(path, time.Now(), nil)
 	if err != nil {
@@ -65,6 +66,9 @@ func driveExample(t *testing.T, example string, inst *samba.Instance, addr strin
 	c, err := checks.New(check)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if ta, ok := c.(checks.TargetAware); ok {
+		ta.SetTarget(sc.Target.Kind) // as the runner does: the examples' target is samba
 	}
 	if err := checks.ReadHistoryFile(path, func(op *checks.Op) error { c.Observe(op); return nil }); err != nil {
 		t.Fatal(err)

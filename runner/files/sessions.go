@@ -53,8 +53,11 @@ func newSessions(t *target.Target) (*sessions, error) {
 	if t.SMBAddr != "" {
 		addr = t.SMBAddr // through the fault stages
 	}
+	// A server that requires signing or encryption gets it on every
+	// request, and an answer that is not signed (sealed) is refused.
+	opts := smb2.Options{RequireSigning: inst.RequireSigning, RequireEncryption: inst.RequireEncryption}
 	return &sessions{t: t, addr: addr, creds: smb2.Credentials{User: inst.User, Password: inst.Password}, share: inst.Share,
-		trees: map[int]*smb2.Tree{}}, nil
+		opts: opts, trees: map[int]*smb2.Tree{}}, nil
 }
 
 // tree returns actor's tree, logging on again when its connection broke.

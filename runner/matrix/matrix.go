@@ -197,13 +197,21 @@ func Run(ctx context.Context, o Options) ([]Cell, error) {
 		// One Azurite per row: its start is most of a short cell's time.
 		// Each cell's resources are its run's own (run-prefixed), and a
 		// target fault restarts it.
-		inst, err := azurite.Start(ctx, azurite.Options{Version: scenarios.DefaultAzuriteVersion, WorkDir: filepath.Join(o.Dir, s.Name+"--azurite")})
-		if err != nil {
-			return cells, fmt.Errorf("matrix: row %s: %w", s.Name, err)
+		// An SMB row's cells each start their own Samba (in a fraction of a
+		// second), under the cell's results.
+		var inst *azurite.Instance
+		if !smbRow(s) {
+			var err error
+			inst, err = azurite.Start(ctx, azurite.Options{Version: scenarios.DefaultAzuriteVersion, WorkDir: filepath.Join(o.Dir, s.Name+"--azurite")})
+			if err != nil {
+				return cells, fmt.Errorf("matrix: row %s: %w", s.Name, err)
+			}
 		}
 		for _, kind := range o.Kinds {
 			if ctx.Err() != nil {
-				inst.Stop()
+				if inst != nil {
+					inst.Stop()
+				}
 				return cells, ctx.Err()
 			}
 			c := runCell(ctx, s, kind, o, inst)
@@ -211,6 +219,9 @@ func Run(ctx context.Context, o Options) ([]Cell, error) {
 				fmt.Fprintf(o.Log, "%s\n", c.Line())
 			}
 			cells = append(cells, c)
+		}
+		if inst == nil {
+			continue
 		}
 		if err := inst.Stop(); err != nil && o.Log != nil {
 			fmt.Fprintf(o.Log, "row %s: stopping Azurite: %v\n", s.Name, err)
@@ -225,7 +236,12 @@ func runCell(ctx context.Context, s Scenario, kind string, o Options, inst *azur
 	if s.Known != "" {
 		c.Want = "no check fails but for \"" + s.Known + "\" (an Azurite finding)"
 	}
-	if scenarios.IsSMBFault(kind) {
+	smb := smbRow(s)
+	if ok, why := smbApplies(kind); smb && !ok {
+		c.Applies, c.OK, c.Want = false, true, why
+		return c
+	}
+	if scenarios.IsSMBFault(kind) && !smb {
 		c.Applies, c.OK, c.Want = false, true, "n/a (an SMB fault: the core scenarios run on Azurite)"
 		return c
 	}
@@ -235,6 +251,9 @@ func runCell(ctx context.Context, s Scenario, kind string, o Options, inst *azur
 	}
 	src := fmt.Sprintf("name: %s\nseed: 1\nduration: %s\ntimeout: 2s\nretry: {max_attempts: 4, base: 20ms, max: 200ms}\nworkloads:\n  - %s\nfaults:\n  - %s\n",
 		s.Name, o.Duration, s.Workload, Fault(kind))
+	if smb {
+		src = "target: {kind: samba}\n" + src
+	}
 	sc, err := scenarios.Parse(s.Name+".yaml", []byte(src))
 	if err != nil {
 		c.Err = err.Error()
@@ -253,7 +272,11 @@ func runCell(ctx context.Context, s Scenario, kind string, o Options, inst *azur
 	}
 	start := time.Now()
 	dir := filepath.Join(o.Dir, s.Name+"--"+kind)
-	sum, err := runner.Run(ctx, sc, runner.Options{ResultsDir: dir, Target: target.Options{Azurite: inst}})
+	to := target.Options{Azurite: inst}
+	if smb {
+		to = target.Options{} // the run starts a managed Samba under dir
+	}
+	sum, err := runner.Run(ctx, sc, runner.Options{ResultsDir: dir, Target: to})
 	c.Elapsed = time.Since(start)
 	if err != nil {
 		c.Err = err.Error()
@@ -326,6 +349,9 @@ func (c *Cell) judge(sum *reports.Summary) bool {
 func Floor(kind, check string) float64 {
 	if kind == "target.crash" || scenarios.FaultFamily(kind) == "broken" {
 		return 0
+	}
+	if f, ok := smbFloors[check]; ok {
+		return f
 	}
 	return DecidedFloor
 }

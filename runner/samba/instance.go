@@ -35,6 +35,10 @@ type Instance struct {
 	// WorkDir holds the config, state and logs; ConfPath is smb.conf and
 	// LogPath smbd's own output.
 	WorkDir, ConfPath, LogPath string
+	// RequireSigning and RequireEncryption say what the server requires
+	// (Options.RequireSigning, Options.RequireEncryption): clients that
+	// log on sign (encrypt) every request.
+	RequireSigning, RequireEncryption bool
 
 	proc        *procgroup.Process
 	logFile     *os.File
@@ -141,16 +145,18 @@ func launch(ctx context.Context, o Options, bins Binaries, l layout, port int) (
 		return nil, fmt.Errorf("samba: start %s: %w", bins.Smbd, err)
 	}
 	inst := &Instance{
-		Addr:        net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		Port:        port,
-		SharePath:   l.share,
-		Server:      "Samba " + bins.Version,
-		WorkDir:     l.root,
-		ConfPath:    l.conf,
-		LogPath:     l.log,
-		proc:        p,
-		logFile:     logFile,
-		stopTimeout: o.StopTimeout,
+		Addr:              net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+		Port:              port,
+		SharePath:         l.share,
+		Server:            "Samba " + bins.Version,
+		RequireSigning:    o.RequireSigning,
+		RequireEncryption: o.RequireEncryption,
+		WorkDir:           l.root,
+		ConfPath:          l.conf,
+		LogPath:           l.log,
+		proc:              p,
+		logFile:           logFile,
+		stopTimeout:       o.StopTimeout,
 	}
 	if err := inst.waitReady(ctx, o.StartTimeout); err != nil {
 		inst.stop()

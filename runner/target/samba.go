@@ -8,14 +8,29 @@ import (
 
 	"github.com/stormcheck/stormcheck/runner/faults"
 	"github.com/stormcheck/stormcheck/runner/samba"
+	"github.com/stormcheck/stormcheck/scenarios"
 )
+
+// sambaSecurity is what the managed Samba requires, for the target's
+// description: "", ", signing required", ", signing and encryption required".
+func sambaSecurity(o samba.Options) string {
+	switch {
+	case o.RequireSigning && o.RequireEncryption:
+		return ", signing and encryption required"
+	case o.RequireSigning:
+		return ", signing required"
+	case o.RequireEncryption:
+		return ", encryption required"
+	}
+	return ""
+}
 
 // openSamba starts the managed Samba of a target of kind samba and, when
 // the scenario has faults, the stages in front of it: the SMB stream stage
 // of the SMB broken promises, then Toxiproxy for the net.* faults. HTTP
 // faults and the other broken promises do not apply to SMB and are refused.
-func (t *Target) openSamba(ctx context.Context, o Options) error {
-	opts := samba.Options{Progress: o.Progress}
+func (t *Target) openSamba(ctx context.Context, st scenarios.Target, o Options) error {
+	opts := samba.Options{Progress: o.Progress, RequireSigning: st.Signing == scenarios.SMBRequired, RequireEncryption: st.Encryption == scenarios.SMBRequired}
 	if o.WorkDir != "" {
 		opts.WorkDir = filepath.Join(o.WorkDir, "samba") // config, passdb, logs and the share, deleted with the results' temp files
 	}
@@ -38,7 +53,7 @@ func (t *Target) openSamba(ctx context.Context, o Options) error {
 		return fmt.Errorf("target samba: %w", err)
 	}
 	t.Samba, t.managed, t.SMBAddr = inst, true, inst.Addr
-	t.Desc = "managed Samba (" + inst.Addr + ")"
+	t.Desc = "managed Samba (" + inst.Addr + sambaSecurity(opts) + ")"
 	if o.Faults == nil {
 		return nil
 	}

@@ -154,7 +154,7 @@ func Open(ctx context.Context, st scenarios.Target, o Options) (*Target, error) 
 			t.sharedKeyServices(tableURL, queueURL, inst.Account, inst.Key, hc)
 		}
 	case scenarios.TargetSamba:
-		if err := t.openSamba(ctx, o); err != nil {
+		if err := t.openSamba(ctx, st, o); err != nil {
 			return nil, err
 		}
 	case scenarios.TargetConnectionString:
