@@ -5,7 +5,7 @@
 # prints calls/s and CPU per call of each and the ratios (BenchmarkCeiling
 # in runner/bench_ceiling_test.go says how each is measured).
 #
-# Usage: scripts/ceiling.sh [ROUNDS]   (default 2; about 40 s a round)
+# Usage: scripts/ceiling.sh [ROUNDS]   (default 2; about a minute a round)
 #
 # With taskset and two CPUs or more, the clients run on CPU 0 and the
 # endpoint on CPU 1, each on a core of its own; without, they share.
