@@ -354,8 +354,9 @@ func (c *DeletePending) Finish() checks.Result {
 		for _, p := range f.pendings() {
 			// (1) pending, and a handle granted before it began still open.
 			// (A delete-on-close handle's own end is its close's call, before
-			// p.from: it never makes the window.)
-			if to := min(f.openUntil(p.sent), p.clear); to > p.from {
+			// p.from: it never makes the window. A delete asked for on a
+			// handle that may be on an unlinked file has no certain holder.)
+			if to := min(f.openUntil(p.sent), p.clear); to > p.from && !p.by.uncertain {
 				decided++
 				opensIn(p.from, to, func(o checks.Op) {
 					switch {
@@ -366,6 +367,8 @@ func (c *DeletePending) Finish() checks.Result {
 					}
 				})
 			}
+			// (1) for handles whose open was in flight with the delete.
+			decided += f.judgeInFlightHolders(k, p, c.target == targetSamba, flag)
 			// (3) gone after the last close.
 			if p.clear == math.MaxInt64 || p.clear > p.from {
 				// A delete whose last close the history cannot place (a handle
