@@ -55,7 +55,7 @@ func (f *dpFile) inFlightHolders(p pending, samba bool, fn func(h *dpHandle)) {
 			continue // sent once the delete was pending: claims (1) and (1b) judge it
 		}
 		held := f.openUntil(min(h.open.Call, p.sent)) >= h.open.Return
-		notCreated := !samba &&  f.mayCreateAfter(p.sent) >= h.open.Return
+		notCreated := !samba && f.mayCreateAfter(p.sent) >= h.open.Return
 		if held || notCreated {
 			fn(h)
 		}
