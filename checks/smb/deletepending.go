@@ -475,7 +475,7 @@ func (f *dpFile) dropRaced() bool {
 			if o.Outcome != checks.OK || o.Return <= p.sent {
 				continue // any granted open: a create racing the last close lands on the old file too
 			}
-			lc, racingClose := f.racingLastClose(p, o)
+			lc, racingClose := f.racingLastClose(p, o, false)
 			if !racingClose {
 				lc = p.op
 			}
@@ -535,8 +535,12 @@ func (f *dpFile) dropRaced() bool {
 //     for) whose close the history places had its close sent before o's
 //     answer, and at least one of those closes was in flight together with
 //     o (lc, the last of them to answer); opens sent once the delete was
-//     pending, o's fellow racers among them, keep nothing here, and a
-//     handle lost with its connection kept nothing if the file was gone;
+//     pending, o's fellow racers among them, keep nothing here, a handle
+//     lost with its connection kept nothing if the file was gone, and one
+//     the history does not show held the file (mustHold: its open answered
+//     after the delete was sent and maybe inside the last close, or
+//     uncertain) may be a fellow racer on the unlinked file: its close
+//     coming later does not rule the shape out;
 //   - the file was gone afterwards (gone shows it): of the opens sent after
 //     the last of those closes or o was answered and before anything could
 //     create the file again, every FILE_OPEN was refused not found (one at
@@ -549,12 +553,12 @@ func (f *dpFile) dropRaced() bool {
 // was over, is not this shape.
 func (f *dpFile) racedLastClose(p pending, o checks.Op) (lc, gone checks.Op, ok bool) {
 	if gone, ok = f.goneWhileOpen(o); ok {
-		if lc, ok = f.racingLastClose(p, o); !ok {
+		if lc, ok = f.racingLastClose(p, o, true); !ok {
 			lc = p.op // the example names the delete
 		}
 		return lc, gone, true
 	}
-	if lc, ok = f.racingLastClose(p, o); !ok {
+	if lc, ok = f.racingLastClose(p, o, true); !ok {
 		return lc, gone, false
 	}
 	// o was sent once the delete was pending ((1b) asks): the file gone
@@ -599,7 +603,10 @@ func (f *dpFile) goneWhileOpen(o checks.Op) (gone checks.Op, found bool) {
 // racingLastClose is the first half of racedLastClose: o was sent once
 // the delete was pending and answered while the last close of the handles
 // that could keep the file was in flight (lc, the last of them to answer).
-func (f *dpFile) racingLastClose(p pending, o checks.Op) (lc checks.Op, ok bool) {
+// With certainOnly, a handle closed after o's answer rules that out only
+// if it must have held the file (mustHold); dropRaced, which decides which
+// handles are such possible racers, asks without it.
+func (f *dpFile) racingLastClose(p pending, o checks.Op, certainOnly bool) (lc checks.Op, ok bool) {
 	inFlight := false
 	for _, h := range f.handles {
 		if h.open.Seq == o.Seq || h.open.Call >= p.from || h.closedAt() < p.sent {
@@ -613,6 +620,9 @@ func (f *dpFile) racingLastClose(p pending, o checks.Op) (lc checks.Op, ok bool)
 			continue
 		}
 		if h.close.Call >= o.Return {
+			if certainOnly && !f.mustHold(p, h) {
+				continue
+			}
 			return lc, false
 		}
 		inFlight = inFlight || h.close.Return > o.Call

@@ -54,7 +54,7 @@ func (f *dpFile) inFlightHolders(p pending, samba bool, fn func(h *dpHandle)) {
 		if h.open.Call >= p.from {
 			continue // sent once the delete was pending: claims (1) and (1b) judge it
 		}
-		held := f.openUntil(min(h.open.Call, p.sent)) >= h.open.Return
+		held := f.heldThroughOpen(p, h)
 		notCreated := !samba && f.mayCreateAfter(p.sent) >= h.open.Return
 		if held || notCreated {
 			fn(h)
@@ -85,4 +85,18 @@ func (f *dpFile) judgeInFlightHolders(k string, p pending, samba bool, flag func
 		})
 	})
 	return judged
+}
+
+// heldThroughOpen reports whether a certain handle granted by the earlier
+// of h's open's call and p's delete's call was known open until h's open
+// was answered ((held) of inFlightHolders).
+func (f *dpFile) heldThroughOpen(p pending, h *dpHandle) bool {
+	return f.openUntil(min(h.open.Call, p.sent)) >= h.open.Return
+}
+
+// mustHold reports whether h certainly held the file when p's delete
+// became pending: granted before the delete was sent, or granted while a
+// certain handle held the file throughout its open.
+func (f *dpFile) mustHold(p pending, h *dpHandle) bool {
+	return h.open.Outcome == checks.OK && !h.uncertain && (h.open.Return <= p.sent || f.heldThroughOpen(p, h))
 }

@@ -1,6 +1,7 @@
 package smb
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -140,5 +141,57 @@ func TestDeletePendingInFlightOpensACorrectServerCanGrant(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// racers: actor 0 creates f, sets the delete disposition and closes; actor
+// 3's FILE_OPEN is sent during the delete and answered after actor 0's
+// close was sent (a3Ret), actor 2's is sent once the delete is pending and
+// answered inside actor 0's close; both are granted. Against Samba both
+// can be the race (actor 3's handle may be on the unlinked file too), so
+// actor 2's open is the known divergence when nothing shows the file
+// pending after the close. then runs before the closes of actors 2 and 3.
+func racers(a3Ret int64, then func(h *hist)) *hist {
+	h := &hist{}
+	h.openDisp(0, "f", fileCreate, 0, checks.OK, "", 0, 10)
+	h.dispose(0, "f", "delete", 20, 30)
+	h.openDisp(3, "f", fileOpen, 0, checks.OK, "", 25, a3Ret)
+	h.openDisp(2, "f", fileOpen, 0, checks.OK, "", 35, 55)
+	h.close(0, "f", 40, 50)
+	then(h)
+	h.close(2, "f", 61, 62)
+	h.close(3, "f", 70, 71)
+	h.openDisp(1, "f", fileOpen, 0, checks.Conflict, statusNotFound, 80, 85)
+	return h
+}
+
+// TestDeletePendingSambaRaceWithARacerInFlightWithTheDelete: a handle in
+// flight with the delete that the history does not show granted before it
+// does not rule out Samba's race for another open; one that must have been
+// granted before it (answered before the last close was sent) does, and
+// so does an open that finds the file still pending after the close.
+func TestDeletePendingSambaRaceWithARacerInFlightWithTheDelete(t *testing.T) {
+	r := runDPOn("samba", racers(60, func(*hist) {}))
+	if r.Verdict != checks.Pass || len(r.Known) != 1 || !slices.ContainsFunc(r.Known[0].Examples[0].Ops, func(o checks.Op) bool { return o.Actor == 2 && o.Kind == opOpen }) {
+		t.Fatalf("samba: %s %s %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
+	}
+	if o := runDPOn("connection-string", racers(60, func(*hist) {})); o.Verdict != checks.Fail || len(o.Known) != 0 {
+		t.Fatalf("another target: %s %s", o.Verdict, o.Summary)
+	}
+	for _, tc := range []struct {
+		name string
+		h    *hist
+	}{
+		{"actor 3 held the file", racers(38, func(*hist) {})},
+		{"the file still pending after the close", racers(60, func(h *hist) {
+			h.openDisp(1, "f", fileOpen, 0, checks.Conflict, statusDeletePending, 56, 58)
+		})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runDPOn("samba", tc.h)
+			if r.Verdict != checks.Fail || len(r.Known) != 0 || !strings.Contains(r.Violations[0].Message, "called after the file's delete became pending") {
+				t.Fatalf("%s %s %+v known %+v", r.Verdict, r.Summary, r.Violations, r.Known)
+			}
+		})
 	}
 }
