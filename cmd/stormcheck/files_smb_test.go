@@ -59,9 +59,9 @@ func TestSMBExamplesUnderFaults(t *testing.T) {
 		{"files-byte-range-locks.yaml", "byte-range-locks", "broken.smb-lock-shared", nil},
 		{"files-leases.yaml", "lease-breaks", "broken.smb-lease-write", nil},
 		// Samba's delete race is counted as its known divergence, not
-		// failed; with more actors Samba shows rarer shapes of it that the
-		// history cannot tell from a broken promise (docs/smb.md), so the
-		// test holds the example to 2 actors, as the fault matrix's row does.
+		// failed. The test holds the example to 2 actors, as the fault
+		// matrix's row does: the fewer racers, the fewer opens whose holder
+		// the history cannot place, and the shorter the run under -race.
 		{"files-delete-pending.yaml", "delete-pending", "broken.smb-keep-file", []string{"--set", "delete.actors=2"}},
 	} {
 		t.Run(tc.check, func(t *testing.T) {
