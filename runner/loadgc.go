@@ -45,26 +45,14 @@ func loadGC() (stop func()) {
 	}
 	pct := loadGCPercent(live())
 	prev := debug.SetGCPercent(pct)
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(loadGCEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				if p := loadGCPercent(live()); p != pct {
-					pct = p
-					debug.SetGCPercent(p)
-				}
-			}
+	follow := every(loadGCEvery, func() {
+		if p := loadGCPercent(live()); p != pct {
+			pct = p
+			debug.SetGCPercent(p)
 		}
-	}()
+	})
 	return func() {
-		close(done)
-		<-stopped
+		follow()
 		debug.SetGCPercent(prev)
 	}
 }
