@@ -137,7 +137,7 @@ func Classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcom
 	if resp == nil {
 		return outcome, out
 	}
-	if out.Fault = resp.Header.Get(faults.Header); out.Fault != "" && outcome != checks.OK &&
+	if out.Fault = first(resp.Header[faults.Header]); out.Fault != "" && outcome != checks.OK &&
 		strings.HasSuffix(out.Fault, "(http.duplicate)") {
 		outcome = checks.Unknown
 	}
