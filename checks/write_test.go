@@ -50,7 +50,7 @@ func TestHistoryWriterBytesUnchanged(t *testing.T) {
 	}
 	var want bytes.Buffer
 	old, err := zstd.NewWriter(&want, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
-		zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		zstd.WithWindowSize(checks.HistoryWindow), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		t.Fatal(err)
 	}

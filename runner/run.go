@@ -376,7 +376,9 @@ func Run(ctx context.Context, sc *scenarios.Scenario, o Options) (*reports.Summa
 			stopLoad(errThresholdAbort)
 		})
 	}()
+	endLoadGC := loadGC()
 	load(loadCtx, active, rec, metrics, o)
+	endLoadGC()
 	endWatch()
 	<-watched
 	stopStage.End()

@@ -1,6 +1,7 @@
 package blob
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -81,18 +82,42 @@ type readOpts struct {
 func (b *Blobs) get(ctx context.Context, a *workload.Actor, key string, ro readOpts) checks.Op {
 	return a.Do(ctx, workload.Call{Kind: "blob.get", Key: key}, func(ctx context.Context, _ int) (checks.Input, string, error) {
 		in := checks.Input{LeaseID: ro.LeaseID, IfNoneMatch: ro.IfNoneMatch, IfModifiedSince: ro.IfModifiedSince}
-		o := &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(in)}}
-		if ro.LeaseID != "" {
-			o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &in.LeaseID}
+		var o *blob.DownloadStreamOptions // nil for a plain read, as the SDK's own callers pass
+		if in.IfNoneMatch != "" || in.IfModifiedSince != "" || ro.LeaseID != "" {
+			o = &blob.DownloadStreamOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: modified(in)}}
+			if ro.LeaseID != "" {
+				lease := ro.LeaseID // its own variable: a pointer into in would move in to the heap
+				o.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &lease}
+			}
 		}
 		r, err := b.block(key).DownloadStream(ctx, o)
 		if err != nil || r.Body == nil { // azblob answers a 304 without error and without a body
 			return in, "", err
 		}
 		defer r.Body.Close()
-		data, err := io.ReadAll(r.Body)
-		return in, string(data), err
+		value, err := readBody(r.Body)
+		return in, value, err
 	})
+}
+
+// bodyBufs are the buffers readBody reads into, reused across calls.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody bounds the buffers kept for reuse: a large payload's buffer
+// is left to the collector.
+const maxPooledBody = 64 << 10
+
+// readBody reads a response body to its end as a string: one allocation,
+// the string, where io.ReadAll would add its growing buffer.
+func readBody(r io.Reader) (string, error) {
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	_, err := buf.ReadFrom(r)
+	s := buf.String()
+	if buf.Cap() <= maxPooledBody {
+		bodyBufs.Put(buf)
+	}
+	return s, err
 }
 
 // put writes value; with ifMatch it is conditional, with leaseID it is a

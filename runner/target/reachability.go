@@ -84,10 +84,14 @@ func (w watchedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	w.watch.sent(time.Now())
 	resp, err := w.next.RoundTrip(req)
 	defer w.watch.returned()
+	var upstream string
+	if resp != nil && len(resp.Header[throttle.UpstreamErrorHeader]) > 0 { // a canonical key: no Header.Get
+		upstream = resp.Header[throttle.UpstreamErrorHeader][0]
+	}
 	switch {
-	case resp != nil && resp.Header.Get(throttle.UpstreamErrorHeader) != "":
+	case upstream != "":
 		// The emulation proxy answered for a target that did not.
-		w.watch.failed(req.URL.Host, errors.New(resp.Header.Get(throttle.UpstreamErrorHeader)))
+		w.watch.failed(req.URL.Host, errors.New(upstream))
 	case resp != nil:
 		w.watch.answered()
 	case errors.Is(req.Context().Err(), context.Canceled):

@@ -131,14 +131,13 @@ func responseError(err error) *azcore.ResponseError {
 // which may have applied: any answer but a success becomes unknown.
 func Classify(resp *http.Response, err error, conflicts []Expect) (checks.Outcome, checks.Output) {
 	outcome, out := classifyAnswer(resp, err, conflicts)
-	var re *azcore.ResponseError
-	if resp == nil && errors.As(err, &re) {
+	if re := responseError(err); resp == nil && re != nil { // responseError: nothing allocated without an error
 		resp = re.RawResponse
 	}
 	if resp == nil {
 		return outcome, out
 	}
-	if out.Fault = resp.Header.Get(faults.Header); out.Fault != "" && outcome != checks.OK &&
+	if out.Fault = first(resp.Header[faults.Header]); out.Fault != "" && outcome != checks.OK &&
 		strings.HasSuffix(out.Fault, "(http.duplicate)") {
 		outcome = checks.Unknown
 	}

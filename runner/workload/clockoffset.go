@@ -27,7 +27,7 @@ func (c *DateClock) Observe(resp *http.Response, call, ret, zero int64) {
 	if resp == nil {
 		return
 	}
-	d := resp.Header.Get("Date")
+	d := first(resp.Header["Date"]) // net/http keys a response's headers canonically
 	if d == "" {
 		return
 	}
