@@ -71,7 +71,9 @@ func finishRun(sc *scenarios.Scenario, o Options, sum *reports.Summary, rec *wor
 	}
 	if !shard && (runErr == nil || len(runs) > 0 && rec.Count() > 0) {
 		logf("checking %d operations", rec.Count())
+		unlimit := LimitCheckMemory()
 		results, err := CheckHistory(history, sc, observe)
+		unlimit()
 		switch {
 		case err != nil && checks.IsTruncated(err) && rec.Err() != nil:
 			// Cut at the failed write, as NotWritten says: the checks

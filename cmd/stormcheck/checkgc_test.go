@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"testing"
+
+	"github.com/stormcheck/stormcheck/runner"
 )
 
 // A check collects garbage less often under a memory limit, unless GOGC or
@@ -19,8 +21,8 @@ func TestCheckGCTuning(t *testing.T) {
 	t.Setenv("GOGC", "")
 	t.Setenv("GOMEMLIMIT", "")
 	restore := tuneCheckGC()
-	wantLimit := checkMemoryLimitFor(cgroupMemoryMax("/sys/fs/cgroup/memory.max"))
-	if gc, limit := current(); gc != checkGCPercent || limit != wantLimit || limit > checkMemoryLimit {
+	wantLimit := runner.CheckMemoryLimitFor(runner.CgroupMemoryMax("/sys/fs/cgroup/memory.max"))
+	if gc, limit := current(); gc != checkGCPercent || limit != wantLimit || limit > runner.CheckMemoryLimit {
 		t.Errorf("tuned: GOGC %d, limit %d; want %d, %d", gc, limit, checkGCPercent, wantLimit)
 	}
 	restore()
@@ -43,21 +45,21 @@ func TestCheckGCTuning(t *testing.T) {
 func TestCheckMemoryLimitFollowsTheCgroup(t *testing.T) {
 	dir := t.TempDir()
 	for content, want := range map[string]int64{
-		"max\n":         checkMemoryLimit,
+		"max\n":         runner.CheckMemoryLimit,
 		"335544320\n":   320 << 20 / 4 * 3,
-		"17179869184\n": checkMemoryLimit,
-		"garbage":       checkMemoryLimit,
-		"-5":            checkMemoryLimit,
+		"17179869184\n": runner.CheckMemoryLimit,
+		"garbage":       runner.CheckMemoryLimit,
+		"-5":            runner.CheckMemoryLimit,
 	} {
 		p := filepath.Join(dir, "memory.max")
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if got := checkMemoryLimitFor(cgroupMemoryMax(p)); got != want {
+		if got := runner.CheckMemoryLimitFor(runner.CgroupMemoryMax(p)); got != want {
 			t.Errorf("memory.max %q: limit %d, want %d", content, got, want)
 		}
 	}
-	if got := checkMemoryLimitFor(cgroupMemoryMax(filepath.Join(dir, "absent"))); got != checkMemoryLimit {
-		t.Errorf("no memory.max: limit %d, want %d", got, checkMemoryLimit)
+	if got := runner.CheckMemoryLimitFor(runner.CgroupMemoryMax(filepath.Join(dir, "absent"))); got != runner.CheckMemoryLimit {
+		t.Errorf("no memory.max: limit %d, want %d", got, runner.CheckMemoryLimit)
 	}
 }
